@@ -1,0 +1,242 @@
+// The trace model: what one capture contains, independent of where it came from
+// (our own spool, or a foreign format later). Every importer fills a Trace; the
+// store writes and reads it; analyses only read it.
+//
+// Units: every TimeNs is nanoseconds on the capture host's CLOCK_REALTIME
+// (the clock CUPTI uses on Linux; GPU timestamps are already converted by CUPTI).
+// Byte counts are bytes. Ids (device, context, stream, correlation) are CUPTI's.
+//
+// Layout: one vector of plain structs per event kind. Analyses scan whole kinds,
+// and at the sizes we meet (≤ tens of millions of records) structs of ≤ 100 bytes
+// keep the code simple without costing memory we would notice.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace gpuscope {
+
+using TimeNs = int64_t;
+using StringId = uint32_t;
+
+// Interned strings: kernel names, API names, NVTX names and domains.
+// Id 0 is always the empty string.
+class StringTable {
+ public:
+  StringTable();
+  StringId intern(std::string_view text);
+  const std::string& get(StringId id) const;
+  size_t size() const { return strings_.size(); }
+  const std::vector<std::string>& all() const { return strings_; }
+
+ private:
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string, StringId> index_;
+};
+
+enum class ApiDomain : uint8_t { Runtime = 0, Driver = 1 };
+
+struct ApiCall {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  ApiDomain domain = ApiDomain::Runtime;
+  uint32_t cbid = 0;  // CUPTI callback id within the domain
+  StringId name = 0;  // e.g. "cudaMalloc"
+  TimeNs start = 0, end = 0;
+  int32_t return_code = 0;  // cudaError_t / CUresult
+  uint32_t correlation_id = 0;
+};
+
+struct Kernel {
+  uint32_t pid = 0;
+  uint32_t device = 0, context = 0, stream = 0;
+  StringId mangled_name = 0;
+  StringId name = 0;  // demangled; equals mangled_name for C names
+  TimeNs start = 0, end = 0;
+  int32_t grid[3] = {0, 0, 0};
+  int32_t block[3] = {0, 0, 0};
+  int32_t cluster[3] = {0, 0, 0};  // 0 when no thread-block cluster
+  uint32_t registers_per_thread = 0;
+  uint32_t static_shared_bytes = 0;
+  uint32_t dynamic_shared_bytes = 0;
+  uint32_t local_bytes_per_thread = 0;
+  uint32_t correlation_id = 0;
+  uint32_t graph_id = 0;       // 0 unless launched from a CUDA graph
+  uint64_t graph_node_id = 0;  // 0 unless launched from a CUDA graph
+};
+
+enum class CopyKind : uint8_t {
+  Unknown = 0, HtoD, DtoH, HtoA, AtoH, AtoA, AtoD, DtoA, DtoD, HtoH, PtoP
+};
+
+// Where the bytes of a copy live. Pageable host memory forces a staged copy
+// through a pinned bounce buffer; that is why reports split it out.
+enum class MemoryKind : uint8_t {
+  Unknown = 0, Pageable, Pinned, Device, Array, Managed, DeviceStatic, ManagedStatic
+};
+
+struct Memcpy {
+  uint32_t pid = 0;
+  uint32_t device = 0, context = 0, stream = 0;
+  CopyKind kind = CopyKind::Unknown;
+  MemoryKind src_kind = MemoryKind::Unknown, dst_kind = MemoryKind::Unknown;
+  bool async = false;
+  uint64_t bytes = 0;
+  TimeNs start = 0, end = 0;
+  uint32_t correlation_id = 0;
+  uint32_t graph_id = 0;
+};
+
+struct Memset {
+  uint32_t pid = 0;
+  uint32_t device = 0, context = 0, stream = 0;
+  MemoryKind memory_kind = MemoryKind::Unknown;
+  bool async = false;
+  uint64_t bytes = 0;
+  uint32_t value = 0;
+  TimeNs start = 0, end = 0;
+  uint32_t correlation_id = 0;
+  uint32_t graph_id = 0;
+};
+
+enum class MemoryOp : uint8_t { Alloc = 0, Free = 1 };
+
+// One allocation or free, so memory in use over time can be drawn.
+struct MemoryEvent {
+  uint32_t pid = 0;
+  uint32_t device = 0, context = 0, stream = 0;
+  MemoryOp op = MemoryOp::Alloc;
+  MemoryKind memory_kind = MemoryKind::Unknown;
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+  TimeNs timestamp = 0;
+  uint32_t correlation_id = 0;
+};
+
+enum class SyncKind : uint8_t {
+  Unknown = 0, EventSynchronize, StreamWaitEvent, StreamSynchronize, ContextSynchronize
+};
+
+// A CPU thread waiting for the GPU. end - start is the time the CPU waited.
+struct Synchronization {
+  uint32_t pid = 0;
+  uint32_t tid = 0;  // from the API call with the same correlation id; 0 if unknown
+  uint32_t context = 0, stream = 0;
+  SyncKind kind = SyncKind::Unknown;
+  TimeNs start = 0, end = 0;
+  uint32_t correlation_id = 0;
+};
+
+enum class NvtxKind : uint8_t { PushPop = 0, StartEnd = 1 };
+
+struct NvtxRange {
+  uint32_t pid = 0;
+  uint32_t tid = 0;  // thread that opened the range
+  NvtxKind kind = NvtxKind::PushPop;
+  StringId domain = 0;  // 0: the default domain
+  StringId name = 0;
+  TimeNs start = 0, end = 0;
+  uint32_t depth = 0;  // push/pop nesting level on its thread, 0 = outermost
+};
+
+struct NvtxMark {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  StringId domain = 0;
+  StringId name = 0;
+  TimeNs timestamp = 0;
+};
+
+struct Device {
+  uint32_t pid = 0;  // process that reported it
+  uint32_t id = 0;   // CUDA device ordinal as that process saw it
+  std::string name;
+  std::string uuid;
+  uint32_t compute_major = 0, compute_minor = 0;
+  uint32_t sm_count = 0;
+  uint32_t core_clock_khz = 0;
+  uint32_t memory_clock_khz = 0;
+  uint32_t memory_bus_width_bits = 0;
+  uint64_t global_memory_bytes = 0;
+  uint64_t global_memory_bandwidth_kbps = 0;  // KB/s as CUPTI reports it
+  uint32_t l2_cache_bytes = 0;
+  uint32_t max_registers_per_sm = 0;
+  uint32_t max_registers_per_block = 0;
+  uint32_t max_shared_per_sm_bytes = 0;
+  uint32_t max_shared_per_block_bytes = 0;
+  uint32_t max_warps_per_sm = 0;
+  uint32_t max_blocks_per_sm = 0;
+  uint32_t max_threads_per_block = 0;
+  uint32_t warp_size = 32;
+  uint32_t copy_engines = 0;
+};
+
+// One profiled process (the launched program and each CUDA-using child).
+struct Process {
+  uint32_t pid = 0;
+  uint32_t parent_pid = 0;
+  std::string command_line;
+  TimeNs start = 0;  // when our library started in it (CUDA initialisation)
+  TimeNs end = 0;    // last moment we saw it: clean shutdown or last record
+  bool clean_shutdown = false;  // false: crashed/killed, the tail is lost
+  uint32_t driver_version = 0;  // e.g. 13000
+  uint32_t runtime_version = 0;
+  uint32_t cupti_version = 0;   // CUPTI API version number
+  std::string capture_status;   // "ok", or why capture did not (fully) start
+};
+
+// The whole run as launched by `gpuscope profile`.
+struct Run {
+  std::string command_line;
+  std::string host;
+  std::string gpuscope_version;
+  TimeNs start = 0, end = 0;  // launcher's view: fork to exit
+  int32_t exit_code = -1;     // -1 when killed by a signal or unknown
+  int32_t term_signal = 0;    // signal number that ended it, 0 if none
+  std::string options;        // capture options, as given
+};
+
+// Data loss is data: every place we know we lost or could not match something.
+struct DataLoss {
+  uint32_t pid = 0;
+  std::string what;  // e.g. "cupti_dropped_records", "spool_truncated"
+  uint64_t count = 0;
+  std::string detail;
+};
+
+// Time CUPTI itself spent (buffer flushes, instrumentation), per CUPTI's records.
+struct CuptiOverhead {
+  uint32_t pid = 0;
+  StringId kind = 0;
+  TimeNs start = 0, end = 0;
+};
+
+struct Trace {
+  StringTable strings;
+  Run run;
+  std::vector<Process> processes;
+  std::vector<Device> devices;
+  std::vector<ApiCall> api_calls;
+  std::vector<Kernel> kernels;
+  std::vector<Memcpy> memcpys;
+  std::vector<Memset> memsets;
+  std::vector<MemoryEvent> memory_events;
+  std::vector<Synchronization> synchronizations;
+  std::vector<NvtxRange> nvtx_ranges;
+  std::vector<NvtxMark> nvtx_marks;
+  std::vector<CuptiOverhead> overheads;
+  std::vector<DataLoss> data_loss;
+};
+
+const char* to_string(CopyKind kind);
+const char* to_string(MemoryKind kind);
+const char* to_string(SyncKind kind);
+const char* to_string(ApiDomain domain);
+const char* to_string(NvtxKind kind);
+const char* to_string(MemoryOp op);
+
+}  // namespace gpuscope

@@ -1,0 +1,218 @@
+// The spool: the versioned, on-disk contract between the injection library
+// (writer, inside the profiled process) and the importer (reader, in the CLI).
+//
+// A spool file is
+//   FileHeader
+//   Chunk*          each: ChunkHeader + payload (records), CRC-checked
+// and a clean shutdown ends with a chunk holding an End record. A file without
+// an End record was cut short (crash, SIGKILL): the reader keeps every whole,
+// valid chunk and reports the capture as truncated.
+//
+// Records inside a payload are RecordHeader + a fixed-size body (a struct below),
+// except String and Text records, whose body is a StringDef followed by the bytes.
+// Strings are interned by the writer: a String record defines an id the first
+// time the text is seen, later records refer to the id. Ids are per process.
+//
+// All integers are little-endian (we only write on x86-64/aarch64 Linux).
+// Times are ns on CLOCK_REALTIME, as CUPTI reports them on Linux.
+// Bump kVersion on any layout change; the reader rejects versions it does not know.
+#pragma once
+
+#include <cstdint>
+
+namespace gpuscope::spool {
+
+inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
+inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
+
+struct FileHeader {
+  char magic[8];
+  uint32_t version;
+  uint32_t header_bytes;  // sizeof(FileHeader), so readers can skip additions
+  uint32_t pid;
+  uint32_t parent_pid;
+  int64_t created_ns;  // CLOCK_REALTIME when the spool was opened
+};
+
+struct ChunkHeader {
+  uint32_t magic;          // kChunkMagic
+  uint32_t payload_bytes;  // bytes after this header
+  uint32_t crc32;          // of the payload
+  uint32_t record_count;
+};
+
+enum class RecordKind : uint16_t {
+  String = 1,      // StringDef + bytes: defines a string id
+  Text = 2,        // StringDef + bytes: process metadata, id = TextKey
+  Process = 3,     // ProcessRecord
+  Device = 4,      // DeviceRecord
+  Api = 5,         // ApiRecord
+  Kernel = 6,      // KernelRecord
+  Memcpy = 7,      // MemcpyRecord
+  Memset = 8,      // MemsetRecord
+  Memory = 9,      // MemoryRecord
+  Sync = 10,       // SyncRecord
+  Marker = 11,     // MarkerRecord (NVTX)
+  Overhead = 12,   // OverheadRecord
+  Loss = 13,       // LossRecord
+  End = 14,        // EndRecord: clean shutdown
+};
+
+struct RecordHeader {
+  uint16_t kind;   // RecordKind
+  uint16_t flags;  // reserved, 0
+  uint32_t bytes;  // body bytes after this header
+};
+
+struct StringDef {
+  uint32_t id;
+  uint32_t length;  // bytes that follow, no terminator
+};
+
+// Keys of Text records (process-level strings that are not interned names).
+enum class TextKey : uint32_t {
+  CommandLine = 1,
+  CaptureStatus = 2,  // "ok" or why capture could not start
+  CuptiPath = 3,      // which libcupti was loaded
+};
+
+struct ProcessRecord {
+  int64_t start_ns;
+  uint32_t pid;
+  uint32_t parent_pid;
+  uint32_t driver_version;
+  uint32_t runtime_version;
+  uint32_t cupti_version;
+  uint32_t pad;
+};
+
+struct DeviceRecord {
+  uint64_t global_memory_bytes;
+  uint64_t global_memory_bandwidth_kbps;
+  uint32_t id;
+  uint32_t name;  // string id
+  uint32_t uuid;  // string id, hex text
+  uint32_t compute_major, compute_minor;
+  uint32_t sm_count;
+  uint32_t core_clock_khz;
+  uint32_t memory_clock_khz;
+  uint32_t memory_bus_width_bits;
+  uint32_t l2_cache_bytes;
+  uint32_t max_registers_per_sm;
+  uint32_t max_registers_per_block;
+  uint32_t max_shared_per_sm_bytes;
+  uint32_t max_shared_per_block_bytes;
+  uint32_t max_warps_per_sm;
+  uint32_t max_blocks_per_sm;
+  uint32_t max_threads_per_block;
+  uint32_t warp_size;
+  uint32_t copy_engines;
+  uint32_t pad;
+};
+
+struct ApiRecord {
+  int64_t start_ns, end_ns;
+  uint32_t tid;
+  uint32_t cbid;
+  uint32_t name;  // string id
+  int32_t return_code;
+  uint32_t correlation_id;
+  uint8_t domain;  // gpuscope::ApiDomain
+  uint8_t pad[3];
+};
+
+struct KernelRecord {
+  int64_t start_ns, end_ns;
+  uint64_t graph_node_id;
+  uint32_t device, context, stream;
+  uint32_t name;  // string id of the mangled name
+  int32_t grid[3];
+  int32_t block[3];
+  int32_t cluster[3];
+  uint32_t registers_per_thread;
+  uint32_t static_shared_bytes;
+  uint32_t dynamic_shared_bytes;
+  uint32_t local_bytes_per_thread;
+  uint32_t correlation_id;
+  uint32_t graph_id;
+  uint32_t pad;
+};
+
+struct MemcpyRecord {
+  int64_t start_ns, end_ns;
+  uint64_t bytes;
+  uint32_t device, context, stream;
+  uint32_t correlation_id;
+  uint32_t graph_id;
+  uint8_t copy_kind;  // gpuscope::CopyKind
+  uint8_t src_kind;   // gpuscope::MemoryKind
+  uint8_t dst_kind;   // gpuscope::MemoryKind
+  uint8_t async;
+};
+
+struct MemsetRecord {
+  int64_t start_ns, end_ns;
+  uint64_t bytes;
+  uint32_t device, context, stream;
+  uint32_t correlation_id;
+  uint32_t graph_id;
+  uint32_t value;
+  uint8_t memory_kind;  // gpuscope::MemoryKind
+  uint8_t async;
+  uint8_t pad[6];
+};
+
+struct MemoryRecord {
+  int64_t timestamp_ns;
+  uint64_t address;
+  uint64_t bytes;
+  uint32_t device, context, stream;
+  uint32_t correlation_id;
+  uint8_t op;           // gpuscope::MemoryOp
+  uint8_t memory_kind;  // gpuscope::MemoryKind
+  uint8_t pad[6];
+};
+
+struct SyncRecord {
+  int64_t start_ns, end_ns;
+  uint32_t context, stream;
+  uint32_t correlation_id;
+  uint8_t sync_kind;  // gpuscope::SyncKind
+  uint8_t pad[3];
+};
+
+// One NVTX event as CUPTI reports it; the importer pairs starts with ends.
+enum class MarkerPhase : uint8_t { Instant = 0, Start = 1, End = 2 };
+
+struct MarkerRecord {
+  int64_t timestamp_ns;
+  uint64_t id;      // pairs a Start with its End
+  uint32_t tid;
+  uint32_t name;    // string id (0 on End records)
+  uint32_t domain;  // string id, 0 = default domain
+  uint8_t phase;    // MarkerPhase
+  uint8_t push_pop; // 1: nvtxRangePush/Pop, 0: nvtxRangeStart/End or mark
+  uint8_t pad[2];
+};
+
+struct OverheadRecord {
+  int64_t start_ns, end_ns;
+  uint32_t kind;  // string id, e.g. "cupti_buffer_flush"
+  uint32_t pad;
+};
+
+struct LossRecord {
+  uint64_t count;
+  uint32_t what;    // string id, e.g. "cupti_dropped_records"
+  uint32_t detail;  // string id
+};
+
+struct EndRecord {
+  int64_t end_ns;
+  uint64_t records_written;
+  uint64_t records_dropped;  // lost before they reached the spool
+};
+
+}  // namespace gpuscope::spool
