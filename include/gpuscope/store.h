@@ -1,0 +1,22 @@
+// The store: one capture = one plain SQLite 3 file (NAME.gpuscope).
+// Schema documented column by column in docs/schema.md.
+#pragma once
+
+#include <string>
+
+#include "gpuscope/model.h"
+
+namespace gpuscope {
+
+// Schema version written by this build. Readers accept any version <= this.
+inline constexpr int kSchemaVersion = 1;
+
+// Writes the trace atomically (to PATH.tmp, then renamed). Throws gpuscope::Error.
+void write_trace(const std::string& path, const Trace& trace);
+
+// Reads a whole capture. Throws gpuscope::Error with a one-line message for
+// a missing file, a non-SQLite or foreign file, a truncated or corrupt
+// database, or a schema newer than this build knows.
+Trace read_trace(const std::string& path);
+
+}  // namespace gpuscope

@@ -1,0 +1,91 @@
+#include "importers/finalize.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace gpuscope {
+
+namespace {
+
+uint64_t key(uint32_t pid, uint32_t correlation_id) {
+  return (uint64_t{pid} << 32) | correlation_id;
+}
+
+template <class Event>
+void sort_by_start(std::vector<Event>& events) {
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Event& a, const Event& b) { return a.start < b.start; });
+}
+
+// Push/pop ranges nest per thread; depth is the number of enclosing ranges.
+void assign_nvtx_depths(std::vector<NvtxRange>& ranges) {
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<TimeNs>> open_ends;  // (pid, tid) -> stack
+  for (NvtxRange& range : ranges) {
+    if (range.kind != NvtxKind::PushPop) continue;
+    auto& stack = open_ends[{range.pid, range.tid}];
+    while (!stack.empty() && stack.back() <= range.start) stack.pop_back();
+    range.depth = static_cast<uint32_t>(stack.size());
+    stack.push_back(range.end);
+  }
+}
+
+// GPU work whose launching API call is missing: either the API record was
+// dropped, or the launch went through the driver API while only the runtime
+// API was traced (libraries such as cuBLAS do that).
+template <class Event>
+uint64_t count_unmatched(const std::vector<Event>& events,
+                         const std::unordered_set<uint64_t>& api_keys) {
+  uint64_t unmatched = 0;
+  for (const Event& e : events)
+    if (e.correlation_id && !api_keys.count(key(e.pid, e.correlation_id))) ++unmatched;
+  return unmatched;
+}
+
+}  // namespace
+
+void finalize_trace(Trace& trace) {
+  sort_by_start(trace.api_calls);
+  sort_by_start(trace.kernels);
+  sort_by_start(trace.memcpys);
+  sort_by_start(trace.memsets);
+  sort_by_start(trace.synchronizations);
+  sort_by_start(trace.nvtx_ranges);
+  sort_by_start(trace.overheads);
+  std::stable_sort(trace.memory_events.begin(), trace.memory_events.end(),
+                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.timestamp < b.timestamp; });
+  std::stable_sort(trace.nvtx_marks.begin(), trace.nvtx_marks.end(),
+                   [](const NvtxMark& a, const NvtxMark& b) { return a.timestamp < b.timestamp; });
+  std::stable_sort(trace.processes.begin(), trace.processes.end(),
+                   [](const Process& a, const Process& b) { return a.pid < b.pid; });
+  std::stable_sort(trace.devices.begin(), trace.devices.end(), [](const Device& a, const Device& b) {
+    return std::tie(a.pid, a.id) < std::tie(b.pid, b.id);
+  });
+
+  assign_nvtx_depths(trace.nvtx_ranges);
+
+  std::unordered_map<uint64_t, uint32_t> thread_of;
+  std::unordered_set<uint64_t> api_keys;
+  for (const ApiCall& call : trace.api_calls) {
+    thread_of.emplace(key(call.pid, call.correlation_id), call.tid);
+    api_keys.insert(key(call.pid, call.correlation_id));
+  }
+  for (Synchronization& sync : trace.synchronizations) {
+    auto it = thread_of.find(key(sync.pid, sync.correlation_id));
+    if (it != thread_of.end()) sync.tid = it->second;
+  }
+
+  if (trace.api_calls.empty()) return;  // nothing to match against
+  const uint64_t unmatched = count_unmatched(trace.kernels, api_keys) +
+                             count_unmatched(trace.memcpys, api_keys) +
+                             count_unmatched(trace.memsets, api_keys);
+  if (unmatched)
+    trace.data_loss.push_back(
+        {0, "unmatched_correlation", unmatched,
+         "GPU activities whose launching API call was not captured (driver-API launches are "
+         "traced with --driver-api)"});
+}
+
+}  // namespace gpuscope

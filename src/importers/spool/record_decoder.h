@@ -1,0 +1,53 @@
+// Turns the records of one process's spool into trace-model events.
+// Owns the per-process state: the spool's string ids (translated into the
+// trace's string table) and NVTX ranges still open.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "gpuscope/model.h"
+#include "spool/format.h"
+
+namespace gpuscope::spool {
+
+class RecordDecoder {
+ public:
+  RecordDecoder(Trace& trace, uint32_t pid, uint32_t parent_pid, int64_t created_ns);
+
+  // Decodes one CRC-checked chunk payload. False if the records inside do not
+  // frame correctly (the chunk and everything after it are then discarded).
+  bool decode_chunk(const std::vector<char>& payload, uint32_t record_count);
+
+  // Adds the process row, closes ranges left open and records what was lost.
+  void finish(uint64_t bytes_discarded);
+
+  uint64_t records() const { return records_; }
+  bool saw_end() const { return saw_end_; }
+
+ private:
+  bool decode_record(RecordKind kind, const char* body, uint32_t bytes);
+  bool define_string(const char* body, uint32_t bytes, bool is_text);
+  StringId string(uint32_t spool_id);
+  void on_marker(const MarkerRecord& marker);
+  void seen(int64_t timestamp_ns);
+
+  struct OpenRange {
+    NvtxRange range;
+  };
+
+  Trace& trace_;
+  Process process_;
+  std::unordered_map<uint32_t, StringId> strings_;
+  std::unordered_map<uint64_t, OpenRange> open_ranges_;
+  uint64_t records_ = 0;
+  uint64_t unknown_string_refs_ = 0;
+  uint64_t unmatched_range_ends_ = 0;
+  bool saw_end_ = false;
+  bool saw_status_ = false;
+  int64_t last_seen_ns_ = 0;
+};
+
+}  // namespace gpuscope::spool

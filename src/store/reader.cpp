@@ -1,0 +1,116 @@
+// Reads a capture back into a Trace. Every way a file can be wrong gets its own
+// one-line message: missing, not SQLite (or one of our spools), truncated,
+// corrupt, foreign SQLite, or written by a newer gpuscope.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.h"
+#include "gpuscope/store.h"
+#include "spool/format.h"
+#include "store/table_io.h"
+
+namespace gpuscope {
+
+namespace {
+
+uint32_t big_endian(const unsigned char* p, int bytes) {
+  uint32_t value = 0;
+  for (int i = 0; i < bytes; ++i) value = (value << 8) | p[i];
+  return value;
+}
+
+// Checks the SQLite file header before SQLite sees the file, so a spool, a
+// text file or a file cut short by a copy gets a precise message.
+void check_file_header(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(path + ": no such capture file");
+  const auto size = std::filesystem::file_size(path, ec);
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[100] = {};
+  if (!in || ec) throw Error(path + ": cannot read the file (permission denied?)");
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  const auto got = static_cast<size_t>(in.gcount());
+  if (got >= sizeof spool::kFileMagic &&
+      std::memcmp(header, spool::kFileMagic, sizeof spool::kFileMagic) == 0)
+    throw Error(path + ": this is a raw capture spool; turn it into a capture with "
+                       "'gpuscope import -o NAME " + path + "'");
+  if (got < sizeof header || std::memcmp(header, "SQLite format 3", 16) != 0)
+    throw Error(path + ": not a gpuscope capture (not an SQLite database)");
+  uint32_t page_size = big_endian(header + 16, 2);
+  if (page_size == 1) page_size = 65536;
+  const uint32_t change_counter = big_endian(header + 24, 4);
+  const uint32_t page_count = big_endian(header + 28, 4);
+  const uint32_t valid_for = big_endian(header + 92, 4);
+  const uint64_t expected = uint64_t{page_size} * page_count;
+  if (valid_for == change_counter && page_count > 0 && size < expected)
+    throw Error(path + ": the capture is truncated (" + std::to_string(size) + " of " +
+                std::to_string(expected) + " bytes); copy it again from its source");
+}
+
+int read_schema_version(store::Database& db) {
+  if (!db.has_table("meta"))
+    throw Error(db.path() + ": an SQLite database, but not a gpuscope capture (no meta table)");
+  auto select = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!select.next()) throw Error(db.path() + ": not a gpuscope capture (no schema version)");
+  const std::string text = select.text(0);
+  char* end = nullptr;
+  const long version = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || version < 1)
+    throw Error(db.path() + ": corrupt capture (bad schema version '" + text + "')");
+  if (version > kSchemaVersion)
+    throw Error(db.path() + ": written by a newer gpuscope (schema v" + std::to_string(version) +
+                ", this build reads up to v" + std::to_string(kSchemaVersion) +
+                "); upgrade gpuscope");
+  return static_cast<int>(version);
+}
+
+void check_integrity(store::Database& db) {
+  auto check = db.prepare("PRAGMA quick_check");
+  if (!check.next() || check.text(0) != "ok")
+    throw Error(db.path() + ": the database is corrupt (integrity check failed)");
+}
+
+void load_strings(store::Database& db, StringTable& strings) {
+  auto select = db.prepare("SELECT id, value FROM strings ORDER BY id");
+  int64_t expected_id = 0;
+  while (select.next()) {
+    const int64_t id = select.integer(0);
+    const std::string value = select.text(1);
+    if (id == 0 && value.empty()) { expected_id = 1; continue; }
+    if (id != expected_id || strings.intern(value) != id)
+      throw Error(db.path() + ": corrupt capture (strings table out of order at id " +
+                  std::to_string(id) + ")");
+    ++expected_id;
+  }
+}
+
+}  // namespace
+
+Trace read_trace(const std::string& path) {
+  check_file_header(path);
+  store::Database db(path, store::Database::Mode::ReadOnly);
+  check_integrity(db);
+  read_schema_version(db);
+  Trace trace;
+  load_strings(db, trace.strings);
+  auto runs = store::load_rows(db, store::run_table());
+  if (runs.size() != 1) throw Error(path + ": corrupt capture (expected one run row)");
+  trace.run = runs.front();
+  trace.processes = store::load_rows(db, store::process_table());
+  trace.devices = store::load_rows(db, store::device_table());
+  trace.api_calls = store::load_rows(db, store::api_call_table());
+  trace.kernels = store::load_rows(db, store::kernel_table());
+  trace.memcpys = store::load_rows(db, store::memcpy_table());
+  trace.memsets = store::load_rows(db, store::memset_table());
+  trace.memory_events = store::load_rows(db, store::memory_event_table());
+  trace.synchronizations = store::load_rows(db, store::synchronization_table());
+  trace.nvtx_ranges = store::load_rows(db, store::nvtx_range_table());
+  trace.nvtx_marks = store::load_rows(db, store::nvtx_mark_table());
+  trace.overheads = store::load_rows(db, store::overhead_table());
+  trace.data_loss = store::load_rows(db, store::data_loss_table());
+  return trace;
+}
+
+}  // namespace gpuscope

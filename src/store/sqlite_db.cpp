@@ -1,0 +1,94 @@
+#include "store/sqlite_db.h"
+
+#include "common/error.h"
+
+namespace gpuscope::store {
+
+Database::Database(const std::string& path, Mode mode) : path_(path) {
+  int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
+                                     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) fail("cannot open", rc);
+}
+
+Database::~Database() { sqlite3_close(db_); }
+
+void Database::fail(const std::string& what, int code) const {
+  const char* detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(code);
+  switch (code & 0xFF) {
+    case SQLITE_NOTADB:
+      throw Error(path_ + ": not a SQLite database (is this a gpuscope capture?)");
+    case SQLITE_CORRUPT:
+      throw Error(path_ + ": the database is corrupt (" + detail + ")");
+    default:
+      throw Error(path_ + ": " + what + ": " + detail);
+  }
+}
+
+void Database::exec(const std::string& sql) {
+  char* message = nullptr;
+  int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message);
+  if (rc != SQLITE_OK) {
+    std::string text = message ? message : sqlite3_errstr(rc);
+    sqlite3_free(message);
+    if ((rc & 0xFF) == SQLITE_NOTADB || (rc & 0xFF) == SQLITE_CORRUPT) fail("query failed", rc);
+    throw Error(path_ + ": " + text);
+  }
+}
+
+Statement Database::prepare(const std::string& sql) { return Statement(*this, sql); }
+
+bool Database::has_table(const std::string& name) {
+  auto stmt = prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?");
+  stmt.bind(1, name);
+  return stmt.next();
+}
+
+Statement::Statement(Database& db, const std::string& sql) : db_(&db) {
+  int rc = sqlite3_prepare_v2(db.db_, sql.c_str(), -1, &stmt_, nullptr);
+  if (rc != SQLITE_OK) db.fail("cannot prepare query", rc);
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+  other.stmt_ = nullptr;
+}
+
+Statement& Statement::bind(int index, int64_t value) {
+  int rc = sqlite3_bind_int64(stmt_, index, value);
+  if (rc != SQLITE_OK) db_->fail("cannot bind value", rc);
+  return *this;
+}
+
+Statement& Statement::bind(int index, std::string_view value) {
+  int rc = sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                             SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) db_->fail("cannot bind value", rc);
+  return *this;
+}
+
+void Statement::run() {
+  int rc = sqlite3_step(stmt_);
+  if (rc != SQLITE_DONE) db_->fail("write failed", rc);
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+bool Statement::next() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_->fail("read failed", rc);
+}
+
+int64_t Statement::integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+std::string Statement::text(int column) const {
+  const auto* p = sqlite3_column_text(stmt_, column);
+  return p ? std::string(reinterpret_cast<const char*>(p),
+                         static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
+           : std::string();
+}
+
+}  // namespace gpuscope::store

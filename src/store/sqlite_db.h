@@ -1,0 +1,59 @@
+// Thin RAII wrapper over the SQLite C API: every failure becomes a
+// gpuscope::Error that names the file, so callers never check return codes.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gpuscope::store {
+
+class Statement;
+
+class Database {
+ public:
+  enum class Mode { ReadOnly, Create };
+  Database(const std::string& path, Mode mode);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  void exec(const std::string& sql);
+  Statement prepare(const std::string& sql);
+  bool has_table(const std::string& name);
+  const std::string& path() const { return path_; }
+  [[noreturn]] void fail(const std::string& what, int code) const;
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  friend class Statement;
+};
+
+// A prepared statement. Bind indices start at 1, column indices at 0.
+class Statement {
+ public:
+  Statement(Database& db, const std::string& sql);
+  ~Statement();
+  Statement(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int index, int64_t value);
+  Statement& bind(int index, std::string_view value);
+  // Executes an INSERT/UPDATE fully and resets for the next bind.
+  void run();
+  // Steps a SELECT; false when there are no more rows.
+  bool next();
+
+  int64_t integer(int column) const;
+  std::string text(int column) const;
+
+ private:
+  Database* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+}  // namespace gpuscope::store

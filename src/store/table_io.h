@@ -1,0 +1,53 @@
+// Generic create / insert / load over a TableSpec (see tables.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "store/tables.h"
+
+namespace gpuscope::store {
+
+template <class Row>
+void create_table(Database& db, const TableSpec<Row>& spec) {
+  std::string sql = "CREATE TABLE " + spec.name + " (";
+  for (size_t i = 0; i < spec.columns.size(); ++i)
+    sql += (i ? ", " : "") + spec.columns[i].name + " " + spec.columns[i].type + " NOT NULL";
+  db.exec(sql + ")");
+}
+
+template <class Row>
+void create_indices(Database& db, const TableSpec<Row>& spec) {
+  for (size_t i = 0; i < spec.indices.size(); ++i)
+    db.exec("CREATE INDEX " + spec.name + "_idx" + std::to_string(i) + " ON " + spec.name + " (" +
+            spec.indices[i] + ")");
+}
+
+template <class Row>
+void insert_rows(Database& db, const TableSpec<Row>& spec, const std::vector<Row>& rows) {
+  std::string sql = "INSERT INTO " + spec.name + " VALUES (";
+  for (size_t i = 0; i < spec.columns.size(); ++i) sql += i ? ", ?" : "?";
+  Statement insert = db.prepare(sql + ")");
+  for (const Row& row : rows) {
+    for (size_t i = 0; i < spec.columns.size(); ++i)
+      spec.columns[i].bind(row, insert, static_cast<int>(i) + 1);
+    insert.run();
+  }
+}
+
+// Rows come back in insertion order (rowid), so a round trip is exact.
+template <class Row>
+std::vector<Row> load_rows(Database& db, const TableSpec<Row>& spec) {
+  std::string sql = "SELECT ";
+  for (size_t i = 0; i < spec.columns.size(); ++i) sql += (i ? ", " : "") + spec.columns[i].name;
+  Statement select = db.prepare(sql + " FROM " + spec.name + " ORDER BY rowid");
+  std::vector<Row> rows;
+  while (select.next()) {
+    Row& row = rows.emplace_back();
+    for (size_t i = 0; i < spec.columns.size(); ++i)
+      spec.columns[i].load(row, select, static_cast<int>(i));
+  }
+  return rows;
+}
+
+}  // namespace gpuscope::store

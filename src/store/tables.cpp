@@ -1,0 +1,216 @@
+#include "store/tables.h"
+
+namespace gpuscope::store {
+
+namespace {
+constexpr int kCopyKinds = 11, kMemoryKinds = 8, kSyncKinds = 5, kDomains = 2, kNvtxKinds = 2,
+              kMemoryOps = 2;
+}
+
+const TableSpec<Run>& run_table() {
+  static const TableSpec<Run> spec{
+      "run",
+      {text_column("command_line", &Run::command_line), text_column("host", &Run::host),
+       text_column("gpuscope_version", &Run::gpuscope_version),
+       integer_column("start_ns", &Run::start), integer_column("end_ns", &Run::end),
+       integer_column("exit_code", &Run::exit_code),
+       integer_column("term_signal", &Run::term_signal), text_column("options", &Run::options)},
+      {}};
+  return spec;
+}
+
+const TableSpec<Process>& process_table() {
+  static const TableSpec<Process> spec{
+      "processes",
+      {integer_column("pid", &Process::pid), integer_column("parent_pid", &Process::parent_pid),
+       text_column("command_line", &Process::command_line),
+       integer_column("start_ns", &Process::start), integer_column("end_ns", &Process::end),
+       integer_column("clean_shutdown", &Process::clean_shutdown),
+       integer_column("driver_version", &Process::driver_version),
+       integer_column("runtime_version", &Process::runtime_version),
+       integer_column("cupti_version", &Process::cupti_version),
+       text_column("capture_status", &Process::capture_status)},
+      {}};
+  return spec;
+}
+
+const TableSpec<Device>& device_table() {
+  static const TableSpec<Device> spec{
+      "devices",
+      {integer_column("pid", &Device::pid), integer_column("id", &Device::id),
+       text_column("name", &Device::name), text_column("uuid", &Device::uuid),
+       integer_column("compute_major", &Device::compute_major),
+       integer_column("compute_minor", &Device::compute_minor),
+       integer_column("sm_count", &Device::sm_count),
+       integer_column("core_clock_khz", &Device::core_clock_khz),
+       integer_column("memory_clock_khz", &Device::memory_clock_khz),
+       integer_column("memory_bus_width_bits", &Device::memory_bus_width_bits),
+       integer_column("global_memory_bytes", &Device::global_memory_bytes),
+       integer_column("global_memory_bandwidth_kbps", &Device::global_memory_bandwidth_kbps),
+       integer_column("l2_cache_bytes", &Device::l2_cache_bytes),
+       integer_column("max_registers_per_sm", &Device::max_registers_per_sm),
+       integer_column("max_registers_per_block", &Device::max_registers_per_block),
+       integer_column("max_shared_per_sm_bytes", &Device::max_shared_per_sm_bytes),
+       integer_column("max_shared_per_block_bytes", &Device::max_shared_per_block_bytes),
+       integer_column("max_warps_per_sm", &Device::max_warps_per_sm),
+       integer_column("max_blocks_per_sm", &Device::max_blocks_per_sm),
+       integer_column("max_threads_per_block", &Device::max_threads_per_block),
+       integer_column("warp_size", &Device::warp_size),
+       integer_column("copy_engines", &Device::copy_engines)},
+      {}};
+  return spec;
+}
+
+const TableSpec<ApiCall>& api_call_table() {
+  static const TableSpec<ApiCall> spec{
+      "api_calls",
+      {integer_column("pid", &ApiCall::pid), integer_column("tid", &ApiCall::tid),
+       enum_column("domain", &ApiCall::domain, kDomains), integer_column("cbid", &ApiCall::cbid),
+       integer_column("name_id", &ApiCall::name), integer_column("start_ns", &ApiCall::start),
+       integer_column("end_ns", &ApiCall::end),
+       integer_column("return_code", &ApiCall::return_code),
+       integer_column("correlation_id", &ApiCall::correlation_id)},
+      {"start_ns", "pid, correlation_id"}};
+  return spec;
+}
+
+const TableSpec<Kernel>& kernel_table() {
+  static const TableSpec<Kernel> spec{
+      "kernels",
+      {integer_column("pid", &Kernel::pid), integer_column("device", &Kernel::device),
+       integer_column("context", &Kernel::context), integer_column("stream", &Kernel::stream),
+       integer_column("mangled_name_id", &Kernel::mangled_name),
+       integer_column("name_id", &Kernel::name), integer_column("start_ns", &Kernel::start),
+       integer_column("end_ns", &Kernel::end), array_column("grid_x", &Kernel::grid, 0),
+       array_column("grid_y", &Kernel::grid, 1), array_column("grid_z", &Kernel::grid, 2),
+       array_column("block_x", &Kernel::block, 0), array_column("block_y", &Kernel::block, 1),
+       array_column("block_z", &Kernel::block, 2),
+       array_column("cluster_x", &Kernel::cluster, 0),
+       array_column("cluster_y", &Kernel::cluster, 1),
+       array_column("cluster_z", &Kernel::cluster, 2),
+       integer_column("registers_per_thread", &Kernel::registers_per_thread),
+       integer_column("static_shared_bytes", &Kernel::static_shared_bytes),
+       integer_column("dynamic_shared_bytes", &Kernel::dynamic_shared_bytes),
+       integer_column("local_bytes_per_thread", &Kernel::local_bytes_per_thread),
+       integer_column("correlation_id", &Kernel::correlation_id),
+       integer_column("graph_id", &Kernel::graph_id),
+       integer_column("graph_node_id", &Kernel::graph_node_id)},
+      {"start_ns", "pid, correlation_id", "name_id"}};
+  return spec;
+}
+
+const TableSpec<Memcpy>& memcpy_table() {
+  static const TableSpec<Memcpy> spec{
+      "memcpys",
+      {integer_column("pid", &Memcpy::pid), integer_column("device", &Memcpy::device),
+       integer_column("context", &Memcpy::context), integer_column("stream", &Memcpy::stream),
+       enum_column("copy_kind", &Memcpy::kind, kCopyKinds),
+       enum_column("src_kind", &Memcpy::src_kind, kMemoryKinds),
+       enum_column("dst_kind", &Memcpy::dst_kind, kMemoryKinds),
+       integer_column("async", &Memcpy::async), integer_column("bytes", &Memcpy::bytes),
+       integer_column("start_ns", &Memcpy::start), integer_column("end_ns", &Memcpy::end),
+       integer_column("correlation_id", &Memcpy::correlation_id),
+       integer_column("graph_id", &Memcpy::graph_id)},
+      {"start_ns", "pid, correlation_id"}};
+  return spec;
+}
+
+const TableSpec<Memset>& memset_table() {
+  static const TableSpec<Memset> spec{
+      "memsets",
+      {integer_column("pid", &Memset::pid), integer_column("device", &Memset::device),
+       integer_column("context", &Memset::context), integer_column("stream", &Memset::stream),
+       enum_column("memory_kind", &Memset::memory_kind, kMemoryKinds),
+       integer_column("async", &Memset::async), integer_column("bytes", &Memset::bytes),
+       integer_column("value", &Memset::value), integer_column("start_ns", &Memset::start),
+       integer_column("end_ns", &Memset::end),
+       integer_column("correlation_id", &Memset::correlation_id),
+       integer_column("graph_id", &Memset::graph_id)},
+      {"start_ns"}};
+  return spec;
+}
+
+const TableSpec<MemoryEvent>& memory_event_table() {
+  static const TableSpec<MemoryEvent> spec{
+      "memory_events",
+      {integer_column("pid", &MemoryEvent::pid), integer_column("device", &MemoryEvent::device),
+       integer_column("context", &MemoryEvent::context),
+       integer_column("stream", &MemoryEvent::stream),
+       enum_column("op", &MemoryEvent::op, kMemoryOps),
+       enum_column("memory_kind", &MemoryEvent::memory_kind, kMemoryKinds),
+       integer_column("address", &MemoryEvent::address),
+       integer_column("bytes", &MemoryEvent::bytes),
+       integer_column("timestamp_ns", &MemoryEvent::timestamp),
+       integer_column("correlation_id", &MemoryEvent::correlation_id)},
+      {"timestamp_ns"}};
+  return spec;
+}
+
+const TableSpec<Synchronization>& synchronization_table() {
+  static const TableSpec<Synchronization> spec{
+      "synchronizations",
+      {integer_column("pid", &Synchronization::pid), integer_column("tid", &Synchronization::tid),
+       integer_column("context", &Synchronization::context),
+       integer_column("stream", &Synchronization::stream),
+       enum_column("sync_kind", &Synchronization::kind, kSyncKinds),
+       integer_column("start_ns", &Synchronization::start),
+       integer_column("end_ns", &Synchronization::end),
+       integer_column("correlation_id", &Synchronization::correlation_id)},
+      {"start_ns"}};
+  return spec;
+}
+
+const TableSpec<NvtxRange>& nvtx_range_table() {
+  static const TableSpec<NvtxRange> spec{
+      "nvtx_ranges",
+      {integer_column("pid", &NvtxRange::pid), integer_column("tid", &NvtxRange::tid),
+       enum_column("kind", &NvtxRange::kind, kNvtxKinds),
+       integer_column("domain_id", &NvtxRange::domain), integer_column("name_id", &NvtxRange::name),
+       integer_column("start_ns", &NvtxRange::start), integer_column("end_ns", &NvtxRange::end),
+       integer_column("depth", &NvtxRange::depth)},
+      {"start_ns"}};
+  return spec;
+}
+
+const TableSpec<NvtxMark>& nvtx_mark_table() {
+  static const TableSpec<NvtxMark> spec{
+      "nvtx_marks",
+      {integer_column("pid", &NvtxMark::pid), integer_column("tid", &NvtxMark::tid),
+       integer_column("domain_id", &NvtxMark::domain), integer_column("name_id", &NvtxMark::name),
+       integer_column("timestamp_ns", &NvtxMark::timestamp)},
+      {}};
+  return spec;
+}
+
+const TableSpec<CuptiOverhead>& overhead_table() {
+  static const TableSpec<CuptiOverhead> spec{
+      "cupti_overhead",
+      {integer_column("pid", &CuptiOverhead::pid), integer_column("kind_id", &CuptiOverhead::kind),
+       integer_column("start_ns", &CuptiOverhead::start),
+       integer_column("end_ns", &CuptiOverhead::end)},
+      {}};
+  return spec;
+}
+
+const TableSpec<DataLoss>& data_loss_table() {
+  static const TableSpec<DataLoss> spec{
+      "data_loss",
+      {integer_column("pid", &DataLoss::pid), text_column("what", &DataLoss::what),
+       integer_column("count", &DataLoss::count), text_column("detail", &DataLoss::detail)},
+      {}};
+  return spec;
+}
+
+const std::vector<std::string>& view_statements() {
+  static const std::vector<std::string> views{
+      "CREATE VIEW kernels_named AS SELECT k.*, s.value AS name, m.value AS mangled_name "
+      "FROM kernels k JOIN strings s ON s.id = k.name_id JOIN strings m ON m.id = k.mangled_name_id",
+      "CREATE VIEW api_calls_named AS SELECT a.*, s.value AS name "
+      "FROM api_calls a JOIN strings s ON s.id = a.name_id",
+      "CREATE VIEW nvtx_ranges_named AS SELECT r.*, n.value AS name, d.value AS domain "
+      "FROM nvtx_ranges r JOIN strings n ON n.id = r.name_id JOIN strings d ON d.id = r.domain_id",
+  };
+  return views;
+}
+
+}  // namespace gpuscope::store

@@ -1,0 +1,85 @@
+// One description per stored table: its name, its columns and how each column
+// maps to a field of the trace model. The writer, the reader and the schema
+// DDL are all generated from these descriptions, so a column is declared once.
+// docs/schema.md documents every column; keep it in step with this file.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gpuscope/model.h"
+#include "store/sqlite_db.h"
+
+namespace gpuscope::store {
+
+template <class Row>
+struct Column {
+  std::string name;
+  std::string type;  // SQL type: "INTEGER" or "TEXT"
+  std::function<void(const Row&, Statement&, int index)> bind;
+  std::function<void(Row&, const Statement&, int column)> load;
+};
+
+template <class Row>
+struct TableSpec {
+  std::string name;
+  std::vector<Column<Row>> columns;
+  std::vector<std::string> indices;  // column lists, e.g. "start_ns" or "pid, correlation_id"
+};
+
+// An enum column stored as readable text (e.g. 'HtoD', 'pageable').
+template <class Enum>
+Enum parse_enum(const std::string& text, int count) {
+  for (int i = 0; i < count; ++i)
+    if (text == to_string(static_cast<Enum>(i))) return static_cast<Enum>(i);
+  return static_cast<Enum>(0);
+}
+
+template <class Row, class Field>
+Column<Row> integer_column(std::string name, Field Row::*field) {
+  return {std::move(name), "INTEGER",
+          [field](const Row& r, Statement& s, int i) { s.bind(i, static_cast<int64_t>(r.*field)); },
+          [field](Row& r, const Statement& s, int c) { r.*field = static_cast<Field>(s.integer(c)); }};
+}
+
+template <class Row>
+Column<Row> text_column(std::string name, std::string Row::*field) {
+  return {std::move(name), "TEXT",
+          [field](const Row& r, Statement& s, int i) { s.bind(i, r.*field); },
+          [field](Row& r, const Statement& s, int c) { r.*field = s.text(c); }};
+}
+
+template <class Row, class Enum>
+Column<Row> enum_column(std::string name, Enum Row::*field, int count) {
+  return {std::move(name), "TEXT",
+          [field](const Row& r, Statement& s, int i) { s.bind(i, std::string(to_string(r.*field))); },
+          [field, count](Row& r, const Statement& s, int c) { r.*field = parse_enum<Enum>(s.text(c), count); }};
+}
+
+// Element `index` of a fixed array field such as Kernel::grid.
+template <class Row, class Element, size_t N>
+Column<Row> array_column(std::string name, Element (Row::*field)[N], size_t index) {
+  return {std::move(name), "INTEGER",
+          [field, index](const Row& r, Statement& s, int i) { s.bind(i, static_cast<int64_t>((r.*field)[index])); },
+          [field, index](Row& r, const Statement& s, int c) { (r.*field)[index] = static_cast<Element>(s.integer(c)); }};
+}
+
+const TableSpec<Run>& run_table();
+const TableSpec<Process>& process_table();
+const TableSpec<Device>& device_table();
+const TableSpec<ApiCall>& api_call_table();
+const TableSpec<Kernel>& kernel_table();
+const TableSpec<Memcpy>& memcpy_table();
+const TableSpec<Memset>& memset_table();
+const TableSpec<MemoryEvent>& memory_event_table();
+const TableSpec<Synchronization>& synchronization_table();
+const TableSpec<NvtxRange>& nvtx_range_table();
+const TableSpec<NvtxMark>& nvtx_mark_table();
+const TableSpec<CuptiOverhead>& overhead_table();
+const TableSpec<DataLoss>& data_loss_table();
+
+// Views that join names from the strings table, for people using sqlite3.
+const std::vector<std::string>& view_statements();
+
+}  // namespace gpuscope::store

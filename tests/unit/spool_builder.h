@@ -1,0 +1,87 @@
+// Builds spool bytes for tests, independently of the capture library's writer,
+// so the importer is checked against the format contract (src/spool/format.h)
+// itself. Also builds broken spools on purpose.
+#pragma once
+
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/crc32.h"
+#include "spool/format.h"
+
+namespace gpuscope::testing {
+
+class SpoolBuilder {
+ public:
+  SpoolBuilder(uint32_t pid, uint32_t parent_pid = 1, int64_t created_ns = 1'000'000) {
+    spool::FileHeader header{};
+    std::memcpy(header.magic, spool::kFileMagic, sizeof header.magic);
+    header.version = spool::kVersion;
+    header.header_bytes = sizeof header;
+    header.pid = pid;
+    header.parent_pid = parent_pid;
+    header.created_ns = created_ns;
+    append(file_, &header, sizeof header);
+  }
+
+  template <class Body>
+  SpoolBuilder& record(spool::RecordKind kind, const Body& body) {
+    spool::RecordHeader header{static_cast<uint16_t>(kind), 0, sizeof(Body)};
+    append(chunk_, &header, sizeof header);
+    append(chunk_, &body, sizeof body);
+    ++chunk_records_;
+    return *this;
+  }
+
+  SpoolBuilder& string(uint32_t id, const std::string& text, bool is_text = false) {
+    spool::StringDef def{id, static_cast<uint32_t>(text.size())};
+    spool::RecordHeader header{static_cast<uint16_t>(is_text ? spool::RecordKind::Text
+                                                             : spool::RecordKind::String),
+                               0, static_cast<uint32_t>(sizeof def + text.size())};
+    append(chunk_, &header, sizeof header);
+    append(chunk_, &def, sizeof def);
+    append(chunk_, text.data(), text.size());
+    ++chunk_records_;
+    return *this;
+  }
+
+  // Closes the current chunk: header with CRC, then the payload.
+  SpoolBuilder& flush() {
+    spool::ChunkHeader header{spool::kChunkMagic, static_cast<uint32_t>(chunk_.size()),
+                              crc32(chunk_.data(), chunk_.size()), chunk_records_};
+    append(file_, &header, sizeof header);
+    file_.insert(file_.end(), chunk_.begin(), chunk_.end());
+    chunk_.clear();
+    chunk_records_ = 0;
+    return *this;
+  }
+
+  SpoolBuilder& end(int64_t end_ns, uint64_t dropped = 0) {
+    record(spool::RecordKind::End, spool::EndRecord{end_ns, 0, dropped});
+    return flush();
+  }
+
+  std::vector<char>& bytes() { return file_; }
+
+  void write(const std::string& path) const {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(file_.data(), static_cast<std::streamsize>(file_.size()));
+  }
+
+ private:
+  static void append(std::vector<char>& to, const void* data, size_t bytes) {
+    const char* p = static_cast<const char*>(data);
+    to.insert(to.end(), p, p + bytes);
+  }
+
+  std::vector<char> file_;
+  std::vector<char> chunk_;
+  uint32_t chunk_records_ = 0;
+};
+
+// A fresh, empty scratch directory per test.
+std::string scratch_dir(const std::string& test_name);
+
+}  // namespace gpuscope::testing

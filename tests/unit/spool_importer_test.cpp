@@ -1,0 +1,207 @@
+#include "importers/spool/spool_importer.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "spool_builder.h"
+
+namespace gpuscope {
+namespace {
+
+using spool::RecordKind;
+using testing::SpoolBuilder;
+
+spool::KernelRecord kernel(int64_t start, int64_t end, uint32_t correlation, uint32_t name_id) {
+  spool::KernelRecord k{};
+  k.start_ns = start;
+  k.end_ns = end;
+  k.device = 0;
+  k.context = 1;
+  k.stream = 7;
+  k.name = name_id;
+  k.grid[0] = 64; k.grid[1] = 64; k.grid[2] = 1;
+  k.block[0] = 128; k.block[1] = 1; k.block[2] = 1;
+  k.registers_per_thread = 197;
+  k.static_shared_bytes = 16384;
+  k.correlation_id = correlation;
+  return k;
+}
+
+spool::ApiRecord api(int64_t start, int64_t end, uint32_t correlation, uint32_t name_id) {
+  spool::ApiRecord a{};
+  a.start_ns = start;
+  a.end_ns = end;
+  a.tid = 4242;
+  a.cbid = 211;
+  a.name = name_id;
+  a.correlation_id = correlation;
+  return a;
+}
+
+spool::MarkerRecord marker(int64_t t, uint64_t id, spool::MarkerPhase phase, uint32_t name) {
+  spool::MarkerRecord m{};
+  m.timestamp_ns = t;
+  m.id = id;
+  m.tid = 4242;
+  m.name = name;
+  m.phase = static_cast<uint8_t>(phase);
+  m.push_pop = 1;
+  return m;
+}
+
+// A small but complete spool: metadata, a launch and its kernel, nested NVTX.
+SpoolBuilder complete_spool() {
+  SpoolBuilder b(100, 99, 1000);
+  b.string(1, "_Z15bsr_spmm_kernelILi128ELi128ELi32EEvPKfS1_Pf")
+      .string(2, "cudaLaunchKernel")
+      .string(3, "iteration")
+      .string(4, "compute")
+      .string(5, "cudaStreamSynchronize")
+      .string(static_cast<uint32_t>(spool::TextKey::CommandLine), "./bsr_spmm --iters 2", true)
+      .string(static_cast<uint32_t>(spool::TextKey::CaptureStatus), "ok", true)
+      .record(RecordKind::Process, spool::ProcessRecord{1500, 100, 99, 13000, 13000, 130001, 0});
+  b.record(RecordKind::Marker, marker(2000, 1, spool::MarkerPhase::Start, 3))
+      .record(RecordKind::Marker, marker(2100, 2, spool::MarkerPhase::Start, 4))
+      .record(RecordKind::Api, api(2200, 2300, 10, 2))
+      .flush();
+  b.record(RecordKind::Kernel, kernel(2400, 3400, 10, 1))
+      .record(RecordKind::Api, api(2350, 3500, 11, 5))
+      .record(RecordKind::Sync, spool::SyncRecord{2350, 3500, 1, 7, 11, 3, {}})
+      .record(RecordKind::Marker, marker(3600, 2, spool::MarkerPhase::End, 0))
+      .record(RecordKind::Marker, marker(3700, 1, spool::MarkerPhase::End, 0))
+      .flush();
+  return b;
+}
+
+TEST(SpoolImporter, ReadsEveryRecordOfACompleteSpool) {
+  const std::string dir = testing::scratch_dir("complete");
+  SpoolBuilder b = complete_spool();
+  b.end(4000);
+  b.write(dir + "/a.100.spool");
+
+  Trace trace = import_spool(dir + "/a.100.spool");
+  ASSERT_EQ(trace.processes.size(), 1u);
+  const Process& p = trace.processes[0];
+  EXPECT_EQ(p.pid, 100u);
+  EXPECT_EQ(p.parent_pid, 99u);
+  EXPECT_EQ(p.command_line, "./bsr_spmm --iters 2");
+  EXPECT_EQ(p.capture_status, "ok");
+  EXPECT_TRUE(p.clean_shutdown);
+  EXPECT_EQ(p.start, 1500);
+  EXPECT_EQ(p.end, 4000);
+  EXPECT_EQ(p.driver_version, 13000u);
+
+  ASSERT_EQ(trace.kernels.size(), 1u);
+  const Kernel& k = trace.kernels[0];
+  EXPECT_EQ(trace.strings.get(k.name), "void bsr_spmm_kernel<128, 128, 32>(float const*, float const*, float*)");
+  EXPECT_EQ(trace.strings.get(k.mangled_name), "_Z15bsr_spmm_kernelILi128ELi128ELi32EEvPKfS1_Pf");
+  EXPECT_EQ(k.grid[0], 64);
+  EXPECT_EQ(k.block[0], 128);
+  EXPECT_EQ(k.registers_per_thread, 197u);
+  EXPECT_EQ(k.end - k.start, 1000);
+
+  ASSERT_EQ(trace.api_calls.size(), 2u);
+  EXPECT_EQ(trace.strings.get(trace.api_calls[0].name), "cudaLaunchKernel");
+  ASSERT_EQ(trace.synchronizations.size(), 1u);
+  EXPECT_EQ(trace.synchronizations[0].kind, SyncKind::StreamSynchronize);
+  EXPECT_EQ(trace.synchronizations[0].tid, 4242u) << "thread joined through the correlation id";
+
+  ASSERT_EQ(trace.nvtx_ranges.size(), 2u);
+  EXPECT_EQ(trace.strings.get(trace.nvtx_ranges[0].name), "iteration");
+  EXPECT_EQ(trace.nvtx_ranges[0].depth, 0u);
+  EXPECT_EQ(trace.nvtx_ranges[0].end, 3700);
+  EXPECT_EQ(trace.strings.get(trace.nvtx_ranges[1].name), "compute");
+  EXPECT_EQ(trace.nvtx_ranges[1].depth, 1u);
+  EXPECT_TRUE(trace.data_loss.empty());
+}
+
+TEST(SpoolImporter, SpoolWithoutEndIsTruncatedNotAnError) {
+  const std::string dir = testing::scratch_dir("no_end");
+  SpoolBuilder b = complete_spool();
+  b.record(RecordKind::Marker, marker(3800, 9, spool::MarkerPhase::Start, 3)).flush();
+  b.write(dir + "/a.100.spool");
+
+  Trace trace;
+  const SpoolImportResult result = import_spool(dir + "/a.100.spool", trace);
+  EXPECT_TRUE(result.truncated);
+  ASSERT_EQ(trace.processes.size(), 1u);
+  EXPECT_FALSE(trace.processes[0].clean_shutdown);
+  EXPECT_EQ(trace.processes[0].end, 3800) << "last timestamp seen";
+  EXPECT_EQ(trace.kernels.size(), 1u);
+  auto has = [&](const std::string& what) {
+    return std::any_of(trace.data_loss.begin(), trace.data_loss.end(),
+                       [&](const DataLoss& d) { return d.what == what; });
+  };
+  EXPECT_TRUE(has("spool_truncated"));
+  EXPECT_TRUE(has("nvtx_unclosed_ranges"));
+}
+
+TEST(SpoolImporter, KeepsWholeChunksBeforeACutInTheMiddleOfAChunk) {
+  const std::string dir = testing::scratch_dir("cut");
+  SpoolBuilder b = complete_spool();
+  b.end(4000);
+  auto& bytes = b.bytes();
+  bytes.resize(bytes.size() - 10);  // the End chunk is cut short
+  b.write(dir + "/a.100.spool");
+
+  Trace trace;
+  const SpoolImportResult result = import_spool(dir + "/a.100.spool", trace);
+  EXPECT_TRUE(result.truncated);
+  EXPECT_GT(result.bytes_discarded, 0u);
+  EXPECT_EQ(trace.kernels.size(), 1u);
+  EXPECT_EQ(trace.api_calls.size(), 2u);
+}
+
+TEST(SpoolImporter, StopsAtAChunkWithABadChecksum) {
+  const std::string dir = testing::scratch_dir("crc");
+  SpoolBuilder b = complete_spool();
+  b.end(4000);
+  auto& bytes = b.bytes();
+  bytes[bytes.size() - 3] ^= 0x5A;  // damage the last chunk's payload
+  b.write(dir + "/a.100.spool");
+
+  Trace trace;
+  const SpoolImportResult result = import_spool(dir + "/a.100.spool", trace);
+  EXPECT_TRUE(result.truncated) << "the End record was in the damaged chunk";
+  EXPECT_EQ(trace.kernels.size(), 1u);
+}
+
+TEST(SpoolImporter, RejectsFilesThatAreNotSpools) {
+  const std::string dir = testing::scratch_dir("foreign");
+  {
+    std::ofstream(dir + "/text.spool") << "hello, this is not a spool at all";
+  }
+  EXPECT_THROW(import_spool(dir + "/text.spool"), Error);
+  EXPECT_THROW(import_spool(dir + "/missing.spool"), Error);
+
+  SpoolBuilder b(1);
+  auto& bytes = b.bytes();
+  bytes[8] = 99;  // version field
+  b.write(dir + "/future.spool");
+  try {
+    import_spool(dir + "/future.spool");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("v99"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SpoolImporter, CountsGpuWorkWhoseApiCallIsMissing) {
+  const std::string dir = testing::scratch_dir("unmatched");
+  SpoolBuilder b(5);
+  b.string(1, "k").string(2, "cudaLaunchKernel");
+  b.record(RecordKind::Api, api(10, 20, 1, 2))
+      .record(RecordKind::Kernel, kernel(30, 40, 1, 1))
+      .record(RecordKind::Kernel, kernel(50, 60, 2, 1));
+  b.flush().end(100);
+  b.write(dir + "/a.5.spool");
+  Trace trace = import_spool(dir + "/a.5.spool");
+  ASSERT_EQ(trace.data_loss.size(), 1u);
+  EXPECT_EQ(trace.data_loss[0].what, "unmatched_correlation");
+  EXPECT_EQ(trace.data_loss[0].count, 1u);
+}
+
+}  // namespace
+}  // namespace gpuscope
