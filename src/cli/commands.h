@@ -1,0 +1,47 @@
+// The subcommands. main.cpp is the one place that reads flags and the
+// environment; each command gets plain values and returns the process exit code.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace gpuscope::cli {
+
+struct ReportSettings {
+  std::string format = "text";  // text | markdown | json
+  size_t top = 15;
+};
+
+struct ProfileOptions {
+  std::string output;          // -o NAME; empty: named after the program
+  bool force = false;          // overwrite an existing capture
+  bool driver_api = false;     // also trace driver API calls
+  int flush_ms = 500;          // how often CUPTI hands buffers over (crash survival)
+  bool print_report = true;    // report on stderr when done
+  bool keep_spools = false;    // keep NAME.<pid>.spool after import
+  std::string inject_library;  // resolved path of libgpuscope_inject.so override, may be empty
+  ReportSettings report;
+  std::vector<std::string> command;
+};
+
+struct ReportOptions {
+  std::string input;
+  std::string output;  // empty: stdout
+  ReportSettings report;
+};
+
+struct ImportOptions {
+  std::vector<std::string> spools;
+  std::string output;
+  bool force = false;
+};
+
+int run_profile(const ProfileOptions& options);
+int run_report(const ReportOptions& options);
+int run_import(const ImportOptions& options);
+
+// Shared by profile and report: renders a capture's report as text.
+std::string render(const std::string& capture_file, const ReportSettings& settings);
+
+}  // namespace gpuscope::cli

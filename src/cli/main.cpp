@@ -1,0 +1,90 @@
+// gpuscope's command line: the one place that reads flags and environment
+// variables. Errors from any command become one line on stderr and exit code 2.
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/error.h"
+
+namespace {
+
+using namespace gpuscope::cli;
+
+void add_report_flags(CLI::App& command, ReportSettings& settings) {
+  command.add_option("--format", settings.format, "Report format: text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  command.add_option("--top", settings.top, "Rows per table (0 = all)");
+}
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "gpuscope: capture a CUDA program's timeline into one SQLite file and explain it.\n"
+      "Everything but `profile` runs on any machine, with or without a GPU."};
+  app.set_version_flag("--version", "gpuscope " GPUSCOPE_VERSION);
+  app.require_subcommand(1);
+
+  ProfileOptions profile;
+  auto* profile_cmd = app.add_subcommand(
+      "profile",
+      "Run a program under capture: gpuscope profile [options] -- CMD ARGS.\n"
+      "Writes NAME.gpuscope, prints the report on stderr, exits with the program's status.");
+  profile_cmd->add_option("-o,--output", profile.output,
+                          "Capture name (NAME or NAME.gpuscope); default: the program's name");
+  profile_cmd->add_flag("-f,--force", profile.force, "Overwrite an existing capture");
+  profile_cmd->add_flag("--driver-api", profile.driver_api, "Also trace CUDA driver API calls");
+  profile_cmd->add_option("--flush-ms", profile.flush_ms,
+                          "How often captured records reach the disk, in ms (default 500)");
+  profile_cmd->add_flag("--no-report", [&](int64_t) { profile.print_report = false; },
+                        "Do not print the report when done");
+  profile_cmd->add_flag("--keep-spools", profile.keep_spools,
+                        "Keep the per-process spool files after import");
+  add_report_flags(*profile_cmd, profile.report);
+  profile_cmd->add_option("command", profile.command, "The program and its arguments")->required();
+  profile_cmd->prefix_command();
+
+  ReportOptions report;
+  auto* report_cmd = app.add_subcommand("report", "Explain a capture: where the time goes");
+  report_cmd->add_option("file", report.input, "A .gpuscope capture")->required();
+  report_cmd->add_option("-o,--output", report.output, "Write the report here instead of stdout");
+  add_report_flags(*report_cmd, report.report);
+
+  ImportOptions import;
+  auto* import_cmd = app.add_subcommand(
+      "import", "Turn spool files (NAME.<pid>.spool) left behind into a capture");
+  import_cmd->add_option("spools", import.spools, "Spool files")->required();
+  import_cmd->add_option("-o,--output", import.output, "Capture name")->required();
+  import_cmd->add_flag("-f,--force", import.force, "Overwrite an existing capture");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return app.exit(error) == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*profile_cmd) {
+      // prefix_command: everything from the program name on is the program's.
+      for (auto& arg : profile_cmd->remaining()) profile.command.push_back(arg);
+      profile.inject_library = env_or_empty("GPUSCOPE_INJECT_LIB");
+      return run_profile(profile);
+    }
+    if (*report_cmd) return run_report(report);
+    if (*import_cmd) return run_import(import);
+  } catch (const gpuscope::Error& error) {
+    std::cerr << "gpuscope: " << error.what() << "\n";
+    return 2;
+  } catch (const std::exception& error) {
+    std::cerr << "gpuscope: internal error: " << error.what() << "\n";
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,32 @@
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "gpuscope/report.h"
+#include "gpuscope/store.h"
+
+namespace gpuscope::cli {
+
+std::string render(const std::string& capture_file, const ReportSettings& settings) {
+  const ReportFormat format = parse_report_format(settings.format);
+  const Trace trace = read_trace(capture_file);
+  gpuscope::ReportOptions options;
+  options.top = settings.top;
+  return render_report(trace, options, format);
+}
+
+int run_report(const ReportOptions& options) {
+  const std::string text = render(options.input, options.report);
+  if (options.output.empty() || options.output == "-") {
+    std::cout << text << std::flush;
+    return 0;
+  }
+  std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("cannot write " + options.output);
+  out << text;
+  if (!out.flush()) throw Error("cannot write " + options.output);
+  return 0;
+}
+
+}  // namespace gpuscope::cli
