@@ -37,9 +37,16 @@ struct ImportOptions {
   bool force = false;
 };
 
+struct QueryOptions {
+  std::string input;
+  std::string sql;
+  bool header = false;
+};
+
 int run_profile(const ProfileOptions& options);
 int run_report(const ReportOptions& options);
 int run_import(const ImportOptions& options);
+int run_query(const QueryOptions& options);
 
 // Shared by profile and report: renders a capture's report as text.
 std::string render(const std::string& capture_file, const ReportSettings& settings);

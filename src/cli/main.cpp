@@ -64,6 +64,13 @@ int main(int argc, char** argv) {
   import_cmd->add_option("-o,--output", import.output, "Capture name")->required();
   import_cmd->add_flag("-f,--force", import.force, "Overwrite an existing capture");
 
+  QueryOptions query;
+  auto* query_cmd = app.add_subcommand(
+      "query", "Run read-only SQL on a capture; rows are printed tab-separated");
+  query_cmd->add_option("file", query.input, "A .gpuscope capture")->required();
+  query_cmd->add_option("sql", query.sql, "SQL, e.g. \"SELECT COUNT(*) FROM kernels\"")->required();
+  query_cmd->add_flag("--header", query.header, "Print column names first");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -79,6 +86,7 @@ int main(int argc, char** argv) {
     }
     if (*report_cmd) return run_report(report);
     if (*import_cmd) return run_import(import);
+    if (*query_cmd) return run_query(query);
   } catch (const gpuscope::Error& error) {
     std::cerr << "gpuscope: " << error.what() << "\n";
     return 2;

@@ -91,4 +91,11 @@ std::string Statement::text(int column) const {
            : std::string();
 }
 
+int Statement::column_count() const { return sqlite3_column_count(stmt_); }
+
+std::string Statement::column_name(int column) const {
+  const char* name = sqlite3_column_name(stmt_, column);
+  return name ? name : "";
+}
+
 }  // namespace gpuscope::store

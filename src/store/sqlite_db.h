@@ -50,6 +50,8 @@ class Statement {
 
   int64_t integer(int column) const;
   std::string text(int column) const;
+  int column_count() const;
+  std::string column_name(int column) const;
 
  private:
   Database* db_;

@@ -1,0 +1,28 @@
+// `gpuscope query FILE SQL`: run read-only SQL against a capture and print
+// tab-separated rows. Handy where the sqlite3 shell is not installed (GPU hosts)
+// and for scripts and tests that check exact numbers.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "gpuscope/store.h"
+#include "store/sqlite_db.h"
+
+namespace gpuscope::cli {
+
+int run_query(const QueryOptions& options) {
+  read_trace(options.input);  // validates the file the same way every command does
+  store::Database db(options.input, store::Database::Mode::ReadOnly);
+  auto select = db.prepare(options.sql);
+  const int columns = select.column_count();
+  if (options.header) {
+    for (int c = 0; c < columns; ++c) std::cout << (c ? "\t" : "") << select.column_name(c);
+    std::cout << "\n";
+  }
+  while (select.next()) {
+    for (int c = 0; c < columns; ++c) std::cout << (c ? "\t" : "") << select.text(c);
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace gpuscope::cli

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# GPU end-to-end tests: profile every sample on a real GPU and check the numbers
+# in the capture against what the sample did. Exit 77 (CTest: skipped) without a GPU.
+#
+#   tests/gpu/run_gpu_tests.sh BUILD_DIR [LOG_DIR]
+#
+# Needs: BUILD_DIR/gpuscope, BUILD_DIR/libgpuscope_inject.so, BUILD_DIR/samples/*.
+set -u
+build=$(cd "${1:?usage: run_gpu_tests.sh BUILD_DIR [LOG_DIR]}" && pwd)
+logs=${2:-$(mktemp -d)}
+mkdir -p "$logs"
+gpuscope="$build/gpuscope"
+samples="$build/samples"
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "SKIP: no NVIDIA GPU visible (nvidia-smi -L failed); GPU tests need an H100/H200 host"
+  exit 77
+fi
+if [ ! -x "$samples/bsr_spmm" ] || [ ! -f "$build/libgpuscope_inject.so" ]; then
+  echo "SKIP: samples or capture library not built in $build (needs the CUDA toolkit at build time)"
+  exit 77
+fi
+
+passed=0 failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
+# expect NAME ACTUAL OP EXPECTED  (OP: -eq -ge -le -gt)
+expect() {
+  if [ -n "$2" ] && [ "$2" "$3" "$4" ] 2>/dev/null; then pass "$1 ($2 $3 $4)"; else fail "$1" "got '$2', want $3 $4"; fi
+}
+q() { "$gpuscope" query "$1" "$2" 2>>"$logs/query.err"; }
+
+work=$(mktemp -d)
+cd "$work" || exit 1
+echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+echo "logs: $logs"
+
+# 1. launch_storm: one kernel record per launch, nothing dropped.
+launches=20000
+"$gpuscope" profile -o storm -- "$samples/launch_storm" --launches $launches >"$logs/storm.out" 2>"$logs/storm.err"
+expect "launch_storm exit code" $? -eq 0
+expect "launch_storm kernels == launches" "$(q storm.gpuscope "SELECT COUNT(*) FROM kernels_named WHERE name LIKE '%tiny%'")" -eq $launches
+expect "launch_storm launch API calls" "$(q storm.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name LIKE 'cudaLaunchKernel%'")" -ge $launches
+expect "launch_storm no dropped records" "$(q storm.gpuscope "SELECT COALESCE(SUM(count),0) FROM data_loss WHERE what LIKE '%dropped%'")" -eq 0
+expect "launch_storm clean shutdown" "$(q storm.gpuscope "SELECT MIN(clean_shutdown) FROM processes")" -eq 1
+expect "device recorded" "$(q storm.gpuscope "SELECT COUNT(*) FROM devices WHERE sm_count > 0")" -ge 1
+
+# 2. bsr_spmm baseline: per-iteration allocations and pageable copies, as in the seed.
+iters=3 m=2048
+"$gpuscope" profile -o base -- "$samples/bsr_spmm" --m $m --n $m --k $m --iters $iters >"$logs/base.out" 2>"$logs/base.err"
+expect "bsr_spmm baseline exit code (self-verified)" $? -eq 0
+expect "bsr_spmm kernels == iters" "$(q base.gpuscope "SELECT COUNT(*) FROM kernels_named WHERE name LIKE '%bsr_spmm%'")" -eq $iters
+expect "bsr_spmm baseline cudaMalloc per iteration" "$(q base.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaMalloc'")" -ge $((iters * 5))
+c_bytes=$((m * m * 4))
+expect "bsr_spmm DtoH bytes == iters * C" "$(q base.gpuscope "SELECT SUM(bytes) FROM memcpys WHERE copy_kind = 'DtoH'")" -eq $((iters * c_bytes))
+expect "bsr_spmm baseline copies are pageable" "$(q base.gpuscope "SELECT COUNT(*) FROM memcpys WHERE copy_kind IN ('HtoD','DtoH') AND 'pinned' IN (src_kind, dst_kind)")" -eq 0
+expect "bsr_spmm NVTX iterations" "$(q base.gpuscope "SELECT COUNT(*) FROM nvtx_ranges_named WHERE name = 'iteration'")" -eq $iters
+expect "bsr_spmm allocations recorded" "$(q base.gpuscope "SELECT COUNT(*) FROM memory_events WHERE op = 'alloc' AND memory_kind = 'device'")" -ge $((iters * 5))
+
+# 3. bsr_spmm --persistent --pinned: allocations once, pinned copies.
+"$gpuscope" profile -o fixed -- "$samples/bsr_spmm" --m $m --n $m --k $m --iters $iters --persistent --pinned >"$logs/fixed.out" 2>"$logs/fixed.err"
+expect "bsr_spmm fixed exit code" $? -eq 0
+expect "bsr_spmm fixed cudaMalloc once" "$(q fixed.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaMalloc'")" -le 6
+expect "bsr_spmm fixed copies pinned" "$(q fixed.gpuscope "SELECT COUNT(*) FROM memcpys WHERE copy_kind IN ('HtoD','DtoH') AND 'pageable' IN (src_kind, dst_kind)")" -eq 0
+expect "bsr_spmm fixed DtoH bytes" "$(q fixed.gpuscope "SELECT SUM(bytes) FROM memcpys WHERE copy_kind = 'DtoH'")" -eq $((iters * c_bytes))
+
+# 4. Exit status passes through; a crash keeps what was captured up to ~1 s before it.
+"$gpuscope" profile -o exit3 -- "$samples/crash" --mode exit3 >"$logs/exit3.out" 2>"$logs/exit3.err"
+expect "exit code passthrough" $? -eq 3
+"$gpuscope" profile -o segv -- "$samples/crash" --mode segv --after-ms 1500 >"$logs/segv.out" 2>"$logs/segv.err"
+expect "segfault status passthrough (128+SIGSEGV)" $? -eq 139
+launched=$(sed -n 's/.*launched=\([0-9]*\).*/\1/p' "$logs/segv.out" | tail -1)
+expect "segv capture marked truncated" "$(q segv.gpuscope "SELECT COUNT(*) FROM processes WHERE clean_shutdown = 0")" -eq 1
+expect "segv kernels before the crash kept (>= half of $launched)" "$(q segv.gpuscope "SELECT COUNT(*) * 2 FROM kernels")" -ge "${launched:-1}"
+"$gpuscope" profile -o abort -- "$samples/crash" --mode abort --after-ms 1500 >"$logs/abort.out" 2>"$logs/abort.err"
+expect "abort status passthrough (128+SIGABRT)" $? -eq 134
+expect "abort capture has kernels" "$(q abort.gpuscope "SELECT COUNT(*) FROM kernels")" -gt 0
+
+# 5. SIGKILL: the spool written so far is still readable.
+"$gpuscope" profile -o killed -- "$samples/crash" --mode hang --after-ms 1500 >"$logs/killed.out" 2>"$logs/killed.err" &
+profiler=$!
+for _ in $(seq 1 100); do grep -q launched= "$logs/killed.out" 2>/dev/null && break; sleep 0.1; done
+sleep 1.5
+pkill -KILL -f "samples/crash --mode hang"
+wait $profiler
+expect "SIGKILL status passthrough (128+9)" $? -eq 137
+expect "SIGKILL capture has kernels" "$(q killed.gpuscope "SELECT COUNT(*) FROM kernels")" -gt 0
+expect "SIGKILL capture marked truncated" "$(q killed.gpuscope "SELECT COUNT(*) FROM data_loss WHERE what = 'spool_truncated'")" -eq 1
+
+# 6. Fail-open: no GPU visible -> the program behaves exactly as without gpuscope.
+CUDA_VISIBLE_DEVICES= "$samples/launch_storm" --launches 10 >/dev/null 2>&1
+plain=$?
+CUDA_VISIBLE_DEVICES= "$gpuscope" profile -o nogpu -- "$samples/launch_storm" --launches 10 >"$logs/nogpu.out" 2>"$logs/nogpu.err"
+expect "no-GPU exit status unchanged" $? -eq $plain
+expect "no-GPU gpuscope explains" "$(grep -c 'gpuscope' "$logs/nogpu.err")" -ge 1
+
+# 7. Child processes are captured, each with its pid.
+"$gpuscope" profile -o spawn -- "$samples/spawn" --children 2 >"$logs/spawn.out" 2>"$logs/spawn.err"
+expect "spawn exit code" $? -eq 0
+expect "child processes captured" "$(q spawn.gpuscope "SELECT COUNT(DISTINCT pid) FROM kernels")" -eq 2
+expect "child kernels" "$(q spawn.gpuscope "SELECT COUNT(*) FROM kernels")" -ge 2000
+
+# 8. PyTorch (a python3 process with its own libcupti), if torch is installed.
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  "$gpuscope" profile -o torch -- python3 -c "
+import torch
+x = torch.randn(1024, 1024, device='cuda')
+for _ in range(20): x = torch.nn.functional.relu(x @ x) / 1024
+torch.cuda.synchronize(); print('ok', float(x.sum()))" >"$logs/torch.out" 2>"$logs/torch.err"
+  expect "torch exit code" $? -eq 0
+  expect "torch kernels" "$(q torch.gpuscope "SELECT COUNT(*) FROM kernels")" -ge 40
+else
+  echo "SKIP torch: python3 with CUDA torch not available"
+fi
+
+# 9. The report is produced in every format, from the file alone.
+for fmt in text markdown json; do
+  "$gpuscope" report base.gpuscope --format $fmt >"$logs/base.report.$fmt" 2>>"$logs/report.err"
+  expect "report --format $fmt" $? -eq 0
+done
+cp base.gpuscope fixed.gpuscope storm.gpuscope segv.gpuscope "$logs/" 2>/dev/null
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
