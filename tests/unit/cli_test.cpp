@@ -1,0 +1,127 @@
+// Runs the gpuscope binary the way users do and checks exit codes and messages.
+// Profiling a program that never touches CUDA works without a GPU, which lets
+// the exit-status passthrough be tested on every machine.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "spool_builder.h"
+
+namespace gpuscope {
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Result gpuscope(const std::string& dir, const std::string& args, const std::string& env = "") {
+  const std::string cmd = "cd '" + dir + "' && " + env + " " + GPUSCOPE_BINARY + " " + args +
+                          " >'" + dir + "/out.txt' 2>'" + dir + "/err.txt' </dev/null";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir + "/out.txt"), slurp(dir + "/err.txt")};
+}
+
+int lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(Cli, BadInvocationsFailWithOneLine) {
+  const std::string dir = testing::scratch_dir("cli_bad");
+  std::ofstream(dir + "/notes.txt") << "not a capture\n";
+  for (const std::string args : {"report missing.gpuscope", "report notes.txt",
+                                 "query notes.txt 'SELECT 1'", "import -o x missing.spool"}) {
+    Result r = gpuscope(dir, args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("gpuscope: ", 0), 0u) << args << ": " << r.err;
+  }
+  EXPECT_EQ(gpuscope(dir, "").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "report").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "report x.gpuscope --format xml").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "profile").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "frobnicate").exit_code, 2);
+}
+
+TEST(Cli, ProfileRefusesAnExistingInjectionAndMissingPrograms) {
+  const std::string dir = testing::scratch_dir("cli_profile_bad");
+  std::ofstream(dir + "/fake_inject.so") << "x";
+  const std::string lib = "GPUSCOPE_INJECT_LIB=" + dir + "/fake_inject.so";
+  Result missing = gpuscope(dir, "profile -o m -- ./no-such-program", lib);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("cannot run './no-such-program'"), std::string::npos) << missing.err;
+
+  Result injected = gpuscope(dir, "profile -- /bin/true", lib + " CUDA_INJECTION64_PATH=/other.so");
+  EXPECT_EQ(injected.exit_code, 2);
+  EXPECT_NE(injected.err.find("CUDA_INJECTION64_PATH is already set"), std::string::npos);
+
+  Result no_lib = gpuscope(dir, "profile -- /bin/true", "GPUSCOPE_INJECT_LIB=/nonexistent.so");
+  EXPECT_EQ(no_lib.exit_code, 2);
+  EXPECT_NE(no_lib.err.find("capture library not found"), std::string::npos);
+}
+
+TEST(Cli, ProfilePassesExitStatusAndSignalsThrough) {
+  const std::string dir = testing::scratch_dir("cli_status");
+  std::ofstream(dir + "/fake_inject.so") << "x";
+  const std::string lib = "GPUSCOPE_INJECT_LIB=" + dir + "/fake_inject.so";
+
+  Result seven = gpuscope(dir, "profile -o seven -- sh -c 'echo hello; exit 7'", lib);
+  EXPECT_EQ(seven.exit_code, 7);
+  EXPECT_EQ(seven.out, "hello\n") << "the program's stdout is untouched";
+  EXPECT_NE(seven.err.find("no CUDA activity was captured"), std::string::npos) << seven.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/seven.gpuscope"));
+
+  Result again = gpuscope(dir, "profile -o seven -- true", lib);
+  EXPECT_EQ(again.exit_code, 2) << "an explicit -o never overwrites silently";
+
+  Result segv = gpuscope(dir, "profile -o segv --no-report -- sh -c 'kill -SEGV $$'", lib);
+  EXPECT_EQ(segv.exit_code, 128 + 11);
+  Result run = gpuscope(dir, "query segv.gpuscope 'SELECT exit_code, term_signal FROM run'");
+  EXPECT_EQ(run.out, "-1\t11\n");
+
+  // The default name counts up instead of overwriting.
+  EXPECT_EQ(gpuscope(dir, "profile --no-report -- true", lib).exit_code, 0);
+  EXPECT_EQ(gpuscope(dir, "profile --no-report -- true", lib).exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/true.gpuscope"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/true-2.gpuscope"));
+}
+
+TEST(Cli, ImportTurnsLeftoverSpoolsIntoACapture) {
+  const std::string dir = testing::scratch_dir("cli_import");
+  testing::SpoolBuilder b(321);
+  b.string(1, "tiny_kernel").string(static_cast<uint32_t>(spool::TextKey::CommandLine), "./app", true);
+  spool::KernelRecord k{};
+  k.start_ns = 2000;
+  k.end_ns = 2500;
+  k.name = 1;
+  b.record(spool::RecordKind::Kernel, k).flush();  // no End: the process was killed
+  b.write(dir + "/app.321.spool");
+
+  Result imported = gpuscope(dir, "import -o app app.321.spool");
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  Result rows = gpuscope(dir, "query app.gpuscope 'SELECT name, end_ns - start_ns FROM kernels_named'");
+  EXPECT_EQ(rows.out, "tiny_kernel\t500\n");
+  Result truncated = gpuscope(dir, "query app.gpuscope \"SELECT count FROM data_loss WHERE what = 'spool_truncated'\"");
+  EXPECT_EQ(truncated.out, "1\n");
+  EXPECT_EQ(gpuscope(dir, "import -o app app.321.spool").exit_code, 2) << "no silent overwrite";
+  Result report = gpuscope(dir, "report app.gpuscope --format json");
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+
+  Result write = gpuscope(dir, "query app.gpuscope 'DELETE FROM kernels'");
+  EXPECT_EQ(write.exit_code, 2) << "query is read-only";
+}
+
+}  // namespace
+}  // namespace gpuscope
