@@ -1,0 +1,49 @@
+// Data quality: everything we know we lost. Shown in every report, because a
+// summary of an incomplete capture silently understates what happened.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "gpuscope/analysis.h"
+
+namespace gpuscope::analysis {
+
+DataQuality assess_data_quality(const Trace& trace) {
+  DataQuality q;
+
+  // Ordered containers: the same entries in any order give the same groups.
+  std::map<std::string, LossGroup> by_what;
+  std::map<std::string, std::set<std::string>> details;
+  for (const DataLoss& loss : trace.data_loss) {
+    LossGroup& g = by_what[loss.what];
+    g.what = loss.what;
+    g.count += loss.count;
+    if (std::find(g.pids.begin(), g.pids.end(), loss.pid) == g.pids.end()) g.pids.push_back(loss.pid);
+    if (!loss.detail.empty()) details[loss.what].insert(loss.detail);
+  }
+  for (auto& [what, g] : by_what) {
+    std::sort(g.pids.begin(), g.pids.end());
+    for (const std::string& d : details[what]) g.detail += (g.detail.empty() ? "" : "; ") + d;
+    q.losses.push_back(std::move(g));
+  }
+
+  for (const Process& p : trace.processes) {
+    if (!p.clean_shutdown) q.truncated_pids.push_back(p.pid);
+    // An empty status means the source format does not record one (imports).
+    if (!p.capture_status.empty() && p.capture_status != "ok")
+      q.capture_problems.push_back({p.pid, p.capture_status});
+  }
+  std::sort(q.truncated_pids.begin(), q.truncated_pids.end());
+  std::sort(q.capture_problems.begin(), q.capture_problems.end(),
+            [](const CaptureProblem& a, const CaptureProblem& b) {
+              return std::tie(a.pid, a.status) < std::tie(b.pid, b.status);
+            });
+
+  for (const CuptiOverhead& o : trace.overheads) q.cupti_overhead_ns += duration(o.start, o.end);
+  q.overhead_records = trace.overheads.size();
+  return q;
+}
+
+}  // namespace gpuscope::analysis

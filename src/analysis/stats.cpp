@@ -1,0 +1,50 @@
+// Descriptive statistics and interval unions (see gpuscope/analysis_stats.h).
+#include <algorithm>
+#include <cmath>
+
+#include "gpuscope/analysis_stats.h"
+
+namespace gpuscope::analysis {
+
+Stats describe(std::vector<double> values) {
+  Stats s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  s.count = values.size();
+  for (double v : values) s.total += v;
+  s.mean = s.total / static_cast<double>(s.count);
+  s.min = values.front();
+  s.max = values.back();
+  const size_t mid = s.count / 2;
+  s.median = (s.count % 2 == 1) ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;
+  if (s.count >= 2) {
+    // Two-pass (deviations from the mean) to avoid cancellation with large ns values.
+    double squares = 0;
+    for (double v : values) squares += (v - s.mean) * (v - s.mean);
+    s.stddev = std::sqrt(squares / static_cast<double>(s.count - 1));
+  }
+  if (s.mean != 0) s.cv_percent = s.stddev / std::fabs(s.mean) * 100.0;
+  return s;
+}
+
+TimeNs union_length(std::vector<Interval> intervals) {
+  std::erase_if(intervals, [](const Interval& i) { return i.end <= i.start; });
+  if (intervals.empty()) return 0;
+  std::sort(intervals.begin(), intervals.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  TimeNs covered = 0;
+  TimeNs run_start = intervals.front().start;
+  TimeNs run_end = intervals.front().end;
+  for (const Interval& i : intervals) {
+    if (i.start <= run_end) {  // overlapping or touching: extend the current run
+      run_end = std::max(run_end, i.end);
+    } else {
+      covered += run_end - run_start;
+      run_start = i.start;
+      run_end = i.end;
+    }
+  }
+  return covered + (run_end - run_start);
+}
+
+}  // namespace gpuscope::analysis
