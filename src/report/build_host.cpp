@@ -1,0 +1,83 @@
+// Host-side sections: CUDA API calls, synchronization waits, NVTX ranges.
+#include "report/builder.h"
+
+namespace gpuscope::report {
+
+Section build_api_section(const Trace& trace, size_t top) {
+  Section s;
+  s.key = "api";
+  s.title = "CUDA API";
+  auto summaries = analysis::summarize_api(trace);
+  if (summaries.empty()) summaries.push_back({});  // an empty runtime table: "none captured"
+  for (const auto& summary : summaries) {
+    const bool runtime = summary.domain == ApiDomain::Runtime;
+    Table t;
+    t.key = runtime ? "runtime_api" : "driver_api";
+    t.title = runtime ? "CUDA runtime API" : "CUDA driver API";
+    t.columns = {text_column("name", "Function", TextStyle::Identifier),
+                 num_column("time_percent", "Time %", Unit::Percent),
+                 num_column("total", "Total", Unit::Ns),
+                 num_column("calls", "Calls", Unit::Count)};
+    add_stats_columns(t, false);
+    for (const auto& g : summary.rows) {
+      std::vector<Cell> row = {
+          text(g.name),
+          opt_num(analysis::share_percent(g.duration.total, static_cast<double>(summary.total_ns)), Unit::Percent),
+          num(g.duration.total, Unit::Ns), num(static_cast<double>(g.duration.count), Unit::Count)};
+      add_stats_cells(row, g.duration, false);
+      t.rows.push_back(std::move(row));
+    }
+    if (!t.rows.empty())
+      t.notes.push_back("Time %: share of all " + std::string(to_string(summary.domain)) +
+                        " API time, summed over threads.");
+    limit_rows(t, top);
+    s.tables.push_back(std::move(t));
+  }
+  return s;
+}
+
+Section build_sync_section(const Trace& trace, size_t top) {
+  Section s;
+  s.key = "sync";
+  s.title = "Synchronization";
+  Table t;
+  t.key = "sync";
+  t.title = "CPU waits by kind";
+  t.columns = {text_column("kind", "Kind"), num_column("count", "Count", Unit::Count),
+               num_column("total", "Total wait", Unit::Ns), num_column("avg", "Avg", Unit::Ns),
+               num_column("max", "Max", Unit::Ns)};
+  for (const auto& g : analysis::summarize_sync(trace))
+    t.rows.push_back({text(to_string(g.kind)), num(static_cast<double>(g.wait.count), Unit::Count),
+                      num(g.wait.total, Unit::Ns), num(g.wait.mean, Unit::Ns), num(g.wait.max, Unit::Ns)});
+  limit_rows(t, top);
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+Section build_nvtx_section(const Trace& trace, size_t top) {
+  Section s;
+  s.key = "nvtx";
+  s.title = "NVTX";
+  const auto summary = analysis::summarize_nvtx(trace);
+  s.lines.push_back({"marks", "Marks", num(static_cast<double>(summary.marks), Unit::Count), ""});
+  Table t;
+  t.key = "nvtx_ranges";
+  t.title = "Ranges";
+  t.columns = {text_column("name", "Range", TextStyle::Identifier), text_column("domain", "Domain"),
+               num_column("count", "Count", Unit::Count), num_column("total", "Total", Unit::Ns)};
+  add_stats_columns(t, false);
+  for (const auto& g : summary.ranges) {
+    std::vector<Cell> row = {text(g.name), text(g.domain.empty() ? "default" : g.domain),
+                             num(static_cast<double>(g.duration.count), Unit::Count), num(g.duration.total, Unit::Ns)};
+    add_stats_cells(row, g.duration, false);
+    t.rows.push_back(std::move(row));
+  }
+  if (summary.unclosed_ranges > 0)
+    t.notes.push_back(plural(summary.unclosed_ranges, "range was", "ranges were") +
+                      " never closed and are not counted.");
+  limit_rows(t, top);
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+}  // namespace gpuscope::report

@@ -1,0 +1,128 @@
+// The report header: what ran, where, on which GPUs, and how it ended.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "report/builder.h"
+
+namespace gpuscope::report {
+namespace {
+
+// Our own table, not strsignal(): its wording differs between libcs, and the
+// report must be the same bytes everywhere.
+const char* signal_name(int sig) {
+  switch (sig) {
+    case 1: return "SIGHUP";
+    case 2: return "SIGINT";
+    case 3: return "SIGQUIT";
+    case 4: return "SIGILL";
+    case 6: return "SIGABRT";
+    case 7: return "SIGBUS";
+    case 8: return "SIGFPE";
+    case 9: return "SIGKILL";
+    case 11: return "SIGSEGV";
+    case 13: return "SIGPIPE";
+    case 15: return "SIGTERM";
+    default: return nullptr;
+  }
+}
+
+std::string exit_status(const Run& run) {
+  if (run.term_signal > 0) {
+    const char* name = signal_name(run.term_signal);
+    return name ? fmt::format("killed by signal {} ({})", run.term_signal, name)
+                : fmt::format("killed by signal {}", run.term_signal);
+  }
+  if (run.exit_code >= 0) return fmt::format("exit code {}", run.exit_code);
+  return "unknown";
+}
+
+// CLOCK_REALTIME ns -> "2025-10-31 08:00:00 UTC" (UTC so every machine agrees).
+std::string utc_time(TimeNs ns) {
+  std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+// CUDA encodes versions as 1000 * major + 10 * minor (13000 = 13.0).
+Cell cuda_version(uint32_t v) {
+  if (v == 0) return {};
+  return text(fmt::format("{}.{}", v / 1000, (v % 1000) / 10));
+}
+
+Table devices_table(const Trace& trace, size_t top) {
+  Table t;
+  t.key = "devices";
+  t.title = "Devices";
+  t.columns = {num_column("id", "ID", Unit::Plain),
+               text_column("name", "Name"),
+               text_column("compute_capability", "CC"),
+               num_column("sm_count", "SMs", Unit::Count),
+               num_column("memory", "Memory", Unit::Bytes),
+               num_column("memory_bandwidth", "Mem bandwidth", Unit::BytesPerSecond),
+               num_column("l2_cache", "L2 cache", Unit::Bytes)};
+  for (const Device& d : analysis::unique_devices(trace)) {
+    t.rows.push_back({num(d.id, Unit::Plain), text(d.name.empty() ? "unknown" : d.name),
+                      text(fmt::format("{}.{}", d.compute_major, d.compute_minor)),
+                      num(d.sm_count, Unit::Count), num(static_cast<double>(d.global_memory_bytes), Unit::Bytes),
+                      // CUPTI reports KB/s; the report's unit is bytes/s.
+                      d.global_memory_bandwidth_kbps
+                          ? num(static_cast<double>(d.global_memory_bandwidth_kbps) * 1000.0, Unit::BytesPerSecond)
+                          : opt_num(std::nullopt, Unit::BytesPerSecond),
+                      num(d.l2_cache_bytes, Unit::Bytes)});
+  }
+  limit_rows(t, top);
+  return t;
+}
+
+Table processes_table(const Trace& trace, size_t top) {
+  Table t;
+  t.key = "processes";
+  t.title = "Processes";
+  t.columns = {num_column("pid", "PID", Unit::Plain),
+               num_column("parent_pid", "Parent", Unit::Plain),
+               text_column("shutdown", "Shutdown"),
+               text_column("capture_status", "Capture"),
+               text_column("driver", "Driver"),
+               text_column("runtime", "Runtime"),
+               text_column("command_line", "Command", TextStyle::Identifier)};
+  std::vector<Process> processes = trace.processes;
+  std::sort(processes.begin(), processes.end(),
+            [](const Process& a, const Process& b) { return a.pid < b.pid; });
+  for (const Process& p : processes) {
+    t.rows.push_back({num(p.pid, Unit::Plain), num(p.parent_pid, Unit::Plain),
+                      text(p.clean_shutdown ? "clean" : "truncated"),
+                      text(p.capture_status.empty() ? "-" : p.capture_status),
+                      cuda_version(p.driver_version), cuda_version(p.runtime_version),
+                      text(p.command_line)});
+  }
+  limit_rows(t, top);
+  return t;
+}
+
+}  // namespace
+
+Section build_run_section(const Trace& trace, size_t top) {
+  Section s;
+  s.key = "run";
+  s.title = "Run";
+  const Run& run = trace.run;
+  std::string command = run.command_line;
+  if (command.empty() && !trace.processes.empty()) command = trace.processes.front().command_line;
+  s.lines.push_back({"command", "Command", text(command.empty() ? "unknown" : command), "", true});
+  s.lines.push_back({"host", "Host", text(run.host.empty() ? "unknown" : run.host), ""});
+  if (run.start > 0) s.lines.push_back({"started", "Started", text(utc_time(run.start)), ""});
+  s.lines.push_back({"exit_status", "Exit status", text(exit_status(run)), ""});
+  s.lines.push_back({"processes", "Processes captured", num(static_cast<double>(trace.processes.size()), Unit::Count), ""});
+  if (!run.gpuscope_version.empty())
+    s.lines.push_back({"captured_by", "Captured by", text("gpuscope " + run.gpuscope_version), ""});
+  s.tables.push_back(devices_table(trace, top));
+  s.tables.push_back(processes_table(trace, top));
+  return s;
+}
+
+}  // namespace gpuscope::report

@@ -1,0 +1,50 @@
+// Builders: turn analysis results into report sections. One function per
+// section; render_report() (report.cpp) calls them in report order.
+#pragma once
+
+#include <string>
+
+#include "gpuscope/analysis.h"
+#include "gpuscope/model.h"
+#include "gpuscope/report.h"
+#include "report/model.h"
+
+namespace gpuscope::report {
+
+Section build_run_section(const Trace& trace, size_t top);
+Section build_summary_section(const analysis::ExecutiveSummary& summary,
+                              const analysis::DataQuality& quality);
+Section build_kernel_section(const Trace& trace, size_t top);
+Section build_memory_section(const Trace& trace, size_t top);
+Section build_api_section(const Trace& trace, size_t top);
+Section build_sync_section(const Trace& trace, size_t top);
+Section build_nvtx_section(const Trace& trace, size_t top);
+Section build_quality_section(const analysis::DataQuality& quality, TimeNs wall_ns, size_t top);
+
+// The whole report model, in report order.
+Report build_report(const Trace& trace, const ReportOptions& options);
+
+// The duration columns shared by kernel, API and NVTX tables.
+inline void add_stats_columns(Table& t, bool with_spread) {
+  t.columns.push_back(num_column("avg", "Avg", Unit::Ns));
+  t.columns.push_back(num_column("median", "Median", Unit::Ns));
+  t.columns.push_back(num_column("min", "Min", Unit::Ns));
+  t.columns.push_back(num_column("max", "Max", Unit::Ns));
+  if (with_spread) {
+    t.columns.push_back(num_column("stddev", "StdDev", Unit::Ns));
+    t.columns.push_back(num_column("cv", "CV %", Unit::Percent));
+  }
+}
+
+inline void add_stats_cells(std::vector<Cell>& row, const analysis::Stats& s, bool with_spread) {
+  row.push_back(num(s.mean, Unit::Ns));
+  row.push_back(num(s.median, Unit::Ns));
+  row.push_back(num(s.min, Unit::Ns));
+  row.push_back(num(s.max, Unit::Ns));
+  if (with_spread) {
+    row.push_back(num(s.stddev, Unit::Ns));
+    row.push_back(num(s.cv_percent, Unit::Percent));
+  }
+}
+
+}  // namespace gpuscope::report

@@ -1,0 +1,107 @@
+// The report model: what a report says, independent of how it is laid out.
+// Analyses fill it (src/report/build_*.cpp); renderers only lay it out
+// (text, markdown, JSON; HTML later). Every number is a Value that carries its
+// unit, so all renderers format it through the same function (units.h) and
+// the JSON renderer can emit the exact base-unit number.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace gpuscope::report {
+
+enum class Unit {
+  Count,           // a number of things: launches, calls, SMs
+  Ns,              // duration in nanoseconds
+  Bytes,           // size in bytes
+  BytesPerSecond,  // bandwidth
+  Percent,         // percentage points: 12.5 means 12.5 %
+  Plain            // a number without unit: ids, versions, ratios
+};
+
+struct Value {
+  double value = 0;
+  Unit unit = Unit::Plain;
+};
+
+// A cell is empty (no value at all), text, or a number (NaN: undefined, shown as "-").
+using Cell = std::variant<std::monostate, std::string, Value>;
+
+// How a text column may be laid out.
+enum class TextStyle {
+  Plain,       // short words: never shortened
+  Identifier,  // kernel, API and range names, command lines: markdown shows
+               // them as code; the text renderer may shorten them in the middle
+  Prose        // free text (details): may be shortened, not shown as code
+};
+
+struct Column {
+  std::string key;    // stable machine name, used as the JSON field
+  std::string title;  // header shown to people
+  std::optional<Unit> unit;  // nullopt: a text column
+  TextStyle style = TextStyle::Plain;
+};
+
+struct Table {
+  std::string key;
+  std::string title;
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;
+  size_t omitted_rows = 0;  // rows dropped by --top; the note says so
+  std::string empty_text = "none captured";
+  std::vector<std::string> notes;
+};
+
+// One "label: value" line, e.g. "Wall time: 228.3 ms (launcher start to exit)".
+struct Line {
+  std::string key;
+  std::string label;
+  Cell value;
+  std::string note;  // short human context; may be empty
+  bool identifier = false;  // a command line or name: markdown shows it as code
+};
+
+struct Section {
+  std::string key;
+  std::string title;
+  std::vector<Line> lines;
+  std::vector<Table> tables;
+  std::vector<std::string> notes;
+  // Shown when the section has no lines and no tables at all.
+  std::string empty_text = "none captured";
+};
+
+struct Report {
+  std::string title = "gpuscope report";
+  std::vector<Section> sections;
+};
+
+// ---- Helpers for the builders ----------------------------------------------
+
+inline Cell num(double v, Unit unit) { return Value{v, unit}; }
+// An undefined number (a share of zero wall time) keeps its unit as NaN:
+// people read "-", JSON gets null with the unit still named.
+inline Cell opt_num(const std::optional<double>& v, Unit unit) {
+  return Value{v ? *v : std::numeric_limits<double>::quiet_NaN(), unit};
+}
+inline Cell text(std::string s) { return Cell{std::move(s)}; }
+
+inline Column text_column(std::string key, std::string title, TextStyle style = TextStyle::Plain) {
+  return Column{std::move(key), std::move(title), std::nullopt, style};
+}
+inline Column num_column(std::string key, std::string title, Unit unit) {
+  return Column{std::move(key), std::move(title), unit, TextStyle::Plain};
+}
+
+// Keeps the first `top` rows (0 = all) and records how many were dropped.
+void limit_rows(Table& table, size_t top);
+
+// "1 launch" / "1,024 launches": counts in notes read as English.
+std::string plural(size_t n, const std::string& one, const std::string& many);
+
+}  // namespace gpuscope::report

@@ -1,0 +1,18 @@
+// Renderers lay out a report model; they compute nothing. Each returns the
+// whole document as one string ending in a newline.
+#pragma once
+
+#include <string>
+
+#include "report/model.h"
+
+namespace gpuscope::report {
+
+// The text renderer aims at this many columns; long identifiers are shortened.
+inline constexpr size_t kTextWidth = 120;
+
+std::string render_text(const Report& report);
+std::string render_markdown(const Report& report);
+std::string render_json(const Report& report);
+
+}  // namespace gpuscope::report

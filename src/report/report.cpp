@@ -1,0 +1,52 @@
+// render_report(): analyses -> report model -> the chosen renderer.
+#include "gpuscope/report.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/error.h"
+#include "report/builder.h"
+#include "report/renderers.h"
+
+namespace gpuscope {
+namespace report {
+
+Report build_report(const Trace& trace, const ReportOptions& options) {
+  const size_t top = options.top;
+  const auto summary = analysis::summarize_executive(trace);
+  const auto quality = analysis::assess_data_quality(trace);
+  Report r;
+  r.sections.push_back(build_run_section(trace, top));
+  r.sections.push_back(build_summary_section(summary, quality));
+  r.sections.push_back(build_kernel_section(trace, top));
+  r.sections.push_back(build_memory_section(trace, top));
+  r.sections.push_back(build_api_section(trace, top));
+  r.sections.push_back(build_sync_section(trace, top));
+  r.sections.push_back(build_nvtx_section(trace, top));
+  r.sections.push_back(build_quality_section(quality, summary.wall_ns, top));
+  return r;
+}
+
+}  // namespace report
+
+std::string render_report(const Trace& trace, const ReportOptions& options, ReportFormat format) {
+  const report::Report model = report::build_report(trace, options);
+  switch (format) {
+    case ReportFormat::Text: return report::render_text(model);
+    case ReportFormat::Markdown: return report::render_markdown(model);
+    case ReportFormat::Json: return report::render_json(model);
+  }
+  throw Error("unknown report format");
+}
+
+ReportFormat parse_report_format(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "text" || lower == "txt") return ReportFormat::Text;
+  if (lower == "markdown" || lower == "md") return ReportFormat::Markdown;
+  if (lower == "json") return ReportFormat::Json;
+  throw Error("unknown report format '" + std::string(name) + "' (expected text, markdown or json)");
+}
+
+}  // namespace gpuscope
