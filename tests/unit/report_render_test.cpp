@@ -1,0 +1,164 @@
+// Renderer behaviour beyond the golden files: empty traces, width limits,
+// escaping, --top, JSON numbers, format names.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "common/error.h"
+#include "gpuscope/report.h"
+#include "report/text_util.h"
+
+namespace gpuscope {
+namespace {
+
+using nlohmann::json;
+
+Trace trace_with_kernels(const std::vector<std::string>& names) {
+  Trace t;
+  TimeNs now = 1'000;
+  for (size_t i = 0; i < names.size(); ++i) {
+    Kernel k;
+    k.name = t.strings.intern(names[i]);
+    k.start = now;
+    k.end = now + 1'000 * static_cast<TimeNs>(i + 1);
+    now = k.end + 10;
+    t.kernels.push_back(k);
+  }
+  return t;
+}
+
+const json& find_section(const json& report, const std::string& key) {
+  for (const json& s : report["sections"])
+    if (s["key"] == key) return s;
+  throw std::runtime_error("no section " + key);
+}
+
+TEST(ReportFormatName, ParsesKnownNames) {
+  EXPECT_EQ(parse_report_format("text"), ReportFormat::Text);
+  EXPECT_EQ(parse_report_format("markdown"), ReportFormat::Markdown);
+  EXPECT_EQ(parse_report_format("md"), ReportFormat::Markdown);
+  EXPECT_EQ(parse_report_format("JSON"), ReportFormat::Json);
+  EXPECT_THROW(parse_report_format("html"), Error);
+  EXPECT_THROW(parse_report_format(""), Error);
+}
+
+TEST(ReportEmpty, EveryFormatRendersAndSaysNoneCaptured) {
+  const Trace empty;
+  const std::string text = render_report(empty, {}, ReportFormat::Text);
+  EXPECT_NE(text.find("Kernel time: none captured"), std::string::npos);
+  EXPECT_NE(text.find("CUDA runtime API: none captured"), std::string::npos);
+  const std::string md = render_report(empty, {}, ReportFormat::Markdown);
+  EXPECT_NE(md.find("_none captured_"), std::string::npos);
+  const json j = json::parse(render_report(empty, {}, ReportFormat::Json));
+  EXPECT_EQ(j["format"], "gpuscope-report");
+  EXPECT_EQ(j["sections"].size(), 8u);
+  EXPECT_TRUE(find_section(j, "summary")["lines"][0]["value"].is_null());  // wall time undefined
+  EXPECT_EQ(find_section(j, "summary")["lines"][0]["unit"], "ns");
+}
+
+TEST(ReportText, FitsInto120ColumnsWithLongNames) {
+  std::string long_name = "void cutlass::Kernel2<cutlass::gemm::kernel::GemmUniversal<";
+  for (int i = 0; i < 20; ++i) long_name += "cutlass::gemm::collective::CollectiveMma<" + std::to_string(i) + ">, ";
+  long_name += "void>>(Params)";
+  const std::string text = render_report(trace_with_kernels({long_name, "short"}), {}, ReportFormat::Text);
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    EXPECT_LE(report::display_width(line), 120u) << line;
+    EXPECT_TRUE(line.empty() || line.back() != ' ') << "trailing space: " << line;
+  }
+  EXPECT_NE(text.find("void cutlass::Kernel2<"), std::string::npos);  // the start survives
+  EXPECT_NE(text.find("void>>(Params)"), std::string::npos);          // and the end
+  EXPECT_NE(text.find("\u2026"), std::string::npos);
+}
+
+TEST(ReportText, ShortenMiddleKeepsUtf8Intact) {
+  EXPECT_EQ(report::shorten_middle("abcdef", 10), "abcdef");
+  EXPECT_EQ(report::shorten_middle("abcdefghij", 5), "ab\u2026ij");
+  const std::string greek = "\u03b1\u03b2\u03b3\u03b4\u03b5\u03b6\u03b7";  // 7 code points, 14 bytes
+  const std::string cut = report::shorten_middle(greek, 4);
+  EXPECT_EQ(report::display_width(cut), 4u);
+  EXPECT_EQ(cut, "\u03b1\u03b2\u2026\u03b7");
+}
+
+TEST(ReportMarkdown, EscapesPipesAndBackticksInNames) {
+  const std::string md =
+      render_report(trace_with_kernels({"op<a|b>", "tick`name"}), {}, ReportFormat::Markdown);
+  EXPECT_NE(md.find("`op<a\\|b>`"), std::string::npos) << md;
+  EXPECT_NE(md.find("``tick`name``"), std::string::npos) << md;
+}
+
+TEST(ReportJson, NumbersAreRawBaseUnits) {
+  Trace t = trace_with_kernels({"k"});
+  t.kernels[0].end = t.kernels[0].start + 615'837;
+  Memcpy m;
+  m.kind = CopyKind::HtoD;
+  m.src_kind = MemoryKind::Pinned;
+  m.bytes = 41'967'624;
+  m.start = 0;
+  m.end = 2'000'000;
+  t.memcpys.push_back(m);
+  const json j = json::parse(render_report(t, {}, ReportFormat::Json));
+
+  const json& kernel_table = find_section(j, "kernels")["tables"][0];
+  EXPECT_EQ(kernel_table["rows"][0]["total"], 615'837);
+  EXPECT_EQ(kernel_table["rows"][0]["name"], "k");
+  EXPECT_EQ(kernel_table["columns"][2]["key"], "total");
+  EXPECT_EQ(kernel_table["columns"][2]["unit"], "ns");
+
+  const json& memory_row = find_section(j, "memory")["tables"][0]["rows"][0];
+  EXPECT_EQ(memory_row["operation"], "HtoD (pinned)");
+  EXPECT_EQ(memory_row["bytes"], 41'967'624);
+  EXPECT_DOUBLE_EQ(memory_row["bandwidth"].get<double>(), 41'967'624 / 2e-3);
+}
+
+TEST(ReportJson, InvalidUtf8NameDoesNotThrow) {
+  const std::string bad = std::string("kernel_\xff\xfe");
+  EXPECT_NO_THROW(json::parse(render_report(trace_with_kernels({bad}), {}, ReportFormat::Json)));
+}
+
+TEST(ReportTop, LimitsRowsAndZeroMeansAll) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 30; ++i) names.push_back("kernel_" + std::to_string(100 + i));
+  const Trace t = trace_with_kernels(names);
+
+  const json limited = json::parse(render_report(t, {}, ReportFormat::Json));
+  const json& table = find_section(limited, "kernels")["tables"][0];
+  EXPECT_EQ(table["rows"].size(), 15u);
+  EXPECT_EQ(table["rows_omitted"], 15);
+  EXPECT_EQ(table["rows"][0]["name"], "kernel_129");  // longest first
+
+  ReportOptions all;
+  all.top = 0;
+  const json full = json::parse(render_report(t, all, ReportFormat::Json));
+  EXPECT_EQ(find_section(full, "kernels")["tables"][0]["rows"].size(), 30u);
+  EXPECT_NE(render_report(t, {}, ReportFormat::Text).find("15 more rows not shown"), std::string::npos);
+}
+
+TEST(ReportRun, SignalAndTruncationAreShown) {
+  Trace t;
+  t.run.exit_code = -1;
+  t.run.term_signal = 11;
+  Process p;
+  p.pid = 99;
+  p.clean_shutdown = false;
+  p.capture_status = "ok";
+  t.processes.push_back(p);
+  t.data_loss.push_back({99, "spool_truncated", 1, "last chunk incomplete"});
+  const std::string text = render_report(t, {}, ReportFormat::Text);
+  EXPECT_NE(text.find("killed by signal 11 (SIGSEGV)"), std::string::npos);
+  EXPECT_NE(text.find("Truncated processes  1"), std::string::npos) << text;
+  EXPECT_NE(text.find("spool_truncated"), std::string::npos);
+  EXPECT_NE(text.find("Data quality        incomplete"), std::string::npos);
+}
+
+TEST(ReportSummary, EventSpanFallbackIsLabelled) {
+  Trace t = trace_with_kernels({"k"});
+  const std::string text = render_report(t, {}, ReportFormat::Text);
+  EXPECT_NE(text.find("first to last captured event"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuscope
