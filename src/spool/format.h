@@ -203,6 +203,10 @@ struct OverheadRecord {
   uint32_t pad;
 };
 
+// Loss records are deltas: the writer emits, with each chunk, what it lost since the
+// previous chunk, so losses survive a crash. A reader sums counts per `what`.
+// Writer's `what`s: cupti_dropped_records (records), activity_buffer_requests_refused
+// (requests), cupti_incomplete_buffers (buffers), cupti_missing_timestamps (records).
 struct LossRecord {
   uint64_t count;
   uint32_t what;    // string id, e.g. "cupti_dropped_records"
@@ -211,8 +215,9 @@ struct LossRecord {
 
 struct EndRecord {
   int64_t end_ns;
-  uint64_t records_written;
-  uint64_t records_dropped;  // lost before they reached the spool
+  uint64_t records_written;  // all records (of any kind) in the file before this one
+  uint64_t records_dropped;  // lost inside gpuscope before they reached the spool
+                             // (CUPTI's own drops are Loss records, not counted here)
 };
 
 }  // namespace gpuscope::spool
