@@ -1,0 +1,98 @@
+#include "capture/config.h"
+
+#include <charconv>
+#include <string_view>
+
+namespace gpuscope::capture {
+namespace {
+
+ConfigResult failure(std::string message) {
+  ConfigResult result;
+  result.error = std::move(message);
+  return result;
+}
+
+// Whole-string unsigned decimal in [lo, hi]; no sign, no spaces, no suffix.
+bool parse_uint(std::string_view text, uint32_t lo, uint32_t hi, uint32_t& out) {
+  if (text.empty()) return false;
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return false;
+  if (value < lo || value > hi) return false;
+  out = static_cast<uint32_t>(value);
+  return true;
+}
+
+}  // namespace
+
+ConfigResult parse_config(const char* text, bool require_spool) {
+  if (text == nullptr) {
+    return failure(std::string(kConfigEnvVar) + " is not set; run the program under `gpuscope profile`");
+  }
+  ConfigResult result;
+  InjectConfig& config = result.config;
+  bool seen_spool = false, seen_driver = false, seen_flush = false, seen_buffer = false,
+       seen_cupti = false;
+
+  std::string_view rest(text);
+  while (!rest.empty()) {
+    size_t semi = rest.find(';');
+    std::string_view item = rest.substr(0, semi);
+    rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
+    if (item.empty()) continue;
+
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return failure(std::string(kConfigEnvVar) + ": expected key=value, got '" + std::string(item) + "'");
+    }
+    std::string_view key = item.substr(0, eq);
+    std::string_view value = item.substr(eq + 1);
+    auto repeated = [&](bool& seen) {
+      if (seen) return true;
+      seen = true;
+      return false;
+    };
+    auto bad_value = [&](const char* expected) {
+      return failure(std::string(kConfigEnvVar) + ": bad value '" + std::string(value) + "' for " +
+                     std::string(key) + " (expected " + expected + ")");
+    };
+    auto duplicate = [&]() {
+      return failure(std::string(kConfigEnvVar) + ": key '" + std::string(key) + "' given twice");
+    };
+
+    if (key == "spool") {
+      if (repeated(seen_spool)) return duplicate();
+      if (value.empty() || value.front() != '/') return bad_value("an absolute path prefix");
+      config.spool_prefix = std::string(value);
+    } else if (key == "driver_api") {
+      if (repeated(seen_driver)) return duplicate();
+      if (value == "0") config.driver_api = false;
+      else if (value == "1") config.driver_api = true;
+      else return bad_value("0 or 1");
+    } else if (key == "flush_ms") {
+      if (repeated(seen_flush)) return duplicate();
+      if (!parse_uint(value, 0, 60000, config.flush_ms)) return bad_value("0..60000");
+    } else if (key == "buffer_kb") {
+      if (repeated(seen_buffer)) return duplicate();
+      if (!parse_uint(value, 64, 262144, config.buffer_kb)) return bad_value("64..262144");
+    } else if (key == "cupti") {
+      if (repeated(seen_cupti)) return duplicate();
+      if (value.empty()) return bad_value("a path to libcupti.so");
+      config.cupti_path = std::string(value);
+    } else {
+      return failure(std::string(kConfigEnvVar) + ": unknown key '" + std::string(key) + "'");
+    }
+  }
+
+  if (require_spool && config.spool_prefix.empty()) {
+    return failure(std::string(kConfigEnvVar) + " has no spool=/abs/prefix; run the program under `gpuscope profile`");
+  }
+  result.ok = true;
+  return result;
+}
+
+std::string spool_path(const std::string& prefix, uint32_t pid) {
+  return prefix + "." + std::to_string(pid) + ".spool";
+}
+
+}  // namespace gpuscope::capture

@@ -1,0 +1,47 @@
+// The one configuration input of the injection library: the environment variable
+// GPUSCOPE_INJECT_CONFIG, written by `gpuscope profile`, e.g.
+//   spool=/tmp/run1/capture;driver_api=0;flush_ms=500;buffer_kb=8192
+// It is parsed here and nowhere else; everything downstream gets plain values.
+//
+// Keys (semicolon-separated key=value pairs; empty segments are ignored):
+//   spool=/abs/prefix    required for capture: the spool is <prefix>.<pid>.spool
+//   driver_api=0|1       also trace the CUDA driver API (default 0)
+//   flush_ms=N           CUPTI flush period in ms, 0..60000 (default 500; 0 = CUPTI's own
+//                        heuristics and no periodic flush, i.e. no crash survival)
+//   buffer_kb=N          size of one CUPTI activity buffer in KiB, 64..262144 (default 8192)
+//   cupti=/path          libcupti.so.13 to load when none is already loaded (optional)
+// Values cannot contain ';'. Unknown or repeated keys are errors: the CLI writes this
+// string, so a surprise here means a version mismatch we want to hear about.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gpuscope::capture {
+
+inline constexpr const char* kConfigEnvVar = "GPUSCOPE_INJECT_CONFIG";
+
+struct InjectConfig {
+  std::string spool_prefix;  // absolute path prefix, empty when not required and not given
+  bool driver_api = false;
+  uint32_t flush_ms = 500;
+  uint32_t buffer_kb = 8192;
+  std::string cupti_path;  // empty: search (see cupti_loader.h)
+
+  size_t buffer_bytes() const { return size_t{buffer_kb} * 1024; }
+};
+
+struct ConfigResult {
+  bool ok = false;
+  InjectConfig config;
+  std::string error;  // one line, no "gpuscope: " prefix; set when !ok
+};
+
+// Pure: parses `text` (may be null = variable not set). The capture library needs
+// a spool (require_spool = true); the overhead-floor injector does not.
+ConfigResult parse_config(const char* text, bool require_spool);
+
+// "<prefix>.<pid>.spool"
+std::string spool_path(const std::string& prefix, uint32_t pid);
+
+}  // namespace gpuscope::capture

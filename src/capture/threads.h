@@ -1,0 +1,20 @@
+// Threads the library starts inside the profiled process (the writer, the flusher).
+#pragma once
+
+#include <functional>
+#include <thread>
+
+namespace gpuscope::capture {
+
+// Starts `body` on a new thread that has every signal blocked, so the program's
+// process-directed signals (SIGINT, SIGCHLD, SIGALRM, ...) are never delivered on
+// our threads and its handlers run where it expects them. `name` (<= 15 chars)
+// shows in top/gdb. Throws std::system_error like std::thread when no thread can
+// be created; callers catch it.
+std::thread start_quiet_thread(const char* name, std::function<void()> body);
+
+// The kernel's id of the calling thread (gettid), as CUPTI reports thread ids once
+// cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) is set.
+uint32_t current_thread_id();
+
+}  // namespace gpuscope::capture

@@ -1,0 +1,125 @@
+#include "capture/writer_thread.h"
+
+#include "capture/log.h"
+#include "capture/process_info.h"
+#include "capture/threads.h"
+
+namespace gpuscope::capture {
+
+namespace {
+constexpr auto kIdleWait = std::chrono::milliseconds(250);
+}
+
+WriterThread::WriterThread(BufferPool& pool, std::unique_ptr<SpoolWriter> spool, WriterHooks hooks)
+    : pool_(pool),
+      spool_(std::move(spool)),
+      hooks_(std::move(hooks)),
+      decoder_(*spool_, DecoderHooks{hooks_.api_name, hooks_.enrich_device, 0}) {}
+
+WriterThread::~WriterThread() {
+  if (thread_.joinable()) stop_and_join();
+}
+
+bool WriterThread::start() {
+  try {
+    thread_ = start_quiet_thread("gpuscope-write", [this] { run(); });
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+void WriterThread::stop_and_join() {
+  pool_.close();
+  if (thread_.joinable()) thread_.join();
+}
+
+void WriterThread::run() {
+  // Nothing may escape this thread: an exception here would call std::terminate
+  // and take the program down with it.
+  try {
+    const uint32_t tid = current_thread_id();
+    thread_id_.store(tid, std::memory_order_release);
+    decoder_.set_ignored_thread(tid);
+    if (hooks_.on_start) {
+      hooks_.on_start(*spool_);
+      flush_chunk();
+    }
+    for (;;) {
+      FilledBuffer filled;
+      const BufferPool::Pop got = pool_.pop_filled(filled, kIdleWait);
+      if (got == BufferPool::Pop::Closed) break;
+      if (got == BufferPool::Pop::Got) {
+        process(filled);
+        flush_chunk();
+      } else {
+        // Idle: losses counted outside buffers (refused requests) still get written.
+        update_losses();
+        if (refused_.total != refused_.written) flush_chunk();
+      }
+    }
+    finish();
+  } catch (...) {
+    log_line("internal error in the spool writer; capture stopped, the program continues");
+    // Keep recycling buffers so CUPTI is never starved because of us.
+    for (;;) {
+      FilledBuffer filled;
+      const BufferPool::Pop got = pool_.pop_filled(filled, kIdleWait);
+      if (got == BufferPool::Pop::Closed) break;
+      if (got == BufferPool::Pop::Got) pool_.release(filled.data);
+    }
+    spool_->close();
+  }
+  finished_.store(true, std::memory_order_release);
+}
+
+void WriterThread::process(const FilledBuffer& filled) {
+  cupti_dropped_ += filled.dropped;
+  if (filled.valid_bytes > 0 && spool_->ok()) {
+    decoder_.decode_buffer(filled.data, filled.valid_bytes, hooks_.next_record);
+  }
+  pool_.release(filled.data);
+}
+
+void WriterThread::update_losses() {
+  dropped_.total = cupti_dropped_;
+  refused_.total = pool_.stats().refused;
+  incomplete_.total = decoder_.stats().incomplete_buffers;
+  no_timestamps_.total = decoder_.stats().missing_timestamps;
+}
+
+void WriterThread::append_loss_deltas() {
+  update_losses();
+  for (LossCounter* loss : {&dropped_, &refused_, &incomplete_, &no_timestamps_}) {
+    if (loss->total == loss->written) continue;
+    spool::LossRecord record{};
+    record.count = loss->total - loss->written;
+    record.what = spool_->intern(loss->what);
+    record.detail = spool_->intern(loss->detail);
+    spool_->add(spool::RecordKind::Loss, record);
+    loss->written = loss->total;
+  }
+}
+
+void WriterThread::flush_chunk() {
+  append_loss_deltas();
+  if (!spool_->flush() && !reported_write_error_) {
+    reported_write_error_ = true;
+    log_line("%s; capture stops here, the program continues", spool_->error().c_str());
+  }
+}
+
+void WriterThread::finish() {
+  append_loss_deltas();
+  spool::EndRecord end{};
+  end.end_ns = realtime_ns();
+  end.records_written = spool_->records_written() + spool_->pending_records();
+  end.records_dropped = spool_->records_lost();  // ours only; CUPTI's are in the Loss records
+  spool_->finish(end);
+  if (!spool_->ok() && !reported_write_error_) {
+    reported_write_error_ = true;
+    log_line("%s; the capture is incomplete", spool_->error().c_str());
+  }
+}
+
+}  // namespace gpuscope::capture

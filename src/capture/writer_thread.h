@@ -1,0 +1,85 @@
+// The one thread that turns CUPTI buffers into spool chunks.
+//
+// It pops filled buffers from the BufferPool, decodes them (ActivityDecoder -> the
+// SpoolWriter, which interns strings), recycles each buffer, and writes a chunk after
+// every buffer so data reaches the file within one CUPTI flush of being recorded.
+// Data loss becomes Loss records: each chunk carries the losses counted since the
+// previous one (deltas; a reader sums them).
+//
+// Stop: BufferPool::close() (done by stop_and_join()) makes the loop drain what is
+// queued, write the final losses and the End record, and close the file.
+//
+// Everything here is CUDA-free (CUPTI calls come in as function pointers), so tests run
+// the whole path - queue, decode, chunking, losses, End - on a CPU.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "capture/activity_decoder.h"
+#include "capture/buffer_pool.h"
+#include "capture/spool_writer.h"
+
+namespace gpuscope::capture {
+
+struct WriterHooks {
+  NextRecordFn next_record = nullptr;   // cuptiActivityGetNextRecord
+  ApiNameFn api_name = nullptr;         // cuptiGetCallbackName, wrapped
+  DeviceEnrichFn enrich_device = nullptr;
+  // Runs first, on the writer thread, with the spool: a place for records whose
+  // inputs are best gathered off the program's threads (the Process record).
+  std::function<void(SpoolWriter&)> on_start;
+};
+
+class WriterThread {
+ public:
+  WriterThread(BufferPool& pool, std::unique_ptr<SpoolWriter> spool, WriterHooks hooks);
+  ~WriterThread();
+  WriterThread(const WriterThread&) = delete;
+  WriterThread& operator=(const WriterThread&) = delete;
+
+  // Starts the thread; false if it could not be created (the caller fails open).
+  bool start();
+  // Closes the pool, lets the thread drain and finish the spool, joins it.
+  void stop_and_join();
+  // The loop itself, on the calling thread (tests; start() runs it on a new thread).
+  void run();
+
+  bool finished() const { return finished_.load(std::memory_order_acquire); }
+  uint32_t thread_id() const { return thread_id_.load(std::memory_order_acquire); }
+
+ private:
+  struct LossCounter {
+    const char* what;
+    const char* detail;
+    uint64_t total = 0;
+    uint64_t written = 0;
+  };
+  void process(const FilledBuffer& filled);
+  void update_losses();
+  void append_loss_deltas();
+  void flush_chunk();
+  void finish();
+
+  BufferPool& pool_;
+  std::unique_ptr<SpoolWriter> spool_;
+  WriterHooks hooks_;
+  ActivityDecoder decoder_;
+  std::thread thread_;
+  std::atomic<uint32_t> thread_id_{0};
+  std::atomic<bool> finished_{false};
+  bool reported_write_error_ = false;
+  uint64_t cupti_dropped_ = 0;
+
+  LossCounter dropped_{"cupti_dropped_records", "records CUPTI dropped for lack of buffer space"};
+  LossCounter refused_{"activity_buffer_requests_refused",
+                       "CUPTI asked for a buffer while the buffer memory bound was reached"};
+  LossCounter incomplete_{"cupti_incomplete_buffers",
+                          "buffers whose records could not all be read (incomplete record)"};
+  LossCounter no_timestamps_{"cupti_missing_timestamps", "GPU records without start or end time"};
+};
+
+}  // namespace gpuscope::capture

@@ -1,0 +1,131 @@
+// GPUSCOPE_INJECT_CONFIG parsing, process helpers and CUPTI compatibility checks.
+#include <gtest/gtest.h>
+
+#include "capture/config.h"
+#include "capture/cupti_compat.h"
+#include "capture/process_info.h"
+
+namespace gpuscope::capture {
+namespace {
+
+TEST(CaptureConfig, FullConfig) {
+  ConfigResult r = parse_config("spool=/tmp/run/cap;driver_api=1;flush_ms=250;buffer_kb=4096;cupti=/opt/libcupti.so.13",
+                                true);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.spool_prefix, "/tmp/run/cap");
+  EXPECT_TRUE(r.config.driver_api);
+  EXPECT_EQ(r.config.flush_ms, 250u);
+  EXPECT_EQ(r.config.buffer_kb, 4096u);
+  EXPECT_EQ(r.config.buffer_bytes(), 4096u * 1024u);
+  EXPECT_EQ(r.config.cupti_path, "/opt/libcupti.so.13");
+}
+
+TEST(CaptureConfig, Defaults) {
+  ConfigResult r = parse_config("spool=/a/b", true);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(r.config.driver_api);
+  EXPECT_EQ(r.config.flush_ms, 500u);
+  EXPECT_EQ(r.config.buffer_kb, 8192u);
+  EXPECT_TRUE(r.config.cupti_path.empty());
+}
+
+TEST(CaptureConfig, EmptySegmentsAreIgnored) {
+  ConfigResult r = parse_config(";spool=/a;;flush_ms=0;", true);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.flush_ms, 0u);
+}
+
+TEST(CaptureConfig, ValueMayContainEquals) {
+  ConfigResult r = parse_config("spool=/tmp/a=b", true);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.spool_prefix, "/tmp/a=b");
+}
+
+TEST(CaptureConfig, UnsetOrEmpty) {
+  ConfigResult r = parse_config(nullptr, true);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("GPUSCOPE_INJECT_CONFIG is not set"), std::string::npos);
+  r = parse_config("", true);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("no spool="), std::string::npos);
+}
+
+TEST(CaptureConfig, SpoolOptionalForTheFloor) {
+  ConfigResult r = parse_config("flush_ms=100", false);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.config.spool_prefix.empty());
+  EXPECT_EQ(r.config.flush_ms, 100u);
+  EXPECT_TRUE(parse_config(nullptr, false).ok == false);
+}
+
+struct BadCase {
+  const char* text;
+  const char* message_part;
+};
+
+class CaptureConfigBad : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(CaptureConfigBad, IsRejectedWithAUsefulMessage) {
+  ConfigResult r = parse_config(GetParam().text, true);
+  EXPECT_FALSE(r.ok) << GetParam().text;
+  EXPECT_NE(r.error.find(GetParam().message_part), std::string::npos) << r.error;
+  EXPECT_EQ(r.error.find('\n'), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Inputs, CaptureConfigBad,
+    ::testing::Values(BadCase{"spool=relative/path", "absolute path"},
+                      BadCase{"spool=", "absolute path"},
+                      BadCase{"spool=/a;driver_api=2", "0 or 1"},
+                      BadCase{"spool=/a;driver_api=", "0 or 1"},
+                      BadCase{"spool=/a;flush_ms=-1", "0..60000"},
+                      BadCase{"spool=/a;flush_ms=60001", "0..60000"},
+                      BadCase{"spool=/a;flush_ms=12ms", "0..60000"},
+                      BadCase{"spool=/a;flush_ms=99999999999999999999", "0..60000"},
+                      BadCase{"spool=/a;buffer_kb=63", "64..262144"},
+                      BadCase{"spool=/a;buffer_kb=262145", "64..262144"},
+                      BadCase{"spool=/a;buffer_kb= 8", "64..262144"},
+                      BadCase{"spool=/a;cupti=", "libcupti"},
+                      BadCase{"spool=/a;colour=blue", "unknown key 'colour'"},
+                      BadCase{"spool=/a;spool=/b", "given twice"},
+                      BadCase{"spool=/a;noequals", "expected key=value"},
+                      BadCase{"spool=/a;=x", "expected key=value"},
+                      BadCase{"driver_api=1", "no spool="}));
+
+TEST(CaptureConfig, SpoolPath) { EXPECT_EQ(spool_path("/tmp/cap", 4242), "/tmp/cap.4242.spool"); }
+
+TEST(CaptureProcessInfo, CommandLineFromRaw) {
+  using namespace std::string_literals;
+  EXPECT_EQ(command_line_from_raw("python\0train.py\0--lr\0" "0.1\0"s), "python train.py --lr 0.1");
+  EXPECT_EQ(command_line_from_raw(""), "");
+  EXPECT_EQ(command_line_from_raw("./a.out\0"s), "./a.out");
+  EXPECT_FALSE(read_command_line().empty());  // this test binary's own command line
+}
+
+TEST(CaptureProcessInfo, RealtimeIsNanosecondsSinceEpoch) {
+  const int64_t now = realtime_ns();
+  EXPECT_GT(now, int64_t{1600000000} * 1000000000);  // after 2020
+}
+
+TEST(CuptiCompat, VersionCheck) {
+  EXPECT_TRUE(cupti_version_supported(130000));
+  EXPECT_TRUE(cupti_version_supported(130001));
+  EXPECT_TRUE(cupti_version_supported(130105));
+  EXPECT_FALSE(cupti_version_supported(28));      // CUDA 12.9
+  EXPECT_FALSE(cupti_version_supported(24));      // CUDA 12.6
+  EXPECT_FALSE(cupti_version_supported(140000));  // a future major: record layouts may differ
+  EXPECT_FALSE(cupti_version_supported(0));
+}
+
+TEST(CuptiCompat, AdviceNamesTheLikelyCause) {
+  EXPECT_NE(std::string(cupti_error_advice(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)).find("Nsight"),
+            std::string::npos);
+  EXPECT_NE(std::string(cupti_error_advice(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)).find("ERR_NVGPUCTRPERM"),
+            std::string::npos);
+  EXPECT_NE(std::string(cupti_error_advice(CUPTI_ERROR_NOT_INITIALIZED)).find("GPU is visible"), std::string::npos);
+  EXPECT_STREQ(cupti_error_name(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED),
+               "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
+}
+
+}  // namespace
+}  // namespace gpuscope::capture
