@@ -1,0 +1,67 @@
+// Finds libcupti at run time and resolves every CUPTI function we use into one table.
+//
+// We never link libcupti: two CUPTI copies in one process end badly, and the program
+// may already carry one (PyTorch's wheel ships libcupti.so.13). The search, first hit wins:
+//   1. a libcupti.so.13 already loaded in the process (dlopen RTLD_NOLOAD)
+//   2. the path from the config (cupti=...)
+//   3. the toolkit: /usr/local/cuda/{extras/CUPTI/lib64,lib64,lib,targets/x86_64-linux/lib}
+//   4. the plain soname, through the normal library search path
+// Before that, if a CUPTI of another major version is already loaded we stop: loading
+// ours too would put two CUPTIs in the process, and we cannot read the other's records.
+// The library is loaded RTLD_LOCAL and never unloaded; a later dlopen of the soname by
+// the program finds this same copy.
+//
+// Both entry points (InitializeInjection for CUDA, InitializeInjectionNvtx2 for NVTX)
+// may come first, from any thread: load_cupti() runs the search exactly once
+// (std::call_once) and every caller gets the same result.
+#pragma once
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <string>
+
+namespace gpuscope::capture {
+
+// NVTX's injection entry point (nvtxDetail/nvtxTypes.h: NvtxInitializeInjectionNvtxFunc_t;
+// NVTX_API is empty on Linux). Spelled out so we need no NVTX headers.
+using NvtxGetExportTableFn = const void* (*)(uint32_t export_table_id);
+using NvtxInitializeFn = int (*)(NvtxGetExportTableFn get_export_table);
+
+struct CuptiApi {
+  // Required: the library is unusable without any of these.
+  decltype(&::cuptiGetVersion) GetVersion = nullptr;
+  decltype(&::cuptiGetResultString) GetResultString = nullptr;
+  decltype(&::cuptiGetCallbackName) GetCallbackName = nullptr;
+  decltype(&::cuptiActivityRegisterCallbacks) ActivityRegisterCallbacks = nullptr;
+  decltype(&::cuptiActivityEnable) ActivityEnable = nullptr;
+  decltype(&::cuptiActivityDisable) ActivityDisable = nullptr;
+  decltype(&::cuptiActivityFlushAll) ActivityFlushAll = nullptr;
+  decltype(&::cuptiActivityGetNextRecord) ActivityGetNextRecord = nullptr;
+  decltype(&::cuptiActivityGetNumDroppedRecords) ActivityGetNumDroppedRecords = nullptr;
+  // Optional: used when present.
+  decltype(&::cuptiSetThreadIdType) SetThreadIdType = nullptr;
+  decltype(&::cuptiActivityFlushPeriod) ActivityFlushPeriod = nullptr;
+  decltype(&::cuptiActivityEnableAllSyncRecords) ActivityEnableAllSyncRecords = nullptr;
+  // libcupti's own NVTX injection entry: forwarding NVTX to it is what makes CUPTI
+  // produce MARKER records.
+  NvtxInitializeFn InitializeInjectionNvtx2 = nullptr;
+};
+
+struct CuptiLibrary {
+  bool ok = false;
+  CuptiApi api;
+  std::string path;       // the file actually loaded (from dladdr)
+  uint32_t version = 0;   // cuptiGetVersion
+  bool reused = false;    // it was already loaded by the program
+  std::string error;      // when !ok: one line, what happened and what to do
+  std::string warning;    // when ok but cupti= could not be loaded and a fallback was used
+};
+
+// Loads once per process; `configured_path` (may be empty) only matters on the first call.
+const CuptiLibrary& load_cupti(const std::string& configured_path);
+
+// "CUPTI_ERROR_X" through the library's cuptiGetResultString, or our own table.
+std::string cupti_result_text(const CuptiApi& api, CUptiResult rc);
+
+}  // namespace gpuscope::capture

@@ -1,0 +1,100 @@
+#include "capture/cupti_session.h"
+
+#include <vector>
+
+#include "capture/cupti_compat.h"
+
+namespace gpuscope::capture {
+namespace {
+
+struct KindSpec {
+  CUpti_ActivityKind kind;
+  const char* name;
+  bool essential;
+};
+
+// What gpuscope records. DRIVER is added only with driver_api=1. MEMCPY2 carries
+// peer-to-peer copies, which MEMCPY does not report.
+constexpr KindSpec kKinds[] = {
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", true},
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", false},
+    {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2", false},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", false},
+    {CUPTI_ACTIVITY_KIND_MARKER, "MARKER", false},
+    {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", false},
+    {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", false},
+};
+constexpr KindSpec kDriverKind{CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", false};
+
+std::string failure_line(const CuptiApi& api, const std::string& call, CUptiResult rc) {
+  return "CUPTI cannot start: " + call + " returned " + cupti_result_text(api, rc) + "; " +
+         cupti_error_advice(rc);
+}
+
+void append_partial(std::string& partial, const std::string& what) {
+  partial += partial.empty() ? "partial: " : ", ";
+  partial += what;
+}
+
+}  // namespace
+
+SessionResult start_activity(const CuptiApi& api, const SessionSettings& settings,
+                             CUpti_BuffersCallbackRequestFunc on_request,
+                             CUpti_BuffersCallbackCompleteFunc on_complete) {
+  SessionResult result;
+  std::string partial;
+
+  // Thread ids as the kernel numbers them (gettid), so they match /proc and our own
+  // writer thread can recognise (and drop) its records.
+  if (api.SetThreadIdType != nullptr) {
+    CUptiResult rc = api.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    if (rc != CUPTI_SUCCESS) append_partial(partial, "thread ids are pthread ids (" + cupti_result_text(api, rc) + ")");
+  }
+
+  CUptiResult rc = api.ActivityRegisterCallbacks(on_request, on_complete);
+  if (rc != CUPTI_SUCCESS) {
+    result.error = failure_line(api, "cuptiActivityRegisterCallbacks", rc);
+    return result;
+  }
+
+  std::vector<KindSpec> kinds(std::begin(kKinds), std::end(kKinds));
+  if (settings.driver_api) kinds.push_back(kDriverKind);
+  std::vector<CUpti_ActivityKind> enabled;
+  for (const KindSpec& spec : kinds) {
+    rc = api.ActivityEnable(spec.kind);
+    if (rc == CUPTI_SUCCESS) {
+      enabled.push_back(spec.kind);
+      continue;
+    }
+    if (spec.essential) {
+      for (CUpti_ActivityKind kind : enabled) api.ActivityDisable(kind);
+      result.error = failure_line(api, std::string("cuptiActivityEnable(") + spec.name + ")", rc);
+      return result;
+    }
+    append_partial(partial, std::string(spec.name) + " off (" + cupti_result_text(api, rc) + ")");
+  }
+
+  // Stream and event *queries* also make SYNCHRONIZATION records by default; a polling
+  // loop (PyTorch's caching allocator polls events) would flood the trace. Keep only
+  // queries that found the work complete, plus the real waits.
+  if (api.ActivityEnableAllSyncRecords != nullptr) api.ActivityEnableAllSyncRecords(0);
+
+  if (settings.flush_ms > 0 && api.ActivityFlushPeriod != nullptr) {
+    rc = api.ActivityFlushPeriod(settings.flush_ms);
+    if (rc != CUPTI_SUCCESS) append_partial(partial, "no flush period (" + cupti_result_text(api, rc) + ")");
+  }
+
+  result.ok = true;
+  result.status = partial.empty() ? "ok" : partial;
+  return result;
+}
+
+void stop_activity(const CuptiApi& api, const SessionSettings& settings) {
+  for (const KindSpec& spec : kKinds) api.ActivityDisable(spec.kind);
+  if (settings.driver_api) api.ActivityDisable(kDriverKind.kind);
+}
+
+}  // namespace gpuscope::capture

@@ -1,0 +1,40 @@
+// Turning CUPTI activity tracing on, the same way for the capture library and for the
+// overhead-floor injector (bench/floor_injector.cpp): one list of activity kinds, one
+// buffer size, one flush policy, so the benchmark compares like with like.
+#pragma once
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <string>
+
+#include "capture/cupti_loader.h"
+
+namespace gpuscope::capture {
+
+struct SessionSettings {
+  bool driver_api = false;  // also record CUDA driver API calls
+  uint32_t flush_ms = 500;  // cuptiActivityFlushPeriod; 0 = CUPTI's heuristics
+};
+
+struct SessionResult {
+  bool ok = false;
+  // "ok", or "partial: ..." naming the optional kinds CUPTI refused.
+  std::string status;
+  // When !ok: one line, what failed and what to do. Tracing is then fully off again.
+  std::string error;
+};
+
+// Registers the buffer callbacks, sets thread ids to gettid() values, enables the
+// activity kinds and the flush period. Kernels, memcpy, memset and the runtime API are
+// essential: if CUPTI refuses one of them, everything enabled so far is disabled again.
+// The callbacks stay registered (CUPTI cannot unregister them), so they must cope
+// with being called after a failed start.
+SessionResult start_activity(const CuptiApi& api, const SessionSettings& settings,
+                             CUpti_BuffersCallbackRequestFunc on_request,
+                             CUpti_BuffersCallbackCompleteFunc on_complete);
+
+// Disables every kind start_activity enables (for a start that fails after it).
+void stop_activity(const CuptiApi& api, const SessionSettings& settings);
+
+}  // namespace gpuscope::capture

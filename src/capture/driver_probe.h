@@ -1,0 +1,25 @@
+// Small questions to the CUDA driver and runtime the program already loaded. We
+// look the functions up in the loaded libraries (dlopen RTLD_NOLOAD / RTLD_DEFAULT)
+// and never load or link anything ourselves. Every answer may be 0 = unknown.
+#pragma once
+
+#include <cstdint>
+
+#include "spool/format.h"
+
+namespace gpuscope::capture {
+
+// cuDriverGetVersion, e.g. 13000. Needs no CUDA initialisation.
+uint32_t cuda_driver_version();
+
+// cudaRuntimeGetVersion when the program uses a shared libcudart (PyTorch does);
+// 0 with the static libcudart nvcc links by default, whose symbols are not exported.
+// Call it on our writer thread: its API record is then recognised and dropped.
+uint32_t cuda_runtime_version();
+
+// Adds what CUPTI's DEVICE record lacks: memory clock (kHz) and bus width (bits),
+// via cuDeviceGetAttribute. Called on the writer thread (its driver API records, if
+// driver_api=1, are dropped with the rest of that thread's).
+void enrich_device_from_driver(spool::DeviceRecord& device);
+
+}  // namespace gpuscope::capture

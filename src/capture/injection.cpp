@@ -1,0 +1,261 @@
+// Entry points of libgpuscope_inject.so and the glue between CUPTI and the writer.
+//
+//   InitializeInjection       called by libcuda during cuInit (CUDA_INJECTION64_PATH)
+//   InitializeInjectionNvtx2  called by each NVTX copy in the process (NVTX_INJECTION64_PATH);
+//                             forwarded to libcupti so CUPTI sees NVTX and makes MARKER records
+//
+// Threads and who owns what:
+//   program / CUPTI threads  run on_buffer_requested / on_buffer_completed: take or queue a
+//                            buffer (BufferPool), read CUPTI's dropped count, return. Nothing else.
+//   gpuscope-write           the WriterThread: owns the SpoolWriter once started, decodes, writes.
+//   gpuscope-flush           PeriodicFlusher: cuptiActivityFlushAll(0) every flush_ms.
+//   the exiting thread       on_exit(): stop the flusher, force CUPTI's last buffers out, let the
+//                            writer drain and write End, join it.
+//
+// Fail open: every failure prints one "gpuscope: ..." line, records the reason in the spool
+// when one is open (CaptureStatus), and leaves the program alone. InitializeInjection
+// always returns 1 (0 would make the driver report an injection failure).
+//
+// The Capture object is created once and never freed: CUPTI can call us during process
+// teardown, after static destructors would have run.
+#include <cupti.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "capture/buffer_pool.h"
+#include "capture/config.h"
+#include "capture/cupti_loader.h"
+#include "capture/cupti_session.h"
+#include "capture/driver_probe.h"
+#include "capture/log.h"
+#include "capture/periodic_flusher.h"
+#include "capture/process_info.h"
+#include "capture/spool_writer.h"
+#include "capture/writer_thread.h"
+
+#define GPUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace gpuscope::capture {
+namespace {
+
+// How long a buffer request may wait for the writer to recycle a buffer once the
+// memory bound is reached, before CUPTI is told "no buffer" (and drops records).
+constexpr auto kRequestWait = std::chrono::microseconds(2000);
+
+struct Capture {
+  Capture(const InjectConfig& config, const CuptiLibrary& cupti)
+      : config(config),
+        cupti(cupti),
+        pool(config.buffer_bytes(), BufferPool::max_buffers_for(config.buffer_bytes())) {}
+
+  const InjectConfig config;
+  const CuptiLibrary& cupti;
+  BufferPool pool;
+  std::unique_ptr<WriterThread> writer;
+  PeriodicFlusher flusher;
+  uint32_t pid = 0;
+  uint32_t parent_pid = 0;
+  int64_t start_ns = 0;
+  std::atomic<int> spool_fd{-1};  // for the fork handler, which must not touch the writer
+  std::atomic<bool> forked_child{false};
+  std::atomic<bool> shut_down{false};
+};
+
+std::atomic<Capture*> g_capture{nullptr};
+
+Capture* live_capture() {
+  Capture* capture = g_capture.load(std::memory_order_acquire);
+  if (capture == nullptr || capture->forked_child.load(std::memory_order_relaxed)) return nullptr;
+  return capture;
+}
+
+// --- CUPTI callbacks: short, never throw, never wait for long --------------------------
+
+void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = nullptr;
+  *size = 0;
+  *max_records = 0;  // fill the buffer with as many records as fit
+  Capture* capture = live_capture();
+  if (capture == nullptr) return;
+  try {
+    *buffer = capture->pool.acquire(kRequestWait);
+    if (*buffer != nullptr) *size = capture->pool.buffer_bytes();
+  } catch (...) {
+  }
+}
+
+void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
+                                  size_t valid_size) {
+  // In a forked child the pool's mutex may have been held by a thread that no longer
+  // exists: leave the buffer alone (a leak in a child that will exec or exit).
+  Capture* capture = live_capture();
+  if (capture == nullptr || buffer == nullptr) return;
+  try {
+    FilledBuffer filled{buffer, valid_size, 0};
+    size_t dropped = 0;
+    if (capture->cupti.api.ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS) {
+      filled.dropped = dropped;
+    }
+    capture->pool.push_filled(filled);  // after shutdown: recycled and counted as discarded
+  } catch (...) {
+  }
+}
+
+const char* api_name(CUpti_CallbackDomain domain, uint32_t cbid) {
+  Capture* capture = g_capture.load(std::memory_order_acquire);
+  const char* name = nullptr;
+  if (capture == nullptr || capture->cupti.api.GetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS) return nullptr;
+  return name;
+}
+
+// --- Process lifetime hooks ----------------------------------------------------------------
+
+void on_exit() {
+  Capture* capture = live_capture();
+  if (capture == nullptr || capture->shut_down.exchange(true)) return;
+  try {
+    capture->flusher.stop();
+    // Forced: also buffers with records still being filled in, so nothing stays behind.
+    capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (capture->writer) capture->writer->stop_and_join();  // drains, writes End, closes
+  } catch (...) {
+  }
+}
+
+// A fork()ed child without exec inherits our memory but none of our threads. It must
+// neither write to the parent's spool nor wait on locks a vanished thread may hold.
+// (A child that execs starts afresh: libcuda calls InitializeInjection in it.)
+void on_fork_child() {
+  Capture* capture = g_capture.load(std::memory_order_acquire);
+  if (capture == nullptr) return;
+  capture->forked_child.store(true, std::memory_order_relaxed);
+  int fd = capture->spool_fd.exchange(-1);
+  if (fd >= 0) ::close(fd);
+}
+
+// --- Start-up --------------------------------------------------------------------------------
+
+spool::ProcessRecord process_record(const Capture& capture, uint32_t runtime_version) {
+  spool::ProcessRecord record{};
+  record.start_ns = capture.start_ns;
+  record.pid = capture.pid;
+  record.parent_pid = capture.parent_pid;
+  record.driver_version = cuda_driver_version();
+  record.runtime_version = runtime_version;
+  record.cupti_version = capture.cupti.version;
+  return record;
+}
+
+// Capture cannot start: say why on stderr and in the spool, then finish the spool so the
+// importer sees a complete file whose status explains the empty capture.
+void give_up(SpoolWriter& spool, const spool::ProcessRecord& process, const std::string& reason) {
+  log_line("%s; the program runs without capture", reason.c_str());
+  spool.add(spool::RecordKind::Process, process);
+  spool.append_text(spool::TextKey::CaptureStatus, reason);
+  spool::EndRecord end{};
+  end.end_ns = realtime_ns();
+  end.records_written = spool.records_written() + spool.pending_records();
+  spool.finish(end);
+}
+
+void start_capture() {
+  const ConfigResult parsed = parse_config(std::getenv(kConfigEnvVar), /*require_spool=*/true);
+  if (!parsed.ok) {
+    log_line("%s; the program runs without capture", parsed.error.c_str());
+    return;
+  }
+  const InjectConfig& config = parsed.config;
+  const uint32_t pid = static_cast<uint32_t>(::getpid());
+  const uint32_t parent_pid = static_cast<uint32_t>(::getppid());
+  const int64_t start_ns = realtime_ns();
+
+  auto spool = std::make_unique<SpoolWriter>();
+  const std::string path = spool_path(config.spool_prefix, pid);
+  if (!spool->open(path, pid, parent_pid, start_ns)) {
+    log_line("%s; the program runs without capture", spool->error().c_str());
+    return;
+  }
+  spool->append_text(spool::TextKey::CommandLine, read_command_line());
+
+  const CuptiLibrary& cupti = load_cupti(config.cupti_path);
+  if (!cupti.warning.empty()) log_line("%s", cupti.warning.c_str());
+  if (!cupti.path.empty()) spool->append_text(spool::TextKey::CuptiPath, cupti.path);
+  auto* capture = new Capture(config, cupti);  // never freed, see top of file
+  capture->pid = pid;
+  capture->parent_pid = parent_pid;
+  capture->start_ns = start_ns;
+  if (!cupti.ok) {
+    give_up(*spool, process_record(*capture, 0), cupti.error);
+    return;
+  }
+
+  capture->spool_fd.store(spool->fd());
+  g_capture.store(capture, std::memory_order_release);
+  pthread_atfork(nullptr, nullptr, on_fork_child);
+
+  const SessionSettings settings{config.driver_api, config.flush_ms};
+  const SessionResult session = start_activity(cupti.api, settings, on_buffer_requested, on_buffer_completed);
+  if (!session.ok) {
+    capture->pool.close();  // callbacks that still come recycle their buffers at once
+    give_up(*spool, process_record(*capture, 0), session.error);
+    return;
+  }
+  spool->append_text(spool::TextKey::CaptureStatus, session.status);
+  spool->flush();
+
+  WriterHooks hooks;
+  hooks.next_record = cupti.api.ActivityGetNextRecord;
+  hooks.api_name = api_name;
+  hooks.enrich_device = enrich_device_from_driver;
+  hooks.on_start = [capture](SpoolWriter& out) {
+    out.add(spool::RecordKind::Process, process_record(*capture, cuda_runtime_version()));
+  };
+  capture->writer = std::make_unique<WriterThread>(capture->pool, std::move(spool), std::move(hooks));
+  if (!capture->writer->start()) {
+    stop_activity(cupti.api, settings);
+    log_line("cannot start the spool writer thread; the program runs without capture");
+    capture->writer->stop_and_join();  // no thread: just closes the pool
+    return;
+  }
+
+  const CuptiApi* api = &cupti.api;
+  if (!capture->flusher.start(config.flush_ms, [api] { api->ActivityFlushAll(0); })) {
+    log_line("cannot start the periodic flush thread; data of a crash may be lost beyond the last full buffer");
+  }
+  std::atexit(on_exit);
+}
+
+}  // namespace
+}  // namespace gpuscope::capture
+
+GPUSCOPE_EXPORT int InitializeInjection(void) {
+  static std::atomic<bool> started{false};
+  if (started.exchange(true)) return 1;
+  try {
+    gpuscope::capture::start_capture();
+  } catch (...) {
+    gpuscope::capture::log_line("internal error while starting capture; the program runs without capture");
+  }
+  return 1;
+}
+
+GPUSCOPE_EXPORT int InitializeInjectionNvtx2(gpuscope::capture::NvtxGetExportTableFn get_export_table) {
+  using namespace gpuscope::capture;
+  try {
+    Capture* capture = g_capture.load(std::memory_order_acquire);
+    if (capture != nullptr && capture->forked_child.load()) return 0;
+    const ConfigResult parsed = parse_config(std::getenv(kConfigEnvVar), /*require_spool=*/true);
+    if (!parsed.ok) return 0;  // InitializeInjection reports config problems, once
+    const CuptiLibrary& cupti = load_cupti(parsed.config.cupti_path);
+    if (!cupti.ok || cupti.api.InitializeInjectionNvtx2 == nullptr) return 0;
+    return cupti.api.InitializeInjectionNvtx2(get_export_table);
+  } catch (...) {
+    return 0;
+  }
+}

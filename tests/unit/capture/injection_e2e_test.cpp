@@ -1,0 +1,232 @@
+// libgpuscope_inject.so end to end on a CPU, with a fake libcupti (fake_cupti/): the
+// real entry points, CUPTI callbacks, periodic flush, exit drain, fork and SIGKILL.
+// Each scenario runs in a forked child, which dlopens the library like libcuda would
+// and then exits or dies; the parent checks the exit status and reads the spool.
+// Skipped when the libraries are not built next to this test.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "capture_test_support.h"
+
+namespace gpuscope::capture {
+namespace {
+
+namespace fs = std::filesystem;
+namespace sp = gpuscope::spool;
+using namespace std::chrono_literals;
+
+fs::path test_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
+
+class InjectionE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    inject_ = test_dir().parent_path() / "libgpuscope_inject.so";
+    fake_ = test_dir() / "libgpuscope_test_fake_cupti.so";
+    if (!fs::exists(inject_) || !fs::exists(fake_)) {
+      GTEST_SKIP() << "build gpuscope_inject first (" << inject_ << ", " << fake_ << ")";
+    }
+    dir_ = fs::temp_directory_path() / ("gpuscope_e2e_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  std::string config(const std::string& extra = "") const {
+    return "spool=" + (dir_ / "cap").string() + ";cupti=" + fake_.string() + ";buffer_kb=64;flush_ms=20" + extra;
+  }
+
+  // Runs `scenario` in a child with the config set; returns the raw wait status.
+  // The child reports its own failures as exit codes >= 100.
+  template <class Scenario>
+  int run_child(const std::string& config_text, Scenario scenario, pid_t* child_pid = nullptr) {
+    fflush(nullptr);
+    pid_t pid = fork();
+    if (pid == 0) {
+      setenv("GPUSCOPE_INJECT_CONFIG", config_text.c_str(), 1);
+      void* inject = dlopen(inject_.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (inject == nullptr) _exit(100);
+      scenario(inject);
+      _exit(101);  // scenarios end with exit() or a signal
+    }
+    if (child_pid) *child_pid = pid;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+  }
+
+  test::ReadSpool spool_of(pid_t pid) const {
+    return test::read_spool((dir_ / ("cap." + std::to_string(pid) + ".spool")).string());
+  }
+  size_t spool_count() const {
+    size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(dir_)) n += entry.path().extension() == ".spool";
+    return n;
+  }
+
+  fs::path inject_, fake_, dir_;
+};
+
+template <class Fn>
+Fn sym(void* handle, const char* name) {
+  return reinterpret_cast<Fn>(dlsym(handle, name));
+}
+
+uint64_t loss_total(const test::ReadSpool& r, const std::string& what) {
+  uint64_t total = 0;
+  for (const auto& loss : r.of(sp::RecordKind::Loss)) {
+    auto l = loss.as<sp::LossRecord>();
+    if (r.strings.at(l.what) == what) total += l.count;
+  }
+  return total;
+}
+
+TEST_F(InjectionE2E, CleanRunForkedChildAndExitDrain) {
+  const std::string fake = fake_.string();
+  pid_t pid = 0;
+  int status = run_child(config(), [&](void* inject) {
+    auto nvtx_init = sym<int (*)(const void* (*)(uint32_t))>(inject, "InitializeInjectionNvtx2");
+    auto init = sym<int (*)()>(inject, "InitializeInjection");
+    if (!nvtx_init || !init) _exit(102);
+    if (nvtx_init(nullptr) != 1) _exit(103);  // forwarded to (fake) libcupti
+    if (init() != 1) _exit(104);
+    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_NOLOAD);  // the copy the library loaded
+    if (cupti == nullptr) _exit(105);
+    if (sym<int (*)()>(cupti, "fake_cupti_nvtx_inits")() != 1) _exit(106);
+    auto launch = sym<void (*)(int)>(cupti, "fake_cupti_launch");
+    auto flushes = sym<int (*)()>(cupti, "fake_cupti_flushes");
+    launch(1000);
+    for (int i = 0; i < 200 && flushes() < 2; ++i) std::this_thread::sleep_for(10ms);  // periodic flush
+    if (flushes() < 2) _exit(107);
+
+    // A fork()ed child without exec: it must neither write to our spool nor hang at exit.
+    pid_t grandchild = fork();
+    if (grandchild == 0) {
+      launch(10);
+      exit(3);  // runs atexit handlers, ours included
+    }
+    int gstatus = 0;
+    waitpid(grandchild, &gstatus, 0);
+    if (!WIFEXITED(gstatus) || WEXITSTATUS(gstatus) != 3) _exit(108);
+
+    launch(500);  // delivered only by the forced flush at exit
+    exit(7);
+  }, &pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  ASSERT_EQ(WEXITSTATUS(status), 7) << "the program's exit status must be its own";
+  EXPECT_EQ(spool_count(), 1u) << "the forked child must not create a spool";
+
+  test::ReadSpool r = spool_of(pid);
+  ASSERT_TRUE(r.header_ok);
+  EXPECT_EQ(r.header.pid, static_cast<uint32_t>(pid));
+  EXPECT_EQ(r.header.parent_pid, static_cast<uint32_t>(::getpid()));
+  EXPECT_FALSE(r.truncated);
+  EXPECT_FALSE(r.bad_crc);
+  EXPECT_TRUE(r.has_end);
+  EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)), "ok");
+  EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CuptiPath)), fake_.string());
+  EXPECT_NE(r.texts.at(static_cast<uint32_t>(sp::TextKey::CommandLine)).find("gpuscope_capture_tests"),
+            std::string::npos);
+  auto process = r.of(sp::RecordKind::Process).at(0).as<sp::ProcessRecord>();
+  EXPECT_EQ(process.pid, static_cast<uint32_t>(pid));
+  EXPECT_EQ(process.cupti_version, 130001u);
+  EXPECT_GT(process.start_ns, 0);
+
+  auto kernels = r.of(sp::RecordKind::Kernel);
+  auto apis = r.of(sp::RecordKind::Api);
+  // 1000 + 500 from the process; the forked child's 10 never reach a spool.
+  EXPECT_EQ(kernels.size(), 1500u);
+  EXPECT_EQ(apis.size(), 1500u);
+  if (!apis.empty()) {
+    EXPECT_EQ(r.strings.at(apis[0].as<sp::ApiRecord>().name), "cudaLaunchKernel");
+    EXPECT_EQ(apis[0].as<sp::ApiRecord>().tid, static_cast<uint32_t>(pid));  // main thread: tid == pid
+  }
+  EXPECT_EQ(loss_total(r, "cupti_dropped_records"), 5u);
+  auto end = r.of(sp::RecordKind::End).at(0).as<sp::EndRecord>();
+  EXPECT_EQ(end.records_written + 1, r.total_records);
+  EXPECT_EQ(end.records_dropped, 0u);
+}
+
+TEST_F(InjectionE2E, SigkillLeavesAReadableTruncatedSpool) {
+  const std::string fake = fake_.string();
+  pid_t pid = 0;
+  int status = run_child(config(), [&](void* inject) {
+    sym<int (*)()>(inject, "InitializeInjection")();
+    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    if (cupti == nullptr) _exit(105);
+    sym<void (*)(int)>(cupti, "fake_cupti_launch")(300);
+    // flush_ms=20: within a few periods the records are on disk.
+    std::this_thread::sleep_for(300ms);
+    raise(SIGKILL);
+  }, &pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  test::ReadSpool r = spool_of(pid);
+  ASSERT_TRUE(r.header_ok);
+  EXPECT_FALSE(r.has_end);  // the importer marks this capture truncated
+  EXPECT_FALSE(r.bad_crc);
+  EXPECT_EQ(r.of(sp::RecordKind::Kernel).size(), 300u);
+  EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)), "ok");
+}
+
+TEST_F(InjectionE2E, CuptiRefusalFailsOpen) {
+  pid_t pid = 0;
+  setenv("FAKE_CUPTI_FAIL_KIND", std::to_string(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL).c_str(), 1);
+  const std::string fake = fake_.string();
+  int status = run_child(config(), [&](void* inject) {
+    if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_NOLOAD);
+    if (cupti == nullptr) _exit(105);
+    if (sym<int (*)()>(cupti, "fake_cupti_enabled_kinds")() != 0) _exit(106);  // all disabled again
+    exit(9);
+  }, &pid);
+  unsetenv("FAKE_CUPTI_FAIL_KIND");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 9);
+  test::ReadSpool r = spool_of(pid);
+  ASSERT_TRUE(r.has_end);  // a complete file whose status explains the empty capture
+  const std::string capture_status = r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus));
+  EXPECT_NE(capture_status.find("CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"), std::string::npos) << capture_status;
+  EXPECT_NE(capture_status.find("Nsight"), std::string::npos);
+  EXPECT_EQ(r.of(sp::RecordKind::Process).size(), 1u);
+  EXPECT_TRUE(r.of(sp::RecordKind::Kernel).empty());
+}
+
+TEST_F(InjectionE2E, OptionalKindRefusalIsPartial) {
+  pid_t pid = 0;
+  setenv("FAKE_CUPTI_FAIL_KIND", std::to_string(CUPTI_ACTIVITY_KIND_MARKER).c_str(), 1);
+  int status = run_child(config(), [&](void* inject) {
+    sym<int (*)()>(inject, "InitializeInjection")();
+    exit(0);
+  }, &pid);
+  unsetenv("FAKE_CUPTI_FAIL_KIND");
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  test::ReadSpool r = spool_of(pid);
+  EXPECT_TRUE(r.has_end);
+  EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)),
+            "partial: MARKER off (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)");
+}
+
+TEST_F(InjectionE2E, MissingConfigDoesNothing) {
+  int status = run_child("", [&](void* inject) {
+    unsetenv("GPUSCOPE_INJECT_CONFIG");
+    if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+    if (sym<int (*)(const void* (*)(uint32_t))>(inject, "InitializeInjectionNvtx2")(nullptr) != 0) _exit(105);
+    exit(4);
+  });
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 4);
+  EXPECT_EQ(spool_count(), 0u);
+}
+
+}  // namespace
+}  // namespace gpuscope::capture
