@@ -2,7 +2,10 @@
 // variables. Errors from any command become one line on stderr and exit code 2.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdlib>
+#include <string>
+#include <vector>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -21,6 +24,18 @@ void add_report_flags(CLI::App& command, ReportSettings& settings) {
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
+}
+
+// `gpuscope profile [opts] -- CMD ARGS`: the words after the first "--" that
+// follows "profile" are the program's, verbatim, whatever they look like.
+std::vector<std::string> split_program_args(std::vector<std::string>& args) {
+  auto profile = std::find(args.begin(), args.end(), "profile");
+  if (profile == args.end()) return {};
+  auto separator = std::find(profile, args.end(), "--");
+  if (separator == args.end()) return {};
+  std::vector<std::string> program(separator + 1, args.end());
+  args.erase(separator, args.end());
+  return program;
 }
 
 }  // namespace
@@ -48,7 +63,8 @@ int main(int argc, char** argv) {
   profile_cmd->add_flag("--keep-spools", profile.keep_spools,
                         "Keep the per-process spool files after import");
   add_report_flags(*profile_cmd, profile.report);
-  profile_cmd->add_option("command", profile.command, "The program and its arguments")->required();
+  // Everything from the program name on belongs to the program (CLI11's
+  // prefix mode). A "--" is split off before parsing, see split_program_args.
   profile_cmd->prefix_command();
 
   ReportOptions report;
@@ -71,16 +87,19 @@ int main(int argc, char** argv) {
   query_cmd->add_option("sql", query.sql, "SQL, e.g. \"SELECT COUNT(*) FROM kernels\"")->required();
   query_cmd->add_flag("--header", query.header, "Print column names first");
 
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> program = split_program_args(args);
   try {
-    app.parse(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
+    app.parse(args);
   } catch (const CLI::ParseError& error) {
     return app.exit(error) == 0 ? 0 : 2;
   }
 
   try {
     if (*profile_cmd) {
-      // prefix_command: everything from the program name on is the program's.
-      for (auto& arg : profile_cmd->remaining()) profile.command.push_back(arg);
+      profile.command = profile_cmd->remaining();
+      profile.command.insert(profile.command.end(), program.begin(), program.end());
       profile.inject_library = env_or_empty("GPUSCOPE_INJECT_LIB");
       return run_profile(profile);
     }

@@ -91,6 +91,13 @@ TEST(Cli, ProfilePassesExitStatusAndSignalsThrough) {
   Result run = gpuscope(dir, "query segv.gpuscope 'SELECT exit_code, term_signal FROM run'");
   EXPECT_EQ(run.out, "-1\t11\n");
 
+  // Words after "--" reach the program verbatim, options and "--" included.
+  Result args = gpuscope(dir, "profile -o args --no-report -- sh -c 'echo \"$@\"' sh --launches 5 -- -o x", lib);
+  EXPECT_EQ(args.exit_code, 0) << args.err;
+  EXPECT_EQ(args.out, "--launches 5 -- -o x\n");
+  Result bare = gpuscope(dir, "profile -o bare --no-report echo --launches 5", lib);
+  EXPECT_EQ(bare.out, "--launches 5\n") << "without --, the program starts at the first positional";
+
   // The default name counts up instead of overwriting.
   EXPECT_EQ(gpuscope(dir, "profile --no-report -- true", lib).exit_code, 0);
   EXPECT_EQ(gpuscope(dir, "profile --no-report -- true", lib).exit_code, 0);
