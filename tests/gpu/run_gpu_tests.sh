@@ -81,7 +81,8 @@ expect "abort capture has kernels" "$(q abort.gpuscope "SELECT COUNT(*) FROM ker
 profiler=$!
 for _ in $(seq 1 100); do grep -q launched= "$logs/killed.out" 2>/dev/null && break; sleep 0.1; done
 sleep 1.5
-pkill -KILL -f "samples/crash --mode hang"
+# Kill the program itself (gpuscope's direct child), not gpuscope.
+kill -KILL "$(pgrep -P $profiler -f 'crash --mode hang' | head -1)"
 wait $profiler
 expect "SIGKILL status passthrough (128+9)" $? -eq 137
 expect "SIGKILL capture has kernels" "$(q killed.gpuscope "SELECT COUNT(*) FROM kernels")" -gt 0
