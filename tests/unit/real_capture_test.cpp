@@ -1,0 +1,86 @@
+// Captures recorded by `gpuscope profile` on a real GPU (NVIDIA H200, driver 580,
+// CUDA 13.0; see tests/data/README.md), so the CPU tests see real CUPTI output.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "gpuscope/report.h"
+#include "gpuscope/store.h"
+
+namespace gpuscope {
+namespace {
+
+Trace load(const std::string& name) { return read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name); }
+
+size_t count_api(const Trace& t, const std::string& name) {
+  return std::count_if(t.api_calls.begin(), t.api_calls.end(),
+                       [&](const ApiCall& c) { return t.strings.get(c.name) == name; });
+}
+
+size_t count_host_kind(const Trace& t, MemoryKind kind) {
+  return std::count_if(t.memcpys.begin(), t.memcpys.end(),
+                       [&](const Memcpy& m) { return m.src_kind == kind || m.dst_kind == kind; });
+}
+
+bool report_contains(const Trace& t, const std::string& text) {
+  return render_report(t, {}, ReportFormat::Text).find(text) != std::string::npos;
+}
+
+TEST(RealCapture, BsrSpmmBaselineAllocatesAndCopiesPageableEveryIteration) {
+  const Trace t = load("bsr_spmm_baseline.gpuscope");
+  ASSERT_EQ(t.processes.size(), 1u);
+  EXPECT_TRUE(t.processes[0].clean_shutdown);
+  EXPECT_EQ(t.processes[0].capture_status, "ok");
+  ASSERT_FALSE(t.devices.empty());
+  EXPECT_EQ(t.devices[0].sm_count, 132u);
+  EXPECT_EQ(t.devices[0].compute_major, 9u);
+  ASSERT_EQ(t.kernels.size(), 5u);
+  EXPECT_NE(t.strings.get(t.kernels[0].name).find("bsr_spmm_kernel<128, 128, 32>"), std::string::npos);
+  EXPECT_EQ(t.kernels[0].grid[0], 64);
+  EXPECT_EQ(t.kernels[0].block[0], 128);
+  EXPECT_GT(t.kernels[0].registers_per_thread, 0u);
+  EXPECT_EQ(count_api(t, "cudaMalloc"), 25u) << "5 buffers x 5 iterations";
+  EXPECT_EQ(count_host_kind(t, MemoryKind::Pageable), 25u);
+  EXPECT_EQ(count_host_kind(t, MemoryKind::Pinned), 0u);
+  EXPECT_TRUE(t.data_loss.empty());
+  EXPECT_TRUE(report_contains(t, "DtoH (pageable)"));
+}
+
+TEST(RealCapture, BsrSpmmFixedAllocatesOnceAndCopiesPinned) {
+  const Trace t = load("bsr_spmm_fixed.gpuscope");
+  EXPECT_EQ(t.kernels.size(), 5u);
+  EXPECT_EQ(count_api(t, "cudaMalloc"), 5u);
+  EXPECT_EQ(count_host_kind(t, MemoryKind::Pageable), 0u);
+  EXPECT_EQ(count_host_kind(t, MemoryKind::Pinned), 25u);
+  EXPECT_TRUE(report_contains(t, "HtoD (pinned)"));
+}
+
+TEST(RealCapture, SegfaultedProgramIsTruncatedButKeepsItsData) {
+  const Trace t = load("crash_segv.gpuscope");
+  EXPECT_EQ(t.run.term_signal, 11);
+  ASSERT_EQ(t.processes.size(), 1u);
+  EXPECT_FALSE(t.processes[0].clean_shutdown);
+  EXPECT_GT(t.kernels.size(), 100u) << "the sample launched 154 kernels before its segfault";
+  EXPECT_TRUE(std::any_of(t.data_loss.begin(), t.data_loss.end(),
+                          [](const DataLoss& d) { return d.what == "spool_truncated"; }));
+  EXPECT_TRUE(report_contains(t, "signal 11"));
+}
+
+TEST(RealCapture, ChildProcessesAreCapturedWithTheirPids) {
+  const Trace t = load("spawn.gpuscope");
+  std::set<uint32_t> pids;
+  for (const Kernel& k : t.kernels) pids.insert(k.pid);
+  EXPECT_EQ(pids.size(), 2u);
+  EXPECT_EQ(t.kernels.size(), 400u) << "2 children x 200 launches";
+  for (const Process& p : t.processes) EXPECT_TRUE(p.clean_shutdown);
+}
+
+TEST(RealCapture, ReportsAreDeterministic) {
+  const Trace t = load("bsr_spmm_baseline.gpuscope");
+  for (ReportFormat f : {ReportFormat::Text, ReportFormat::Markdown, ReportFormat::Json})
+    EXPECT_EQ(render_report(t, {}, f), render_report(load("bsr_spmm_baseline.gpuscope"), {}, f));
+}
+
+}  // namespace
+}  // namespace gpuscope
