@@ -16,8 +16,9 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -
   "$gpuscope" profile -f -o "$out/bsr_fixed" --no-report -- "$build/samples/bsr_spmm" --persistent --pinned
   baseline="$out/bsr_baseline.gpuscope" fixed="$out/bsr_fixed.gpuscope"
 else
-  echo "== No GPU here: reporting on captures recorded on a real GPU (tests/data), not a live run."
   baseline="$here/tests/data/bsr_spmm_baseline.gpuscope" fixed="$here/tests/data/bsr_spmm_fixed.gpuscope"
+  card=$("$gpuscope" query "$baseline" "SELECT name FROM devices LIMIT 1")
+  echo "== No GPU here: reporting on captures recorded earlier on a real $card (tests/data), not a live run."
 fi
 echo
 echo "######## Baseline: bsr_spmm (cudaMalloc + pageable copies every iteration)"
