@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuscope/model.h"
+
 namespace gpuscope::cli {
 
 struct ReportSettings {
@@ -48,7 +50,8 @@ int run_report(const ReportOptions& options);
 int run_import(const ImportOptions& options);
 int run_query(const QueryOptions& options);
 
-// Shared by profile and report: renders a capture's report as text.
-std::string render(const std::string& capture_file, const ReportSettings& settings);
+// Shared by profile and report. `profile` renders the trace it has just written
+// (the store round trip is exact), so the report is not read back from disk.
+std::string render(const Trace& trace, const ReportSettings& settings);
 
 }  // namespace gpuscope::cli

@@ -94,7 +94,7 @@ void finish_capture(const Run& run, const std::string& output, const std::string
   const ExitStatus status{run.exit_code, run.term_signal};
   std::cerr << "gpuscope: program " << status.describe() << "; capture written to " << output
             << "\n";
-  if (options.print_report) std::cerr << render(output, options.report) << std::flush;
+  if (options.print_report) std::cerr << render(trace, options.report) << std::flush;
 }
 
 }  // namespace

@@ -8,16 +8,16 @@
 
 namespace gpuscope::cli {
 
-std::string render(const std::string& capture_file, const ReportSettings& settings) {
+std::string render(const Trace& trace, const ReportSettings& settings) {
   const ReportFormat format = parse_report_format(settings.format);
-  const Trace trace = read_trace(capture_file);
   gpuscope::ReportOptions options;
   options.top = settings.top;
   return render_report(trace, options, format);
 }
 
 int run_report(const ReportOptions& options) {
-  const std::string text = render(options.input, options.report);
+  parse_report_format(options.report.format);  // a bad format fails before reading the file
+  const std::string text = render(read_trace(options.input), options.report);
   if (options.output.empty() || options.output == "-") {
     std::cout << text << std::flush;
     return 0;

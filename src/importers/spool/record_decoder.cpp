@@ -61,6 +61,13 @@ StringId RecordDecoder::string(uint32_t spool_id) {
   return trace_.strings.intern("<unknown string>");
 }
 
+// Demangling costs microseconds; a run launches the same few kernels millions of times.
+StringId RecordDecoder::demangled(StringId mangled) {
+  auto [it, inserted] = demangled_.try_emplace(mangled, 0);
+  if (inserted) it->second = trace_.strings.intern(demangle(trace_.strings.get(mangled)));
+  return it->second;
+}
+
 bool RecordDecoder::define_string(const char* body, uint32_t bytes, bool is_text) {
   StringDef def{};
   if (bytes < sizeof def) return false;
@@ -146,7 +153,7 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       k.context = r.context;
       k.stream = r.stream;
       k.mangled_name = string(r.name);
-      k.name = trace_.strings.intern(demangle(trace_.strings.get(k.mangled_name)));
+      k.name = demangled(k.mangled_name);
       k.start = r.start_ns;
       k.end = r.end_ns;
       std::copy(r.grid, r.grid + 3, k.grid);

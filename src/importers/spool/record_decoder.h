@@ -31,6 +31,7 @@ class RecordDecoder {
   bool decode_record(RecordKind kind, const char* body, uint32_t bytes);
   bool define_string(const char* body, uint32_t bytes, bool is_text);
   StringId string(uint32_t spool_id);
+  StringId demangled(StringId mangled);
   void on_marker(const MarkerRecord& marker);
   void seen(int64_t timestamp_ns);
 
@@ -42,6 +43,7 @@ class RecordDecoder {
   Process process_;
   std::unordered_map<uint32_t, StringId> strings_;
   std::unordered_map<uint64_t, OpenRange> open_ranges_;
+  std::unordered_map<StringId, StringId> demangled_;  // mangled name -> demangled name
   uint64_t records_ = 0;
   uint64_t unknown_string_refs_ = 0;
   uint64_t unmatched_range_ends_ = 0;

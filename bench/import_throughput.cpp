@@ -1,0 +1,107 @@
+// Post-processing speed: how long gpuscope takes, after the program exits, to turn
+// a spool into a capture and a report. Writes a launch_storm-like spool (one
+// runtime API record and one kernel record per launch) with the capture library's
+// own SpoolWriter, then times each stage and reports records/s and peak memory.
+//
+//   gpuscope_import_bench [LAUNCHES]   (default 1,000,000)
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "capture/spool_writer.h"
+#include "gpuscope/report.h"
+#include "gpuscope/store.h"
+#include "importers/spool/spool_importer.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+long peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024;  // ru_maxrss is in KiB on Linux
+}
+
+void write_spool(const std::string& path, uint64_t launches) {
+  gpuscope::capture::SpoolWriter writer;
+  if (!writer.open(path, 4242, 1, 1'000'000'000)) {
+    std::fprintf(stderr, "cannot write %s: %s\n", path.c_str(), writer.error().c_str());
+    std::exit(1);
+  }
+  const uint32_t kernel_name = writer.intern("_Z11tiny_kernelPfi");
+  const uint32_t api_name = writer.intern("cudaLaunchKernel");
+  int64_t t = 2'000'000'000;
+  for (uint64_t i = 0; i < launches; ++i) {
+    const auto correlation = static_cast<uint32_t>(i + 1);
+    gpuscope::spool::ApiRecord api{};
+    api.start_ns = t;
+    api.end_ns = t + 2500;
+    api.tid = 4242;
+    api.name = api_name;
+    api.correlation_id = correlation;
+    writer.add(gpuscope::spool::RecordKind::Api, api);
+    gpuscope::spool::KernelRecord kernel{};
+    kernel.start_ns = t + 4000;
+    kernel.end_ns = t + 5500;
+    kernel.stream = 7;
+    kernel.name = kernel_name;
+    kernel.grid[0] = kernel.block[0] = 1;
+    kernel.correlation_id = correlation;
+    writer.add(gpuscope::spool::RecordKind::Kernel, kernel);
+    t += 3000;
+  }
+  writer.finish({t, 2 * launches, 0});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const uint64_t launches = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1'000'000;
+  const auto dir = std::filesystem::temp_directory_path() / "gpuscope-import-bench";
+  std::filesystem::create_directories(dir);
+  const std::string spool = (dir / "bench.4242.spool").string();
+  const std::string capture = (dir / "bench.gpuscope").string();
+  const double records = 2.0 * static_cast<double>(launches);
+
+  auto start = Clock::now();
+  write_spool(spool, launches);
+  const double t_spool = seconds_since(start);
+
+  start = Clock::now();
+  gpuscope::Trace trace = gpuscope::import_spool(spool);
+  const double t_import = seconds_since(start);
+
+  start = Clock::now();
+  gpuscope::write_trace(capture, trace);
+  const double t_write = seconds_since(start);
+
+  start = Clock::now();
+  const gpuscope::Trace back = gpuscope::read_trace(capture);
+  const double t_read = seconds_since(start);
+
+  start = Clock::now();
+  const std::string report = gpuscope::render_report(back, {}, gpuscope::ReportFormat::Text);
+  const double t_report = seconds_since(start);
+
+  std::printf("| stage | seconds | records/s |\n|---|---:|---:|\n");
+  const struct { const char* name; double seconds; } stages[] = {
+      {"write spool (SpoolWriter)", t_spool}, {"import spool", t_import},
+      {"write SQLite", t_write},              {"read SQLite", t_read},
+      {"render text report", t_report}};
+  for (const auto& s : stages) std::printf("| %s | %.3f | %.2fM |\n", s.name, s.seconds, records / s.seconds / 1e6);
+  std::printf("\n%llu launches = %.0f records; spool %.1f MB, capture %.1f MB; peak RSS %ld MB\n",
+              static_cast<unsigned long long>(launches), records,
+              std::filesystem::file_size(spool) / 1e6, std::filesystem::file_size(capture) / 1e6,
+              peak_rss_mb());
+  std::filesystem::remove_all(dir);
+  return report.empty() ? 1 : 0;
+}
