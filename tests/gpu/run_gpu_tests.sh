@@ -45,6 +45,13 @@ expect "launch_storm no dropped records" "$(q storm.gpuscope "SELECT COALESCE(SU
 expect "launch_storm clean shutdown" "$(q storm.gpuscope "SELECT MIN(clean_shutdown) FROM processes")" -eq 1
 expect "device recorded" "$(q storm.gpuscope "SELECT COUNT(*) FROM devices WHERE sm_count > 0")" -ge 1
 
+# Several streams, and driver API tracing on request.
+"$gpuscope" profile -o storm4 --driver-api -- "$samples/launch_storm" --launches 4000 --streams 4 >"$logs/storm4.out" 2>"$logs/storm4.err"
+expect "launch_storm --streams 4 exit code" $? -eq 0
+expect "launch_storm 4 streams used" "$(q storm4.gpuscope "SELECT COUNT(DISTINCT stream) FROM kernels_named WHERE name LIKE '%tiny%'")" -eq 4
+expect "launch_storm 4 streams kernels" "$(q storm4.gpuscope "SELECT COUNT(*) FROM kernels_named WHERE name LIKE '%tiny%'")" -eq 4000
+expect "--driver-api records driver calls" "$(q storm4.gpuscope "SELECT COUNT(*) FROM api_calls WHERE domain = 'driver'")" -ge 4000
+
 # 2. bsr_spmm baseline: per-iteration allocations and pageable copies, as in the seed.
 iters=3 m=2048
 "$gpuscope" profile -o base -- "$samples/bsr_spmm" --m $m --n $m --k $m --iters $iters >"$logs/base.out" 2>"$logs/base.err"
@@ -75,6 +82,7 @@ expect "segv kernels before the crash kept (>= half of $launched)" "$(q segv.gpu
 "$gpuscope" profile -o abort -- "$samples/crash" --mode abort --after-ms 1500 >"$logs/abort.out" 2>"$logs/abort.err"
 expect "abort status passthrough (128+SIGABRT)" $? -eq 134
 expect "abort capture has kernels" "$(q abort.gpuscope "SELECT COUNT(*) FROM kernels")" -gt 0
+expect "NVTX marks captured" "$(q abort.gpuscope "SELECT COUNT(*) FROM nvtx_marks")" -gt 0
 
 # 5. SIGKILL: the spool written so far is still readable.
 "$gpuscope" profile -o killed -- "$samples/crash" --mode hang --after-ms 1500 >"$logs/killed.out" 2>"$logs/killed.err" &
@@ -106,15 +114,34 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   "$gpuscope" profile -o torch -- python3 -c "
 import torch
 x = torch.randn(1024, 1024, device='cuda')
-for _ in range(20): x = torch.nn.functional.relu(x @ x) / 1024
+r = torch.cuda.nvtx.range_start('warm')
+for _ in range(20):
+    torch.cuda.nvtx.range_push('step')
+    x = torch.nn.functional.relu(x @ x) / 1024
+    torch.cuda.nvtx.range_pop()
+torch.cuda.nvtx.range_end(r)
+torch.cuda.nvtx.mark('done')
 torch.cuda.synchronize(); print('ok', float(x.sum()))" >"$logs/torch.out" 2>"$logs/torch.err"
   expect "torch exit code" $? -eq 0
   expect "torch kernels" "$(q torch.gpuscope "SELECT COUNT(*) FROM kernels")" -ge 40
+  expect "torch NVTX push/pop ranges" "$(q torch.gpuscope "SELECT COUNT(*) FROM nvtx_ranges_named WHERE name = 'step' AND kind = 'push_pop'")" -eq 20
+  expect "torch NVTX start/end range" "$(q torch.gpuscope "SELECT COUNT(*) FROM nvtx_ranges_named WHERE name = 'warm' AND kind = 'start_end'")" -eq 1
+  expect "torch NVTX mark" "$(q torch.gpuscope "SELECT COUNT(*) FROM nvtx_marks")" -ge 1
 else
   echo "SKIP torch: python3 with CUDA torch not available"
 fi
 
-# 9. The report is produced in every format, from the file alone.
+# 9. Another profiler holds CUPTI (Nsight Compute): the program still runs and gpuscope says why.
+if command -v ncu >/dev/null 2>&1; then
+  ncu --target-processes all --metrics gpu__time_duration.sum -o "$work/ncu" "$gpuscope" profile -o under_ncu -- "$samples/launch_storm" --launches 50 >"$logs/ncu.out" 2>"$logs/ncu.err"
+  expect "under ncu: exit status unchanged" $? -eq 0
+  expect "under ncu: launch_storm result intact" "$(grep -c 'check=ok' "$logs/ncu.out")" -ge 1
+  grep gpuscope "$logs/ncu.err" | head -3
+else
+  echo "SKIP ncu conflict: ncu not installed"
+fi
+
+# 10. The report is produced in every format, from the file alone.
 for fmt in text markdown json; do
   "$gpuscope" report base.gpuscope --format $fmt >"$logs/base.report.$fmt" 2>>"$logs/report.err"
   expect "report --format $fmt" $? -eq 0
