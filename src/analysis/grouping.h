@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <vector>
 
+#include "gpuscope/analysis.h"
 #include "gpuscope/analysis_stats.h"
 
 namespace gpuscope::analysis::detail {
@@ -24,6 +26,32 @@ class DurationGroups {
  private:
   std::map<Key, std::vector<double>> samples_;
 };
+
+// The name a kernel is grouped and shown under: demangled, else mangled.
+inline std::string kernel_name(const Trace& trace, const Kernel& k) {
+  const std::string& demangled = trace.strings.get(k.name);
+  if (!demangled.empty()) return demangled;
+  const std::string& mangled = trace.strings.get(k.mangled_name);
+  return mangled.empty() ? std::string("<unnamed kernel>") : mangled;
+}
+
+// The host end of a copy, or Unknown when the copy has no host end.
+inline MemoryKind host_side(const Memcpy& m) {
+  switch (m.kind) {
+    case CopyKind::HtoD:
+    case CopyKind::HtoA: return m.src_kind;
+    case CopyKind::DtoH:
+    case CopyKind::AtoH: return m.dst_kind;
+    default: return MemoryKind::Unknown;
+  }
+}
+
+// "HtoD (pageable)", "DtoD": direction, and the host side's kind when there is one.
+inline std::string memory_label(CopyKind kind, MemoryKind host) {
+  std::string label = to_string(kind);
+  if (host != MemoryKind::Unknown) label += std::string(" (") + to_string(host) + ")";
+  return label;
+}
 
 // The report-wide row order: total time descending, then name ascending.
 template <typename Row, typename TotalFn, typename NameFn>

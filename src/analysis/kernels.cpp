@@ -9,12 +9,7 @@
 namespace gpuscope::analysis {
 namespace {
 
-std::string kernel_name(const Trace& trace, const Kernel& k) {
-  const std::string& demangled = trace.strings.get(k.name);
-  if (!demangled.empty()) return demangled;
-  const std::string& mangled = trace.strings.get(k.mangled_name);
-  return mangled.empty() ? std::string("<unnamed kernel>") : mangled;
-}
+using detail::kernel_name;
 
 LaunchConfig config_of(const Kernel& k) {
   LaunchConfig c;

@@ -9,31 +9,10 @@
 #include "gpuscope/analysis.h"
 
 namespace gpuscope::analysis {
-namespace {
-
-// The host end of a copy, or Unknown when the copy has no host end.
-MemoryKind host_side(const Memcpy& m) {
-  switch (m.kind) {
-    case CopyKind::HtoD:
-    case CopyKind::HtoA: return m.src_kind;
-    case CopyKind::DtoH:
-    case CopyKind::AtoH: return m.dst_kind;
-    default: return MemoryKind::Unknown;
-  }
-}
-
-std::string label_of(CopyKind kind, MemoryKind host) {
-  std::string label = to_string(kind);
-  if (host != MemoryKind::Unknown) label += std::string(" (") + to_string(host) + ")";
-  return label;
-}
-
-}  // namespace
-
 std::vector<MemoryGroup> summarize_memory_ops(const Trace& trace) {
   std::map<std::tuple<CopyKind, MemoryKind>, MemoryGroup> copies;
   for (const Memcpy& m : trace.memcpys) {
-    MemoryKind host = host_side(m);
+    MemoryKind host = detail::host_side(m);
     MemoryGroup& g = copies[{m.kind, host}];
     g.kind = m.kind;
     g.host_kind = host;
@@ -44,7 +23,7 @@ std::vector<MemoryGroup> summarize_memory_ops(const Trace& trace) {
 
   std::vector<MemoryGroup> rows;
   for (auto& [key, g] : copies) {
-    g.label = label_of(g.kind, g.host_kind);
+    g.label = detail::memory_label(g.kind, g.host_kind);
     rows.push_back(std::move(g));
   }
   if (!trace.memsets.empty()) {
