@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/compare_commands.h"
 #include "common/error.h"
 
 namespace {
@@ -19,6 +20,14 @@ void add_report_flags(CLI::App& command, ReportSettings& settings) {
   command.add_option("--format", settings.format, "Report format: text, markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   command.add_option("--top", settings.top, "Rows per table (0 = all)");
+}
+
+void add_stats_flags(CLI::App& command, StatsSettings& settings) {
+  command.add_option("--alpha", settings.alpha, "Significance level of the rank test (default 0.05)")
+      ->check(CLI::Range(1e-9, 0.5));
+  command.add_option("--min-change", settings.min_change_percent,
+                     "Changes of the median smaller than PCT % are 'no change' (default 2)")
+      ->check(CLI::Range(0.0, 1000.0));
 }
 
 std::string env_or_empty(const char* name) {
@@ -87,6 +96,20 @@ int main(int argc, char** argv) {
   query_cmd->add_option("sql", query.sql, "SQL, e.g. \"SELECT COUNT(*) FROM kernels\"")->required();
   query_cmd->add_flag("--header", query.header, "Print column names first");
 
+  DiffOptions diff;
+  double fail_if_slower = 0;
+  auto* diff_cmd = app.add_subcommand(
+      "diff", "Compare two captures (baseline, new) item by item, with statistics (docs/diff.md)");
+  diff_cmd->add_option("base", diff.base, "Baseline .gpuscope capture")->required();
+  diff_cmd->add_option("new", diff.next, "New .gpuscope capture")->required();
+  diff_cmd->add_option("-o,--output", diff.output, "Write the comparison here instead of stdout");
+  diff_cmd->add_option("--format", diff.format, "text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  diff_cmd->add_option("--top", diff.top, "Rows per table (default 0 = all)");
+  auto* fail_opt = diff_cmd->add_option("--fail-if-slower", fail_if_slower,
+                                        "Exit 1 when any significant regression exceeds PCT %");
+  add_stats_flags(*diff_cmd, diff.stats);
+
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> program = split_program_args(args);
   try {
@@ -106,6 +129,10 @@ int main(int argc, char** argv) {
     if (*report_cmd) return run_report(report);
     if (*import_cmd) return run_import(import);
     if (*query_cmd) return run_query(query);
+    if (*diff_cmd) {
+      if (*fail_opt) diff.fail_if_slower_percent = fail_if_slower;
+      return run_diff(diff);
+    }
   } catch (const gpuscope::Error& error) {
     std::cerr << "gpuscope: " << error.what() << "\n";
     return 2;

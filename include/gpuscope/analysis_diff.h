@@ -1,0 +1,55 @@
+// Baseline vs new: match the items of two captures and compare each one with
+// the two-sample statistics of analysis_compare.h. Pure and deterministic.
+//
+// Matching (docs/diff.md):
+//   kernels  by demangled name; when a name runs with more than one launch
+//            configuration (grid, block, dynamic shared memory) in either file,
+//            by name and configuration;
+//   memory   copies by direction and power-of-two size class ("HtoD [16 MiB,
+//            32 MiB)"); when a direction has more than one host memory kind
+//            (pageable, pinned) in either file, also by kind, else a pageable ->
+//            pinned fix stays one item; memsets by size class;
+//   API      by function name and domain (runtime, driver); a call that issued
+//            a copy or memset also by that operation's direction and size class;
+//   NVTX     by domain and range name;
+//   totals   wall, GPU busy, kernel, API and copy time: one number per file, so
+//            their verdict is always "too few samples" (change shown, no claim).
+// Per item the sample is the per-instance duration in ns.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuscope/analysis_compare.h"
+#include "gpuscope/model.h"
+
+namespace gpuscope::analysis {
+
+enum class DiffCategory { Total, Kernel, Memory, Api, Nvtx };
+const char* to_string(DiffCategory category);
+
+struct DiffItem {
+  DiffCategory category = DiffCategory::Kernel;
+  std::string name;    // kernel / API / NVTX name, memory direction, total's name
+  std::string detail;  // launch configuration, host memory kind, API or NVTX domain; may be empty
+  Comparison cmp;      // over per-instance durations (ns)
+  double base_total_ns = 0, new_total_ns = 0;
+  // Memory items only: bytes moved and aggregate bandwidth (bytes / summed time).
+  uint64_t base_bytes = 0, new_bytes = 0;
+  std::optional<double> base_bandwidth_bps, new_bandwidth_bps;
+};
+
+struct DiffResult {
+  CompareOptions options;
+  std::vector<DiffItem> items;  // by category, then by larger total time descending, then name
+};
+
+DiffResult diff_traces(const Trace& base, const Trace& next, const CompareOptions& options);
+
+// Items judged slower whose change exceeds limit_percent: what --fail-if-slower
+// and the baseline rules of `gpuscope check` fail on.
+std::vector<const DiffItem*> regressions_over(const DiffResult& diff, double limit_percent);
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,54 @@
+// `gpuscope diff BASE NEW`: compare two captures item by item with statistics.
+// Exit 0, or 1 when --fail-if-slower is given and a significant regression
+// exceeds it (the regressions are also named on stderr, one line each).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "cli/compare_commands.h"
+#include "common/error.h"
+#include "gpuscope/analysis_diff.h"
+#include "gpuscope/diff_report.h"
+#include "gpuscope/store.h"
+
+namespace gpuscope::cli {
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error("cannot write " + path);
+  out << text;
+  if (!out.flush()) throw Error("cannot write " + path);
+}
+
+int run_diff(const DiffOptions& options) {
+  const ReportFormat format = parse_report_format(options.format);
+  if (options.fail_if_slower_percent && *options.fail_if_slower_percent < 0)
+    throw Error("--fail-if-slower must be a percentage >= 0");
+  const Trace base = read_trace(options.base);
+  const Trace next = read_trace(options.next);
+  analysis::CompareOptions compare;
+  compare.alpha = options.stats.alpha;
+  compare.min_change_percent = options.stats.min_change_percent;
+  const analysis::DiffResult diff = analysis::diff_traces(base, next, compare);
+
+  DiffReportInfo info;
+  info.base_label = options.base;
+  info.new_label = options.next;
+  info.fail_if_slower_percent = options.fail_if_slower_percent;
+  info.top = options.top;
+  write_output(options.output, render_diff(diff, info, format));
+
+  if (!options.fail_if_slower_percent) return 0;
+  const auto regressions = analysis::regressions_over(diff, *options.fail_if_slower_percent);
+  for (const analysis::DiffItem* r : regressions)
+    std::cerr << fmt::format("gpuscope: slower: {} {}{} +{:.1f}%\n", to_string(r->category), r->name,
+                             r->detail.empty() ? "" : " [" + r->detail + "]", r->cmp.change_percent);
+  return regressions.empty() ? 0 : 1;
+}
+
+}  // namespace gpuscope::cli

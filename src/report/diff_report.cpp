@@ -1,0 +1,190 @@
+// Report model for `gpuscope diff`: a summary section (files, rules, counts of
+// verdicts, the regressions) and one table per category. Renderers lay it out.
+#include "gpuscope/diff_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include "report/model.h"
+#include "report/renderers.h"
+#include "report/units.h"
+
+namespace gpuscope {
+namespace report {
+namespace {
+
+using analysis::DiffCategory;
+using analysis::DiffItem;
+using analysis::Verdict;
+
+std::string signed_percent(double v) { return (v > 0 ? "+" : "") + format_percent(v); }
+
+// "[-3.1%, +0.4%]"; "-" when not computed.
+std::string ci_text(const analysis::ChangeInterval& ci) {
+  if (std::isnan(ci.low) || std::isnan(ci.high)) return "-";
+  return "[" + signed_percent(ci.low) + ", " + signed_percent(ci.high) + "]";
+}
+
+// Three significant digits, and "<0.001" below that: a p-value is a rough
+// probability, more digits would only suggest precision it does not have.
+std::string p_text(double p) {
+  if (std::isnan(p)) return "-";
+  if (p < 0.001) return "<0.001";
+  return fmt::format("{:.3f}", p);
+}
+
+Cell ns_or_blank(const DiffItem& item, bool base) {
+  const size_t n = base ? item.cmp.base_count : item.cmp.new_count;
+  return n == 0 ? Cell{} : num(base ? item.cmp.base_median : item.cmp.new_median, Unit::Ns);
+}
+
+struct CategoryInfo {
+  const char* key;
+  const char* title;
+  const char* name_title;
+  const char* detail_title;
+};
+
+CategoryInfo info_of(DiffCategory c) {
+  switch (c) {
+    case DiffCategory::Total: return {"totals", "Totals", "Total", ""};
+    case DiffCategory::Kernel: return {"kernels", "Kernels", "Kernel", "Launch configuration"};
+    case DiffCategory::Memory: return {"memory", "Memory operations", "Operation", "Host memory"};
+    case DiffCategory::Api: return {"api", "CUDA API", "Function", "Domain"};
+    case DiffCategory::Nvtx: return {"nvtx", "NVTX ranges", "Range", "Domain"};
+  }
+  return {"?", "?", "?", "?"};
+}
+
+// Totals are single numbers per file: base, new, change; no statistics.
+Table totals_table(const std::vector<const DiffItem*>& items) {
+  Table t;
+  t.key = "totals";
+  t.title = "Totals per file";
+  t.columns = {text_column("name", "Total"), num_column("base", "Base", Unit::Ns), num_column("new", "New", Unit::Ns),
+               num_column("change", "Change", Unit::Percent), text_column("verdict", "Verdict")};
+  for (const DiffItem* i : items)
+    t.rows.push_back({text(i->name), num(i->base_total_ns, Unit::Ns), num(i->new_total_ns, Unit::Ns),
+                      opt_num(std::isnan(i->cmp.change_percent) ? std::nullopt : std::optional(i->cmp.change_percent),
+                              Unit::Percent),
+                      text("one value per file: not judged")});
+  return t;
+}
+
+Table items_table(DiffCategory category, const std::vector<const DiffItem*>& items) {
+  const CategoryInfo ci = info_of(category);
+  Table t;
+  t.key = ci.key;
+  t.title = std::string(ci.title) + ": duration per instance";
+  t.empty_text = "none in either capture";
+  // Memory rows are short labels ("HtoD [16 MiB, 32 MiB)"): never shortened.
+  const TextStyle name_style = category == DiffCategory::Memory ? TextStyle::Plain : TextStyle::Identifier;
+  t.columns = {text_column("name", ci.name_title, name_style), text_column("detail", ci.detail_title),
+               num_column("base_count", "Base n", Unit::Count), num_column("new_count", "New n", Unit::Count),
+               num_column("base_median", "Base median", Unit::Ns), num_column("new_median", "New median", Unit::Ns),
+               num_column("change", "Change", Unit::Percent), text_column("ci95", "95% CI"),
+               text_column("p_value", "p"), num_column("cliffs_delta", "Cliff's d", Unit::Plain),
+               text_column("verdict", "Verdict")};
+  const bool memory = category == DiffCategory::Memory;
+  if (memory) {
+    t.columns.push_back(num_column("base_bandwidth", "Base BW", Unit::BytesPerSecond));
+    t.columns.push_back(num_column("new_bandwidth", "New BW", Unit::BytesPerSecond));
+  }
+  bool bytes_differ = false;
+  for (const DiffItem* i : items) {
+    const auto& c = i->cmp;
+    const bool both = c.base_count > 0 && c.new_count > 0;
+    const bool judged = both && c.verdict != Verdict::TooFew;
+    std::vector<Cell> row = {
+        text(i->name), text(i->detail), num(static_cast<double>(c.base_count), Unit::Count),
+        num(static_cast<double>(c.new_count), Unit::Count), ns_or_blank(*i, true), ns_or_blank(*i, false),
+        both ? opt_num(std::isnan(c.change_percent) ? std::nullopt : std::optional(c.change_percent), Unit::Percent)
+             : Cell{},
+        text(ci_text(c.ci)), text(p_text(c.test.p_value)), judged ? num(c.cliffs_delta, Unit::Plain) : Cell{},
+        text(to_string(c.verdict))};
+    if (memory) {
+      row.push_back(opt_num(i->base_bandwidth_bps, Unit::BytesPerSecond));
+      row.push_back(opt_num(i->new_bandwidth_bps, Unit::BytesPerSecond));
+      bytes_differ |= both && i->base_bytes != i->new_bytes;
+    }
+    t.rows.push_back(std::move(row));
+  }
+  // A detail column with nothing in it only takes width from the names.
+  const bool any_detail = std::any_of(items.begin(), items.end(), [](const DiffItem* i) { return !i->detail.empty(); });
+  if (!any_detail) {
+    t.columns.erase(t.columns.begin() + 1);
+    for (auto& row : t.rows) row.erase(row.begin() + 1);
+  }
+  if (memory) t.notes.push_back("Compared: duration per operation. BW: bytes moved / summed time, per file.");
+  if (bytes_differ) t.notes.push_back("Bytes moved differ between the files for some rows: durations compare different work.");
+  return t;
+}
+
+Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& info) {
+  Section s;
+  s.key = "comparison";
+  s.title = "Comparison";
+  s.lines.push_back({"base", "Base", text(info.base_label), "", true});
+  s.lines.push_back({"new", "New", text(info.new_label), "", true});
+  std::map<Verdict, size_t> counts;
+  for (const DiffItem& i : diff.items)
+    if (i.category != DiffCategory::Total) ++counts[i.cmp.verdict];
+  for (Verdict v : {Verdict::Faster, Verdict::Slower, Verdict::NoChange, Verdict::TooFew, Verdict::OnlyBase,
+                    Verdict::OnlyNew}) {
+    std::string label = to_string(v);
+    label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+    s.lines.push_back({std::string("verdict_") + to_string(v), label, num(static_cast<double>(counts[v]), Unit::Count),
+                       "", false});
+  }
+  const auto& o = diff.options;
+  s.notes.push_back(fmt::format(
+      "Significant: Mann-Whitney p < {:g} on per-instance durations, the {:g}% bootstrap CI of the change of "
+      "medians excludes 0, and |change| >= {:g}%. Fewer than {} instances on a side: too few samples.",
+      o.alpha, o.ci_level * 100, o.min_change_percent, o.min_samples));
+  if (info.fail_if_slower_percent) {
+    const auto regressions = analysis::regressions_over(diff, *info.fail_if_slower_percent);
+    std::string line = fmt::format("Gate --fail-if-slower {:g}%: ", *info.fail_if_slower_percent);
+    if (regressions.empty()) line += "passed.";
+    for (size_t k = 0; k < regressions.size(); ++k)
+      line += (k ? "; " : "FAILED: ") + std::string(to_string(regressions[k]->category)) + " " + regressions[k]->name +
+              (regressions[k]->detail.empty() ? "" : " [" + regressions[k]->detail + "]") + " " +
+              signed_percent(regressions[k]->cmp.change_percent);
+    s.notes.push_back(line);
+  }
+  return s;
+}
+
+}  // namespace
+}  // namespace report
+
+std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& info, ReportFormat format) {
+  using namespace report;
+  Report r;
+  r.title = "gpuscope diff";
+  r.sections.push_back(summary_section(diff, info));
+  for (DiffCategory c : {DiffCategory::Total, DiffCategory::Kernel, DiffCategory::Memory, DiffCategory::Api,
+                         DiffCategory::Nvtx}) {
+    std::vector<const analysis::DiffItem*> items;
+    for (const auto& i : diff.items)
+      if (i.category == c) items.push_back(&i);
+    Section s;
+    s.key = info_of(c).key;
+    s.title = info_of(c).title;
+    s.empty_text = "none in either capture";
+    if (!items.empty()) {
+      s.tables.push_back(c == DiffCategory::Total ? totals_table(items) : items_table(c, items));
+      limit_rows(s.tables.back(), info.top);
+    }
+    r.sections.push_back(std::move(s));
+  }
+  switch (format) {
+    case ReportFormat::Text: return render_text(r);
+    case ReportFormat::Markdown: return render_markdown(r);
+    case ReportFormat::Json: return render_json(r);
+  }
+  return render_text(r);
+}
+
+}  // namespace gpuscope
