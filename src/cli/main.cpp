@@ -110,6 +110,17 @@ int main(int argc, char** argv) {
                                         "Exit 1 when any significant regression exceeds PCT %");
   add_stats_flags(*diff_cmd, diff.stats);
 
+  CheckOptions check;
+  auto* check_cmd = app.add_subcommand(
+      "check", "CI gates: check a capture against TOML rules; exit 0 pass, 1 a gate failed, 2 bad input");
+  check_cmd->add_option("file", check.input, "The .gpuscope capture to check")->required();
+  check_cmd->add_option("--rules", check.rules, "Rules file (TOML, see docs/diff.md)")->required();
+  check_cmd->add_option("--baseline", check.baseline, "Baseline capture for [[baseline]] rules");
+  check_cmd->add_option("--format", check.format, "text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  check_cmd->add_option("--junit", check.junit, "Also write JUnit XML here");
+  add_stats_flags(*check_cmd, check.stats);
+
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> program = split_program_args(args);
   try {
@@ -133,6 +144,7 @@ int main(int argc, char** argv) {
       if (*fail_opt) diff.fail_if_slower_percent = fail_if_slower;
       return run_diff(diff);
     }
+    if (*check_cmd) return run_check(check);
   } catch (const gpuscope::Error& error) {
     std::cerr << "gpuscope: " << error.what() << "\n";
     return 2;

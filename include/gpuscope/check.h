@@ -1,0 +1,83 @@
+// `gpuscope check`: CI gates over one capture, read from a TOML rules file
+// (syntax: docs/diff.md, "Gates"). Parsing is strict: an unknown table or key,
+// a wrong type, a duration without a unit, a baseline rule without a baseline,
+// a rule that matches nothing, or a metric the capture does not have is bad
+// input (gpuscope::Error, exit 2), never a silent pass.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuscope/analysis_compare.h"
+#include "gpuscope/model.h"
+#include "gpuscope/report.h"
+
+namespace gpuscope::check {
+
+enum class RuleKind { Total, Kernel, Baseline, Metric };
+
+// One [[total]], [[kernel]], [[baseline]] or [[metric]] table.
+struct Rule {
+  RuleKind kind = RuleKind::Total;
+  std::string id;    // `id = "..."`, or "<kind>#<n>" (n counts rules of that kind from 1)
+  int line = 0;      // where the table starts in the rules file
+  std::string name;  // total: wall | gpu_busy | kernel | api | copy; metric: the metric's name
+  std::string match = "*";     // kernel, baseline, metric: glob over item names (* and ?)
+  std::string stat = "median";  // kernel: median | mean | min | max | total | count
+  std::string item_kind = "any";  // baseline: kernel | memory | api | nvtx | any
+  // Limits. Durations in ns; counts and metric values as given. At least one is set.
+  std::optional<double> min, max;
+  std::optional<double> max_slower_percent;  // baseline
+  bool duration = true;  // min/max are durations (false: counts, metric values)
+};
+
+struct RuleSet {
+  std::string source;  // the rules file, for messages
+  std::vector<Rule> rules;
+  bool needs_baseline() const;
+};
+
+// Parses TOML text; `source` names the file in error messages ("rules.toml:12: ...").
+RuleSet parse_rules(const std::string& text, const std::string& source);
+RuleSet read_rules(const std::string& path);
+
+// The outcome of one rule on one matched item. Numbers stay numbers here; the
+// renderers format them with their units.
+enum class Measure {
+  Duration,  // value in ns
+  Number,    // a count or a metric value, as is
+  Change     // baseline rules: value = change of medians in %, with CI and p
+};
+
+struct Outcome {
+  std::string rule_id;
+  int rule_line = 0;
+  std::string target;  // the item the rule looked at: "Wall time", a kernel name, ...
+  Measure measure = Measure::Duration;
+  double value = 0;
+  double ci_low = 0, ci_high = 0, p_value = 0;  // Change only (NaN when not computed)
+  std::optional<double> min, max;  // the limits; for Change, max is max_slower_pct
+  bool passed = true;
+  std::string message;  // the verdict or why it failed; may be empty
+};
+
+struct CheckResult {
+  std::string file, baseline_file, rules_file;
+  std::vector<Outcome> outcomes;
+  size_t failures() const;
+};
+
+// Evaluates every rule. baseline may be null when no rule needs it.
+CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* baseline,
+                     const analysis::CompareOptions& options);
+
+// Text or markdown summary (JSON too) through the shared report renderers.
+std::string render_check(const CheckResult& result, ReportFormat format);
+// JUnit XML: one <testsuite>, one <testcase> per outcome, <failure> when it failed.
+std::string render_junit(const CheckResult& result);
+
+// Glob match with * (any run) and ? (any one character), whole string.
+bool glob_match(const std::string& pattern, const std::string& text);
+
+}  // namespace gpuscope::check

@@ -1,0 +1,132 @@
+// Evaluating `gpuscope check` rules against a capture (and its baseline).
+// A rule that matches nothing is an error, not a pass (see gpuscope/check.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "gpuscope/analysis.h"
+#include "gpuscope/analysis_diff.h"
+#include "gpuscope/check.h"
+
+namespace gpuscope::check {
+namespace {
+
+bool within(const Rule& rule, double value) {
+  return (!rule.min || value >= *rule.min) && (!rule.max || value <= *rule.max);
+}
+
+Outcome outcome_of(const Rule& rule, const std::string& target, Measure measure, double value) {
+  Outcome o;
+  o.rule_id = rule.id;
+  o.rule_line = rule.line;
+  o.target = target;
+  o.measure = measure;
+  o.value = value;
+  o.min = rule.min;
+  o.max = rule.max;
+  o.passed = within(rule, value);
+  return o;
+}
+
+std::string where(const RuleSet& set, const Rule& rule) { return fmt::format("{}:{}", set.source, rule.line); }
+
+void check_total(const Rule& rule, const analysis::ExecutiveSummary& s, std::vector<Outcome>& out, const std::string& at) {
+  if (rule.name == "wall" && s.wall_source == analysis::WallSource::None)
+    throw Error(at + ": total 'wall' matches nothing: the capture has no run times and no events");
+  struct Total {
+    const char* name;
+    const char* label;
+    TimeNs value;
+  };
+  const Total totals[] = {{"wall", "Wall time", s.wall_ns},    {"gpu_busy", "GPU busy", s.gpu_busy_ns},
+                          {"kernel", "Kernel time", s.kernel_ns}, {"api", "CUDA API time", s.api_ns},
+                          {"copy", "Copy time", s.memcpy_ns},  {"sync", "Sync wait", s.sync_wait_ns}};
+  for (const Total& t : totals)
+    if (rule.name == t.name) out.push_back(outcome_of(rule, t.label, Measure::Duration, static_cast<double>(t.value)));
+}
+
+double stat_of(const analysis::Stats& s, const std::string& stat) {
+  if (stat == "mean") return s.mean;
+  if (stat == "min") return s.min;
+  if (stat == "max") return s.max;
+  if (stat == "total") return s.total;
+  if (stat == "count") return static_cast<double>(s.count);
+  return s.median;
+}
+
+void check_kernels(const Rule& rule, const Trace& trace, std::vector<Outcome>& out, const std::string& at) {
+  size_t matched = 0;
+  for (const analysis::KernelGroup& g : analysis::summarize_kernels(trace)) {
+    if (!glob_match(rule.match, g.name)) continue;
+    ++matched;
+    Outcome o = outcome_of(rule, g.name, rule.duration ? Measure::Duration : Measure::Number, stat_of(g.duration, rule.stat));
+    o.message = rule.stat;
+    out.push_back(std::move(o));
+  }
+  if (matched == 0) throw Error(fmt::format("{}: kernel rule '{}' matches no kernel (match = \"{}\")", at, rule.id, rule.match));
+}
+
+bool kind_matches(const std::string& kind, analysis::DiffCategory c) {
+  if (c == analysis::DiffCategory::Total) return false;  // one value per file: never judged
+  return kind == "any" || kind == analysis::to_string(c);
+}
+
+void check_baseline(const Rule& rule, const analysis::DiffResult& diff, std::vector<Outcome>& out, const std::string& at) {
+  size_t matched = 0;
+  for (const analysis::DiffItem& item : diff.items) {
+    if (!kind_matches(rule.item_kind, item.category) || !glob_match(rule.match, item.name)) continue;
+    ++matched;
+    Outcome o;
+    o.rule_id = rule.id;
+    o.rule_line = rule.line;
+    o.target = std::string(analysis::to_string(item.category)) + " " + item.name +
+               (item.detail.empty() ? "" : " [" + item.detail + "]");
+    o.measure = Measure::Change;
+    o.value = item.cmp.change_percent;
+    o.ci_low = item.cmp.ci.low;
+    o.ci_high = item.cmp.ci.high;
+    o.p_value = item.cmp.test.p_value;
+    o.max = rule.max_slower_percent;
+    // Significance-aware: only a significant regression beyond the limit fails.
+    o.passed = !(item.cmp.verdict == analysis::Verdict::Slower && item.cmp.change_percent > *rule.max_slower_percent);
+    o.message = analysis::to_string(item.cmp.verdict);
+    out.push_back(std::move(o));
+  }
+  if (matched == 0)
+    throw Error(fmt::format("{}: baseline rule '{}' matches nothing (kind = \"{}\", match = \"{}\")", at, rule.id,
+                            rule.item_kind, rule.match));
+}
+
+}  // namespace
+
+size_t CheckResult::failures() const {
+  return static_cast<size_t>(std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.passed; }));
+}
+
+CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* baseline,
+                     const analysis::CompareOptions& options) {
+  if (rules.needs_baseline() && !baseline)
+    throw Error(rules.source + ": [[baseline]] rules need --baseline BASE.gpuscope");
+  // Metrics first: a capture without them fails fast, before any output.
+  for (const Rule& rule : rules.rules)
+    if (rule.kind == RuleKind::Metric)  // metric tables arrive with a later schema; none are stored yet
+      throw Error(fmt::format("{}: metric {} not in capture", where(rules, rule), rule.name));
+
+  CheckResult result;
+  const analysis::ExecutiveSummary summary = analysis::summarize_executive(trace);
+  std::optional<analysis::DiffResult> diff;
+  if (baseline) diff = analysis::diff_traces(*baseline, trace, options);
+  for (const Rule& rule : rules.rules) {
+    const std::string at = where(rules, rule);
+    switch (rule.kind) {
+      case RuleKind::Total: check_total(rule, summary, result.outcomes, at); break;
+      case RuleKind::Kernel: check_kernels(rule, trace, result.outcomes, at); break;
+      case RuleKind::Baseline: check_baseline(rule, *diff, result.outcomes, at); break;
+      case RuleKind::Metric: break;  // refused above
+    }
+  }
+  return result;
+}
+
+}  // namespace gpuscope::check

@@ -1,0 +1,193 @@
+// Strict reader of `gpuscope check` rule files (TOML, through toml++ used
+// header-only). Every error names the file and line: "rules.toml:7: ...".
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "common/error.h"
+#include "gpuscope/check.h"
+
+namespace gpuscope::check {
+namespace {
+
+struct Reader {
+  std::string source;
+
+  [[noreturn]] void fail(const toml::node& at, const std::string& message) const {
+    throw Error(fmt::format("{}:{}: {}", source, at.source().begin.line, message));
+  }
+
+  // Optional string key; a present key of another type is an error.
+  std::optional<std::string> string_at(const toml::table& t, const char* key) const {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_string()) fail(*n, fmt::format("'{}' must be a string", key));
+    return std::string(*n->value<std::string>());
+  }
+
+  std::optional<double> number_at(const toml::table& t, const char* key) const {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_number()) fail(*n, fmt::format("'{}' must be a number", key));
+    return *n->value<double>();
+  }
+
+  // A duration is a string with a unit: "250 ms", "1.5us", "3 s". Bare numbers
+  // are refused because "max = 250" could mean ns, µs or ms.
+  std::optional<double> duration_at(const toml::table& t, const char* key) const {
+    const toml::node* n = t.get(key);
+    if (!n) return std::nullopt;
+    if (!n->is_string())
+      fail(*n, fmt::format("'{}' is a duration: give it as a string with a unit, e.g. \"1.5 ms\"", key));
+    const std::string text = *n->value<std::string>();
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    std::string unit(end);
+    unit.erase(0, unit.find_first_not_of(' '));
+    static const std::pair<const char*, double> units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    for (const auto& [name, scale] : units)
+      if (end != text.c_str() && unit == name && v >= 0) return v * scale;
+    fail(*n, fmt::format("'{}' = \"{}\": expected a non-negative number and a unit (ns, us, ms, s)", key, text));
+  }
+};
+
+const std::set<std::string> kTotalNames = {"wall", "gpu_busy", "kernel", "api", "copy", "sync"};
+const std::set<std::string> kStats = {"median", "mean", "min", "max", "total", "count"};
+const std::set<std::string> kItemKinds = {"kernel", "memory", "api", "nvtx", "any"};
+
+std::string one_of(const std::set<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, const toml::table& t, int index) {
+  Rule rule;
+  rule.kind = kind;
+  rule.line = static_cast<int>(t.source().begin.line);
+  rule.id = r.string_at(t, "id").value_or(fmt::format("{}#{}", table_name, index));
+
+  std::set<std::string> allowed = {"id"};
+  auto required_string = [&](const char* key) {
+    auto v = r.string_at(t, key);
+    if (!v || v->empty()) r.fail(t, fmt::format("[[{}]] needs a non-empty '{}'", table_name, key));
+    return *v;
+  };
+  switch (kind) {
+    case RuleKind::Total:
+      allowed.insert({"name", "min", "max"});
+      rule.name = required_string("name");
+      if (!kTotalNames.count(rule.name))
+        r.fail(*t.get("name"), fmt::format("unknown total '{}' (expected one of: {})", rule.name, one_of(kTotalNames)));
+      rule.min = r.duration_at(t, "min");
+      rule.max = r.duration_at(t, "max");
+      break;
+    case RuleKind::Kernel:
+      allowed.insert({"match", "stat", "min", "max"});
+      rule.match = required_string("match");
+      rule.stat = r.string_at(t, "stat").value_or("median");
+      if (!kStats.count(rule.stat))
+        r.fail(*t.get("stat"), fmt::format("unknown stat '{}' (expected one of: {})", rule.stat, one_of(kStats)));
+      rule.duration = rule.stat != "count";
+      rule.min = rule.duration ? r.duration_at(t, "min") : r.number_at(t, "min");
+      rule.max = rule.duration ? r.duration_at(t, "max") : r.number_at(t, "max");
+      break;
+    case RuleKind::Baseline:
+      allowed.insert({"kind", "match", "max_slower_pct"});
+      rule.item_kind = r.string_at(t, "kind").value_or("any");
+      if (!kItemKinds.count(rule.item_kind))
+        r.fail(*t.get("kind"), fmt::format("unknown kind '{}' (expected one of: {})", rule.item_kind, one_of(kItemKinds)));
+      rule.match = r.string_at(t, "match").value_or("*");
+      rule.max_slower_percent = r.number_at(t, "max_slower_pct");
+      if (!rule.max_slower_percent || *rule.max_slower_percent < 0)
+        r.fail(t, "[[baseline]] needs 'max_slower_pct', a percentage >= 0");
+      break;
+    case RuleKind::Metric:
+      allowed.insert({"name", "match", "min", "max"});
+      rule.name = required_string("name");
+      rule.match = r.string_at(t, "match").value_or("*");
+      rule.duration = false;
+      rule.min = r.number_at(t, "min");
+      rule.max = r.number_at(t, "max");
+      break;
+  }
+  if (kind != RuleKind::Baseline && !rule.min && !rule.max)
+    r.fail(t, fmt::format("[[{}]] needs 'min' or 'max' (or both)", table_name));
+  if (rule.min && rule.max && *rule.min > *rule.max) r.fail(t, "'min' is larger than 'max'");
+  for (const auto& [key, node] : t)
+    if (!allowed.count(std::string(key.str())))
+      r.fail(node, fmt::format("unknown key '{}' in [[{}]] (allowed: {})", key.str(), table_name, one_of(allowed)));
+  return rule;
+}
+
+}  // namespace
+
+bool RuleSet::needs_baseline() const {
+  return std::any_of(rules.begin(), rules.end(), [](const Rule& r) { return r.kind == RuleKind::Baseline; });
+}
+
+RuleSet parse_rules(const std::string& text, const std::string& source) {
+  toml::table root;
+  try {
+    root = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    throw Error(fmt::format("{}:{}: {}", source, e.source().begin.line, e.description()));
+  }
+  const Reader reader{source};
+  static const std::pair<const char*, RuleKind> kinds[] = {
+      {"total", RuleKind::Total}, {"kernel", RuleKind::Kernel}, {"baseline", RuleKind::Baseline}, {"metric", RuleKind::Metric}};
+  RuleSet set;
+  for (const auto& [key, node] : root) {
+    const std::string name(key.str());
+    const auto kind = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& k) { return name == k.first; });
+    if (kind == std::end(kinds))
+      reader.fail(node, fmt::format("unknown table '{}' (expected [[total]], [[kernel]], [[baseline]] or [[metric]])", name));
+    const toml::array* list = node.as_array();
+    if (!list || !list->is_array_of_tables())
+      reader.fail(node, fmt::format("'{}' must be an array of tables: write [[{}]]", name, name));
+    int index = 0;
+    for (const toml::node& element : *list)
+      set.rules.push_back(parse_rule(reader, kind->second, name, *element.as_table(), ++index));
+  }
+  if (set.rules.empty()) throw Error(source + ": no rules (expected [[total]], [[kernel]], [[baseline]] or [[metric]] tables)");
+  // toml++ iterates tables by key; users read results in file order.
+  std::stable_sort(set.rules.begin(), set.rules.end(), [](const Rule& a, const Rule& b) { return a.line < b.line; });
+  set.source = source;
+  return set;
+}
+
+RuleSet read_rules(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read rules file " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_rules(text.str(), path);
+}
+
+bool glob_match(const std::string& pattern, const std::string& text) {
+  // Iterative matcher with one backtrack point: linear-ish, no recursion.
+  size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+}  // namespace gpuscope::check

@@ -1,0 +1,117 @@
+// `gpuscope check` output: a summary through the shared report model (text,
+// markdown, JSON) and JUnit XML for CI systems that show test results.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "gpuscope/check.h"
+#include "report/model.h"
+#include "report/renderers.h"
+#include "report/units.h"
+
+namespace gpuscope::check {
+namespace {
+
+using report::Cell;
+using report::Unit;
+
+std::string signed_percent(double v) { return (v > 0 ? "+" : "") + report::format_percent(v); }
+
+std::string format_measure(Measure m, double v) {
+  switch (m) {
+    case Measure::Duration: return report::format_duration(v);
+    case Measure::Number: return report::format_plain(v);
+    case Measure::Change: return std::isnan(v) ? "-" : signed_percent(v);
+  }
+  return "-";
+}
+
+std::string measured_text(const Outcome& o) {
+  std::string text = format_measure(o.measure, o.value);
+  if (o.measure == Measure::Change && !std::isnan(o.ci_low))
+    text += " [" + signed_percent(o.ci_low) + ", " + signed_percent(o.ci_high) + "]";
+  return text;
+}
+
+std::string limit_text(const Outcome& o) {
+  if (o.measure == Measure::Change) return "<= +" + report::format_percent(*o.max) + " if significant";
+  std::string text;
+  if (o.min) text += ">= " + format_measure(o.measure, *o.min);
+  if (o.max) text += std::string(text.empty() ? "" : ", ") + "<= " + format_measure(o.measure, *o.max);
+  return text;
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_check(const CheckResult& result, ReportFormat format) {
+  using namespace report;
+  Report r;
+  r.title = "gpuscope check";
+  Section s;
+  s.key = "check";
+  s.title = "Gates";
+  const size_t failed = result.failures();
+  s.lines.push_back({"file", "Capture", text(result.file), "", true});
+  if (!result.baseline_file.empty()) s.lines.push_back({"baseline", "Baseline", text(result.baseline_file), "", true});
+  s.lines.push_back({"rules", "Rules", text(result.rules_file), "", true});
+  s.lines.push_back({"result", "Result",
+                     text(failed ? fmt::format("FAILED: {} of {}", failed, plural(result.outcomes.size(), "check", "checks"))
+                                 : fmt::format("passed: {}", plural(result.outcomes.size(), "check", "checks"))),
+                     "", false});
+  Table t;
+  t.key = "outcomes";
+  t.title = "Checks";
+  t.columns = {text_column("rule", "Rule"), text_column("target", "Target", TextStyle::Identifier),
+               text_column("measured", "Measured"), text_column("limit", "Limit"), text_column("result", "Result"),
+               text_column("note", "Note", TextStyle::Prose)};
+  for (const Outcome& o : result.outcomes)
+    t.rows.push_back({text(o.rule_id), text(o.target), text(measured_text(o)), text(limit_text(o)),
+                      text(o.passed ? "pass" : "FAIL"), text(o.message)});
+  s.tables.push_back(std::move(t));
+  r.sections.push_back(std::move(s));
+  switch (format) {
+    case ReportFormat::Text: return render_text(r);
+    case ReportFormat::Markdown: return render_markdown(r);
+    case ReportFormat::Json: return render_json(r);
+  }
+  return render_text(r);
+}
+
+std::string render_junit(const CheckResult& result) {
+  const size_t n = result.outcomes.size(), failed = result.failures();
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"gpuscope check\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n", n, failed);
+  out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">\n",
+                     xml_escape("gpuscope check " + result.file), n, failed);
+  for (const Outcome& o : result.outcomes) {
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml_escape("gpuscope.check." + o.rule_id),
+                       xml_escape(o.target));
+    if (o.passed) {
+      out += "/>\n";
+      continue;
+    }
+    const std::string message = "measured " + measured_text(o) + ", limit " + limit_text(o) +
+                                (o.message.empty() ? "" : " (" + o.message + ")");
+    out += fmt::format(">\n      <failure message=\"{}\" type=\"gate\">{}</failure>\n    </testcase>\n",
+                       xml_escape(message), xml_escape(fmt::format("{}:{}: {}", result.rules_file, o.rule_line, message)));
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+}  // namespace gpuscope::check
