@@ -26,16 +26,19 @@ constexpr int kBM = 128, kBN = 128, kBK = 32;
 
 const char* kUsage =
     "usage: bsr_spmm [--m M] [--n N] [--k K] [--iters N] [--persistent] [--pinned]\n"
-    "                [--verify-rows N] [--seed S]\n"
+    "                [--verify-rows N] [--seed S] [--slow-kernel-pct P]\n"
     "  M, N, K multiples of 128 (default 8192); 16 non-zero 128x128 blocks per block row\n"
     "  --iters N        iterations (default 5)\n"
     "  --persistent     allocate device buffers once, outside the loop (the fix)\n"
     "  --pinned         cudaMallocHost host buffers instead of pageable malloc (the fix)\n"
-    "  --verify-rows N  rows of C checked against a CPU reference (default 8, 0 = skip)\n";
+    "  --verify-rows N  rows of C checked against a CPU reference (default 8, 0 = skip)\n"
+    "  --slow-kernel-pct P  planted slowdown for testing diff: the kernel repeats about P % of\n"
+    "                   its main-loop steps and discards their products (same result; default 0)\n";
 
 struct Options {
   bsr::Shape shape;
   int iters = 5, verify_rows = 8;
+  int slow_kernel_pct = 0;  // planted slowdown, see bsr_spmm_kernel
   bool persistent = false, pinned = false;
   uint64_t seed = 0x140dc0bd;
 };
@@ -49,6 +52,7 @@ Options parse(int argc, char** argv) {
   o.iters = int(args.integer("--iters", 5, 1));
   o.verify_rows = int(args.integer("--verify-rows", 8, 0));
   o.seed = uint64_t(args.integer("--seed", 0x140dc0bd, 0));
+  o.slow_kernel_pct = int(args.integer("--slow-kernel-pct", 0, 0));
   o.persistent = args.flag("--persistent");
   o.pinned = args.flag("--pinned");
   args.finish();
@@ -136,6 +140,12 @@ int main(int argc, char** argv) {
               s.blocks_per_row * bsr::kBlock, o.persistent ? "persistent device buffers"
               : "cudaMalloc/cudaFree every iteration", o.pinned ? "pinned host" : "pageable host",
               o.iters);
+  if (o.slow_kernel_pct > 0) {
+    const int steps = s.blocks_per_row * (bsr::kBlock / kBK);
+    const int extra = (steps * o.slow_kernel_pct + 50) / 100;  // as the kernel rounds it
+    std::printf("bsr_spmm: planted slowdown: the kernel repeats %d of its %d main-loop steps "
+                "(+%.1f%% work), products discarded\n", extra, steps, 100.0 * extra / steps);
+  }
 
   bsr::HostProblem h;
   {
@@ -186,7 +196,8 @@ int main(int argc, char** argv) {
       NvtxRange r("compute");
       t0 = sample::now_ns();
       check(cudaEventRecord(ev_start), "cudaEventRecord");
-      bsr::bsr_spmm_kernel<kBM, kBN, kBK><<<grid, block>>>(d.a_vals, d.row_ptr, d.col_idx, d.b, d.c, s.n);
+      bsr::bsr_spmm_kernel<kBM, kBN, kBK><<<grid, block>>>(d.a_vals, d.row_ptr, d.col_idx, d.b, d.c, s.n,
+                                                                  o.slow_kernel_pct, 0.0f);
       sample::check_launch("bsr_spmm_kernel launch");
       check(cudaEventRecord(ev_stop), "cudaEventRecord");
       check(cudaEventSynchronize(ev_stop), "bsr_spmm_kernel execution");
@@ -256,12 +267,12 @@ int main(int argc, char** argv) {
               "pinned=%d kernels=%d bytes_h2d_per_iter=%zu bytes_d2h_per_iter=%zu "
               "kernel_ms_median=%.4f tflops_median=%.2f iter_ms_first=%.3f "
               "iter_ms_steady_mean=%.4f iter_ms_steady_median=%.4f loop_ms=%.3f wall_ms=%.3f "
-              "verify=%s\n",
+              "verify=%s slow_kernel_pct=%d\n",
               s.m, s.n, s.k, s.blocks_per_row, o.iters, int(o.persistent), int(o.pinned), o.iters,
               h2d_bytes(s), s.c_elems() * sizeof(float), kernel_med,
               s.flops() / (kernel_med * 1e-3) / 1e12, times[0].iter_ms,
               steady_sum / steady_ms.size(), median(steady_ms), loop_ms,
               sample::ms_since(t_process),
-              o.verify_rows == 0 ? "skipped" : (v.ok() ? "ok" : "FAILED"));
+              o.verify_rows == 0 ? "skipped" : (v.ok() ? "ok" : "FAILED"), o.slow_kernel_pct);
   return verified ? 0 : sample::kExitWrongResult;
 }

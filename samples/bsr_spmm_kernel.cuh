@@ -20,11 +20,17 @@ constexpr int kThreads = 128;  // 4 warps in a 2 x 2 layout, each owning a 64 x 
 // A slice (BM x BK) and the matching B slice (BK x BN) in shared memory; the next step's global
 // loads are issued into registers before the current step's MMAs, so they overlap.
 // Requirements (checked by the host): N % BN == 0, B and C 16-byte aligned (cudaMalloc is 256).
+//
+// Planted slowdown (the sample's --slow-kernel-pct, for testing `gpuscope diff`): extra_pct > 0
+// appends round(steps * extra_pct / 100) steps that repeat the first steps in full (global loads,
+// shared stores, MMAs) with the A fragments multiplied by discard_scale. The host passes 0, so
+// they add exactly zero to C; the compiler cannot know that, so the work is really done.
+// extra_pct = 0 gives the original kernel's work.
 template <int BM, int BN, int BK>
 __global__ void __launch_bounds__(kThreads)
     bsr_spmm_kernel(const __half* __restrict__ a_vals, const int* __restrict__ row_ptr,
                     const int* __restrict__ col_idx, const __half* __restrict__ b,
-                    float* __restrict__ c, int n) {
+                    float* __restrict__ c, int n, int extra_pct, float discard_scale) {
   namespace wmma = nvcuda::wmma;
   static_assert(BM == kBlock, "a thread block covers exactly one BSR block row");
   static_assert(BN == 128 && BK % 16 == 0 && kBlock % BK == 0, "tile shape");
@@ -51,6 +57,8 @@ __global__ void __launch_bounds__(kThreads)
   const int col0 = blockIdx.x * BN;
   const int first_block = row_ptr[block_row];
   const int steps = (row_ptr[block_row + 1] - first_block) * kStepsPerBlock;
+  const int all_steps = steps + (steps * extra_pct + 50) / 100;  // = steps unless slowed down
+  const __half discard = __float2half(discard_scale);
 
   wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kFragM][kFragN];
 #pragma unroll
@@ -99,10 +107,11 @@ __global__ void __launch_bounds__(kThreads)
   };
 
   if (steps > 0) load_step(0);
-  for (int step = 0; step < steps; ++step) {
+  for (int step = 0; step < all_steps; ++step) {
+    const bool extra = step >= steps;         // a planted repeat: its products are discarded
     store_step();
     __syncthreads();                          // tiles complete before any warp reads them
-    if (step + 1 < steps) load_step(step + 1);  // in flight while the MMAs below run
+    if (step + 1 < all_steps) load_step((step + 1) % steps);  // in flight while the MMAs run
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 16) {
       wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> b_frag[kFragN];
@@ -113,6 +122,10 @@ __global__ void __launch_bounds__(kThreads)
       for (int i = 0; i < kFragM; ++i) {
         wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a_frag;
         wmma::load_matrix_sync(a_frag, a_tile + (warp_m * kWarpM + i * 16) * kLdA + kk, kLdA);
+        if (extra) {
+#pragma unroll
+          for (int e = 0; e < a_frag.num_elements; ++e) a_frag.x[e] = __hmul(a_frag.x[e], discard);
+        }
 #pragma unroll
         for (int j = 0; j < kFragN; ++j) wmma::mma_sync(acc[i][j], a_frag, b_frag[j], acc[i][j]);
       }
