@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Operating characteristics of `gpuscope diff` on a real GPU (issue 5, "Done when"):
+#
+#   A/A   PAIRS pairs of captures of the same program; every judged item (kernel, copy, API
+#         call, NVTX range with >= 3 instances on both sides) should be "no significant
+#         change": target >= 95 % of items over all pairs (the false-positive rate).
+#   power PAIRS trials of the same program with the planted 5 % kernel slowdown
+#         (bsr_spmm --slow-kernel-pct 5) against the first capture of an A/A pair; the
+#         kernel should be judged significantly slower: target >= 95 % of trials.
+#         Judged by `gpuscope check --baseline` with a kernel rule, so the gate path is
+#         exercised too.
+#
+#   tests/gpu/check_diff.sh BUILD_DIR [LOG_DIR]
+#
+# Env: PAIRS (default 20), ITERS (kernel launches per capture, default 30), SIZE (M=N=K,
+# default 2048, one wave on an H100), SLOW_PCT (default 5).
+# 3 * PAIRS captures of about 1-2 s each: about 2 minutes on an H100 with the defaults.
+# Exit 0 when both targets are met, 1 when not, 77 without a GPU (CTest: skipped).
+set -u
+build=$(cd "${1:?usage: check_diff.sh BUILD_DIR [LOG_DIR]}" && pwd)
+logs=${2:-$(mktemp -d)}
+mkdir -p "$logs"
+gpuscope="$build/gpuscope"
+sample="$build/samples/bsr_spmm"
+pairs=${PAIRS:-20} iters=${ITERS:-30} size=${SIZE:-2048} slow=${SLOW_PCT:-5}
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "SKIP: no NVIDIA GPU visible (nvidia-smi -L failed)"
+  exit 77
+fi
+if [ ! -x "$sample" ] || [ ! -f "$build/libgpuscope_inject.so" ]; then
+  echo "SKIP: samples or capture library not built in $build"
+  exit 77
+fi
+
+work=$(mktemp -d)
+cd "$work" || exit 1
+echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+echo "bsr_spmm --m $size --n $size --k $size --iters $iters --persistent --pinned; $pairs pairs; logs: $logs"
+started=$(date +%s)
+
+capture() {  # capture NAME [extra sample args]
+  local name=$1
+  shift
+  if ! "$gpuscope" profile -f --no-report -o "$name" -- "$sample" --m "$size" --n "$size" --k "$size" \
+      --iters "$iters" --persistent --pinned "$@" >"$logs/$name.out" 2>"$logs/$name.err"; then
+    echo "ERROR: capture $name failed (see $logs/$name.err)"
+    exit 1
+  fi
+}
+
+# The kernel rule: the planted slowdown must be a significant regression (any size > 0 %).
+cat >kernel_gate.toml <<'EOF'
+[[baseline]]
+id = "planted-slowdown"
+kind = "kernel"
+match = "*bsr_spmm_kernel*"
+max_slower_pct = 0
+EOF
+
+count() { awk -v label="$1" 'index($0, label) == 1 { print $NF; exit }' "$2"; }
+
+judged_total=0 nochange_total=0 detected=0
+for i in $(seq 1 "$pairs"); do
+  capture "a$i"
+  capture "b$i"
+  capture "s$i" --slow-kernel-pct "$slow"
+  "$gpuscope" diff "a$i.gpuscope" "b$i.gpuscope" >"$logs/aa$i.txt" 2>>"$logs/diff.err"
+  faster=$(count "Faster " "$logs/aa$i.txt") slower=$(count "Slower " "$logs/aa$i.txt")
+  same=$(count "No significant change " "$logs/aa$i.txt")
+  judged=$((faster + slower + same))
+  judged_total=$((judged_total + judged)) nochange_total=$((nochange_total + same))
+  "$gpuscope" check "s$i.gpuscope" --baseline "a$i.gpuscope" --rules kernel_gate.toml >"$logs/slow$i.txt" 2>&1
+  gate=$?
+  [ $gate -eq 1 ] && detected=$((detected + 1))
+  [ $gate -eq 2 ] && { echo "ERROR: check failed on trial $i:"; cat "$logs/slow$i.txt"; exit 1; }
+  change=$(grep -o '[+-][0-9.]*% \[[^]]*\]' "$logs/slow$i.txt" | head -1)
+  echo "pair $i: A/A $same of $judged items no significant change ($faster faster, $slower slower);" \
+       "slowdown trial: kernel $change -> $([ $gate -eq 1 ] && echo detected || echo missed)"
+  [ $((faster + slower)) -gt 0 ] && grep -E ' (faster|slower)( |$)' "$logs/aa$i.txt" | sed 's/^/    false positive: /'
+done
+
+rate() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "n/a"; else printf "%.1f", 100 * a / b }'; }
+aa_rate=$(rate $nochange_total $judged_total)
+power=$(rate $detected "$pairs")
+echo
+echo "A/A: $nochange_total of $judged_total judged items over $pairs pairs had no significant change: $aa_rate % (target >= 95 %)"
+echo "planted ${slow} % kernel slowdown: detected in $detected of $pairs trials: $power % (target >= 95 %)"
+echo "time: $(( $(date +%s) - started )) s"
+ok=$(awk -v a="$aa_rate" -v p="$power" 'BEGIN { print (a != "n/a" && a >= 95 && p >= 95) ? 1 : 0 }')
+[ "$ok" = 1 ] && { echo "PASS"; exit 0; }
+echo "FAIL"
+exit 1
