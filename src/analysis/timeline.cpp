@@ -1,0 +1,148 @@
+// Per-device and per-stream timeline: busy time, idle gaps (and what the CPU
+// did meanwhile), copy/kernel overlap, cross-stream concurrency, launch delay.
+// A device is (pid, ordinal): each process's view of its GPU, so a gap means
+// "this process left the GPU idle", which is what its owner can act on.
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "gpuscope/analysis_timeline.h"
+#include "analysis/timeline_util.h"
+
+namespace gpuscope::analysis {
+namespace {
+
+struct Op {
+  TimeNs start, end;
+  uint32_t stream;
+  bool kernel;
+};
+
+using DeviceKey = std::pair<uint32_t, uint32_t>;  // pid, device
+
+std::map<DeviceKey, std::vector<Op>> ops_by_device(const Trace& t) {
+  std::map<DeviceKey, std::vector<Op>> out;
+  for (const auto& k : t.kernels) out[{k.pid, k.device}].push_back({k.start, k.end, k.stream, true});
+  for (const auto& m : t.memcpys) out[{m.pid, m.device}].push_back({m.start, m.end, m.stream, false});
+  for (const auto& m : t.memsets) out[{m.pid, m.device}].push_back({m.start, m.end, m.stream, false});
+  return out;
+}
+
+// Sweep over start/end points: time with >= 2 distinct streams active.
+TimeNs concurrent_time(const std::vector<Op>& ops) {
+  std::vector<std::tuple<TimeNs, int, uint32_t>> points;  // time, +1/-1 (ends first on ties), stream
+  for (const Op& o : ops) {
+    if (o.end <= o.start) continue;
+    points.emplace_back(o.start, +1, o.stream);
+    points.emplace_back(o.end, -1, o.stream);
+  }
+  std::sort(points.begin(), points.end());
+  std::unordered_map<uint32_t, int> active;  // stream -> open ops
+  size_t streams_active = 0;
+  TimeNs total = 0, prev = 0;
+  for (const auto& [time, delta, stream] : points) {
+    if (streams_active >= 2) total += time - prev;
+    prev = time;
+    int& n = active[stream];
+    if (delta > 0 && n++ == 0) ++streams_active;
+    if (delta < 0 && --n == 0) --streams_active;
+  }
+  return total;
+}
+
+GapActivity cpu_during(const Trace& t, uint32_t pid, TimeNs start, TimeNs end) {
+  GapActivity a;
+  std::vector<Interval> sync, api;
+  std::map<std::string, TimeNs> by_name;
+  for (const ApiCall& c : t.api_calls) {
+    if (c.pid != pid || c.end <= start || c.start >= end) continue;
+    const Interval clipped{std::max(c.start, start), std::min(c.end, end)};
+    const std::string& name = t.strings.get(c.name);
+    (classify_api(name) == ApiClass::Synchronization ? sync : api).push_back(clipped);
+    by_name[name] += clipped.end - clipped.start;
+  }
+  a.in_sync_ns = union_length(sync);
+  sync.insert(sync.end(), api.begin(), api.end());
+  const TimeNs in_any = union_length(std::move(sync));
+  a.in_api_ns = in_any - a.in_sync_ns;
+  a.outside_ns = (end - start) - in_any;
+  TimeNs best = 0;
+  for (const auto& [name, ns] : by_name)
+    if (ns > best) best = ns, a.main_api = name;
+  return a;
+}
+
+DeviceTimeline device_timeline(const Trace& t, DeviceKey key, std::vector<Op> ops, const TimelineOptions& opt) {
+  DeviceTimeline d;
+  d.pid = key.first;
+  d.device = key.second;
+  std::vector<Interval> all, kernels, copies;
+  for (const Op& o : ops) {
+    all.push_back({o.start, o.end});
+    (o.kernel ? kernels : copies).push_back({o.start, o.end});
+  }
+  d.busy_ns = union_length(all);
+  d.kernel_ns = union_length(kernels);
+  d.copy_ns = union_length(copies);
+  d.copy_kernel_overlap_ns = d.kernel_ns + d.copy_ns - d.busy_ns;  // inclusion-exclusion
+  d.concurrent_ns = concurrent_time(ops);
+  const auto merged = merge_intervals(std::move(all));
+  if (merged.empty()) return d;
+  d.first_start = merged.front().start;
+  d.last_end = merged.back().end;
+  for (size_t i = 1; i < merged.size(); ++i) {
+    const TimeNs gs = merged[i - 1].end, ge = merged[i].start;
+    d.idle_ns += ge - gs;
+    if (ge - gs >= opt.min_gap_ns) d.gaps.push_back({gs, ge, cpu_during(t, d.pid, gs, ge)});
+  }
+  std::stable_sort(d.gaps.begin(), d.gaps.end(), [](const IdleGap& a, const IdleGap& b) {
+    return (a.end - a.start) > (b.end - b.start);
+  });
+  if (d.gaps.size() > opt.max_gaps) d.gaps.resize(opt.max_gaps);
+  return d;
+}
+
+std::vector<StreamBusy> stream_busy(const Trace& t) {
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<StreamBusy, std::vector<Interval>>> acc;
+  auto slot = [&](uint32_t pid, uint32_t dev, uint32_t stream) -> auto& {
+    auto& s = acc[{pid, dev, stream}];
+    s.first.pid = pid, s.first.device = dev, s.first.stream = stream;
+    return s;
+  };
+  for (const auto& k : t.kernels) { auto& s = slot(k.pid, k.device, k.stream); ++s.first.kernels; s.second.push_back({k.start, k.end}); }
+  for (const auto& m : t.memcpys) { auto& s = slot(m.pid, m.device, m.stream); ++s.first.copies; s.second.push_back({m.start, m.end}); }
+  for (const auto& m : t.memsets) { auto& s = slot(m.pid, m.device, m.stream); ++s.first.memsets; s.second.push_back({m.start, m.end}); }
+  std::vector<StreamBusy> out;
+  for (auto& [key, s] : acc) {
+    s.first.busy_ns = union_length(std::move(s.second));
+    out.push_back(s.first);
+  }
+  return out;
+}
+
+Stats launch_delays(const Trace& t) {
+  std::unordered_map<uint64_t, TimeNs> call_start;  // (pid, correlation) -> API start
+  auto key = [](uint32_t pid, uint32_t corr) { return (static_cast<uint64_t>(pid) << 32) | corr; };
+  for (const ApiCall& c : t.api_calls)
+    if (c.correlation_id != 0) call_start.emplace(key(c.pid, c.correlation_id), c.start);
+  std::vector<double> delays;
+  for (const Kernel& k : t.kernels) {
+    if (k.graph_id != 0) continue;  // graph nodes share one launch call
+    auto it = call_start.find(key(k.pid, k.correlation_id));
+    if (it != call_start.end() && k.start >= it->second) delays.push_back(static_cast<double>(k.start - it->second));
+  }
+  return describe(std::move(delays));
+}
+
+}  // namespace
+
+Timeline analyze_timeline(const Trace& trace, const TimelineOptions& options) {
+  Timeline tl;
+  tl.streams = stream_busy(trace);
+  for (auto& [key, ops] : ops_by_device(trace)) tl.devices.push_back(device_timeline(trace, key, std::move(ops), options));
+  tl.launch_delay = launch_delays(trace);
+  return tl;
+}
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,33 @@
+// Private interval helpers for the timeline, attribution and re-timing code.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "gpuscope/analysis_stats.h"
+
+namespace gpuscope::analysis {
+
+// Sorted, disjoint, non-touching runs covering the same time as the input
+// (empty intervals dropped). Touching intervals merge, as in union_length().
+inline std::vector<Interval> merge_intervals(std::vector<Interval> in) {
+  std::erase_if(in, [](const Interval& i) { return i.end <= i.start; });
+  std::sort(in.begin(), in.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  std::vector<Interval> out;
+  for (const Interval& i : in) {
+    if (!out.empty() && i.start <= out.back().end) out.back().end = std::max(out.back().end, i.end);
+    else out.push_back(i);
+  }
+  return out;
+}
+
+// Length of [start, end) covered by a merged (sorted, disjoint) interval list.
+inline TimeNs covered_within(const std::vector<Interval>& merged, TimeNs start, TimeNs end) {
+  TimeNs total = 0;
+  auto it = std::lower_bound(merged.begin(), merged.end(), start,
+                             [](const Interval& i, TimeNs t) { return i.end <= t; });
+  for (; it != merged.end() && it->start < end; ++it) total += std::min(it->end, end) - std::max(it->start, start);
+  return total;
+}
+
+}  // namespace gpuscope::analysis
