@@ -1,0 +1,120 @@
+// RuleContext: the main thread, the repeated part of the run, positions and
+// NVTX ranges for evidence. Built once, shared by every rule.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/rules/rule.h"
+
+namespace gpuscope::analysis::rules {
+namespace {
+
+std::vector<Interval> ranges_of(const Trace& t, const MainThread& mt, StringId name) {
+  std::vector<Interval> out;
+  for (const NvtxRange& r : t.nvtx_ranges)
+    if (r.pid == mt.pid && r.tid == mt.tid && r.name == name && r.end > r.start) out.push_back({r.start, r.end});
+  std::sort(out.begin(), out.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  return out;
+}
+
+// Outermost repeating range: lowest depth, then largest total time, then name id.
+RepeatedPart from_nvtx(const Trace& t, const MainThread& mt) {
+  std::map<StringId, std::pair<uint32_t, TimeNs>> seen;  // name -> (min depth, total)
+  std::map<StringId, size_t> count;
+  for (const NvtxRange& r : t.nvtx_ranges) {
+    if (r.pid != mt.pid || r.tid != mt.tid || r.end <= r.start) continue;
+    auto [it, fresh] = seen.try_emplace(r.name, r.depth, 0);
+    it->second.first = std::min(it->second.first, r.depth);
+    it->second.second += r.end - r.start;
+    ++count[r.name];
+  }
+  std::optional<StringId> best;
+  for (const auto& [name, dt] : seen) {
+    if (count[name] < 2) continue;
+    if (!best || dt.first < seen[*best].first || (dt.first == seen[*best].first && dt.second > seen[*best].second)) best = name;
+  }
+  RepeatedPart p;
+  if (!best) return p;
+  auto instances = ranges_of(t, mt, *best);
+  p.range_name = t.strings.get(*best);
+  p.instances = instances.size();
+  p.steady.assign(instances.begin() + 1, instances.end());
+  return p;
+}
+
+RepeatedPart from_kernels(const Trace& t, const MainThread& mt) {
+  std::map<StringId, std::vector<const Kernel*>> by_name;
+  for (const Kernel& k : t.kernels)
+    if (k.pid == mt.pid) by_name[k.mangled_name].push_back(&k);
+  const std::vector<const Kernel*>* best = nullptr;
+  for (const auto& [name, ks] : by_name)
+    if (ks.size() >= 2 && (!best || ks.size() > best->size())) best = &ks;
+  RepeatedPart p;
+  if (!best) return p;
+  std::map<uint32_t, TimeNs> call_end;  // correlation -> launch call end
+  for (const ApiCall& c : t.api_calls)
+    if (c.pid == mt.pid) call_end[c.correlation_id] = c.end;
+  TimeNs first = INT64_MAX, last = INT64_MIN;
+  for (const Kernel* k : *best) {
+    auto it = call_end.find(k->correlation_id);
+    if (it != call_end.end()) first = std::min(first, it->second);
+    last = std::max(last, k->end);
+  }
+  p.instances = best->size();
+  if (first < last) p.steady.push_back({first, last});
+  return p;
+}
+
+}  // namespace
+
+bool RepeatedPart::contains(TimeNs t) const {
+  return std::any_of(steady.begin(), steady.end(), [&](const Interval& i) { return t >= i.start && t < i.end; });
+}
+
+RuleContext make_context(const Trace& trace) {
+  RuleContext ctx{trace};
+  const Attribution a = attribute_wall_time(trace);
+  ctx.wall_ns = a.wall_ns;
+  ctx.main = a.thread;
+  ctx.run_start = trace.run.start > 0 ? trace.run.start : 0;
+  if (!ctx.main) return ctx;
+  ctx.context_creation = find_context_creation(trace, ctx.main->pid);
+  ctx.repeated = from_nvtx(trace, *ctx.main);
+  if (ctx.repeated.steady.empty()) ctx.repeated = from_kernels(trace, *ctx.main);
+  for (size_t i = 0; i < trace.api_calls.size(); ++i) {
+    const ApiCall& c = trace.api_calls[i];
+    if (c.pid == ctx.main->pid && c.tid == ctx.main->tid) ctx.main_calls.push_back(i);
+  }
+  std::stable_sort(ctx.main_calls.begin(), ctx.main_calls.end(),
+                   [&](size_t x, size_t y) { return trace.api_calls[x].start < trace.api_calls[y].start; });
+  if (ctx.run_start == 0 && !ctx.main_calls.empty()) ctx.run_start = trace.api_calls[ctx.main_calls.front()].start;
+  return ctx;
+}
+
+std::string RuleContext::at(TimeNs t) const { return fmt::format("{:.3f} s into the run", (t - run_start) / 1e9); }
+
+std::string RuleContext::nvtx_at(TimeNs t) const {
+  const NvtxRange* best = nullptr;
+  for (const NvtxRange& r : trace.nvtx_ranges) {
+    if (!main || r.pid != main->pid || r.tid != main->tid || t < r.start || t >= r.end) continue;
+    if (!best || r.depth > best->depth) best = &r;
+  }
+  return best ? trace.strings.get(best->name) : std::string();
+}
+
+bool RuleContext::worth(TimeNs saving_ns) const {
+  return saving_ns >= 50'000 && static_cast<double>(saving_ns) >= 0.005 * static_cast<double>(wall_ns);
+}
+
+bool RuleContext::worth_in_loop(TimeNs saving_ns) const {
+  if (worth(saving_ns)) return true;
+  TimeNs loop = 0;
+  for (const Interval& i : repeated.steady) loop += i.end - i.start;
+  return saving_ns >= 50'000 && static_cast<double>(saving_ns) >= 0.01 * static_cast<double>(loop);
+}
+
+std::string ms(TimeNs ns) { return fmt::format("{:.2f} ms", ns / 1e6); }
+std::string gbps(double bps) { return fmt::format("{:.1f} GB/s", bps / 1e9); }
+
+}  // namespace gpuscope::analysis::rules

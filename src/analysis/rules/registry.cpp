@@ -1,0 +1,46 @@
+// The rule registry and run_rules(): every rule in a fixed order, findings
+// sorted by estimated saving so the first one is the first thing to fix.
+#include <algorithm>
+
+#include "analysis/rules/rule.h"
+
+namespace gpuscope::analysis {
+namespace rules {
+
+std::vector<std::unique_ptr<Rule>> all_rules() {
+  std::vector<std::unique_ptr<Rule>> r;
+  r.push_back(make_allocation_rule());
+  r.push_back(make_pageable_rule());
+  r.push_back(make_sync_copy_rule());
+  r.push_back(make_excessive_sync_rule());
+  r.push_back(make_idle_gap_rule());
+  r.push_back(make_launch_bound_rule());
+  r.push_back(make_occupancy_rule());
+  r.push_back(make_tail_rule());
+  r.push_back(make_unstable_rule());
+  r.push_back(make_startup_rule());
+  return r;
+}
+
+}  // namespace rules
+
+std::vector<std::string> rule_ids() {
+  std::vector<std::string> ids;
+  for (const auto& r : rules::all_rules()) ids.push_back(r->id());
+  return ids;
+}
+
+std::vector<Finding> run_rules(const Trace& trace) {
+  const rules::RuleContext ctx = rules::make_context(trace);
+  std::vector<Finding> out;
+  for (const auto& r : rules::all_rules())
+    if (auto f = r->check(ctx)) out.push_back(std::move(*f));
+  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    const TimeNs sa = a.saving_ns.value_or(-1), sb = b.saving_ns.value_or(-1);
+    if (sa != sb) return sa > sb;
+    return a.rule < b.rule;
+  });
+  return out;
+}
+
+}  // namespace gpuscope::analysis

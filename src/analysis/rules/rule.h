@@ -1,0 +1,78 @@
+// The Rule interface and what every rule may read (RuleContext, built once
+// per report). A rule returns a Finding when its pattern is present and worth
+// reporting; it never renders anything.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/retime.h"
+#include "gpuscope/analysis_rules.h"
+#include "gpuscope/analysis_timeline.h"
+
+namespace gpuscope::analysis::rules {
+
+// The repeated part of the run on the main thread: instances 2..N of the
+// outermost NVTX range that repeats (the first instance pays for warm-up and
+// is the one setup a fix still needs); without such a range, the time after
+// the first launch of the most-launched kernel up to its last launch's end.
+struct RepeatedPart {
+  std::string range_name;   // "" when found without NVTX
+  size_t instances = 0;     // of the range (or launches of the kernel)
+  std::vector<Interval> steady;  // intervals that count as the repeated part
+  bool contains(TimeNs t) const;
+};
+
+struct RuleContext {
+  const Trace& trace;
+  TimeNs wall_ns = 0;
+  TimeNs run_start = 0;  // for "at 0.58 s" positions in evidence
+  std::optional<MainThread> main;
+  std::optional<ContextCreation> context_creation;
+  RepeatedPart repeated;
+
+  // Calls of the main thread (indices into trace.api_calls), by start time.
+  std::vector<size_t> main_calls;
+  const std::string& name_of(const ApiCall& c) const { return trace.strings.get(c.name); }
+  // "0.58 s into the run"
+  std::string at(TimeNs t) const;
+  // Innermost NVTX range of the main thread open at t ("" if none).
+  std::string nvtx_at(TimeNs t) const;
+  TimeNs saving(const Scenario& s) const { return main ? retime_saving(trace, *main, s) : 0; }
+  // A saving worth reporting: >= 50 us and >= 0.5 % of wall time.
+  bool worth(TimeNs saving_ns) const;
+  // For savings inside the repeated part: also worth it when >= 1 % of the
+  // repeated part's own time, since a longer run repeats it more often.
+  bool worth_in_loop(TimeNs saving_ns) const;
+};
+
+RuleContext make_context(const Trace& trace);
+
+class Rule {
+ public:
+  virtual ~Rule() = default;
+  virtual std::string id() const = 0;
+  virtual std::optional<Finding> check(const RuleContext& ctx) const = 0;
+};
+
+// One factory per rule file; the registry (registry.cpp) lists them in order.
+std::unique_ptr<Rule> make_allocation_rule();
+std::unique_ptr<Rule> make_pageable_rule();
+std::unique_ptr<Rule> make_sync_copy_rule();
+std::unique_ptr<Rule> make_excessive_sync_rule();
+std::unique_ptr<Rule> make_idle_gap_rule();
+std::unique_ptr<Rule> make_launch_bound_rule();
+std::unique_ptr<Rule> make_occupancy_rule();
+std::unique_ptr<Rule> make_tail_rule();
+std::unique_ptr<Rule> make_unstable_rule();
+std::unique_ptr<Rule> make_startup_rule();
+
+std::vector<std::unique_ptr<Rule>> all_rules();
+
+// Small formatting helpers for evidence lines (units in the text).
+std::string ms(TimeNs ns);        // "104.4 ms"
+std::string gbps(double bytes_per_s);  // "55.4 GB/s"
+
+}  // namespace gpuscope::analysis::rules

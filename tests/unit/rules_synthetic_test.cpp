@@ -1,0 +1,168 @@
+// Each rule on small synthesized traces: when it fires, what it estimates,
+// and edge cases (empty trace, a single kernel, overlapping streams, clock ties).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "gpuscope/analysis_rules.h"
+#include "trace_builder.h"
+
+namespace gpuscope::analysis {
+namespace {
+
+using testing::TraceBuilder;
+constexpr TimeNs kUs = 1000, kMs = 1'000'000;
+
+const Finding* find(const std::vector<Finding>& fs, const std::string& rule) {
+  auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.rule == rule; });
+  return it == fs.end() ? nullptr : &*it;
+}
+
+TEST(RulesEdge, EmptyTraceAndSingleKernelFireNothing) {
+  EXPECT_TRUE(run_rules(Trace{}).empty());
+  TraceBuilder b;
+  b.run(1, 10 * kMs);
+  b.kernel("k", 2 * kMs, 3 * kMs, b.api("cudaLaunchKernel", 1 * kMs, 1 * kMs + 10 * kUs));
+  b.api("cudaDeviceSynchronize", 1 * kMs + 10 * kUs, 3 * kMs + 5 * kUs);
+  EXPECT_TRUE(run_rules(b.trace()).empty());
+}
+
+TEST(RulesEdge, RegistryHasEveryRuleOnce) {
+  auto ids = rule_ids();
+  EXPECT_EQ(ids.size(), 10u);
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
+}
+
+// 5 iterations (NVTX "iteration"): cudaMalloc 1 ms, kernel 2 ms (waited for by a blocking copy), cudaFree 0.5 ms.
+TraceBuilder allocating_loop(bool allocate) {
+  TraceBuilder b;
+  b.run(1, 30 * kMs);
+  for (int i = 0; i < 5; ++i) {
+    const TimeNs t0 = 1 * kMs + i * 5 * kMs;
+    b.range("iteration", t0, t0 + 5 * kMs);
+    if (allocate) b.api("cudaMalloc", t0, t0 + 1 * kMs);
+    b.kernel("k", t0 + 1 * kMs + 10 * kUs, t0 + 3 * kMs, b.api("cudaLaunchKernel", t0 + 1 * kMs, t0 + 1 * kMs + 5 * kUs));
+    b.copy(CopyKind::DtoH, MemoryKind::Pinned, 1 << 20, t0 + 3 * kMs, t0 + 3 * kMs + 50 * kUs,
+           b.api("cudaMemcpy", t0 + 1 * kMs + 6 * kUs, t0 + 3 * kMs + 60 * kUs));
+    if (allocate) b.api("cudaFree", t0 + 4 * kMs, t0 + 4 * kMs + 500 * kUs);
+  }
+  return b;
+}
+
+TEST(RuleAllocation, FiresOnTheRepeatedPartOnlyAndNotWhenFixed) {
+  const auto fs = run_rules(allocating_loop(true).trace());
+  const Finding* f = find(fs, "allocation_in_loop");
+  ASSERT_NE(f, nullptr);
+  // Iterations 2..5: 4 x (1 ms + 0.5 ms); the host work between calls is kept, so all of it is saved.
+  EXPECT_EQ(*f->saving_ns, 4 * (1 * kMs + 500 * kUs));
+  EXPECT_NE(f->evidence[0].find("instances 2..5 of NVTX range 'iteration'"), std::string::npos);
+  EXPECT_EQ(find(run_rules(allocating_loop(false).trace()), "allocation_in_loop"), nullptr);
+}
+
+TEST(RuleAllocation, WithoutNvtxTheSteadyStateStartsAfterTheFirstLaunch) {
+  TraceBuilder b = allocating_loop(true);
+  b.trace().nvtx_ranges.clear();
+  const Finding* f = find(run_rules(b.trace()), "allocation_in_loop");
+  ASSERT_NE(f, nullptr);
+  // After the first launch call: frees of iterations 1..4 and mallocs of 2..5 (the last free is after the last kernel).
+  EXPECT_EQ(*f->saving_ns, 4 * (1 * kMs + 500 * kUs));
+}
+
+TEST(RulePageable, UsesMeasuredPinnedBandwidthOfTheSameDirection) {
+  TraceBuilder b;
+  b.run(1, 100 * kMs);
+  // Pinned HtoD: 100 MB in 2 ms = 50 GB/s. Pageable HtoD: 100 MB in 10 ms, three times.
+  b.copy(CopyKind::HtoD, MemoryKind::Pinned, 100'000'000, 2 * kMs, 4 * kMs, b.api("cudaMemcpy", 2 * kMs, 4 * kMs));
+  for (int i = 0; i < 3; ++i) {
+    const TimeNs t0 = 10 * kMs + i * 20 * kMs;
+    b.copy(CopyKind::HtoD, MemoryKind::Pageable, 100'000'000, t0, t0 + 10 * kMs, b.api("cudaMemcpy", t0, t0 + 10 * kMs));
+  }
+  const Finding* f = find(run_rules(b.trace()), "pageable_copies");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(*f->saving_ns, 3 * 8 * kMs);  // each 10 ms copy becomes 2 ms
+  EXPECT_NE(f->estimate.find("measured"), std::string::npos);
+}
+
+TEST(RulePageable, FallsBackToTheLinkDefaultAndNeverSlowsACopyDown) {
+  TraceBuilder b;
+  b.run(1, 100 * kMs);
+  // 250 MB in 20 ms (12.5 GB/s); Gen5 default 50 GB/s -> 5 ms. A tiny copy already faster than 50 GB/s stays.
+  b.copy(CopyKind::DtoH, MemoryKind::Pageable, 250'000'000, 10 * kMs, 30 * kMs, b.api("cudaMemcpy", 10 * kMs, 30 * kMs));
+  b.copy(CopyKind::DtoH, MemoryKind::Pageable, 1000, 40 * kMs, 40 * kMs + 10, b.api("cudaMemcpy", 40 * kMs, 40 * kMs + 10));
+  const Finding* f = find(run_rules(b.trace()), "pageable_copies");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(*f->saving_ns, 15 * kMs);
+  EXPECT_NE(f->estimate.find("PCIe Gen5"), std::string::npos);
+}
+
+TEST(RuleExcessiveSync, SyncAfterEveryLaunchButTheLastIsRemovable) {
+  TraceBuilder b;
+  b.run(1, 5 * kMs);
+  TimeNs t = 1 * kMs;
+  for (int i = 0; i < 10; ++i) {  // launch 10 us, kernel 100 us, sync until it ends, 100 us host work
+    const uint32_t c = b.api("cudaLaunchKernel", t, t + 10 * kUs);
+    b.kernel("k", t + 10 * kUs, t + 110 * kUs, c);
+    b.api("cudaDeviceSynchronize", t + 10 * kUs, t + 110 * kUs);
+    t += 210 * kUs;
+  }
+  const Finding* f = find(run_rules(b.trace()), "excessive_sync");
+  ASSERT_NE(f, nullptr);
+  // Without the first 9 syncs the host issues a launch every 110 us; the GPU (100 us each) keeps up,
+  // and the last sync waits for the last kernel: 9 x 100 us saved.
+  EXPECT_EQ(*f->saving_ns, 900 * kUs);
+}
+
+TEST(RuleLaunchBound, ManyKernelsShorterThanTheirLaunch) {
+  TraceBuilder b;
+  b.run(1, 3 * kMs);
+  TimeNs t = 100 * kUs;
+  for (int i = 0; i < 200; ++i) {  // 5 us launches, 2 us kernels
+    b.kernel("tiny", t + 4 * kUs, t + 6 * kUs, b.api("cudaLaunchKernel", t, t + 5 * kUs));
+    t += 5 * kUs;
+  }
+  b.api("cudaDeviceSynchronize", t, t + 2 * kUs);
+  const Finding* f = find(run_rules(b.trace()), "launch_bound");
+  ASSERT_NE(f, nullptr);
+  // Graph replay: 1 us per launch on the host, but the GPU needs 200 x 2 us; the sync now waits for it.
+  EXPECT_GT(*f->saving_ns, 500 * kUs);
+  EXPECT_LT(*f->saving_ns, 1000 * kUs);
+}
+
+TEST(RuleUnstable, OneSlowInstanceOutOfTen) {
+  TraceBuilder b;
+  b.run(1, 20 * kMs);
+  for (int i = 0; i < 10; ++i) {
+    const TimeNs t0 = 1 * kMs + i * 1500 * kUs, len = i == 4 ? 1000 * kUs : 100 * kUs;
+    b.kernel("k", t0 + 10 * kUs, t0 + 10 * kUs + len, b.api("cudaLaunchKernel", t0, t0 + 5 * kUs));
+  }
+  const Finding* f = find(run_rules(b.trace()), "unstable_timings");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(*f->saving_ns, 900 * kUs);
+}
+
+TEST(RuleIdleGaps, HostWorkWhileTheGpuIdlesButNotWhenAnotherStreamKeepsItBusy) {
+  TraceBuilder b;
+  b.run(1, 20 * kMs);
+  b.kernel("a", 1 * kMs, 2 * kMs, b.api("cudaLaunchKernel", 990 * kUs, 995 * kUs), 1);
+  b.kernel("a", 8 * kMs, 9 * kMs, b.api("cudaLaunchKernel", 7990 * kUs, 7995 * kUs), 1);  // 6 ms of host work between
+  const Finding* f = find(run_rules(b.trace()), "gpu_idle_gaps");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(*f->saving_ns, 6 * kMs - 5 * kUs);
+  b.kernel("b", 1500 * kUs, 8 * kMs, b.api("cudaLaunchKernel", 996 * kUs, 999 * kUs), 2);  // overlapping stream
+  EXPECT_EQ(find(run_rules(b.trace()), "gpu_idle_gaps"), nullptr);
+}
+
+TEST(RulesEdge, ClockTiesAndZeroLengthRecordsAreHarmless) {
+  TraceBuilder b;
+  b.run(1, 10 * kMs);
+  const uint32_t c = b.api("cudaLaunchKernel", 1 * kMs, 1 * kMs);  // zero-length call
+  b.kernel("k", 1 * kMs, 1 * kMs, c);                               // zero-length kernel at the same ns
+  b.api("cudaMalloc", 1 * kMs, 2 * kMs);                            // same start as the launch
+  b.copy(CopyKind::HtoD, MemoryKind::Pageable, 0, 2 * kMs, 2 * kMs, b.api("cudaMemcpy", 2 * kMs, 2 * kMs));
+  EXPECT_NO_THROW(run_rules(b.trace()));
+  EXPECT_EQ(find(run_rules(b.trace()), "pageable_copies"), nullptr);
+}
+
+}  // namespace
+}  // namespace gpuscope::analysis
