@@ -19,6 +19,9 @@ Section build_memory_section(const Trace& trace, size_t top);
 Section build_api_section(const Trace& trace, size_t top);
 Section build_sync_section(const Trace& trace, size_t top);
 Section build_nvtx_section(const Trace& trace, size_t top);
+Section build_bottleneck_section(const Trace& trace, size_t top);
+Section build_recommendations_section(const Trace& trace, TimeNs wall_ns);
+Section build_launch_config_section(const Trace& trace, size_t top);
 Section build_quality_section(const analysis::DataQuality& quality, TimeNs wall_ns, size_t top);
 
 // The whole report model, in report order.

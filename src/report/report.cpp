@@ -18,7 +18,10 @@ Report build_report(const Trace& trace, const ReportOptions& options) {
   Report r;
   r.sections.push_back(build_run_section(trace, top));
   r.sections.push_back(build_summary_section(summary, quality));
+  r.sections.push_back(build_bottleneck_section(trace, top));
+  r.sections.push_back(build_recommendations_section(trace, summary.wall_ns));
   r.sections.push_back(build_kernel_section(trace, top));
+  r.sections.push_back(build_launch_config_section(trace, top));
   r.sections.push_back(build_memory_section(trace, top));
   r.sections.push_back(build_api_section(trace, top));
   r.sections.push_back(build_sync_section(trace, top));

@@ -72,6 +72,36 @@ std::vector<size_t> fit_widths(const Table& t, const std::vector<std::vector<std
   return w;
 }
 
+// "Note: " + the note, wrapped at spaces to kTextWidth (continuation lines
+// indented under the text); a word longer than a line is cut where the line ends.
+std::string note_lines(const std::string& note) {
+  const std::string prefix = "Note: ", indent(prefix.size(), ' ');
+  const size_t room = kTextWidth - prefix.size();
+  std::string out, line;
+  auto flush = [&] {
+    out += (out.empty() ? prefix : indent) + line + "\n";
+    line.clear();
+  };
+  std::string rest = one_line(note);
+  while (!rest.empty()) {
+    const size_t space = rest.find(' ');
+    std::string word = rest.substr(0, space);
+    rest = space == std::string::npos ? "" : rest.substr(space + 1);
+    while (display_width(word) > room) {  // cut an overlong word (a long kernel name)
+      if (!line.empty()) flush();
+      size_t cut = room;
+      while (cut > 0 && (static_cast<unsigned char>(word[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+      line = word.substr(0, cut);
+      flush();
+      word = word.substr(cut);
+    }
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > room) flush();
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty() || out.empty()) flush();
+  return out;
+}
+
 void render_table(std::string& out, const Table& t) {
   if (t.rows.empty()) {
     out += t.title + ": " + t.empty_text + "\n";
@@ -101,7 +131,7 @@ void render_table(std::string& out, const Table& t) {
     emit(rule);
     for (const auto& row : cells) emit(row);
   }
-  for (const std::string& note : t.notes) out += "Note: " + one_line(note) + "\n";
+  for (const std::string& note : t.notes) out += note_lines(note);
 }
 
 }  // namespace
@@ -119,7 +149,7 @@ std::string render_text(const Report& report) {
       render_table(out, s.tables[i]);
     }
     if (!s.notes.empty()) out += "\n";
-    for (const std::string& note : s.notes) out += "Note: " + one_line(note) + "\n";
+    for (const std::string& note : s.notes) out += note_lines(note);
   }
   return out;
 }

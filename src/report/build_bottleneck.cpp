@@ -1,0 +1,106 @@
+// "Bottleneck": where the wall time went (attribution of the root process's
+// main thread, categories sum to wall time) and the GPU timeline per device.
+#include <fmt/format.h>
+
+#include "gpuscope/analysis_timeline.h"
+#include "report/builder.h"
+
+namespace gpuscope::report {
+namespace {
+
+const char* category_title(analysis::TimeCategory c) {
+  using analysis::TimeCategory;
+  switch (c) {
+    case TimeCategory::Startup: return "Startup (before CUDA, context creation)";
+    case TimeCategory::KernelCompute: return "Kernel compute (host waiting)";
+    case TimeCategory::MemoryOps: return "Memory operations";
+    case TimeCategory::Allocation: return "Allocation / free";
+    case TimeCategory::SyncWait: return "Synchronization wait (GPU idle)";
+    case TimeCategory::OtherApi: return "Other CUDA API";
+    case TimeCategory::HostOutsideCuda: return "Host work outside CUDA";
+    case TimeCategory::Count: break;
+  }
+  return "?";
+}
+
+Table attribution_table(const analysis::Attribution& a) {
+  Table t;
+  t.key = "time_attribution";
+  t.title = "Wall time by activity of the main thread";
+  t.columns = {text_column("category", "Activity"), text_column("key", "Key"), num_column("time", "Time", Unit::Ns),
+               num_column("wall_percent", "% of wall", Unit::Percent)};
+  for (int c = 0; c < static_cast<int>(analysis::TimeCategory::Count); ++c) {
+    const auto cat = static_cast<analysis::TimeCategory>(c);
+    const double ns = static_cast<double>(a.get(cat));
+    t.rows.push_back({text(category_title(cat)), text(analysis::to_string(cat)), num(ns, Unit::Ns),
+                      opt_num(analysis::share_percent(ns, static_cast<double>(a.wall_ns)), Unit::Percent)});
+  }
+  t.notes.push_back("Each ns of wall time counts once, by precedence: startup > allocation call > copy/memset call > "
+                    "sync call (blamed on the kernel or copy it waited for) > other CUDA call > outside CUDA.");
+  return t;
+}
+
+Table device_table(const analysis::Timeline& tl) {
+  Table t;
+  t.key = "gpu_timeline";
+  t.title = "GPU timeline per device (per process)";
+  t.columns = {num_column("pid", "PID", Unit::Plain), num_column("device", "Device", Unit::Plain),
+               num_column("busy", "Busy", Unit::Ns), num_column("idle", "Idle gaps", Unit::Ns),
+               num_column("kernel", "Kernels", Unit::Ns), num_column("copy", "Copies", Unit::Ns),
+               num_column("overlap", "Copy under kernel", Unit::Ns), num_column("concurrent", "2+ streams", Unit::Ns)};
+  for (const auto& d : tl.devices)
+    t.rows.push_back({num(d.pid, Unit::Plain), num(d.device, Unit::Plain), num(double(d.busy_ns), Unit::Ns),
+                      num(double(d.idle_ns), Unit::Ns), num(double(d.kernel_ns), Unit::Ns), num(double(d.copy_ns), Unit::Ns),
+                      num(double(d.copy_kernel_overlap_ns), Unit::Ns), num(double(d.concurrent_ns), Unit::Ns)});
+  if (!t.rows.empty())
+    t.notes.push_back("Idle gaps: GPU idle between its first and last activity. Kernels/Copies: union of each kind.");
+  return t;
+}
+
+Table gap_table(const analysis::Timeline& tl, TimeNs origin, size_t top) {
+  Table t;
+  t.key = "idle_gaps";
+  t.title = "Longest GPU idle gaps and what the CPU did";
+  t.columns = {num_column("pid", "PID", Unit::Plain), num_column("at", "At", Unit::Ns),
+               num_column("length", "Length", Unit::Ns), num_column("in_sync", "In sync", Unit::Ns),
+               num_column("in_api", "In other API", Unit::Ns), num_column("outside", "Outside CUDA", Unit::Ns),
+               text_column("main_api", "Main API call", TextStyle::Identifier)};
+  std::vector<std::pair<const analysis::DeviceTimeline*, const analysis::IdleGap*>> gaps;
+  for (const auto& d : tl.devices)
+    for (const auto& g : d.gaps) gaps.emplace_back(&d, &g);
+  std::stable_sort(gaps.begin(), gaps.end(), [](const auto& a, const auto& b) {
+    return a.second->end - a.second->start > b.second->end - b.second->start;
+  });
+  for (const auto& [d, g] : gaps)
+    t.rows.push_back({num(d->pid, Unit::Plain), num(double(g->start - origin), Unit::Ns), num(double(g->end - g->start), Unit::Ns),
+                      num(double(g->cpu.in_sync_ns), Unit::Ns), num(double(g->cpu.in_api_ns), Unit::Ns),
+                      num(double(g->cpu.outside_ns), Unit::Ns), text(g->cpu.main_api.empty() ? "-" : g->cpu.main_api)});
+  t.empty_text = "none of 0.1 ms or more";
+  limit_rows(t, top);
+  if (!t.rows.empty()) t.notes.push_back("At: time since the run started.");
+  return t;
+}
+
+}  // namespace
+
+Section build_bottleneck_section(const Trace& trace, size_t top) {
+  Section s;
+  s.key = "bottleneck";
+  s.title = "Bottleneck";
+  const auto a = analysis::attribute_wall_time(trace);
+  const auto tl = analysis::analyze_timeline(trace);
+  if (a.thread)
+    s.lines.push_back({"main_thread", "Main thread", text(fmt::format("pid {} tid {}", a.thread->pid, a.thread->tid)),
+                       "the thread with the most CUDA API time in the launched process"});
+  s.lines.push_back({"context_creation", "Context creation", num(double(a.context_creation_ns), Unit::Ns),
+                     "excess of the first call that needed a context; part of startup"});
+  s.lines.push_back({"launch_delay_median", "Launch to start (median)", num(tl.launch_delay.median, Unit::Ns),
+                     "kernel start minus its launch call's start, " + plural(tl.launch_delay.count, "kernel", "kernels")});
+  s.tables.push_back(attribution_table(a));
+  s.tables.push_back(device_table(tl));
+  const TimeNs origin = trace.run.start > 0 ? trace.run.start : (tl.devices.empty() ? 0 : tl.devices.front().first_start);
+  s.tables.push_back(gap_table(tl, origin, std::min<size_t>(top == 0 ? 10 : top, 10)));
+  return s;
+}
+
+}  // namespace gpuscope::report

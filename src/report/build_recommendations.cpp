@@ -1,0 +1,49 @@
+// "Recommendations": the rules' findings ranked by estimated saving, each with
+// its evidence, how the saving was estimated, and what to do.
+#include <fmt/format.h>
+
+#include "gpuscope/analysis_rules.h"
+#include "report/builder.h"
+
+namespace gpuscope::report {
+
+Section build_recommendations_section(const Trace& trace, TimeNs wall_ns) {
+  Section s;
+  s.key = "recommendations";
+  s.title = "Recommendations";
+  s.empty_text = "no rule fired";
+  const auto findings = analysis::run_rules(trace);
+  if (findings.empty()) return s;
+  Table summary;
+  summary.key = "recommendations";
+  summary.title = "Ranked by estimated saving";
+  summary.columns = {num_column("rank", "#", Unit::Count), text_column("rule", "Rule"),
+                     num_column("saving", "Est. saving", Unit::Ns), num_column("wall_percent", "% of wall", Unit::Percent),
+                     text_column("title", "Finding", TextStyle::Prose)};
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const auto& f = findings[i];
+    const auto saving = f.saving_ns ? std::optional<double>(double(*f.saving_ns)) : std::nullopt;
+    const auto share = saving ? analysis::share_percent(*saving, double(wall_ns)) : std::nullopt;
+    summary.rows.push_back({num(double(i + 1), Unit::Count), text(f.rule), opt_num(saving, Unit::Ns),
+                            opt_num(share, Unit::Percent), text(f.title)});
+  }
+  summary.notes.push_back("Savings are estimates made by re-timing the run as if the fix were applied "
+                          "(docs/rules.md); '-' means the rule cannot put a time on it.");
+  s.tables.push_back(std::move(summary));
+
+  for (size_t i = 0; i < findings.size(); ++i) {
+    const auto& f = findings[i];
+    Table t;
+    t.key = "finding_" + f.rule;
+    t.title = fmt::format("{}. {}", i + 1, f.title);
+    t.columns = {text_column("rule", "Rule"), text_column("item", "Item"), text_column("detail", "Detail", TextStyle::Prose)};
+    for (const auto& e : f.evidence) t.notes.push_back("Evidence: " + e);
+    t.notes.push_back("Estimate: " + f.estimate);
+    t.notes.push_back("Do: " + f.advice);
+    t.empty_text = "rule " + f.rule;
+    s.tables.push_back(std::move(t));
+  }
+  return s;
+}
+
+}  // namespace gpuscope::report
