@@ -23,12 +23,18 @@ struct ChangeInterval {
   size_t resamples = 0;  // bootstrap resamples actually drawn
 };
 
-// level is the coverage (0.95 for a 95% interval). Resamples: 2000, fewer for
-// very large samples so a diff of a million launches still takes about a second
-// (see kBootstrapWork in compare_stats.cpp). seed selects the stream; the
-// default is what diff uses.
+// level is the coverage (0.95 for a 95% interval). 2000 resamples; each
+// resample's median is drawn from its exact order-statistic distribution in
+// O(1) (compare_stats.cpp), so the cost does not grow with the sample. seed
+// selects the stream; the default is what diff uses.
 ChangeInterval bootstrap_median_change(const std::vector<double>& base, const std::vector<double>& next,
                                        double level = 0.95, uint64_t seed = 0x9e3779b97f4a7c15ull);
+
+namespace detail {
+// For tests: `count` medians of bootstrap resamples of `sorted` (ascending),
+// drawn the way bootstrap_median_change draws them.
+std::vector<double> resampled_medians(const std::vector<double>& sorted, size_t count, uint64_t seed);
+}  // namespace detail
 
 // Wilcoxon-Mann-Whitney rank-sum test, two-sided.
 struct RankTest {

@@ -10,11 +10,7 @@ namespace gpuscope::analysis {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr size_t kMaxResamples = 2000;
-constexpr size_t kMinResamples = 200;
-// Resamples x (n1 + n2) budget: about a second on one core. Samples bigger
-// than 10,000 values get proportionally fewer resamples (never below 200).
-constexpr double kBootstrapWork = 2e7;
+constexpr size_t kResamples = 2000;
 
 // splitmix64: tiny, fast, and fully specified, so the same seed gives the same
 // stream everywhere (std:: distributions are implementation-defined).
@@ -27,27 +23,49 @@ class SplitMix64 {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   }
-  // Uniform index in [0, n): Lemire's multiply-shift (bias < n / 2^64, irrelevant here).
-  size_t below(size_t n) {
-    return static_cast<size_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+  // Uniform in (0, 1): 53 random bits, offset by half a step so 0 never comes out.
+  double uniform() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1p-53; }
+  double normal() {  // Box-Muller; one of the pair is enough here
+    return std::sqrt(-2.0 * std::log(uniform())) * std::cos(6.283185307179586 * uniform());
+  }
+  // Gamma(shape, 1) for shape >= 1: Marsaglia & Tsang (2000).
+  double gamma(double shape) {
+    const double d = shape - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+    for (;;) {
+      const double x = normal();
+      double v = 1.0 + c * x;
+      if (v <= 0) continue;
+      v = v * v * v;
+      if (std::log(uniform()) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
+    }
+  }
+  double beta(double a, double b) {
+    const double x = gamma(a);
+    return x / (x + gamma(b));
   }
 
  private:
   uint64_t state_;
 };
 
-double median_in_place(std::vector<double>& v) {
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + mid, v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(v.begin(), v.begin() + mid);
-  return (lower + upper) / 2.0;
-}
-
-void resample(const std::vector<double>& from, std::vector<double>& into, SplitMix64& rng) {
-  into.resize(from.size());
-  for (double& x : into) x = from[rng.below(from.size())];
+// The median of one bootstrap resample of `sorted` (ascending), drawn without
+// building the resample. A resample is n indices ceil(n * U_i) of n uniforms,
+// and that map keeps order, so its k-th smallest value is sorted[ceil(n * U_(k)) - 1]
+// with U_(k) ~ Beta(k, n - k + 1), the k-th order statistic of n uniforms. For
+// even n the (k+1)-th is the smallest of the n - k uniforms above U_(k). This is
+// the same distribution as resampling and sorting, at O(1) instead of O(n) per
+// resample, so large samples get the full 2000 resamples.
+double resampled_median(const std::vector<double>& sorted, SplitMix64& rng) {
+  const size_t n = sorted.size();
+  auto at = [&](double u) {
+    const double index = std::ceil(u * static_cast<double>(n));
+    return sorted[static_cast<size_t>(std::clamp(index, 1.0, static_cast<double>(n))) - 1];
+  };
+  const size_t k = (n + 1) / 2;  // odd n: the middle; even n: the lower middle
+  const double u_k = n == 1 ? rng.uniform() : rng.beta(static_cast<double>(k), static_cast<double>(n - k + 1));
+  if (n % 2 == 1) return at(u_k);
+  const double u_next = u_k + (1.0 - u_k) * (1.0 - std::pow(rng.uniform(), 1.0 / static_cast<double>(n - k)));
+  return (at(u_k) + at(u_next)) / 2.0;
 }
 
 // Linear interpolation between order statistics (Hyndman-Fan type 7).
@@ -116,22 +134,29 @@ ChangeInterval bootstrap_median_change(const std::vector<double>& base, const st
                                        double level, uint64_t seed) {
   ChangeInterval out{kNaN, kNaN, 0};
   if (base.empty() || next.empty()) return out;
-  const double n = static_cast<double>(base.size() + next.size());
-  out.resamples = std::clamp(static_cast<size_t>(kBootstrapWork / n), kMinResamples, kMaxResamples);
+  std::vector<double> a = base, b = next;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  out.resamples = kResamples;
   SplitMix64 rng(seed);
-  std::vector<double> a, b, changes;
-  changes.reserve(out.resamples);
-  for (size_t r = 0; r < out.resamples; ++r) {
-    resample(base, a, rng);
-    resample(next, b, rng);
-    const double base_median = median_in_place(a);
+  std::vector<double> changes;
+  changes.reserve(kResamples);
+  for (size_t r = 0; r < kResamples; ++r) {
+    const double base_median = resampled_median(a, rng);
     if (base_median == 0) return {kNaN, kNaN, out.resamples};  // relative change undefined
-    changes.push_back(100.0 * (median_in_place(b) / base_median - 1.0));
+    changes.push_back(100.0 * (resampled_median(b, rng) / base_median - 1.0));
   }
   std::sort(changes.begin(), changes.end());
   const double tail = (1.0 - level) / 2.0;
   out.low = quantile_sorted(changes, tail);
   out.high = quantile_sorted(changes, 1.0 - tail);
+  return out;
+}
+
+std::vector<double> detail::resampled_medians(const std::vector<double>& sorted, size_t count, uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<double> out;
+  for (size_t i = 0; i < count && !sorted.empty(); ++i) out.push_back(resampled_median(sorted, rng));
   return out;
 }
 

@@ -3,6 +3,7 @@
 // shift, ties, tiny samples, one sample and zero variance.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -125,6 +126,60 @@ TEST(Bootstrap, CoversTheTrueShiftAndIsDeterministic) {
   EXPECT_LT(a.low, 5.0);
   EXPECT_GT(a.high, 5.0);
   EXPECT_GT(a.low, 0.0);
+}
+
+// P(Binomial(n, p) >= k), summed directly.
+double binomial_tail(int n, double p, int k) {
+  double total = 0;
+  for (int i = k; i <= n; ++i) total += std::exp(std::lgamma(n + 1) - std::lgamma(i + 1) - std::lgamma(n - i + 1) +
+                                                 i * std::log(p) + (n - i) * std::log1p(-p));
+  return total;
+}
+
+// The O(1) resampled median must have the distribution of "resample n values,
+// take the median": for odd n, P(median <= x_(j)) = P(Binomial(n, j/n) >= (n+1)/2).
+TEST(Bootstrap, ResampledMediansHaveTheExactDistribution) {
+  std::vector<double> odd;
+  for (int i = 1; i <= 21; ++i) odd.push_back(i);
+  const auto medians = detail::resampled_medians(odd, 100000, 1);
+  for (int j : {6, 9, 11, 13, 16}) {
+    const double empirical = std::count_if(medians.begin(), medians.end(), [&](double m) { return m <= j; }) / 1e5;
+    EXPECT_NEAR(empirical, binomial_tail(21, j / 21.0, 11), 0.01) << j;
+  }
+  // Even n: the mean of two order statistics, checked against plain resampling.
+  std::vector<double> even;
+  for (int i = 1; i <= 20; ++i) even.push_back(i * i);  // skewed, so the two middles matter
+  const auto fast = detail::resampled_medians(even, 100000, 2);
+  std::vector<double> slow;
+  uint64_t state = 99;
+  for (int r = 0; r < 100000; ++r) {
+    std::vector<double> sample;
+    for (int i = 0; i < 20; ++i) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      sample.push_back(even[(state >> 33) % 20]);
+    }
+    std::sort(sample.begin(), sample.end());
+    slow.push_back((sample[9] + sample[10]) / 2);
+  }
+  auto quantile = [](std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[static_cast<size_t>(q * (v.size() - 1))];
+  };
+  for (double q : {0.025, 0.25, 0.5, 0.75, 0.975}) EXPECT_NEAR(quantile(fast, q), quantile(slow, q), 6.0) << q;
+  double mean_fast = 0, mean_slow = 0;
+  for (size_t i = 0; i < fast.size(); ++i) mean_fast += fast[i] / 1e5, mean_slow += slow[i] / 1e5;
+  EXPECT_NEAR(mean_fast, mean_slow, 1.0);
+}
+
+TEST(Bootstrap, LargeSamplesAreCheap) {
+  Normal gen(5);
+  auto base = normal_sample(gen, 200000, 1000, 30);
+  auto next = normal_sample(gen, 200000, 1010, 30);
+  ChangeInterval ci = bootstrap_median_change(base, next);
+  EXPECT_EQ(ci.resamples, 2000u);
+  EXPECT_LT(ci.low, 1.0);
+  EXPECT_GT(ci.high, 1.0);
+  EXPECT_LT(ci.high - ci.low, 0.2);
 }
 
 TEST(Bootstrap, ConstantSamplesGiveAPointInterval) {
