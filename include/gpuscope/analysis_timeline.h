@@ -109,6 +109,8 @@ struct Attribution {
   TimeNs by_category[static_cast<int>(TimeCategory::Count)] = {};
   std::optional<MainThread> thread;  // whose timeline was attributed
   TimeNs context_creation_ns = 0;    // part of Startup
+  TimeNs context_creation_at = 0;    // start of the call that created the context; 0 if none
+  TimeNs start = 0;                  // of the attributed window (run.start or first event)
   TimeNs get(TimeCategory c) const { return by_category[static_cast<int>(c)]; }
 };
 

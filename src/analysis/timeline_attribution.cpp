@@ -117,6 +117,7 @@ Attribution attribute_wall_time(const Trace& trace) {
   Attribution a;
   const Window w = wall_window(trace);
   a.wall_ns = w.end - w.start;
+  a.start = w.start;
   const auto pid = root_pid(trace);
   if (a.wall_ns <= 0 || !pid) {
     a.by_category[static_cast<int>(TimeCategory::HostOutsideCuda)] = std::max<TimeNs>(a.wall_ns, 0);
@@ -142,6 +143,7 @@ Attribution attribute_wall_time(const Trace& trace) {
       const TimeNs startup = std::min(ctx->excess_ns, e - s);
       at.add(TimeCategory::Startup, startup);
       a.context_creation_ns = startup;
+      a.context_creation_at = c->start;
       s += startup;
     }
     const ApiClass cls = classify_api(trace.strings.get(c->name));

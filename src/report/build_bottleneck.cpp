@@ -94,6 +94,9 @@ Section build_bottleneck_section(const Trace& trace, size_t top) {
                        "the thread with the most CUDA API time in the launched process"});
   s.lines.push_back({"context_creation", "Context creation", num(double(a.context_creation_ns), Unit::Ns),
                      "excess of the first call that needed a context; part of startup"});
+  if (a.context_creation_ns > 0)
+    s.lines.push_back({"context_creation_at", "Context created at", num(double(a.context_creation_at - a.start), Unit::Ns),
+                       "since the run started"});
   s.lines.push_back({"launch_delay_median", "Launch to start (median)", num(tl.launch_delay.median, Unit::Ns),
                      "kernel start minus its launch call's start, " + plural(tl.launch_delay.count, "kernel", "kernels")});
   s.tables.push_back(attribution_table(a));

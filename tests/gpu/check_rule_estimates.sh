@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Estimates vs measured: profile each sample pair (planted anti-pattern, fixed
+# variant), take the estimated saving of the relevant rule(s) from the
+# baseline report's JSON, measure what the fixed variant actually saves, and
+# print a table with the ratio estimate / measured (docs/rules.md pastes it).
+#
+#   tests/gpu/check_rule_estimates.sh BUILD_DIR [REPEATS]         profile on this GPU (exit 77 without one)
+#   tests/gpu/check_rule_estimates.sh BUILD_DIR --compare BASE FIXED RULES LOOP_START LOOP_END
+#                                                                 one pair from existing captures (CPU)
+#
+# Measured = loop time of the baseline - loop time of the fixed variant, where the loop is
+# the time from the end of NVTX range LOOP_START to the start of NVTX range LOOP_END (for
+# bsr_spmm: host_setup .. verify), each minus the context creation inside that window
+# (report JSON, Bottleneck: context creation and where): neither fix removes context
+# creation, a fix only moves it (--pinned moves it into cudaMallocHost before the loop).
+# The wall-time difference is printed too. Needs python3 (JSON) and REPEATS runs per
+# variant (default 3; the median of each is used).
+set -u
+build=$(cd "${1:?usage: check_rule_estimates.sh BUILD_DIR [REPEATS | --compare ...]}" && pwd)
+gpuscope="$build/gpuscope"
+samples="$build/samples"
+
+# estimate_ns FILE RULE[,RULE...]: summed estimated saving of those rules (0 when none fired).
+estimate_ns() {
+  "$gpuscope" report --format json "$1" | python3 -c '
+import json, sys
+rules = set(sys.argv[1].split(","))
+rep = json.load(sys.stdin)
+total = 0
+for s in rep["sections"]:
+    if s["key"] == "recommendations":
+        for t in s["tables"]:
+            if t["key"] == "recommendations":
+                total += sum(r["saving"] or 0 for r in t["rows"] if r["rule"] in rules)
+print(int(total))' "$2"
+}
+
+# loop_ns FILE START_RANGE END_RANGE: window length minus the context creation inside it.
+loop_ns() {
+  local win
+  win=$("$gpuscope" query "$1" "SELECT (SELECT MIN(start_ns) FROM nvtx_ranges_named WHERE name = '$3') - (SELECT MAX(end_ns) FROM nvtx_ranges_named WHERE name = '$2'), (SELECT MAX(end_ns) FROM nvtx_ranges_named WHERE name = '$2') - (SELECT start_ns FROM run), (SELECT MIN(start_ns) FROM nvtx_ranges_named WHERE name = '$3') - (SELECT start_ns FROM run)")
+  "$gpuscope" report --format json "$1" | python3 -c '
+import json, sys
+length, lo, hi = (int(x) for x in sys.argv[1].split())
+rep = json.load(sys.stdin)
+lines = {l["key"]: l["value"] for s in rep["sections"] if s["key"] == "bottleneck" for l in s["lines"]}
+ctx, at = lines.get("context_creation") or 0, lines.get("context_creation_at")
+if at is not None and lo <= at < hi:
+    length -= ctx
+print(int(length))' "$(echo "$win" | tr '\t' ' ')"
+}
+
+wall_ns() { "$gpuscope" query "$1" "SELECT end_ns - start_ns FROM run"; }
+
+median() { sort -n | awk '{v[NR] = $1} END {if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
+
+row() {  # NAME RULES EST_NS MEASURED_NS WALL_DIFF_NS
+  awk -v n="$1" -v r="$2" -v e="$3" -v m="$4" -v w="$5" 'BEGIN {
+    ratio = (m > 0) ? sprintf("%.2f", e / m) : "-"
+    printf "| %s | %s | %.1f | %.1f | %s | %.1f |\n", n, r, e / 1e6, m / 1e6, ratio, w / 1e6 }'
+}
+
+header() {
+  echo "| pair | rule(s) | estimated ms | measured ms | estimate / measured | wall-time diff ms |"
+  echo "| --- | --- | ---: | ---: | ---: | ---: |"
+}
+
+if [ "${2:-}" = "--compare" ]; then
+  base=${3:?BASE} fixed=${4:?FIXED} rules=${5:?RULES} from=${6:?LOOP_START} to=${7:?LOOP_END}
+  header
+  row "$(basename "$base") vs $(basename "$fixed")" "$rules" "$(estimate_ns "$base" "$rules")" \
+    $(( $(loop_ns "$base" "$from" "$to") - $(loop_ns "$fixed" "$from" "$to") )) $(( $(wall_ns "$base") - $(wall_ns "$fixed") ))
+  exit 0
+fi
+
+repeats=${2:-3}
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "SKIP: no NVIDIA GPU visible"; exit 77
+fi
+[ -x "$samples/bsr_spmm" ] || { echo "SKIP: samples not built in $build"; exit 77; }
+command -v python3 >/dev/null || { echo "FAIL: python3 needed to read the report JSON"; exit 1; }
+work=$(mktemp -d)
+cd "$work" || exit 1
+echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); $repeats runs per variant; captures in $work"
+
+# profile NAME ARGS...: REPEATS captures NAME.N.gpuscope; exits on failure.
+profile() {
+  local name=$1; shift
+  for i in $(seq 1 "$repeats"); do
+    "$gpuscope" profile -o "$name.$i" -- "$@" >"$name.$i.out" 2>&1 || { echo "FAIL: $name run $i (see $work/$name.$i.out)"; exit 1; }
+  done
+}
+
+# pair NAME RULES BASE FIXED FROM TO: medians over the repeats.
+pair() {
+  local name=$1 rules=$2 base=$3 fixed=$4 from=$5 to=$6 est meas wall
+  est=$(for i in $(seq 1 "$repeats"); do estimate_ns "$base.$i.gpuscope" "$rules"; done | median)
+  meas=$(( $(for i in $(seq 1 "$repeats"); do loop_ns "$base.$i.gpuscope" "$from" "$to"; done | median) -
+           $(for i in $(seq 1 "$repeats"); do loop_ns "$fixed.$i.gpuscope" "$from" "$to"; done | median) ))
+  wall=$(( $(for i in $(seq 1 "$repeats"); do wall_ns "$base.$i.gpuscope"; done | median) -
+           $(for i in $(seq 1 "$repeats"); do wall_ns "$fixed.$i.gpuscope"; done | median) ))
+  row "$name" "$rules" "$est" "$meas" "$wall"
+}
+
+profile bsr_base "$samples/bsr_spmm"
+profile bsr_fixed "$samples/bsr_spmm" --persistent --pinned
+profile bsr_pinned "$samples/bsr_spmm" --pinned
+profile bsr_persistent "$samples/bsr_spmm" --persistent
+
+header
+pair "bsr_spmm vs --persistent --pinned" "pageable_copies,allocation_in_loop" bsr_base bsr_fixed host_setup verify
+pair "bsr_spmm vs --pinned" "pageable_copies" bsr_base bsr_pinned host_setup verify
+pair "bsr_spmm vs --persistent" "allocation_in_loop" bsr_base bsr_persistent host_setup verify
+
+# No false positives: the fixed variant must not trigger the rules it fixes.
+fp=$(for rule in pageable_copies allocation_in_loop; do
+  [ "$(estimate_ns bsr_fixed.1.gpuscope "$rule")" -gt 0 ] && echo "$rule"; done)
+if [ -n "$fp" ]; then echo "FAIL: fixed bsr_spmm triggers: $fp"; exit 1; fi
+echo "PASS: fixed bsr_spmm triggers neither pageable_copies nor allocation_in_loop"
