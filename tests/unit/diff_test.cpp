@@ -61,6 +61,59 @@ TEST(Diff, MatchesKernelsByNameAndSplitsRepeatedNamesByConfiguration) {
   EXPECT_EQ(kernel_time->cmp.verdict, Verdict::TooFew);
 }
 
+void add_copy(Trace& t, CopyKind kind, MemoryKind host, uint64_t bytes, TimeNs start, TimeNs length, uint32_t corr) {
+  Memcpy m;
+  m.kind = kind;
+  (kind == CopyKind::HtoD ? m.src_kind : m.dst_kind) = host;
+  m.dst_kind = kind == CopyKind::HtoD ? MemoryKind::Device : m.dst_kind;
+  m.bytes = bytes;
+  m.start = start;
+  m.end = start + length;
+  m.correlation_id = corr;
+  t.memcpys.push_back(m);
+  ApiCall c;
+  c.name = t.strings.intern("cudaMemcpy");
+  c.start = start - 100;
+  c.end = start + length + 100;
+  c.correlation_id = corr;
+  t.api_calls.push_back(c);
+}
+
+TEST(Diff, CopiesMatchBySizeClassAndSplitByHostKindOnlyWhenMixed) {
+  Trace a, b;
+  uint32_t corr = 1;
+  for (int i = 0; i < 6; ++i) {
+    add_copy(a, CopyKind::HtoD, MemoryKind::Pageable, 40 << 20, i * 100000, 4000 + i, corr++);  // 40 MiB
+    add_copy(a, CopyKind::HtoD, MemoryKind::Pageable, 8, i * 100000 + 50000, 900 + i, corr++);  // 8 B
+    add_copy(b, CopyKind::HtoD, MemoryKind::Pinned, 40 << 20, i * 100000, 1000 + i, corr++);
+    add_copy(b, CopyKind::HtoD, MemoryKind::Pinned, 8, i * 100000 + 50000, 900 + i, corr++);
+    // DtoH: both kinds inside one file, so split by kind.
+    add_copy(a, CopyKind::DtoH, i % 2 ? MemoryKind::Pinned : MemoryKind::Pageable, 1 << 20, i * 100000 + 70000, 500, corr++);
+    add_copy(b, CopyKind::DtoH, MemoryKind::Pinned, 1 << 20, i * 100000 + 70000, 500, corr++);
+  }
+  DiffResult d = diff_traces(a, b, {});
+  const DiffItem* big = find(d, DiffCategory::Memory, "HtoD [32 MiB, 64 MiB)");
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->detail, "pageable -> pinned");
+  EXPECT_EQ(big->cmp.verdict, Verdict::Faster);
+  EXPECT_EQ(big->base_bytes, 6ull * (40 << 20));
+  ASSERT_TRUE(big->base_bandwidth_bps && big->new_bandwidth_bps);
+  EXPECT_GT(*big->new_bandwidth_bps, *big->base_bandwidth_bps);
+  const DiffItem* tiny = find(d, DiffCategory::Memory, "HtoD [8 B, 16 B)");
+  ASSERT_NE(tiny, nullptr);
+  EXPECT_EQ(tiny->cmp.verdict, Verdict::NoChange);
+  ASSERT_NE(find(d, DiffCategory::Memory, "DtoH [1 MiB, 2 MiB)", "pageable"), nullptr);
+  const DiffItem* pinned = find(d, DiffCategory::Memory, "DtoH [1 MiB, 2 MiB)", "pinned");
+  ASSERT_NE(pinned, nullptr);
+  EXPECT_EQ(pinned->cmp.base_count, 3u);
+  EXPECT_EQ(pinned->cmp.new_count, 6u);
+  // The API calls follow the copies they issued.
+  const DiffItem* call = find(d, DiffCategory::Api, "cudaMemcpy", "HtoD [32 MiB, 64 MiB)");
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->cmp.verdict, Verdict::Faster);
+  EXPECT_EQ(find(d, DiffCategory::Api, "cudaMemcpy", "HtoD [8 B, 16 B)")->cmp.verdict, Verdict::NoChange);
+}
+
 TEST(Diff, EmptyTracesGiveNoItemsAndRender) {
   DiffResult d = diff_traces(Trace{}, Trace{}, {});
   EXPECT_TRUE(d.items.empty());
