@@ -84,12 +84,7 @@ std::string render_check(const CheckResult& result, ReportFormat format) {
                       text(o.passed ? "pass" : "FAIL"), text(o.message)});
   s.tables.push_back(std::move(t));
   r.sections.push_back(std::move(s));
-  switch (format) {
-    case ReportFormat::Text: return render_text(r);
-    case ReportFormat::Markdown: return render_markdown(r);
-    case ReportFormat::Json: return render_json(r);
-  }
-  return render_text(r);
+  return report::render_as(r, format);
 }
 
 std::string render_junit(const CheckResult& result) {

@@ -179,12 +179,7 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
     }
     r.sections.push_back(std::move(s));
   }
-  switch (format) {
-    case ReportFormat::Text: return render_text(r);
-    case ReportFormat::Markdown: return render_markdown(r);
-    case ReportFormat::Json: return render_json(r);
-  }
-  return render_text(r);
+  return render_as(r, format);
 }
 
 }  // namespace gpuscope

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "gpuscope/report.h"
 #include "report/model.h"
 
 namespace gpuscope::report {
@@ -14,5 +15,8 @@ inline constexpr size_t kTextWidth = 120;
 std::string render_text(const Report& report);
 std::string render_markdown(const Report& report);
 std::string render_json(const Report& report);
+
+// The renderer for a format (gpuscope/report.h's ReportFormat).
+std::string render_as(const Report& report, ReportFormat format);
 
 }  // namespace gpuscope::report
