@@ -106,14 +106,31 @@ profile bsr_base "$samples/bsr_spmm"
 profile bsr_fixed "$samples/bsr_spmm" --persistent --pinned
 profile bsr_pinned "$samples/bsr_spmm" --pinned
 profile bsr_persistent "$samples/bsr_spmm" --persistent
+patterns="sync:excessive_sync launch:launch_bound gaps:gpu_idle_gaps synccopy:sync_copies"
+if [ -x "$samples/rule_patterns" ]; then
+  for p in $patterns; do
+    profile "rp_${p%%:*}" "$samples/rule_patterns" --pattern "${p%%:*}"
+    profile "rp_${p%%:*}_fixed" "$samples/rule_patterns" --pattern "${p%%:*}" --fixed
+  done
+fi
 
 header
 pair "bsr_spmm vs --persistent --pinned" "pageable_copies,allocation_in_loop" bsr_base bsr_fixed host_setup verify
 pair "bsr_spmm vs --pinned" "pageable_copies" bsr_base bsr_pinned host_setup verify
 pair "bsr_spmm vs --persistent" "allocation_in_loop" bsr_base bsr_persistent host_setup verify
+if [ -x "$samples/rule_patterns" ]; then
+  for p in $patterns; do
+    pair "rule_patterns --pattern ${p%%:*} vs --fixed" "${p#*:}" "rp_${p%%:*}" "rp_${p%%:*}_fixed" host_setup verify
+  done
+fi
 
 # No false positives: the fixed variant must not trigger the rules it fixes.
 fp=$(for rule in pageable_copies allocation_in_loop; do
-  [ "$(estimate_ns bsr_fixed.1.gpuscope "$rule")" -gt 0 ] && echo "$rule"; done)
-if [ -n "$fp" ]; then echo "FAIL: fixed bsr_spmm triggers: $fp"; exit 1; fi
-echo "PASS: fixed bsr_spmm triggers neither pageable_copies nor allocation_in_loop"
+  [ "$(estimate_ns bsr_fixed.1.gpuscope "$rule")" -gt 0 ] && echo "$rule(bsr_spmm fixed)"; done)
+if [ -x "$samples/rule_patterns" ]; then
+  for p in $patterns; do
+    [ "$(estimate_ns "rp_${p%%:*}_fixed.1.gpuscope" "${p#*:}")" -gt 0 ] && fp="$fp ${p#*:}(rule_patterns --fixed)"
+  done
+fi
+if [ -n "$fp" ]; then echo "FAIL: fixed variants trigger: $fp"; exit 1; fi
+echo "PASS: no fixed variant triggers the rule its fix addresses"
