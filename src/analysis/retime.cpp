@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace gpuscope::analysis {
 namespace {
@@ -31,8 +32,8 @@ Replay prepare(const Trace& t, const MainThread& mt) {
   bool runtime = false;
   for (const ApiCall& c : t.api_calls) runtime |= c.pid == mt.pid && c.tid == mt.tid && c.domain == ApiDomain::Runtime;
   const ApiDomain domain = runtime ? ApiDomain::Runtime : ApiDomain::Driver;
-  std::map<uint32_t, TimeNs> call_start;  // correlation -> call start
-  std::map<uint32_t, TimeNs> call_end;
+  std::unordered_map<uint32_t, TimeNs> call_start;  // correlation -> call start
+  std::unordered_map<uint32_t, TimeNs> call_end;
   for (size_t i = 0; i < t.api_calls.size(); ++i) {
     const ApiCall& c = t.api_calls[i];
     if (c.pid != mt.pid || c.tid != mt.tid || c.domain != domain || c.end < c.start) continue;

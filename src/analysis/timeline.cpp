@@ -51,12 +51,35 @@ TimeNs concurrent_time(const std::vector<Op>& ops) {
   return total;
 }
 
-GapActivity cpu_during(const Trace& t, uint32_t pid, TimeNs start, TimeNs end) {
+// API calls of one process sorted by start, so a gap only looks at the calls
+// that can overlap it (start within the longest call's duration before it).
+struct CallIndex {
+  std::vector<const ApiCall*> by_start;
+  TimeNs longest = 0;
+};
+
+std::map<uint32_t, CallIndex> index_calls(const Trace& t) {
+  std::map<uint32_t, CallIndex> out;
+  for (const ApiCall& c : t.api_calls) {
+    CallIndex& idx = out[c.pid];
+    idx.by_start.push_back(&c);
+    idx.longest = std::max(idx.longest, duration(c.start, c.end));
+  }
+  for (auto& [pid, idx] : out)
+    std::stable_sort(idx.by_start.begin(), idx.by_start.end(),
+                     [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
+  return out;
+}
+
+GapActivity cpu_during(const Trace& t, const CallIndex& calls, TimeNs start, TimeNs end) {
   GapActivity a;
   std::vector<Interval> sync, api;
   std::map<std::string, TimeNs> by_name;
-  for (const ApiCall& c : t.api_calls) {
-    if (c.pid != pid || c.end <= start || c.start >= end) continue;
+  auto it = std::lower_bound(calls.by_start.begin(), calls.by_start.end(), start - calls.longest,
+                             [](const ApiCall* c, TimeNs v) { return c->start < v; });
+  for (; it != calls.by_start.end() && (*it)->start < end; ++it) {
+    const ApiCall& c = **it;
+    if (c.end <= start) continue;
     const Interval clipped{std::max(c.start, start), std::min(c.end, end)};
     const std::string& name = t.strings.get(c.name);
     (classify_api(name) == ApiClass::Synchronization ? sync : api).push_back(clipped);
@@ -73,7 +96,8 @@ GapActivity cpu_during(const Trace& t, uint32_t pid, TimeNs start, TimeNs end) {
   return a;
 }
 
-DeviceTimeline device_timeline(const Trace& t, DeviceKey key, std::vector<Op> ops, const TimelineOptions& opt) {
+DeviceTimeline device_timeline(const Trace& t, const CallIndex& calls, DeviceKey key, std::vector<Op> ops,
+                               const TimelineOptions& opt) {
   DeviceTimeline d;
   d.pid = key.first;
   d.device = key.second;
@@ -94,7 +118,7 @@ DeviceTimeline device_timeline(const Trace& t, DeviceKey key, std::vector<Op> op
   for (size_t i = 1; i < merged.size(); ++i) {
     const TimeNs gs = merged[i - 1].end, ge = merged[i].start;
     d.idle_ns += ge - gs;
-    if (ge - gs >= opt.min_gap_ns) d.gaps.push_back({gs, ge, cpu_during(t, d.pid, gs, ge)});
+    if (ge - gs >= opt.min_gap_ns) d.gaps.push_back({gs, ge, cpu_during(t, calls, gs, ge)});
   }
   std::stable_sort(d.gaps.begin(), d.gaps.end(), [](const IdleGap& a, const IdleGap& b) {
     return (a.end - a.start) > (b.end - b.start);
@@ -140,7 +164,12 @@ Stats launch_delays(const Trace& t) {
 Timeline analyze_timeline(const Trace& trace, const TimelineOptions& options) {
   Timeline tl;
   tl.streams = stream_busy(trace);
-  for (auto& [key, ops] : ops_by_device(trace)) tl.devices.push_back(device_timeline(trace, key, std::move(ops), options));
+  const auto calls = index_calls(trace);
+  const CallIndex none;
+  for (auto& [key, ops] : ops_by_device(trace)) {
+    auto it = calls.find(key.first);
+    tl.devices.push_back(device_timeline(trace, it == calls.end() ? none : it->second, key, std::move(ops), options));
+  }
   tl.launch_delay = launch_delays(trace);
   return tl;
 }

@@ -76,11 +76,14 @@ class Attributor {
   }
 
  private:
+  // Busy time of kernels and copies together within [s, e); both lists are merged and sorted,
+  // so only the intervals that reach into [s, e) are visited.
   TimeNs union_in(TimeNs s, TimeNs e) const {
     std::vector<Interval> clipped;
-    for (const auto* list : {&kernels_, &copies_})
-      for (const Interval& i : *list)
-        if (i.end > s && i.start < e) clipped.push_back({std::max(i.start, s), std::min(i.end, e)});
+    for (const auto* list : {&kernels_, &copies_}) {
+      auto it = std::lower_bound(list->begin(), list->end(), s, [](const Interval& i, TimeNs t) { return i.end <= t; });
+      for (; it != list->end() && it->start < e; ++it) clipped.push_back({std::max(it->start, s), std::min(it->end, e)});
+    }
     return union_length(std::move(clipped));
   }
 

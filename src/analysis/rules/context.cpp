@@ -69,7 +69,9 @@ RepeatedPart from_kernels(const Trace& t, const MainThread& mt) {
 }  // namespace
 
 bool RepeatedPart::contains(TimeNs t) const {
-  return std::any_of(steady.begin(), steady.end(), [&](const Interval& i) { return t >= i.start && t < i.end; });
+  // steady is sorted by start and its instances do not overlap: look at the last one starting at or before t.
+  auto it = std::upper_bound(steady.begin(), steady.end(), t, [](TimeNs v, const Interval& i) { return v < i.start; });
+  return it != steady.begin() && t < std::prev(it)->end;
 }
 
 RuleContext make_context(const Trace& trace) {

@@ -26,10 +26,12 @@ class ExcessiveSyncRule final : public Rule {
     // The last sync of the thread and of each repeated instance stay: the host
     // needs the results at least there.
     std::set<size_t> keep{syncs.back()};
+    // Both lists are in time order: one pass keeps the last sync inside each instance.
+    size_t k = 0;
     for (const Interval& inst : ctx.repeated.steady) {
       std::optional<size_t> last;
-      for (size_t i : syncs)
-        if (ctx.trace.api_calls[i].start >= inst.start && ctx.trace.api_calls[i].start < inst.end) last = i;
+      while (k < syncs.size() && ctx.trace.api_calls[syncs[k]].start < inst.start) ++k;
+      while (k < syncs.size() && ctx.trace.api_calls[syncs[k]].start < inst.end) last = syncs[k++];
       if (last) keep.insert(*last);
     }
     Scenario s;
