@@ -36,7 +36,7 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns) {
     Table t;
     t.key = "finding_" + f.rule;
     t.title = fmt::format("{}. {}", i + 1, f.title);
-    t.columns = {text_column("rule", "Rule"), text_column("item", "Item"), text_column("detail", "Detail", TextStyle::Prose)};
+    // No rows: the details are sentences, which renderers lay out as notes (wrapped, never shortened).
     for (const auto& e : f.evidence) t.notes.push_back("Evidence: " + e);
     t.notes.push_back("Estimate: " + f.estimate);
     t.notes.push_back("Do: " + f.advice);

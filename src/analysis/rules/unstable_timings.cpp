@@ -4,6 +4,8 @@
 // work or first-launch effects.
 #include <fmt/format.h>
 
+#include <unordered_map>
+
 #include "analysis/rules/rule.h"
 #include "gpuscope/analysis.h"
 
@@ -18,16 +20,18 @@ class UnstableRule final : public Rule {
   std::string id() const override { return "unstable_timings"; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
+    // Durations per kernel name, in one pass (same naming as summarize_kernels).
+    std::unordered_map<std::string, std::vector<TimeNs>> by_name;
+    for (const Kernel& k : ctx.trace.kernels) {
+      const std::string& dn = ctx.trace.strings.get(k.name);
+      by_name[dn.empty() ? ctx.trace.strings.get(k.mangled_name) : dn].push_back(duration(k.start, k.end));
+    }
     Finding f;
     TimeNs saving = 0;
     for (const KernelGroup& g : summarize_kernels(ctx.trace)) {
       if (g.duration.count < kMinLaunches || g.duration.cv_percent < kMinCvPercent) continue;
       TimeNs above = 0;
-      for (const Kernel& k : ctx.trace.kernels) {
-        const std::string& dn = ctx.trace.strings.get(k.name);
-        if ((dn.empty() ? ctx.trace.strings.get(k.mangled_name) : dn) != g.name) continue;
-        above += std::max<TimeNs>(0, duration(k.start, k.end) - static_cast<TimeNs>(g.duration.median));
-      }
+      for (TimeNs d : by_name[g.name]) above += std::max<TimeNs>(0, d - static_cast<TimeNs>(g.duration.median));
       saving += above;
       f.evidence.push_back(fmt::format("{}: {} launches, CV {:.0f}%, median {}, max {}; {} above the median", g.name,
                                        g.duration.count, g.duration.cv_percent, ms(static_cast<TimeNs>(g.duration.median)),
