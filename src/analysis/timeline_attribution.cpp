@@ -76,16 +76,7 @@ class Attributor {
   }
 
  private:
-  // Busy time of kernels and copies together within [s, e); both lists are merged and sorted,
-  // so only the intervals that reach into [s, e) are visited.
-  TimeNs union_in(TimeNs s, TimeNs e) const {
-    std::vector<Interval> clipped;
-    for (const auto* list : {&kernels_, &copies_}) {
-      auto it = std::lower_bound(list->begin(), list->end(), s, [](const Interval& i, TimeNs t) { return i.end <= t; });
-      for (; it != list->end() && it->start < e; ++it) clipped.push_back({std::max(it->start, s), std::min(it->end, e)});
-    }
-    return union_length(std::move(clipped));
-  }
+  TimeNs union_in(TimeNs s, TimeNs e) const { return union_within(kernels_, copies_, s, e); }
 
   Attribution& out_;
   std::vector<Interval> kernels_, copies_;

@@ -30,4 +30,14 @@ inline TimeNs covered_within(const std::vector<Interval>& merged, TimeNs start, 
   return total;
 }
 
+// Time covered by either of two merged lists within [start, end).
+inline TimeNs union_within(const std::vector<Interval>& a, const std::vector<Interval>& b, TimeNs start, TimeNs end) {
+  std::vector<Interval> clipped;
+  for (const auto* list : {&a, &b}) {
+    auto it = std::lower_bound(list->begin(), list->end(), start, [](const Interval& i, TimeNs t) { return i.end <= t; });
+    for (; it != list->end() && it->start < end; ++it) clipped.push_back({std::max(it->start, start), std::min(it->end, end)});
+  }
+  return union_length(std::move(clipped));
+}
+
 }  // namespace gpuscope::analysis

@@ -53,6 +53,10 @@ TEST(RulesRealCapture, BsrSpmmFixedHasNoAllocationOrPageableFinding) {
   EXPECT_EQ(find(fs, "pageable_copies"), nullptr);
   EXPECT_EQ(find(fs, "sync_copies"), nullptr);
   EXPECT_EQ(find(fs, "gpu_idle_gaps"), nullptr);
+  // What is left to fix is real: 7.9 ms of copies and 1.05 ms of kernel per iteration run serially.
+  const Finding* overlap = find(fs, "copies_not_overlapped");
+  ASSERT_NE(overlap, nullptr);
+  EXPECT_NEAR(*overlap->saving_ns / 1e6, 4.2, 0.1);
 }
 
 TEST(RulesRealCapture, BsrSpmmEstimateMatchesWhatPersistentPinnedSaves) {

@@ -29,7 +29,7 @@ TEST(RulesEdge, EmptyTraceAndSingleKernelFireNothing) {
 
 TEST(RulesEdge, RegistryHasEveryRuleOnce) {
   auto ids = rule_ids();
-  EXPECT_EQ(ids.size(), 10u);
+  EXPECT_EQ(ids.size(), 11u);
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
 }
@@ -151,6 +151,30 @@ TEST(RuleIdleGaps, HostWorkWhileTheGpuIdlesButNotWhenAnotherStreamKeepsItBusy) {
   EXPECT_EQ(*f->saving_ns, 6 * kMs - 5 * kUs);
   b.kernel("b", 1500 * kUs, 8 * kMs, b.api("cudaLaunchKernel", 996 * kUs, 999 * kUs), 2);  // overlapping stream
   EXPECT_EQ(find(run_rules(b.trace()), "gpu_idle_gaps"), nullptr);
+}
+
+TEST(RuleCopyOverlap, SerialCopyThenKernelPerIterationButNotWhenAlreadyOverlapped) {
+  TraceBuilder b;
+  b.run(1, 20 * kMs);
+  for (int i = 0; i < 3; ++i) {  // per iteration: 2 ms copy, then a 1 ms kernel on the same stream
+    const TimeNs t0 = 1 * kMs + i * 4 * kMs;
+    b.range("iteration", t0, t0 + 4 * kMs);
+    b.copy(CopyKind::HtoD, MemoryKind::Pinned, 1 << 26, t0, t0 + 2 * kMs, b.api("cudaMemcpyAsync", t0, t0 + 10 * kUs), 7, true);
+    b.kernel("k", t0 + 2 * kMs, t0 + 3 * kMs, b.api("cudaLaunchKernel", t0 + 20 * kUs, t0 + 30 * kUs));
+  }
+  const Finding* f = find(run_rules(b.trace()), "copies_not_overlapped");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(*f->saving_ns, 2 * 1 * kMs);  // steady instances 2 and 3: min(2 ms, 1 ms) each
+
+  TraceBuilder o;  // the same work with the kernel already running under the copy
+  o.run(1, 20 * kMs);
+  for (int i = 0; i < 3; ++i) {
+    const TimeNs t0 = 1 * kMs + i * 4 * kMs;
+    o.range("iteration", t0, t0 + 4 * kMs);
+    o.copy(CopyKind::HtoD, MemoryKind::Pinned, 1 << 26, t0, t0 + 2 * kMs, o.api("cudaMemcpyAsync", t0, t0 + 10 * kUs), 8, true);
+    o.kernel("k", t0 + 500 * kUs, t0 + 1500 * kUs, o.api("cudaLaunchKernel", t0 + 20 * kUs, t0 + 30 * kUs));
+  }
+  EXPECT_EQ(find(run_rules(o.trace()), "copies_not_overlapped"), nullptr);
 }
 
 TEST(RulesEdge, ClockTiesAndZeroLengthRecordsAreHarmless) {

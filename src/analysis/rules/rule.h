@@ -68,6 +68,7 @@ std::unique_ptr<Rule> make_occupancy_rule();
 std::unique_ptr<Rule> make_tail_rule();
 std::unique_ptr<Rule> make_unstable_rule();
 std::unique_ptr<Rule> make_startup_rule();
+std::unique_ptr<Rule> make_copy_compute_overlap_rule();
 
 std::vector<std::unique_ptr<Rule>> all_rules();
 
