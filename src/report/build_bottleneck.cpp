@@ -92,6 +92,14 @@ Section build_bottleneck_section(const Trace& trace, size_t top) {
   if (a.thread)
     s.lines.push_back({"main_thread", "Main thread", text(fmt::format("pid {} tid {}", a.thread->pid, a.thread->tid)),
                        "the thread with the most CUDA API time in the launched process"});
+  if (a.wall_ns > 0) {
+    int top_cat = 0;  // the category with the most time: where to look first
+    for (int c = 1; c < static_cast<int>(analysis::TimeCategory::Count); ++c)
+      if (a.by_category[c] > a.by_category[top_cat]) top_cat = c;
+    const auto cat = static_cast<analysis::TimeCategory>(top_cat);
+    s.lines.push_back({"largest", "Largest share", text(category_title(cat)),
+                       fmt::format("{:.1f}% of wall time", 100.0 * double(a.get(cat)) / double(a.wall_ns))});
+  }
   s.lines.push_back({"context_creation", "Context creation", num(double(a.context_creation_ns), Unit::Ns),
                      "excess of the first call that needed a context; part of startup"});
   if (a.context_creation_ns > 0)
