@@ -98,8 +98,11 @@ TimeNs replay_end(const Replay& r, const Scenario& s) {
       const TimeNs op_start = std::max(start + op.latency, ready[op.queue]);
       ready[op.queue] = op_start + dur;
       all_ready = std::max(all_ready, op_start + dur);
+      TimeNs post = op.post;
+      if (auto m = s.memcpy_post_ns.find(op.memcpy_index); op.memcpy_index != SIZE_MAX && m != s.memcpy_post_ns.end())
+        post = std::min(post, m->second);
       if (op.blocking && !overridden) {
-        end = std::max(waited ? end : start, op_start + dur + op.post);
+        end = std::max(waited ? end : start, op_start + dur + post);
         waited = true;
       }
     }

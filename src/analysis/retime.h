@@ -19,6 +19,9 @@ namespace gpuscope::analysis {
 struct Scenario {
   std::unordered_map<size_t, TimeNs> api_ns;     // trace.api_calls index -> new host duration (0: call removed)
   std::unordered_map<size_t, TimeNs> memcpy_ns;  // trace.memcpys index -> new GPU duration
+  // trace.memcpys index -> new host time a synchronous copy's call spends after the copy ends
+  // (a pageable copy's last staging chunk; pinned copies return almost at once).
+  std::unordered_map<size_t, TimeNs> memcpy_post_ns;
   bool drops_wait(size_t api_index) const { return api_ns.count(api_index) != 0; }
 };
 

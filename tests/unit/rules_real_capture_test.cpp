@@ -74,11 +74,12 @@ TEST(RulesRealCapture, BsrSpmmEstimateMatchesWhatPersistentPinnedSaves) {
   EXPECT_NEAR(loop_ns(base) / 1e6, 447.99, 0.1);
   EXPECT_NEAR(loop_ns(fixed) / 1e6, 46.31, 0.1);
   EXPECT_NEAR(actual / 1e6, 297.3, 0.5);
-  // Estimate 284.9 ms (281.5 pinned at the 50 GB/s Gen5 default + 3.4 allocation): ratio 0.96.
+  // Estimate 290.4 ms (287.0 pinned at the 50 GB/s Gen5 default, calls returning 10 us after their
+  // copies, + 3.4 allocation): ratio 0.98.
   const double ratio = static_cast<double>(estimate) / static_cast<double>(actual);
   EXPECT_GT(ratio, 0.75);
   EXPECT_LT(ratio, 1.25);
-  EXPECT_NEAR(ratio, 0.958, 0.01);
+  EXPECT_NEAR(ratio, 0.977, 0.01);
 }
 
 TEST(RulesRealCapture, OtherCapturesDoNotCrashAndAttributionSumsToWall) {
