@@ -29,7 +29,8 @@ ApiClass classify_api(const std::string& name);
 
 // ---- Startup ----------------------------------------------------------------
 
-// The thread that drives a process's CUDA work: the one with the most API time
+// The thread that drives a process's CUDA work: its initial thread (tid == pid on
+// Linux) when that thread made CUDA calls, else the one with the most API time
 // (ties: lowest tid). The attribution and re-timing follow this thread.
 struct MainThread {
   uint32_t pid = 0;

@@ -43,6 +43,9 @@ std::optional<MainThread> main_thread(const Trace& trace, uint32_t pid) {
   for (const ApiCall& c : trace.api_calls)
     if (c.pid == pid) api_time[c.tid] += duration(c.start, c.end);
   if (api_time.empty()) return std::nullopt;
+  // The process's initial thread (Linux: tid == pid) runs main(); helper threads that only
+  // initialize CUDA or poll must not take over even when their calls are long.
+  if (api_time.count(pid)) return MainThread{pid, pid};
   auto best = std::max_element(api_time.begin(), api_time.end(),
                                [](const auto& a, const auto& b) { return a.second < b.second; });
   return MainThread{pid, best->first};  // max_element keeps the first (lowest tid) on ties

@@ -91,7 +91,7 @@ Section build_bottleneck_section(const Trace& trace, size_t top) {
   const auto tl = analysis::analyze_timeline(trace);
   if (a.thread)
     s.lines.push_back({"main_thread", "Main thread", text(fmt::format("pid {} tid {}", a.thread->pid, a.thread->tid)),
-                       "the thread with the most CUDA API time in the launched process"});
+                       "the launched process's initial thread, else its thread with the most CUDA API time"});
   if (a.wall_ns > 0) {
     int top_cat = 0;  // the category with the most time: where to look first
     for (int c = 1; c < static_cast<int>(analysis::TimeCategory::Count); ++c)

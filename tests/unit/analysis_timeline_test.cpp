@@ -115,13 +115,22 @@ TEST(Attribution, SyncIsBlamedOnTheKernelItWaitsForAndContextCreationIsStartup) 
 TEST(Attribution, WithoutRunTimesUsesTheEventSpanAndOtherThreadsDoNotCount) {
   testing::TraceBuilder b;
   b.api("cudaMemcpy", 1000, 2000);
-  b.api("cudaLaunchKernel", 1500, 1600, 2);  // another thread, less API time: not the main thread
+  b.api("cudaLaunchKernel", 1500, 1600, 2);  // another thread: not the main thread
   const Attribution a = attribute_wall_time(b.trace());
   EXPECT_EQ(a.wall_ns, 1000);
   ASSERT_TRUE(a.thread);
   EXPECT_EQ(a.thread->tid, 1u);
   EXPECT_EQ(a.get(TimeCategory::MemoryOps), 1000);
   EXPECT_EQ(attributed_sum(a), a.wall_ns);
+}
+
+TEST(Attribution, TheInitialThreadIsMainEvenWhenAHelperSpendsMoreTimeInCuda) {
+  testing::TraceBuilder b;
+  b.api("cudaFree", 1000, 900'000, 7);  // helper thread creating the context
+  b.api("cudaMalloc", 950'000, 960'000, 1);  // pid 1's initial thread (tid 1)
+  const auto mt = main_thread(b.trace(), 1);
+  ASSERT_TRUE(mt);
+  EXPECT_EQ(mt->tid, 1u);
 }
 
 TEST(ApiClass, Names) {
