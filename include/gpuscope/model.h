@@ -49,6 +49,7 @@ struct ApiCall {
   TimeNs start = 0, end = 0;
   int32_t return_code = 0;  // cudaError_t / CUresult
   uint32_t correlation_id = 0;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 struct Kernel {
@@ -67,6 +68,7 @@ struct Kernel {
   uint32_t correlation_id = 0;
   uint32_t graph_id = 0;       // 0 unless launched from a CUDA graph
   uint64_t graph_node_id = 0;  // 0 unless launched from a CUDA graph
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 enum class CopyKind : uint8_t {
@@ -89,6 +91,7 @@ struct Memcpy {
   TimeNs start = 0, end = 0;
   uint32_t correlation_id = 0;
   uint32_t graph_id = 0;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 struct Memset {
@@ -101,6 +104,7 @@ struct Memset {
   TimeNs start = 0, end = 0;
   uint32_t correlation_id = 0;
   uint32_t graph_id = 0;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 enum class MemoryOp : uint8_t { Alloc = 0, Free = 1 };
@@ -115,6 +119,7 @@ struct MemoryEvent {
   uint64_t bytes = 0;
   TimeNs timestamp = 0;
   uint32_t correlation_id = 0;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 enum class SyncKind : uint8_t {
@@ -129,6 +134,7 @@ struct Synchronization {
   SyncKind kind = SyncKind::Unknown;
   TimeNs start = 0, end = 0;
   uint32_t correlation_id = 0;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 enum class NvtxKind : uint8_t { PushPop = 0, StartEnd = 1 };
@@ -141,6 +147,7 @@ struct NvtxRange {
   StringId name = 0;
   TimeNs start = 0, end = 0;
   uint32_t depth = 0;  // push/pop nesting level on its thread, 0 = outermost
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 struct NvtxMark {
@@ -149,6 +156,7 @@ struct NvtxMark {
   StringId domain = 0;
   StringId name = 0;
   TimeNs timestamp = 0;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 struct Device {
@@ -173,6 +181,7 @@ struct Device {
   uint32_t max_threads_per_block = 0;
   uint32_t warp_size = 32;
   uint32_t copy_engines = 0;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 // One profiled process (the launched program and each CUDA-using child).
@@ -187,6 +196,7 @@ struct Process {
   uint32_t runtime_version = 0;
   uint32_t cupti_version = 0;   // CUPTI API version number
   std::string capture_status;   // "ok", or why capture did not (fully) start
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 // The whole run as launched by `gpuscope profile`.
@@ -206,6 +216,7 @@ struct DataLoss {
   std::string what;  // e.g. "cupti_dropped_records", "spool_truncated"
   uint64_t count = 0;
   std::string detail;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
 // Time CUPTI itself spent (buffer flushes, instrumentation), per CUPTI's records.
@@ -213,11 +224,23 @@ struct CuptiOverhead {
   uint32_t pid = 0;
   StringId kind = 0;
   TimeNs start = 0, end = 0;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
+};
+
+// One measured run of `gpuscope bench`, which runs the program several times
+// into one capture and stamps every record with its run's id (1, 2, ...).
+// A capture made by `profile` has no BenchRun rows; all its records are run 0.
+struct BenchRun {
+  uint32_t run_id = 0;
+  TimeNs start = 0, end = 0;  // launcher's view: fork to exit
+  int32_t exit_code = -1;     // -1 when killed by a signal
+  int32_t term_signal = 0;
 };
 
 struct Trace {
   StringTable strings;
-  Run run;
+  Run run;                     // for a bench: the whole bench (first start to last end)
+  std::vector<BenchRun> runs;  // empty unless made by `gpuscope bench`
   std::vector<Process> processes;
   std::vector<Device> devices;
   std::vector<ApiCall> api_calls;

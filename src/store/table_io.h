@@ -35,17 +35,22 @@ void insert_rows(Database& db, const TableSpec<Row>& spec, const std::vector<Row
   }
 }
 
-// Rows come back in insertion order (rowid), so a round trip is exact.
+// Rows come back in insertion order (rowid), so a round trip is exact. A file
+// of an older schema_version has no rows for a newer table and no values for
+// newer columns: those fields keep their defaults.
 template <class Row>
-std::vector<Row> load_rows(Database& db, const TableSpec<Row>& spec) {
+std::vector<Row> load_rows(Database& db, const TableSpec<Row>& spec, int schema_version) {
+  if (spec.since > schema_version) return {};
+  std::vector<const Column<Row>*> present;
+  for (const Column<Row>& c : spec.columns)
+    if (c.since <= schema_version) present.push_back(&c);
   std::string sql = "SELECT ";
-  for (size_t i = 0; i < spec.columns.size(); ++i) sql += (i ? ", " : "") + spec.columns[i].name;
+  for (size_t i = 0; i < present.size(); ++i) sql += (i ? ", " : "") + present[i]->name;
   Statement select = db.prepare(sql + " FROM " + spec.name + " ORDER BY rowid");
   std::vector<Row> rows;
   while (select.next()) {
     Row& row = rows.emplace_back();
-    for (size_t i = 0; i < spec.columns.size(); ++i)
-      spec.columns[i].load(row, select, static_cast<int>(i));
+    for (size_t i = 0; i < present.size(); ++i) present[i]->load(row, select, static_cast<int>(i));
   }
   return rows;
 }

@@ -19,6 +19,17 @@ const TableSpec<Run>& run_table() {
   return spec;
 }
 
+const TableSpec<BenchRun>& bench_run_table() {
+  static const TableSpec<BenchRun> spec{
+      "bench_runs",
+      {integer_column("run_id", &BenchRun::run_id), integer_column("start_ns", &BenchRun::start),
+       integer_column("end_ns", &BenchRun::end), integer_column("exit_code", &BenchRun::exit_code),
+       integer_column("term_signal", &BenchRun::term_signal)},
+      {},
+      2};
+  return spec;
+}
+
 const TableSpec<Process>& process_table() {
   static const TableSpec<Process> spec{
       "processes",
@@ -29,7 +40,8 @@ const TableSpec<Process>& process_table() {
        integer_column("driver_version", &Process::driver_version),
        integer_column("runtime_version", &Process::runtime_version),
        integer_column("cupti_version", &Process::cupti_version),
-       text_column("capture_status", &Process::capture_status)},
+       text_column("capture_status", &Process::capture_status),
+       run_id_column<Process>()},
       {}};
   return spec;
 }
@@ -56,7 +68,8 @@ const TableSpec<Device>& device_table() {
        integer_column("max_blocks_per_sm", &Device::max_blocks_per_sm),
        integer_column("max_threads_per_block", &Device::max_threads_per_block),
        integer_column("warp_size", &Device::warp_size),
-       integer_column("copy_engines", &Device::copy_engines)},
+       integer_column("copy_engines", &Device::copy_engines),
+       run_id_column<Device>()},
       {}};
   return spec;
 }
@@ -69,7 +82,8 @@ const TableSpec<ApiCall>& api_call_table() {
        integer_column("name_id", &ApiCall::name), integer_column("start_ns", &ApiCall::start),
        integer_column("end_ns", &ApiCall::end),
        integer_column("return_code", &ApiCall::return_code),
-       integer_column("correlation_id", &ApiCall::correlation_id)},
+       integer_column("correlation_id", &ApiCall::correlation_id),
+       run_id_column<ApiCall>()},
       {"start_ns", "pid, correlation_id"}};
   return spec;
 }
@@ -94,7 +108,8 @@ const TableSpec<Kernel>& kernel_table() {
        integer_column("local_bytes_per_thread", &Kernel::local_bytes_per_thread),
        integer_column("correlation_id", &Kernel::correlation_id),
        integer_column("graph_id", &Kernel::graph_id),
-       integer_column("graph_node_id", &Kernel::graph_node_id)},
+       integer_column("graph_node_id", &Kernel::graph_node_id),
+       run_id_column<Kernel>()},
       {"start_ns", "pid, correlation_id", "name_id"}};
   return spec;
 }
@@ -110,7 +125,8 @@ const TableSpec<Memcpy>& memcpy_table() {
        integer_column("async", &Memcpy::async), integer_column("bytes", &Memcpy::bytes),
        integer_column("start_ns", &Memcpy::start), integer_column("end_ns", &Memcpy::end),
        integer_column("correlation_id", &Memcpy::correlation_id),
-       integer_column("graph_id", &Memcpy::graph_id)},
+       integer_column("graph_id", &Memcpy::graph_id),
+       run_id_column<Memcpy>()},
       {"start_ns", "pid, correlation_id"}};
   return spec;
 }
@@ -125,7 +141,8 @@ const TableSpec<Memset>& memset_table() {
        integer_column("value", &Memset::value), integer_column("start_ns", &Memset::start),
        integer_column("end_ns", &Memset::end),
        integer_column("correlation_id", &Memset::correlation_id),
-       integer_column("graph_id", &Memset::graph_id)},
+       integer_column("graph_id", &Memset::graph_id),
+       run_id_column<Memset>()},
       {"start_ns"}};
   return spec;
 }
@@ -141,7 +158,8 @@ const TableSpec<MemoryEvent>& memory_event_table() {
        integer_column("address", &MemoryEvent::address),
        integer_column("bytes", &MemoryEvent::bytes),
        integer_column("timestamp_ns", &MemoryEvent::timestamp),
-       integer_column("correlation_id", &MemoryEvent::correlation_id)},
+       integer_column("correlation_id", &MemoryEvent::correlation_id),
+       run_id_column<MemoryEvent>()},
       {"timestamp_ns"}};
   return spec;
 }
@@ -155,7 +173,8 @@ const TableSpec<Synchronization>& synchronization_table() {
        enum_column("sync_kind", &Synchronization::kind, kSyncKinds),
        integer_column("start_ns", &Synchronization::start),
        integer_column("end_ns", &Synchronization::end),
-       integer_column("correlation_id", &Synchronization::correlation_id)},
+       integer_column("correlation_id", &Synchronization::correlation_id),
+       run_id_column<Synchronization>()},
       {"start_ns"}};
   return spec;
 }
@@ -167,7 +186,8 @@ const TableSpec<NvtxRange>& nvtx_range_table() {
        enum_column("kind", &NvtxRange::kind, kNvtxKinds),
        integer_column("domain_id", &NvtxRange::domain), integer_column("name_id", &NvtxRange::name),
        integer_column("start_ns", &NvtxRange::start), integer_column("end_ns", &NvtxRange::end),
-       integer_column("depth", &NvtxRange::depth)},
+       integer_column("depth", &NvtxRange::depth),
+       run_id_column<NvtxRange>()},
       {"start_ns"}};
   return spec;
 }
@@ -177,7 +197,8 @@ const TableSpec<NvtxMark>& nvtx_mark_table() {
       "nvtx_marks",
       {integer_column("pid", &NvtxMark::pid), integer_column("tid", &NvtxMark::tid),
        integer_column("domain_id", &NvtxMark::domain), integer_column("name_id", &NvtxMark::name),
-       integer_column("timestamp_ns", &NvtxMark::timestamp)},
+       integer_column("timestamp_ns", &NvtxMark::timestamp),
+       run_id_column<NvtxMark>()},
       {}};
   return spec;
 }
@@ -187,7 +208,8 @@ const TableSpec<CuptiOverhead>& overhead_table() {
       "cupti_overhead",
       {integer_column("pid", &CuptiOverhead::pid), integer_column("kind_id", &CuptiOverhead::kind),
        integer_column("start_ns", &CuptiOverhead::start),
-       integer_column("end_ns", &CuptiOverhead::end)},
+       integer_column("end_ns", &CuptiOverhead::end),
+       run_id_column<CuptiOverhead>()},
       {}};
   return spec;
 }
@@ -196,7 +218,8 @@ const TableSpec<DataLoss>& data_loss_table() {
   static const TableSpec<DataLoss> spec{
       "data_loss",
       {integer_column("pid", &DataLoss::pid), text_column("what", &DataLoss::what),
-       integer_column("count", &DataLoss::count), text_column("detail", &DataLoss::detail)},
+       integer_column("count", &DataLoss::count), text_column("detail", &DataLoss::detail),
+       run_id_column<DataLoss>()},
       {}};
   return spec;
 }

@@ -19,6 +19,7 @@ struct Column {
   std::string type;  // SQL type: "INTEGER" or "TEXT"
   std::function<void(const Row&, Statement&, int index)> bind;
   std::function<void(Row&, const Statement&, int column)> load;
+  int since = 1;  // schema version that added the column; older files lack it (field keeps its default)
 };
 
 template <class Row>
@@ -26,6 +27,7 @@ struct TableSpec {
   std::string name;
   std::vector<Column<Row>> columns;
   std::vector<std::string> indices;  // column lists, e.g. "start_ns" or "pid, correlation_id"
+  int since = 1;  // schema version that added the table; older files read as no rows
 };
 
 // An enum column stored as readable text (e.g. 'HtoD', 'pageable').
@@ -65,7 +67,16 @@ Column<Row> array_column(std::string name, Element (Row::*field)[N], size_t inde
           [field, index](Row& r, const Statement& s, int c) { (r.*field)[index] = static_cast<Element>(s.integer(c)); }};
 }
 
+// Schema v2: every record carries the bench run it belongs to (0 outside a bench).
+template <class Row>
+Column<Row> run_id_column() {
+  Column<Row> c = integer_column("run_id", &Row::run_id);
+  c.since = 2;
+  return c;
+}
+
 const TableSpec<Run>& run_table();
+const TableSpec<BenchRun>& bench_run_table();
 const TableSpec<Process>& process_table();
 const TableSpec<Device>& device_table();
 const TableSpec<ApiCall>& api_call_table();

@@ -37,6 +37,7 @@ void write_all(store::Database& db, const Trace& trace) {
     insert_string.bind(1, static_cast<int64_t>(id)).bind(2, trace.strings.all()[id]).run();
 
   write_table(db, store::run_table(), std::vector<Run>{trace.run});
+  write_table(db, store::bench_run_table(), trace.runs);
   write_table(db, store::process_table(), trace.processes);
   write_table(db, store::device_table(), trace.devices);
   write_table(db, store::api_call_table(), trace.api_calls);
