@@ -58,6 +58,14 @@ double cliffs_delta(const std::vector<double>& base, const std::vector<double>& 
 // < 0.474 medium, else large.
 const char* cliffs_magnitude(double delta);
 
+// Two-sided 95% confidence interval of the mean of independent measurements
+// (Student's t, n - 1 degrees of freedom): for whole runs of a bench, where
+// each run is one value. NaN bounds for fewer than 2 values.
+struct MeanInterval {
+  double low = 0, high = 0;
+};
+MeanInterval mean_ci95(const std::vector<double>& values);
+
 // ---- The verdict --------------------------------------------------------------
 
 enum class Verdict {

@@ -14,7 +14,9 @@
 //   NVTX     by domain and range name;
 //   totals   wall, GPU busy, kernel, API and copy time: one number per file, so
 //            their verdict is always "too few samples" (change shown, no claim).
-// Per item the sample is the per-instance duration in ns.
+// Per item the sample is the per-instance duration in ns; when both files are
+// benches (`gpuscope bench`, >= 2 runs each), it is one value per run instead:
+// the median of the item's instances in that run, and each total per run.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +45,10 @@ struct DiffItem {
 
 struct DiffResult {
   CompareOptions options;
+  // Both files are benches (>= 2 runs each): every item's sample is one value
+  // per run (the median of its instances in that run), totals included.
+  bool by_runs = false;
+  size_t base_runs = 0, new_runs = 0;
   std::vector<DiffItem> items;  // by category, then by larger total time descending, then name
 };
 

@@ -10,6 +10,7 @@
 #include "analysis/grouping.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
+#include "gpuscope/analysis_runs.h"
 
 namespace gpuscope::analysis {
 namespace {
@@ -18,7 +19,7 @@ using Key = std::pair<std::string, std::string>;  // (name, detail)
 
 // Everything gathered for one item from both files. side 0 = base, 1 = new.
 struct Gathered {
-  std::vector<double> samples[2];
+  std::vector<std::pair<uint32_t, double>> instances[2];  // (run id, ns)
   double total_ns[2] = {0, 0};
   uint64_t bytes[2] = {0, 0};
   std::set<std::string> host_kinds[2];  // memory items: host kinds seen on each side
@@ -27,8 +28,8 @@ struct Gathered {
 
 using Groups = std::map<Key, Gathered>;
 
-void add(Gathered& g, int side, TimeNs ns, uint64_t bytes = 0) {
-  g.samples[side].push_back(static_cast<double>(ns));
+void add(Gathered& g, int side, uint32_t run_id, TimeNs ns, uint64_t bytes = 0) {
+  g.instances[side].push_back({run_id, static_cast<double>(ns)});
   g.total_ns[side] += static_cast<double>(ns);
   g.bytes[side] += bytes;
 }
@@ -82,7 +83,7 @@ void gather_kernels(const Trace* traces[2], Groups& groups) {
     for (const Kernel& k : traces[side]->kernels) {
       std::string name = detail::kernel_name(*traces[side], k);
       std::string config = split(name) ? config_text(k) : "";
-      add(groups[{std::move(name), std::move(config)}], side, duration(k.start, k.end));
+      add(groups[{std::move(name), std::move(config)}], side, k.run_id, duration(k.start, k.end));
     }
 }
 
@@ -95,11 +96,11 @@ void gather_memory(const Trace* traces[2], Groups& groups) {
       const MemoryKind host = detail::host_side(m);
       const bool split = kinds[0][m.kind].size() > 1 || kinds[1][m.kind].size() > 1;
       Gathered& g = groups[{std::string(to_string(m.kind)) + " " + size_class(m.bytes), split ? to_string(host) : ""}];
-      add(g, side, duration(m.start, m.end), m.bytes);
+      add(g, side, m.run_id, duration(m.start, m.end), m.bytes);
       if (host != MemoryKind::Unknown) g.host_kinds[side].insert(to_string(host));
     }
     for (const Memset& m : traces[side]->memsets)
-      add(groups[{"Memset " + size_class(m.bytes), ""}], side, duration(m.start, m.end), m.bytes);
+      add(groups[{"Memset " + size_class(m.bytes), ""}], side, m.run_id, duration(m.start, m.end), m.bytes);
   }
   // An unsplit direction names its host kinds, e.g. "pageable -> pinned".
   for (auto& [key, g] : groups) {
@@ -122,7 +123,7 @@ void gather_api(const Trace* traces[2], Groups& groups) {
       std::string detail = c.domain == ApiDomain::Driver ? "driver" : "";
       if (auto it = copies.find({c.pid, c.correlation_id}); c.correlation_id != 0 && it != copies.end())
         detail += (detail.empty() ? "" : ", ") + it->second;
-      add(groups[{name.empty() ? "<unnamed call>" : name, detail}], side, duration(c.start, c.end));
+      add(groups[{name.empty() ? "<unnamed call>" : name, detail}], side, c.run_id, duration(c.start, c.end));
     }
   }
 }
@@ -131,11 +132,22 @@ void gather_nvtx(const Trace* traces[2], Groups& groups) {
   for (int side = 0; side < 2; ++side)
     for (const NvtxRange& r : traces[side]->nvtx_ranges) {
       if (r.end <= r.start) continue;  // never closed: no duration (the report counts these)
-      add(groups[{traces[side]->strings.get(r.name), traces[side]->strings.get(r.domain)}], side, r.end - r.start);
+      add(groups[{traces[side]->strings.get(r.name), traces[side]->strings.get(r.domain)}], side, r.run_id,
+          r.end - r.start);
     }
 }
 
-void append_items(DiffCategory category, Groups& groups, const CompareOptions& options, std::vector<DiffItem>& out) {
+// Per-instance durations, or with by_runs one value per run: the median of
+// that run's instances (whole runs are the independent measurements then).
+std::vector<double> samples_of(const Gathered& g, int side, bool by_runs) {
+  if (by_runs) return per_run_medians(g.instances[side]);
+  std::vector<double> values;
+  for (const auto& [run, ns] : g.instances[side]) values.push_back(ns);
+  return values;
+}
+
+void append_items(DiffCategory category, Groups& groups, const CompareOptions& options, bool by_runs,
+                  std::vector<DiffItem>& out) {
   std::vector<DiffItem> items;
   for (auto& [key, g] : groups) {
     DiffItem item;
@@ -143,7 +155,7 @@ void append_items(DiffCategory category, Groups& groups, const CompareOptions& o
     item.name = key.first;
     item.detail = key.second;
     if (item.detail.empty()) item.detail = g.kinds_text;
-    item.cmp = compare_samples(g.samples[0], g.samples[1], options);
+    item.cmp = compare_samples(samples_of(g, 0, by_runs), samples_of(g, 1, by_runs), options);
     item.base_total_ns = g.total_ns[0];
     item.new_total_ns = g.total_ns[1];
     if (category == DiffCategory::Memory) {
@@ -160,22 +172,39 @@ void append_items(DiffCategory category, Groups& groups, const CompareOptions& o
   for (DiffItem& i : items) out.push_back(std::move(i));
 }
 
-void append_totals(const Trace& base, const Trace& next, const CompareOptions& options, std::vector<DiffItem>& out) {
-  const ExecutiveSummary s[2] = {summarize_executive(base), summarize_executive(next)};
-  const std::pair<const char*, TimeNs ExecutiveSummary::*> totals[] = {
-      {"Wall time", &ExecutiveSummary::wall_ns},     {"GPU busy", &ExecutiveSummary::gpu_busy_ns},
-      {"Kernel time", &ExecutiveSummary::kernel_ns}, {"CUDA API time", &ExecutiveSummary::api_ns},
-      {"Copy time", &ExecutiveSummary::memcpy_ns},
+// Totals: one value per file for single captures (shown, never judged), one
+// value per run for benches (judged like any other item).
+void append_totals(const Trace& base, const Trace& next, const CompareOptions& options, bool by_runs,
+                   std::vector<DiffItem>& out) {
+  const Trace* traces[2] = {&base, &next};
+  std::vector<RunRow> rows[2];
+  for (int side = 0; side < 2; ++side) {
+    if (by_runs) {
+      rows[side] = summarize_bench(*traces[side]).runs;
+      continue;
+    }
+    const ExecutiveSummary s = summarize_executive(*traces[side]);
+    rows[side].push_back({0, s.wall_ns, s.gpu_busy_ns, s.kernel_ns, s.api_ns, s.memcpy_ns, s.kernel_count, 0, 0});
+  }
+  const std::pair<const char*, TimeNs RunRow::*> totals[] = {
+      {"Wall time", &RunRow::wall_ns},     {"GPU busy", &RunRow::gpu_busy_ns}, {"Kernel time", &RunRow::kernel_ns},
+      {"CUDA API time", &RunRow::api_ns}, {"Copy time", &RunRow::memcpy_ns},
   };
   for (const auto& [name, member] : totals) {
-    const double a = static_cast<double>(s[0].*member), b = static_cast<double>(s[1].*member);
-    if (a == 0 && b == 0) continue;
+    std::vector<double> values[2];
+    double sums[2] = {0, 0};
+    for (int side = 0; side < 2; ++side)
+      for (const RunRow& r : rows[side]) {
+        values[side].push_back(static_cast<double>(r.*member));
+        sums[side] += static_cast<double>(r.*member);
+      }
+    if (sums[0] == 0 && sums[1] == 0) continue;
     DiffItem item;
     item.category = DiffCategory::Total;
     item.name = name;
-    item.cmp = compare_samples({a}, {b}, options);  // one number per file: shown, never judged
-    item.base_total_ns = a;
-    item.new_total_ns = b;
+    item.cmp = compare_samples(values[0], values[1], options);
+    item.base_total_ns = describe(values[0]).median;  // a single capture's value, or the median run
+    item.new_total_ns = describe(values[1]).median;
     out.push_back(std::move(item));
   }
 }
@@ -196,17 +225,21 @@ const char* to_string(DiffCategory category) {
 DiffResult diff_traces(const Trace& base, const Trace& next, const CompareOptions& options) {
   DiffResult result;
   result.options = options;
+  result.base_runs = base.runs.size();
+  result.new_runs = next.runs.size();
+  // Whole runs are the unit when both files are benches of at least two runs.
+  const bool by_runs = result.by_runs = base.runs.size() >= 2 && next.runs.size() >= 2;
   const Trace* traces[2] = {&base, &next};
-  append_totals(base, next, options, result.items);
+  append_totals(base, next, options, by_runs, result.items);
   Groups kernels, memory, api, nvtx;
   gather_kernels(traces, kernels);
-  append_items(DiffCategory::Kernel, kernels, options, result.items);
+  append_items(DiffCategory::Kernel, kernels, options, by_runs, result.items);
   gather_memory(traces, memory);
-  append_items(DiffCategory::Memory, memory, options, result.items);
+  append_items(DiffCategory::Memory, memory, options, by_runs, result.items);
   gather_api(traces, api);
-  append_items(DiffCategory::Api, api, options, result.items);
+  append_items(DiffCategory::Api, api, options, by_runs, result.items);
   gather_nvtx(traces, nvtx);
-  append_items(DiffCategory::Nvtx, nvtx, options, result.items);
+  append_items(DiffCategory::Nvtx, nvtx, options, by_runs, result.items);
   return result;
 }
 

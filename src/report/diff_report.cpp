@@ -49,7 +49,7 @@ struct CategoryInfo {
 
 CategoryInfo info_of(DiffCategory c) {
   switch (c) {
-    case DiffCategory::Total: return {"totals", "Totals", "Total", ""};
+    case DiffCategory::Total: return {"totals", "Totals", "Total", "Detail"};
     case DiffCategory::Kernel: return {"kernels", "Kernels", "Kernel", "Launch configuration"};
     case DiffCategory::Memory: return {"memory", "Memory operations", "Operation", "Host memory"};
     case DiffCategory::Api: return {"api", "CUDA API", "Function", "Domain"};
@@ -73,11 +73,11 @@ Table totals_table(const std::vector<const DiffItem*>& items) {
   return t;
 }
 
-Table items_table(DiffCategory category, const std::vector<const DiffItem*>& items) {
+Table items_table(DiffCategory category, const std::vector<const DiffItem*>& items, bool by_runs) {
   const CategoryInfo ci = info_of(category);
   Table t;
   t.key = ci.key;
-  t.title = std::string(ci.title) + ": duration per instance";
+  t.title = std::string(ci.title) + (by_runs ? ": median per run" : ": duration per instance");
   t.empty_text = "none in either capture";
   // Memory rows are short labels ("HtoD [16 MiB, 32 MiB)"): never shortened.
   const TextStyle name_style = category == DiffCategory::Memory ? TextStyle::Plain : TextStyle::Identifier;
@@ -128,9 +128,15 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
   s.title = "Comparison";
   s.lines.push_back({"base", "Base", text(info.base_label), "", true});
   s.lines.push_back({"new", "New", text(info.new_label), "", true});
+  s.lines.push_back({"compared", "Compared",
+                     text(diff.by_runs ? fmt::format("whole runs: {} base runs vs {} new runs (per item, the median "
+                                                     "of each run)",
+                                                     diff.base_runs, diff.new_runs)
+                                       : std::string("instances within one run of each file")),
+                     "", false});
   std::map<Verdict, size_t> counts;
   for (const DiffItem& i : diff.items)
-    if (i.category != DiffCategory::Total) ++counts[i.cmp.verdict];
+    if (i.category != DiffCategory::Total || diff.by_runs) ++counts[i.cmp.verdict];
   for (Verdict v : {Verdict::Faster, Verdict::Slower, Verdict::NoChange, Verdict::TooFew, Verdict::OnlyBase,
                     Verdict::OnlyNew}) {
     std::string label = to_string(v);
@@ -140,9 +146,10 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
   }
   const auto& o = diff.options;
   s.notes.push_back(fmt::format(
-      "Significant: Mann-Whitney p < {:g} on per-instance durations, the {:g}% bootstrap CI of the change of "
-      "medians excludes 0, and |change| >= {:g}%. Fewer than {} instances on a side: too few samples.",
-      o.alpha, o.ci_level * 100, o.min_change_percent, o.min_samples));
+      "Significant: Mann-Whitney p < {:g} on the {}, the {:g}% bootstrap CI of the change of medians excludes 0, "
+      "and |change| >= {:g}%. Fewer than {} {} on a side: too few samples.",
+      o.alpha, diff.by_runs ? "per-run values" : "per-instance durations", o.ci_level * 100, o.min_change_percent,
+      o.min_samples, diff.by_runs ? "runs" : "instances"));
   if (info.fail_if_slower_percent) {
     const auto regressions = analysis::regressions_over(diff, *info.fail_if_slower_percent);
     std::string line = fmt::format("Gate --fail-if-slower {:g}%: ", *info.fail_if_slower_percent);
@@ -174,7 +181,9 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
     s.title = info_of(c).title;
     s.empty_text = "none in either capture";
     if (!items.empty()) {
-      s.tables.push_back(c == DiffCategory::Total ? totals_table(items) : items_table(c, items));
+      // Totals of single captures are one number per file: a plain table, no statistics.
+      s.tables.push_back(c == DiffCategory::Total && !diff.by_runs ? totals_table(items)
+                                                                  : items_table(c, items, diff.by_runs));
       limit_rows(s.tables.back(), info.top);
     }
     r.sections.push_back(std::move(s));

@@ -1,0 +1,15 @@
+// `gpuscope bench` output: per-run values and across-run statistics of a bench
+// capture, through the shared report model and renderers.
+#pragma once
+
+#include <string>
+
+#include "gpuscope/analysis_runs.h"
+#include "gpuscope/report.h"
+
+namespace gpuscope {
+
+// capture_label names the file in the output. Deterministic.
+std::string render_bench(const analysis::BenchSummary& summary, const std::string& capture_label, ReportFormat format);
+
+}  // namespace gpuscope
