@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpuscope::cli {
 
@@ -32,7 +33,21 @@ struct CheckOptions {
   StatsSettings stats;
 };
 
+struct BenchOptions {
+  int runs = 10;         // measured runs
+  int warmup = 1;        // runs first, captured but not kept (caches, JIT, clocks)
+  std::string output;    // capture name; empty: <program>-bench
+  bool force = false;
+  bool driver_api = false;
+  int flush_ms = 500;
+  std::string seed_env;  // when set: this variable = the run's index (1..runs; warm-ups 0) in its environment
+  std::string format = "text";
+  std::string inject_library;  // resolved from GPUSCOPE_INJECT_LIB by main
+  std::vector<std::string> command;
+};
+
 int run_diff(const DiffOptions& options);
+int run_bench(const BenchOptions& options);
 int run_check(const CheckOptions& options);
 
 // Writes text to path, or to stdout for "" and "-". Throws gpuscope::Error.

@@ -38,7 +38,8 @@ std::string env_or_empty(const char* name) {
 // `gpuscope profile [opts] -- CMD ARGS`: the words after the first "--" that
 // follows "profile" are the program's, verbatim, whatever they look like.
 std::vector<std::string> split_program_args(std::vector<std::string>& args) {
-  auto profile = std::find(args.begin(), args.end(), "profile");
+  auto profile = std::find_if(args.begin(), args.end(),
+                              [](const std::string& a) { return a == "profile" || a == "bench"; });
   if (profile == args.end()) return {};
   auto separator = std::find(profile, args.end(), "--");
   if (separator == args.end()) return {};
@@ -121,6 +122,22 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--junit", check.junit, "Also write JUnit XML here");
   add_stats_flags(*check_cmd, check.stats);
 
+  BenchOptions bench;
+  auto* bench_cmd = app.add_subcommand(
+      "bench",
+      "Run a program several times under capture: gpuscope bench [-n RUNS] [--warmup K] -- CMD ARGS.\n"
+      "Keeps every measured run in one capture (a run id on every record) and prints the spread across runs.");
+  bench_cmd->add_option("-n,--runs", bench.runs, "Measured runs (default 10)");
+  bench_cmd->add_option("--warmup", bench.warmup, "Runs before the measured ones, not kept (default 1)");
+  bench_cmd->add_option("-o,--output", bench.output, "Capture name; default: <program>-bench");
+  bench_cmd->add_flag("-f,--force", bench.force, "Overwrite an existing capture");
+  bench_cmd->add_flag("--driver-api", bench.driver_api, "Also trace CUDA driver API calls");
+  bench_cmd->add_option("--flush-ms", bench.flush_ms, "How often captured records reach the disk, in ms");
+  bench_cmd->add_option("--seed-env", bench.seed_env, "Set this environment variable to the run number in each run");
+  bench_cmd->add_option("--format", bench.format, "Summary format: text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  bench_cmd->prefix_command();
+
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> program = split_program_args(args);
   try {
@@ -145,6 +162,12 @@ int main(int argc, char** argv) {
       return run_diff(diff);
     }
     if (*check_cmd) return run_check(check);
+    if (*bench_cmd) {
+      bench.command = bench_cmd->remaining();
+      bench.command.insert(bench.command.end(), program.begin(), program.end());
+      bench.inject_library = env_or_empty("GPUSCOPE_INJECT_LIB");
+      return run_bench(bench);
+    }
   } catch (const gpuscope::Error& error) {
     std::cerr << "gpuscope: " << error.what() << "\n";
     return 2;

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "cli/capture_files.h"
+#include "cli/capture_launch.h"
 #include "cli/commands.h"
 #include "cli/launcher.h"
 #include "common/error.h"
@@ -20,28 +21,6 @@ namespace fs = std::filesystem;
 namespace gpuscope::cli {
 
 namespace {
-
-int64_t realtime_ns() {
-  // CLOCK_REALTIME: the clock CUPTI stamps its records with on Linux.
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-std::string hostname() {
-  char name[256] = {};
-  return gethostname(name, sizeof name - 1) == 0 ? name : "";
-}
-
-std::string join_command(const std::vector<std::string>& argv) {
-  std::string line;
-  for (const auto& arg : argv) {
-    if (!line.empty()) line += ' ';
-    const bool quote = arg.empty() || arg.find_first_of(" \t\"'\\$") != std::string::npos;
-    line += quote ? "'" + arg + "'" : arg;
-  }
-  return line;
-}
 
 // An explicit -o must not silently overwrite; the default name counts up
 // (bsr_spmm.gpuscope, bsr_spmm-2.gpuscope, ...) so repeated runs just work.
@@ -58,23 +37,6 @@ std::string choose_output(const ProfileOptions& options) {
     if (!fs::exists(path) && find_spools(spool_prefix(path)).empty()) return path;
   }
   throw Error("too many captures named " + stem + "*.gpuscope here; use -o NAME");
-}
-
-std::map<std::string, std::string> injection_environment(const ProfileOptions& options,
-                                                         const std::string& library,
-                                                         const std::string& prefix) {
-  if (const char* existing = std::getenv("CUDA_INJECTION64_PATH"); existing && *existing)
-    throw Error(std::string("CUDA_INJECTION64_PATH is already set (") + existing +
-                "): another tool is injected; unset it to profile with gpuscope");
-  std::map<std::string, std::string> env;
-  env["CUDA_INJECTION64_PATH"] = library;
-  // NVTX events reach CUPTI through our library, which forwards to libcupti.
-  // A user's own NVTX tool wins: then NVTX ranges are not captured.
-  if (!std::getenv("NVTX_INJECTION64_PATH")) env["NVTX_INJECTION64_PATH"] = library;
-  env["GPUSCOPE_INJECT_CONFIG"] = "spool=" + prefix +
-                                  ";driver_api=" + (options.driver_api ? "1" : "0") +
-                                  ";flush_ms=" + std::to_string(options.flush_ms);
-  return env;
 }
 
 void finish_capture(const Run& run, const std::string& output, const std::string& prefix,
@@ -120,7 +82,7 @@ int run_profile(const ProfileOptions& options) {
                 " flush_ms=" + std::to_string(options.flush_ms);
   run.start = realtime_ns();
   const ExitStatus status =
-      run_program(options.command, injection_environment(options, library, prefix));
+      run_program(options.command, injection_environment(options.driver_api, options.flush_ms, library, prefix));
   run.end = realtime_ns();
   run.exit_code = status.exit_code;
   run.term_signal = status.signal;

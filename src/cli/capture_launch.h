@@ -1,0 +1,26 @@
+// Running a program under capture: what `profile` and `bench` share.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpuscope/model.h"
+
+namespace gpuscope::cli {
+
+// CLOCK_REALTIME in ns: the clock CUPTI stamps its records with on Linux.
+int64_t realtime_ns();
+
+std::string hostname();
+
+// argv as one shell-like line (arguments with spaces or quotes in single quotes).
+std::string join_command(const std::vector<std::string>& argv);
+
+// The environment that injects the capture library and tells it where to spool.
+// Throws if another tool's CUDA_INJECTION64_PATH is already set.
+std::map<std::string, std::string> injection_environment(bool driver_api, int flush_ms, const std::string& library,
+                                                         const std::string& spool_prefix);
+
+}  // namespace gpuscope::cli
