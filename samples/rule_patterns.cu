@@ -10,13 +10,17 @@
 //             work while the kernel runs, then wait)                            -> gpu_idle_gaps
 //   synccopy  synchronous cudaMemcpy of a result, then independent host work (fixed:
 //             cudaMemcpyAsync, host work, then cudaStreamSynchronize)          -> sync_copies
+//   startup   300 ms of host setup, then the first cudaMalloc creates the context (fixed: a
+//             helper thread creates it during the host setup)                  -> startup_cost
 //
 // Kernels spin on %globaltimer for a set time and count their runs; the count is checked.
-// NVTX: host_setup, then `iteration` per iteration, then verify (the loop is what lies between).
+// NVTX: host_setup, then `iteration` per iteration, then verify (the loop is what lies between;
+// for startup, host_setup is what the fix shortens).
 // Prints: RESULT sample=rule_patterns pattern=P fixed=0|1 kernels=N loop_ms=... check=ok
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "sample_common.h"
 
@@ -33,7 +37,7 @@ __global__ void spin_kernel(unsigned long long ns, unsigned int* runs) {
 namespace {
 
 const char* kUsage =
-    "usage: rule_patterns --pattern sync|launch|gaps|synccopy [--fixed] [--iters N]\n"
+    "usage: rule_patterns --pattern sync|launch|gaps|synccopy|startup [--fixed] [--iters N]\n"
     "  --pattern P  the anti-pattern to plant (see the file header)\n"
     "  --fixed      run the fixed variant instead\n"
     "  --iters N    iterations (default 20)\n";
@@ -81,6 +85,11 @@ long long iteration(const std::string& pattern, bool fixed, Buffers& b, cudaGrap
     check(cudaStreamSynchronize(b.stream), "cudaStreamSynchronize");
     return 1;
   }
+  if (pattern == "startup") {  // the loop is not the point: a 100 us kernel
+    spin_kernel<<<1, 32, 0, b.stream>>>(100'000, b.runs);
+    check(cudaStreamSynchronize(b.stream), "cudaStreamSynchronize");
+    return 1;
+  }
   // synccopy: a 1 ms kernel, then 64 MB back to pinned memory, then 2 ms of independent host work.
   spin_kernel<<<1, 32, 0, b.stream>>>(1'000'000, b.runs);
   if (fixed) {
@@ -117,14 +126,29 @@ int main(int argc, char** argv) {
   const bool fixed = args.flag("--fixed");
   const long long iters = args.integer("--iters", 20, 1);
   args.finish();
-  if (pattern != "sync" && pattern != "launch" && pattern != "gaps" && pattern != "synccopy")
-    args.fail("--pattern must be sync, launch, gaps or synccopy");
+  if (pattern != "sync" && pattern != "launch" && pattern != "gaps" && pattern != "synccopy" && pattern != "startup")
+    args.fail("--pattern must be sync, launch, gaps, synccopy or startup");
 
   Buffers b;
   cudaGraphExec_t graph = nullptr;
   {
     sample::NvtxRange setup("host_setup");
-    sample::init_device("rule_patterns");
+    if (pattern == "startup") {
+      // Fixed: create the context on a helper thread while the host prepares its data.
+      std::thread helper;
+      if (fixed) helper = std::thread([] { check(cudaFree(nullptr), "context creation on a helper thread"); });
+      sample::init_device("rule_patterns", /*create_context=*/false);
+      host_work(300'000'000);  // reading and preparing input
+      if (helper.joinable()) helper.join();
+      // Baseline: this first cudaMalloc pays for context creation (later ones in this setup do not).
+      for (int i = 0; i < 3; ++i) {
+        float* scratch = nullptr;
+        check(cudaMalloc(&scratch, 1 << 20), "cudaMalloc scratch");
+        check(cudaFree(scratch), "cudaFree scratch");
+      }
+    } else {
+      sample::init_device("rule_patterns");
+    }
     check(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaMalloc(&b.runs, sizeof(unsigned int)), "cudaMalloc runs");
     check(cudaMemset(b.runs, 0, sizeof(unsigned int)), "cudaMemset runs");

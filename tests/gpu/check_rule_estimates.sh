@@ -6,7 +6,8 @@
 #
 #   tests/gpu/check_rule_estimates.sh BUILD_DIR [REPEATS]         profile on this GPU (exit 77 without one)
 #   tests/gpu/check_rule_estimates.sh BUILD_DIR --compare BASE FIXED RULES LOOP_START LOOP_END
-#                                                                 one pair from existing captures (CPU)
+#                                                                 one pair from existing captures (CPU);
+#                                                                 LOOP_END "-": LOOP_START's own duration
 #
 # Measured = loop time of the baseline - loop time of the fixed variant, where the loop is
 # the time from the end of NVTX range LOOP_START to the start of NVTX range LOOP_END (for
@@ -52,6 +53,13 @@ print(int(length))' "$(echo "$win" | tr '\t' ' ')"
 
 wall_ns() { "$gpuscope" query "$1" "SELECT end_ns - start_ns FROM run"; }
 
+# range_ns FILE NAME: total duration of an NVTX range (for fixes that shorten the setup itself).
+range_ns() { "$gpuscope" query "$1" "SELECT COALESCE(SUM(end_ns - start_ns), 0) FROM nvtx_ranges_named WHERE name = '$2'"; }
+
+# measure_ns FILE FROM TO: the loop between NVTX ranges FROM and TO, or with TO = "-" the
+# duration of range FROM (for fixes that shorten the setup itself).
+measure_ns() { if [ "$3" = "-" ]; then range_ns "$1" "$2"; else loop_ns "$1" "$2" "$3"; fi; }
+
 median() { sort -n | awk '{v[NR] = $1} END {if (NR == 0) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
 
 row() {  # NAME RULES EST_NS MEASURED_NS WALL_DIFF_NS
@@ -69,7 +77,7 @@ if [ "${2:-}" = "--compare" ]; then
   base=${3:?BASE} fixed=${4:?FIXED} rules=${5:?RULES} from=${6:?LOOP_START} to=${7:?LOOP_END}
   header
   row "$(basename "$base") vs $(basename "$fixed")" "$rules" "$(estimate_ns "$base" "$rules")" \
-    $(( $(loop_ns "$base" "$from" "$to") - $(loop_ns "$fixed" "$from" "$to") )) $(( $(wall_ns "$base") - $(wall_ns "$fixed") ))
+    $(( $(measure_ns "$base" "$from" "$to") - $(measure_ns "$fixed" "$from" "$to") )) $(( $(wall_ns "$base") - $(wall_ns "$fixed") ))
   exit 0
 fi
 
@@ -91,12 +99,13 @@ profile() {
   done
 }
 
-# pair NAME RULES BASE FIXED FROM TO: medians over the repeats.
+# pair NAME RULES BASE FIXED FROM TO: medians over the repeats (TO as in measure_ns).
 pair() {
   local name=$1 rules=$2 base=$3 fixed=$4 from=$5 to=$6 est meas wall
+  measure() { measure_ns "$1" "$from" "$to"; }
   est=$(for i in $(seq 1 "$repeats"); do estimate_ns "$base.$i.gpuscope" "$rules"; done | median)
-  meas=$(( $(for i in $(seq 1 "$repeats"); do loop_ns "$base.$i.gpuscope" "$from" "$to"; done | median) -
-           $(for i in $(seq 1 "$repeats"); do loop_ns "$fixed.$i.gpuscope" "$from" "$to"; done | median) ))
+  meas=$(( $(for i in $(seq 1 "$repeats"); do measure "$base.$i.gpuscope"; done | median) -
+           $(for i in $(seq 1 "$repeats"); do measure "$fixed.$i.gpuscope"; done | median) ))
   wall=$(( $(for i in $(seq 1 "$repeats"); do wall_ns "$base.$i.gpuscope"; done | median) -
            $(for i in $(seq 1 "$repeats"); do wall_ns "$fixed.$i.gpuscope"; done | median) ))
   row "$name" "$rules" "$est" "$meas" "$wall"
@@ -106,7 +115,8 @@ profile bsr_base "$samples/bsr_spmm"
 profile bsr_fixed "$samples/bsr_spmm" --persistent --pinned
 profile bsr_pinned "$samples/bsr_spmm" --pinned
 profile bsr_persistent "$samples/bsr_spmm" --persistent
-patterns="sync:excessive_sync launch:launch_bound gaps:gpu_idle_gaps synccopy:sync_copies"
+# pattern:rule (rule_patterns' --pattern and the rule its fix addresses)
+patterns="sync:excessive_sync launch:launch_bound gaps:gpu_idle_gaps synccopy:sync_copies startup:startup_cost"
 if [ -x "$samples/rule_patterns" ]; then
   for p in $patterns; do
     profile "rp_${p%%:*}" "$samples/rule_patterns" --pattern "${p%%:*}"
@@ -120,7 +130,9 @@ pair "bsr_spmm vs --pinned" "pageable_copies" bsr_base bsr_pinned host_setup ver
 pair "bsr_spmm vs --persistent" "allocation_in_loop" bsr_base bsr_persistent host_setup verify
 if [ -x "$samples/rule_patterns" ]; then
   for p in $patterns; do
-    pair "rule_patterns --pattern ${p%%:*} vs --fixed" "${p#*:}" "rp_${p%%:*}" "rp_${p%%:*}_fixed" host_setup verify
+    # startup's fix shortens host_setup itself; the others shorten the loop after it.
+    if [ "${p%%:*}" = startup ]; then to=-; else to=verify; fi
+    pair "rule_patterns --pattern ${p%%:*} vs --fixed" "${p#*:}" "rp_${p%%:*}" "rp_${p%%:*}_fixed" host_setup "$to"
   done
 fi
 
