@@ -44,7 +44,9 @@ std::optional<uint32_t> root_pid(const Trace& trace);
 // Context creation hides in the first call that needs a context: that call is
 // far longer than later calls of the same name. Excess = its duration minus
 // the median of the later calls of that name; reported when >= 1 ms and at least
-// 10x that median. Index into trace.api_calls; nullopt if no such call.
+// 10x that median. A first cudaSetDevice/cudaInitDevice/cudaFree/cuInit/cuCtxCreate/
+// cuDevicePrimaryCtxRetain of >= 1 ms with no later peer counts whole (setting up the device
+// is its job). Index into trace.api_calls; nullopt if no such call.
 struct ContextCreation {
   size_t api_index = 0;
   TimeNs excess_ns = 0;

@@ -17,6 +17,14 @@ bool contains(const std::string& s, const char* part) { return s.find(part) != s
 constexpr TimeNs kMinContextExcessNs = 1'000'000;
 constexpr double kMinContextRatio = 10.0;
 
+// Calls whose job is to set up the device/context (programs call them once, first, exactly
+// to create the context up front): when one of them is the first long call and has no later
+// peer to compare with, its whole duration is context creation.
+bool creates_context(const std::string& n) {
+  return n == "cudaSetDevice" || n == "cudaInitDevice" || n == "cudaSetDeviceFlags" || n == "cudaFree" ||
+         n == "cuInit" || n == "cuDevicePrimaryCtxRetain" || n.rfind("cuCtxCreate", 0) == 0;
+}
+
 }  // namespace
 
 ApiClass classify_api(const std::string& n) {
@@ -86,9 +94,13 @@ std::optional<ContextCreation> find_context_creation(const Trace& trace, uint32_
       const ApiCall& c = trace.api_calls[order[q]];
       if (c.name == first.name) later.push_back(static_cast<double>(duration(c.start, c.end)));
     }
-    if (later.empty()) continue;
-    const double typical = describe(later).median;
     const double d = static_cast<double>(duration(first.start, first.end));
+    if (later.empty()) {
+      if (creates_context(trace.strings.get(first.name)) && d >= kMinContextExcessNs)
+        return ContextCreation{order[pos], static_cast<TimeNs>(d)};
+      continue;
+    }
+    const double typical = describe(later).median;
     if (d - typical >= kMinContextExcessNs && d >= kMinContextRatio * std::max(typical, 1.0))
       return ContextCreation{order[pos], static_cast<TimeNs>(d - typical)};
   }

@@ -133,6 +133,24 @@ TEST(Attribution, TheInitialThreadIsMainEvenWhenAHelperSpendsMoreTimeInCuda) {
   EXPECT_EQ(mt->tid, 1u);
 }
 
+TEST(Attribution, AOneOffCudaSetDeviceIsContextCreation) {
+  testing::TraceBuilder b;
+  b.run(1'000'000, 300'000'000);
+  b.api("cudaGetDeviceCount", 2'000'000, 2'001'000);       // needs no context
+  b.api("cudaSetDevice", 3'000'000, 193'000'000);          // 190 ms, no later call to compare with
+  b.api("cudaMalloc", 193'100'000, 193'200'000);
+  const auto ctx = find_context_creation(b.trace(), 1);
+  ASSERT_TRUE(ctx);
+  EXPECT_EQ(ctx->api_index, 1u);
+  EXPECT_EQ(ctx->excess_ns, 190'000'000);
+  // run start to the first call (1 ms) + the context creation
+  EXPECT_EQ(attribute_wall_time(b.trace()).get(TimeCategory::Startup), 1'000'000 + 190'000'000);
+
+  testing::TraceBuilder quick;  // a 0.2 ms cudaSetDevice: the context already existed
+  quick.api("cudaSetDevice", 3'000'000, 3'200'000);
+  EXPECT_FALSE(find_context_creation(quick.trace(), 1));
+}
+
 TEST(ApiClass, Names) {
   EXPECT_EQ(classify_api("cudaMallocHost"), ApiClass::Allocation);
   EXPECT_EQ(classify_api("cuMemAlloc_v2"), ApiClass::Allocation);
