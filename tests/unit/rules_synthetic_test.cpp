@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "gpuscope/analysis_rules.h"
 #include "trace_builder.h"
@@ -13,9 +14,11 @@ namespace {
 using testing::TraceBuilder;
 constexpr TimeNs kUs = 1000, kMs = 1'000'000;
 
-const Finding* find(const std::vector<Finding>& fs, const std::string& rule) {
+// By value: run_rules() returns a temporary, so a pointer into it would dangle.
+std::optional<Finding> find(const std::vector<Finding>& fs, const std::string& rule) {
   auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.rule == rule; });
-  return it == fs.end() ? nullptr : &*it;
+  if (it == fs.end()) return std::nullopt;
+  return *it;
 }
 
 TEST(RulesEdge, EmptyTraceAndSingleKernelFireNothing) {
@@ -52,19 +55,19 @@ TraceBuilder allocating_loop(bool allocate) {
 
 TEST(RuleAllocation, FiresOnTheRepeatedPartOnlyAndNotWhenFixed) {
   const auto fs = run_rules(allocating_loop(true).trace());
-  const Finding* f = find(fs, "allocation_in_loop");
-  ASSERT_NE(f, nullptr);
+  const auto f = find(fs, "allocation_in_loop");
+  ASSERT_TRUE(f);
   // Iterations 2..5: 4 x (1 ms + 0.5 ms); the host work between calls is kept, so all of it is saved.
   EXPECT_EQ(*f->saving_ns, 4 * (1 * kMs + 500 * kUs));
   EXPECT_NE(f->evidence[0].find("instances 2..5 of NVTX range 'iteration'"), std::string::npos);
-  EXPECT_EQ(find(run_rules(allocating_loop(false).trace()), "allocation_in_loop"), nullptr);
+  EXPECT_FALSE(find(run_rules(allocating_loop(false).trace()), "allocation_in_loop"));
 }
 
 TEST(RuleAllocation, WithoutNvtxTheSteadyStateStartsAfterTheFirstLaunch) {
   TraceBuilder b = allocating_loop(true);
   b.trace().nvtx_ranges.clear();
-  const Finding* f = find(run_rules(b.trace()), "allocation_in_loop");
-  ASSERT_NE(f, nullptr);
+  const auto f = find(run_rules(b.trace()), "allocation_in_loop");
+  ASSERT_TRUE(f);
   // After the first launch call: frees of iterations 1..4 and mallocs of 2..5 (the last free is after the last kernel).
   EXPECT_EQ(*f->saving_ns, 4 * (1 * kMs + 500 * kUs));
 }
@@ -78,8 +81,8 @@ TEST(RulePageable, UsesMeasuredPinnedBandwidthOfTheSameDirection) {
     const TimeNs t0 = 10 * kMs + i * 20 * kMs;
     b.copy(CopyKind::HtoD, MemoryKind::Pageable, 100'000'000, t0, t0 + 10 * kMs, b.api("cudaMemcpy", t0, t0 + 10 * kMs));
   }
-  const Finding* f = find(run_rules(b.trace()), "pageable_copies");
-  ASSERT_NE(f, nullptr);
+  const auto f = find(run_rules(b.trace()), "pageable_copies");
+  ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 3 * 8 * kMs);  // each 10 ms copy becomes 2 ms
   EXPECT_NE(f->estimate.find("measured"), std::string::npos);
 }
@@ -90,8 +93,8 @@ TEST(RulePageable, FallsBackToTheLinkDefaultAndNeverSlowsACopyDown) {
   // 250 MB in 20 ms (12.5 GB/s); Gen5 default 50 GB/s -> 5 ms. A tiny copy already faster than 50 GB/s stays.
   b.copy(CopyKind::DtoH, MemoryKind::Pageable, 250'000'000, 10 * kMs, 30 * kMs, b.api("cudaMemcpy", 10 * kMs, 30 * kMs));
   b.copy(CopyKind::DtoH, MemoryKind::Pageable, 1000, 40 * kMs, 40 * kMs + 10, b.api("cudaMemcpy", 40 * kMs, 40 * kMs + 10));
-  const Finding* f = find(run_rules(b.trace()), "pageable_copies");
-  ASSERT_NE(f, nullptr);
+  const auto f = find(run_rules(b.trace()), "pageable_copies");
+  ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 15 * kMs);
   EXPECT_NE(f->estimate.find("PCIe Gen5"), std::string::npos);
 }
@@ -106,8 +109,8 @@ TEST(RuleExcessiveSync, SyncAfterEveryLaunchButTheLastIsRemovable) {
     b.api("cudaDeviceSynchronize", t + 10 * kUs, t + 110 * kUs);
     t += 210 * kUs;
   }
-  const Finding* f = find(run_rules(b.trace()), "excessive_sync");
-  ASSERT_NE(f, nullptr);
+  const auto f = find(run_rules(b.trace()), "excessive_sync");
+  ASSERT_TRUE(f);
   // Without the first 9 syncs the host issues a launch every 110 us; the GPU (100 us each) keeps up,
   // and the last sync waits for the last kernel: 9 x 100 us saved.
   EXPECT_EQ(*f->saving_ns, 900 * kUs);
@@ -122,8 +125,8 @@ TEST(RuleLaunchBound, ManyKernelsShorterThanTheirLaunch) {
     t += 5 * kUs;
   }
   b.api("cudaDeviceSynchronize", t, t + 2 * kUs);
-  const Finding* f = find(run_rules(b.trace()), "launch_bound");
-  ASSERT_NE(f, nullptr);
+  const auto f = find(run_rules(b.trace()), "launch_bound");
+  ASSERT_TRUE(f);
   // Graph replay: 1 us per launch on the host, but the GPU needs 200 x 2 us; the sync now waits for it.
   EXPECT_GT(*f->saving_ns, 500 * kUs);
   EXPECT_LT(*f->saving_ns, 1000 * kUs);
@@ -136,8 +139,8 @@ TEST(RuleUnstable, OneSlowInstanceOutOfTen) {
     const TimeNs t0 = 1 * kMs + i * 1500 * kUs, len = i == 4 ? 1000 * kUs : 100 * kUs;
     b.kernel("k", t0 + 10 * kUs, t0 + 10 * kUs + len, b.api("cudaLaunchKernel", t0, t0 + 5 * kUs));
   }
-  const Finding* f = find(run_rules(b.trace()), "unstable_timings");
-  ASSERT_NE(f, nullptr);
+  const auto f = find(run_rules(b.trace()), "unstable_timings");
+  ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 900 * kUs);
 }
 
@@ -146,11 +149,11 @@ TEST(RuleIdleGaps, HostWorkWhileTheGpuIdlesButNotWhenAnotherStreamKeepsItBusy) {
   b.run(1, 20 * kMs);
   b.kernel("a", 1 * kMs, 2 * kMs, b.api("cudaLaunchKernel", 990 * kUs, 995 * kUs), 1);
   b.kernel("a", 8 * kMs, 9 * kMs, b.api("cudaLaunchKernel", 7990 * kUs, 7995 * kUs), 1);  // 6 ms of host work between
-  const Finding* f = find(run_rules(b.trace()), "gpu_idle_gaps");
-  ASSERT_NE(f, nullptr);
+  const auto f = find(run_rules(b.trace()), "gpu_idle_gaps");
+  ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 6 * kMs - 5 * kUs);
   b.kernel("b", 1500 * kUs, 8 * kMs, b.api("cudaLaunchKernel", 996 * kUs, 999 * kUs), 2);  // overlapping stream
-  EXPECT_EQ(find(run_rules(b.trace()), "gpu_idle_gaps"), nullptr);
+  EXPECT_FALSE(find(run_rules(b.trace()), "gpu_idle_gaps"));
 }
 
 TEST(RuleCopyOverlap, SerialCopyThenKernelPerIterationButNotWhenAlreadyOverlapped) {
@@ -162,8 +165,8 @@ TEST(RuleCopyOverlap, SerialCopyThenKernelPerIterationButNotWhenAlreadyOverlappe
     b.copy(CopyKind::HtoD, MemoryKind::Pinned, 1 << 26, t0, t0 + 2 * kMs, b.api("cudaMemcpyAsync", t0, t0 + 10 * kUs), 7, true);
     b.kernel("k", t0 + 2 * kMs, t0 + 3 * kMs, b.api("cudaLaunchKernel", t0 + 20 * kUs, t0 + 30 * kUs));
   }
-  const Finding* f = find(run_rules(b.trace()), "copies_not_overlapped");
-  ASSERT_NE(f, nullptr);
+  const auto f = find(run_rules(b.trace()), "copies_not_overlapped");
+  ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 2 * 1 * kMs);  // steady instances 2 and 3: min(2 ms, 1 ms) each
 
   TraceBuilder o;  // the same work with the kernel already running under the copy
@@ -174,7 +177,69 @@ TEST(RuleCopyOverlap, SerialCopyThenKernelPerIterationButNotWhenAlreadyOverlappe
     o.copy(CopyKind::HtoD, MemoryKind::Pinned, 1 << 26, t0, t0 + 2 * kMs, o.api("cudaMemcpyAsync", t0, t0 + 10 * kUs), 8, true);
     o.kernel("k", t0 + 500 * kUs, t0 + 1500 * kUs, o.api("cudaLaunchKernel", t0 + 20 * kUs, t0 + 30 * kUs));
   }
-  EXPECT_EQ(find(run_rules(o.trace()), "copies_not_overlapped"), nullptr);
+  EXPECT_FALSE(find(run_rules(o.trace()), "copies_not_overlapped"));
+}
+
+TEST(RuleTail, PartialLastWaveAndNotForWholeWaves) {
+  // 128 threads, 32 regs: 16 blocks/SM x 132 SMs = 2112 slots. 2200 blocks = 1.04 waves: the second
+  // wave holds 88 blocks (4 %), so half the SM time of 2 waves is idle slots: 10 ms x (2 - 1.04) / 2.
+  TraceBuilder b;
+  b.run(1, 20 * kMs);
+  b.kernel("k", 1 * kMs, 11 * kMs, b.api("cudaLaunchKernel", 900 * kUs, 910 * kUs));
+  b.trace().kernels[0].grid[0] = 2200;
+  const auto f = find(run_rules(b.trace()), "tail_effect");
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(*f->saving_ns / 1e6, 10.0 * (2 - 2200.0 / 2112) / 2, 0.001);
+  b.trace().kernels[0].grid[0] = 2 * 2112;  // exactly 2 waves
+  EXPECT_FALSE(find(run_rules(b.trace()), "tail_effect"));
+}
+
+TEST(RuleOccupancy, NamesTheLimiterAndGivesNoTimeEstimate) {
+  TraceBuilder b;
+  b.run(1, 20 * kMs);
+  b.kernel("heavy", 1 * kMs, 11 * kMs, b.api("cudaLaunchKernel", 900 * kUs, 910 * kUs));
+  b.trace().kernels[0].registers_per_thread = 244;  // 2 blocks of 4 warps: 12.5 %
+  const auto f = find(run_rules(b.trace()), "low_occupancy");
+  ASSERT_TRUE(f);
+  EXPECT_FALSE(f->saving_ns);
+  ASSERT_EQ(f->evidence.size(), 1u);
+  EXPECT_NE(f->evidence[0].find("limited by registers"), std::string::npos);
+  EXPECT_NE(f->evidence[0].find("<= 168 regs/thread would fit 3 blocks/SM"), std::string::npos);
+  b.trace().kernels[0].registers_per_thread = 32;  // 16 blocks of 4 warps: 100 %
+  EXPECT_FALSE(find(run_rules(b.trace()), "low_occupancy"));
+}
+
+TEST(RuleSyncCopies, HostWorkAfterABlockingCopyCouldOverlapIt) {
+  TraceBuilder b;
+  b.run(1, 40 * kMs);
+  for (int i = 0; i < 3; ++i) {  // 3 ms blocking copy, then 2 ms of host work, then the next copy
+    const TimeNs t0 = 1 * kMs + i * 5 * kMs;
+    b.copy(CopyKind::DtoH, MemoryKind::Pinned, 1 << 27, t0 + 10 * kUs, t0 + 3 * kMs, b.api("cudaMemcpy", t0, t0 + 3 * kMs));
+  }
+  const auto f = find(run_rules(b.trace()), "sync_copies");
+  ASSERT_TRUE(f);
+  // After copies 1 and 2: 2 ms of host work each. The host work after the last copy is not
+  // counted: no later CUDA call bounds it, and the end of a run usually consumes the result.
+  EXPECT_EQ(*f->saving_ns, 2 * kMs + 2 * kMs);
+}
+
+TEST(RuleStartup, ContextCreationOverlappableWithHostWork) {
+  TraceBuilder b;
+  b.run(1, 500 * kMs);
+  b.api("cudaGetDeviceCount", 1 * kMs, 1 * kMs + 5 * kUs);
+  b.api("cudaMalloc", 300 * kMs, 400 * kMs);  // 100 ms: context creation after 299 ms of host work
+  b.api("cudaMalloc", 400 * kMs, 400 * kMs + 50 * kUs);
+  b.api("cudaMalloc", 401 * kMs, 401 * kMs + 50 * kUs);
+  const auto f = find(run_rules(b.trace()), "startup_cost");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(*f->saving_ns, 100 * kMs - 50 * kUs);
+
+  TraceBuilder early;  // context created before any host work: nothing to overlap
+  early.run(1, 500 * kMs);
+  early.api("cudaMalloc", 1 * kMs, 101 * kMs);
+  early.api("cudaMalloc", 101 * kMs, 101 * kMs + 50 * kUs);
+  early.api("cudaMalloc", 102 * kMs, 102 * kMs + 50 * kUs);
+  EXPECT_FALSE(find(run_rules(early.trace()), "startup_cost"));
 }
 
 TEST(RulesEdge, ClockTiesAndZeroLengthRecordsAreHarmless) {
@@ -185,7 +250,7 @@ TEST(RulesEdge, ClockTiesAndZeroLengthRecordsAreHarmless) {
   b.api("cudaMalloc", 1 * kMs, 2 * kMs);                            // same start as the launch
   b.copy(CopyKind::HtoD, MemoryKind::Pageable, 0, 2 * kMs, 2 * kMs, b.api("cudaMemcpy", 2 * kMs, 2 * kMs));
   EXPECT_NO_THROW(run_rules(b.trace()));
-  EXPECT_EQ(find(run_rules(b.trace()), "pageable_copies"), nullptr);
+  EXPECT_FALSE(find(run_rules(b.trace()), "pageable_copies"));
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // whether that host work needs the copied data) = for each blocking call, the
 // host work outside CUDA after it and before the next call that has to wait
 // anyway (synchronization, another blocking copy, allocation/free), capped by
-// the call's duration.
+// the call's duration. Host work after the thread's last CUDA call is not counted: nothing
+// bounds it, and the end of a run usually consumes the result (verification, output).
 #include <fmt/format.h>
 
 #include "analysis/rules/rule.h"
