@@ -3,6 +3,7 @@
 // shows as the first context-needing call being far longer than its peers.
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "gpuscope/analysis_timeline.h"
 
@@ -72,6 +73,44 @@ std::optional<uint32_t> root_pid(const Trace& trace) {
   return std::nullopt;
 }
 
+namespace {
+
+// What the first call of a name would cost without context creation, judged by its later
+// peers: for allocations whose sizes are known (memory records), its bytes at the later
+// calls' median ns per byte (pinning host memory costs per byte); else the later calls'
+// median duration. The ratio a first call must exceed is lower for the sized estimate.
+struct Typical {
+  double ns = 0;
+  double min_ratio = kMinContextRatio;
+};
+
+constexpr uint64_t kMinSizedBytes = 1 << 20;
+constexpr double kMinSizedRatio = 3.0;
+
+Typical typical_cost(const ApiCall& first, const std::vector<const ApiCall*>& later,
+                     const std::unordered_map<uint32_t, uint64_t>& bytes) {
+  std::vector<double> durations, ns_per_byte;
+  for (const ApiCall* c : later) {
+    durations.push_back(static_cast<double>(duration(c->start, c->end)));
+    auto it = bytes.find(c->correlation_id);
+    if (it != bytes.end() && it->second >= kMinSizedBytes)
+      ns_per_byte.push_back(static_cast<double>(duration(c->start, c->end)) / static_cast<double>(it->second));
+  }
+  auto own = bytes.find(first.correlation_id);
+  if (own != bytes.end() && ns_per_byte.size() >= 2)
+    return {static_cast<double>(own->second) * describe(ns_per_byte).median, kMinSizedRatio};
+  return {describe(durations).median, kMinContextRatio};
+}
+
+std::unordered_map<uint32_t, uint64_t> allocation_bytes(const Trace& t, uint32_t pid) {
+  std::unordered_map<uint32_t, uint64_t> out;  // correlation id -> bytes allocated
+  for (const MemoryEvent& m : t.memory_events)
+    if (m.pid == pid && m.op == MemoryOp::Alloc && m.correlation_id != 0) out[m.correlation_id] += m.bytes;
+  return out;
+}
+
+}  // namespace
+
 std::optional<ContextCreation> find_context_creation(const Trace& trace, uint32_t pid) {
   // Calls of this process in time order, runtime domain preferred (driver calls nest in them).
   std::vector<size_t> order;
@@ -83,26 +122,28 @@ std::optional<ContextCreation> find_context_creation(const Trace& trace, uint32_
     if (trace.api_calls[i].pid == pid && trace.api_calls[i].domain == domain) order.push_back(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return trace.api_calls[a].start < trace.api_calls[b].start; });
+  const auto bytes = allocation_bytes(trace, pid);
 
-  std::map<StringId, bool> seen;  // names whose first call was already checked
-  for (size_t pos = 0; pos < order.size(); ++pos) {
-    const ApiCall& first = trace.api_calls[order[pos]];
-    if (seen[first.name]) continue;
-    seen[first.name] = true;
-    std::vector<double> later;
-    for (size_t q = pos + 1; q < order.size(); ++q) {
-      const ApiCall& c = trace.api_calls[order[q]];
-      if (c.name == first.name) later.push_back(static_cast<double>(duration(c.start, c.end)));
-    }
+  std::map<StringId, std::vector<const ApiCall*>> later;  // name -> calls after its first
+  std::vector<size_t> firsts;
+  for (size_t i : order) {
+    const ApiCall& c = trace.api_calls[i];
+    auto [it, fresh] = later.try_emplace(c.name);
+    if (fresh) firsts.push_back(i);
+    else it->second.push_back(&c);
+  }
+  for (size_t i : firsts) {  // in time order: the first match is the context creation
+    const ApiCall& first = trace.api_calls[i];
     const double d = static_cast<double>(duration(first.start, first.end));
-    if (later.empty()) {
+    const auto& peers = later[first.name];
+    if (peers.empty()) {
       if (creates_context(trace.strings.get(first.name)) && d >= kMinContextExcessNs)
-        return ContextCreation{order[pos], static_cast<TimeNs>(d)};
+        return ContextCreation{i, static_cast<TimeNs>(d)};
       continue;
     }
-    const double typical = describe(later).median;
-    if (d - typical >= kMinContextExcessNs && d >= kMinContextRatio * std::max(typical, 1.0))
-      return ContextCreation{order[pos], static_cast<TimeNs>(d - typical)};
+    const Typical typical = typical_cost(first, peers, bytes);
+    if (d - typical.ns >= kMinContextExcessNs && d >= typical.min_ratio * std::max(typical.ns, 1.0))
+      return ContextCreation{i, static_cast<TimeNs>(d - typical.ns)};
   }
   return std::nullopt;
 }

@@ -151,6 +151,30 @@ TEST(Attribution, AOneOffCudaSetDeviceIsContextCreation) {
   EXPECT_FALSE(find_context_creation(quick.trace(), 1));
 }
 
+TEST(Attribution, SizedAllocationsAreJudgedPerByte) {
+  // The fixed bsr_spmm: the first cudaMallocHost (32 MiB) takes 137 ms; later ones pin
+  // 128 MiB in 49.5 ms and 256 MiB in 107.8 ms. By median duration the first looks normal;
+  // per byte it should take ~12.7 ms, so ~124 ms of it is context creation.
+  testing::TraceBuilder b;
+  auto alloc = [&](TimeNs start, TimeNs ns, uint64_t bytes) {
+    MemoryEvent m;
+    m.pid = 1;
+    m.memory_kind = MemoryKind::Pinned;
+    m.bytes = bytes;
+    m.timestamp = start;
+    m.correlation_id = b.api("cudaMallocHost", start, start + ns);
+    b.trace().memory_events.push_back(m);
+  };
+  alloc(1'000'000, 137'000'000, 32u << 20);
+  alloc(140'000'000, 836'000, 260);
+  alloc(141'000'000, 49'500'000, 128u << 20);
+  alloc(191'000'000, 107'800'000, 256u << 20);
+  const auto ctx = find_context_creation(b.trace(), 1);
+  ASSERT_TRUE(ctx);
+  EXPECT_EQ(ctx->api_index, 0u);
+  EXPECT_NEAR(ctx->excess_ns / 1e6, 137.0 - 32 * (49.5 / 128 + 107.8 / 256) / 2, 0.01);
+}
+
 TEST(ApiClass, Names) {
   EXPECT_EQ(classify_api("cudaMallocHost"), ApiClass::Allocation);
   EXPECT_EQ(classify_api("cuMemAlloc_v2"), ApiClass::Allocation);

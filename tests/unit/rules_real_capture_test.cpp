@@ -48,11 +48,17 @@ TEST(RulesRealCapture, BsrSpmmBaselineRecommendsPinnedMemoryAndPersistentAllocat
 }
 
 TEST(RulesRealCapture, BsrSpmmFixedHasNoAllocationOrPageableFinding) {
-  const auto fs = run_rules(load("bsr_spmm_fixed.gpuscope"));
+  const Trace fixed = load("bsr_spmm_fixed.gpuscope");
+  const auto fs = run_rules(fixed);
   EXPECT_EQ(find(fs, "allocation_in_loop"), nullptr);
   EXPECT_EQ(find(fs, "pageable_copies"), nullptr);
   EXPECT_EQ(find(fs, "sync_copies"), nullptr);
   EXPECT_EQ(find(fs, "gpu_idle_gaps"), nullptr);
+  // Its context is created by the first cudaMallocHost, judged per byte against the later ones.
+  const auto ctx = find_context_creation(fixed, fixed.processes[0].pid);
+  ASSERT_TRUE(ctx);
+  EXPECT_EQ(fixed.strings.get(fixed.api_calls[ctx->api_index].name), "cudaMallocHost");
+  EXPECT_NEAR(ctx->excess_ns / 1e6, 124.0, 1.0);
   // What is left to fix is real: 7.9 ms of copies and 1.05 ms of kernel per iteration run serially.
   const Finding* overlap = find(fs, "copies_not_overlapped");
   ASSERT_NE(overlap, nullptr);
