@@ -345,15 +345,14 @@ bool ActivityDecoder::marker(const CUpti_ActivityMarker2& r) {
   }
   m.timestamp_ns = static_cast<int64_t>(r.timestamp);
   m.id = r.id;
-  // nvtxRangePush/Pop and marks belong to the calling thread (object kind THREAD);
-  // nvtxRangeStart/End ranges may end on another thread, so CUPTI files them under
-  // the process (object kind PROCESS) and there is no thread to report.
+  // CUPTI files NVTX events under the calling thread (object kind THREAD) or, for some
+  // ranges, under the process, with no thread to report.
   const bool on_thread = r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD;
   m.tid = on_thread ? r.objectId.pt.threadId : 0;
   m.name = r.name ? sink_.intern(r.name) : 0;
   m.domain = r.domain ? sink_.intern(r.domain) : 0;
   m.phase = static_cast<uint8_t>(phase);
-  m.push_pop = (on_thread && phase != sp::MarkerPhase::Instant) ? 1 : 0;
+  m.thread_scoped = on_thread ? 1 : 0;
   sink_.add(sp::RecordKind::Marker, m);
   return true;
 }

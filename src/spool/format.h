@@ -184,6 +184,9 @@ struct SyncRecord {
 };
 
 // One NVTX event as CUPTI reports it; the importer pairs starts with ends.
+// CUPTI's marker records do not say whether a range came from nvtxRangePush/Pop or
+// nvtxRangeStart/End (seen on an H200 with CUDA 13.0: both arrive with object kind
+// THREAD), so the importer infers it from per-thread LIFO order.
 enum class MarkerPhase : uint8_t { Instant = 0, Start = 1, End = 2 };
 
 struct MarkerRecord {
@@ -193,7 +196,7 @@ struct MarkerRecord {
   uint32_t name;    // string id (0 on End records)
   uint32_t domain;  // string id, 0 = default domain
   uint8_t phase;    // MarkerPhase
-  uint8_t push_pop; // 1: nvtxRangePush/Pop, 0: nvtxRangeStart/End or mark
+  uint8_t thread_scoped;  // 1: CUPTI filed it under a thread (tid is valid)
   uint8_t pad[2];
 };
 

@@ -47,7 +47,7 @@ spool::MarkerRecord marker(int64_t t, uint64_t id, spool::MarkerPhase phase, uin
   m.tid = 4242;
   m.name = name;
   m.phase = static_cast<uint8_t>(phase);
-  m.push_pop = 1;
+  m.thread_scoped = 1;
   return m;
 }
 
@@ -201,6 +201,42 @@ TEST(SpoolImporter, CountsGpuWorkWhoseApiCallIsMissing) {
   ASSERT_EQ(trace.data_loss.size(), 1u);
   EXPECT_EQ(trace.data_loss[0].what, "unmatched_correlation");
   EXPECT_EQ(trace.data_loss[0].count, 1u);
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+TEST(SpoolImporter, InfersPushPopFromPerThreadOrder) {
+  const std::string dir = testing::scratch_dir("nvtx_kinds");
+  auto at = [](int64_t t, uint64_t id, spool::MarkerPhase phase, uint32_t name, uint32_t tid) {
+    spool::MarkerRecord m = marker(t, id, phase, name);
+    m.tid = tid;
+    return m;
+  };
+  using P = spool::MarkerPhase;
+  SpoolBuilder b(7);
+  b.string(1, "epoch").string(2, "step").string(3, "io");
+  b.record(RecordKind::Marker, at(10, 1, P::Start, 1, 100))   // nvtxRangeStart("epoch")
+      .record(RecordKind::Marker, at(20, 2, P::Start, 2, 100))  // nvtxRangePush("step")
+      .record(RecordKind::Marker, at(30, 1, P::End, 0, 100))    // nvtxRangeEnd(epoch): not innermost
+      .record(RecordKind::Marker, at(40, 2, P::End, 0, 100))    // nvtxRangePop()
+      .record(RecordKind::Marker, at(50, 3, P::Start, 3, 100))  // started on one thread...
+      .record(RecordKind::Marker, at(60, 3, P::End, 0, 200));   // ...ended on another
+  b.flush().end(100);
+  b.write(dir + "/a.7.spool");
+  Trace trace = import_spool(dir + "/a.7.spool");
+  ASSERT_EQ(trace.nvtx_ranges.size(), 3u);
+  auto kind_of = [&](const std::string& name) {
+    for (const NvtxRange& r : trace.nvtx_ranges)
+      if (trace.strings.get(r.name) == name) return r.kind;
+    return NvtxKind::PushPop;
+  };
+  EXPECT_EQ(kind_of("epoch"), NvtxKind::StartEnd);
+  EXPECT_EQ(kind_of("step"), NvtxKind::PushPop);
+  EXPECT_EQ(kind_of("io"), NvtxKind::StartEnd);
 }
 
 }  // namespace

@@ -276,11 +276,11 @@ void RecordDecoder::on_marker(const MarkerRecord& marker) {
     NvtxRange range;
     range.pid = process_.pid;
     range.tid = marker.tid;
-    range.kind = marker.push_pop ? NvtxKind::PushPop : NvtxKind::StartEnd;
     range.domain = string(marker.domain);
     range.name = string(marker.name);
     range.start = marker.timestamp_ns;
     open_ranges_[marker.id] = {range};
+    thread_stacks_[marker.tid].push_back(marker.id);
     return;
   }
   auto it = open_ranges_.find(marker.id);
@@ -290,8 +290,20 @@ void RecordDecoder::on_marker(const MarkerRecord& marker) {
   }
   NvtxRange range = it->second.range;
   range.end = marker.timestamp_ns;
+  range.kind = close_on_thread(marker.id, range.tid, marker.tid);
   trace_.nvtx_ranges.push_back(range);
   open_ranges_.erase(it);
+}
+
+// CUPTI does not say whether a range is push/pop or start/end. A push/pop range
+// is closed by the thread that opened it, as the innermost open range of that
+// thread; anything else is a start/end range. A start/end range that happens to
+// close like a pop on its own thread is indistinguishable and counts as push/pop.
+NvtxKind RecordDecoder::close_on_thread(uint64_t id, uint32_t start_tid, uint32_t end_tid) {
+  auto& stack = thread_stacks_[start_tid];
+  const bool innermost = !stack.empty() && stack.back() == id;
+  stack.erase(std::find(stack.begin(), stack.end(), id));
+  return innermost && start_tid == end_tid ? NvtxKind::PushPop : NvtxKind::StartEnd;
 }
 
 void RecordDecoder::finish(uint64_t bytes_discarded) {

@@ -33,6 +33,7 @@ class RecordDecoder {
   StringId string(uint32_t spool_id);
   StringId demangled(StringId mangled);
   void on_marker(const MarkerRecord& marker);
+  NvtxKind close_on_thread(uint64_t id, uint32_t start_tid, uint32_t end_tid);
   void seen(int64_t timestamp_ns);
 
   struct OpenRange {
@@ -43,6 +44,7 @@ class RecordDecoder {
   Process process_;
   std::unordered_map<uint32_t, StringId> strings_;
   std::unordered_map<uint64_t, OpenRange> open_ranges_;
+  std::unordered_map<uint32_t, std::vector<uint64_t>> thread_stacks_;  // tid -> open range ids
   std::unordered_map<StringId, StringId> demangled_;  // mangled name -> demangled name
   uint64_t records_ = 0;
   uint64_t unknown_string_refs_ = 0;

@@ -394,19 +394,19 @@ TEST_F(DecoderTest, MarkerPushPopRange) {
   EXPECT_EQ(sink.str(start.name), "forward");
   EXPECT_EQ(start.domain, 0u);
   EXPECT_EQ(start.phase, static_cast<uint8_t>(sp::MarkerPhase::Start));
-  EXPECT_EQ(start.push_pop, 1);
+  EXPECT_EQ(start.thread_scoped, 1);
   EXPECT_EQ(end.timestamp_ns, 2000);
   EXPECT_EQ(end.id, 17u);
   EXPECT_EQ(end.name, 0u);
   EXPECT_EQ(end.phase, static_cast<uint8_t>(sp::MarkerPhase::End));
-  EXPECT_EQ(end.push_pop, 1);
+  EXPECT_EQ(end.thread_scoped, 1);
 }
 
 TEST_F(DecoderTest, MarkerStartEndRangeIsProcessScoped) {
   auto start = make_marker(CUPTI_ACTIVITY_FLAG_MARKER_START, CUPTI_ACTIVITY_OBJECT_PROCESS, "epoch", "trainer");
   decoder.decode(reinterpret_cast<CUpti_Activity*>(&start));
   auto m = sink.only<sp::MarkerRecord>(sp::RecordKind::Marker);
-  EXPECT_EQ(m.push_pop, 0);
+  EXPECT_EQ(m.thread_scoped, 0);
   EXPECT_EQ(m.tid, 0u);
   EXPECT_EQ(sink.str(m.name), "epoch");
   EXPECT_EQ(sink.str(m.domain), "trainer");
@@ -418,7 +418,7 @@ TEST_F(DecoderTest, MarkerInstant) {
   decoder.decode(reinterpret_cast<CUpti_Activity*>(&mark));
   auto m = sink.only<sp::MarkerRecord>(sp::RecordKind::Marker);
   EXPECT_EQ(m.phase, static_cast<uint8_t>(sp::MarkerPhase::Instant));
-  EXPECT_EQ(m.push_pop, 0);
+  EXPECT_EQ(m.thread_scoped, 1);
   EXPECT_EQ(m.tid, 1240u);
   EXPECT_EQ(sink.str(m.name), "checkpoint");
   EXPECT_EQ(sink.str(m.domain), "io");
