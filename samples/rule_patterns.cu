@@ -131,13 +131,16 @@ int main(int argc, char** argv) {
 
   Buffers b;
   cudaGraphExec_t graph = nullptr;
+  // CUDA is initialised before the first NVTX range: gpuscope enables NVTX capture when
+  // CUDA initialises, so a range opened earlier would be lost. `startup` initialises the
+  // driver only; its first cudaMalloc (or the fixed helper thread) creates the context.
+  sample::init_device("rule_patterns", /*create_context=*/pattern != "startup");
   {
     sample::NvtxRange setup("host_setup");
     if (pattern == "startup") {
       // Fixed: create the context on a helper thread while the host prepares its data.
       std::thread helper;
       if (fixed) helper = std::thread([] { check(cudaFree(nullptr), "context creation on a helper thread"); });
-      sample::init_device("rule_patterns", /*create_context=*/false);
       host_work(300'000'000);  // reading and preparing input
       if (helper.joinable()) helper.join();
       // Baseline: this first cudaMalloc pays for context creation (later ones in this setup do not).
@@ -146,8 +149,6 @@ int main(int argc, char** argv) {
         check(cudaMalloc(&scratch, 1 << 20), "cudaMalloc scratch");
         check(cudaFree(scratch), "cudaFree scratch");
       }
-    } else {
-      sample::init_device("rule_patterns");
     }
     check(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaMalloc(&b.runs, sizeof(unsigned int)), "cudaMalloc runs");

@@ -40,6 +40,9 @@ print(int(total))' "$2"
 loop_ns() {
   local win
   win=$("$gpuscope" query "$1" "SELECT (SELECT MIN(start_ns) FROM nvtx_ranges_named WHERE name = '$3') - (SELECT MAX(end_ns) FROM nvtx_ranges_named WHERE name = '$2'), (SELECT MAX(end_ns) FROM nvtx_ranges_named WHERE name = '$2') - (SELECT start_ns FROM run), (SELECT MIN(start_ns) FROM nvtx_ranges_named WHERE name = '$3') - (SELECT start_ns FROM run)")
+  if [ "$(echo "$win" | wc -w)" -ne 3 ]; then
+    echo "FAIL: NVTX range '$2' or '$3' is missing in $1" >&2; echo 0; return
+  fi
   "$gpuscope" report --format json "$1" | python3 -c '
 import json, sys
 length, lo, hi = (int(x) for x in sys.argv[1].split())
