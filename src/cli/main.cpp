@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "gpuscope: capture a CUDA program's timeline into one SQLite file and explain it.\n"
       "Everything but `profile` runs on any machine, with or without a GPU."};
+  app.name("gpuscope");  // parse() gets a vector without argv[0], so name the usage line
   app.set_version_flag("--version", "gpuscope " GPUSCOPE_VERSION);
   app.require_subcommand(1);
 
