@@ -157,14 +157,23 @@ struct CaptureProblem {
   std::string status;
 };
 
+// A process that shared its CUPTI with the program and whose records stopped long
+// before it ended: the program's own CUPTI client (torch.profiler) may have taken them.
+struct SharedCuptiSilence {
+  uint32_t pid = 0;
+  TimeNs silent_ns = 0;  // from its last captured record to its end
+};
+
 struct DataQuality {
   std::vector<LossGroup> losses;                // sorted by what
+  std::vector<SharedCuptiSilence> shared_cupti_silences;  // possible, unconfirmed losses
   std::vector<uint32_t> truncated_pids;         // no clean shutdown
   std::vector<CaptureProblem> capture_problems; // capture_status not "ok"
   TimeNs cupti_overhead_ns = 0;  // sum of overhead record durations
   size_t overhead_records = 0;
   bool complete() const {
-    return losses.empty() && truncated_pids.empty() && capture_problems.empty();
+    return losses.empty() && truncated_pids.empty() && capture_problems.empty() &&
+           shared_cupti_silences.empty();
   }
 };
 

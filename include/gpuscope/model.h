@@ -196,6 +196,11 @@ struct Process {
   uint32_t runtime_version = 0;
   uint32_t cupti_version = 0;   // CUPTI API version number
   std::string capture_status;   // "ok", or why capture did not (fully) start
+  std::string cupti_path;       // the libcupti gpuscope used in this process
+  // The program had loaded that libcupti itself (PyTorch does). CUPTI delivers activity
+  // records to one client: while the program's own CUPTI client (torch.profiler) runs,
+  // it gets them and this capture does not.
+  bool cupti_shared = false;
   uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 

@@ -10,6 +10,26 @@
 
 namespace gpuscope::analysis {
 
+namespace {
+
+// Silence longer than this, at the end of a process that shares CUPTI with the program,
+// is worth a warning: gpuscope's flush period is 0.5 s, so a CUDA-active process that
+// still delivered records would not go quiet for this long.
+constexpr TimeNs kSuspiciousSilenceNs = 2'000'000'000;
+
+std::map<uint32_t, TimeNs> last_record_by_pid(const Trace& trace) {
+  std::map<uint32_t, TimeNs> last;
+  auto see = [&](uint32_t pid, TimeNs t) { last[pid] = std::max(last[pid], t); };
+  for (const ApiCall& e : trace.api_calls) see(e.pid, e.end);
+  for (const Kernel& e : trace.kernels) see(e.pid, e.end);
+  for (const Memcpy& e : trace.memcpys) see(e.pid, e.end);
+  for (const Memset& e : trace.memsets) see(e.pid, e.end);
+  for (const Synchronization& e : trace.synchronizations) see(e.pid, e.end);
+  return last;
+}
+
+}  // namespace
+
 DataQuality assess_data_quality(const Trace& trace) {
   DataQuality q;
 
@@ -36,6 +56,12 @@ DataQuality assess_data_quality(const Trace& trace) {
       q.capture_problems.push_back({p.pid, p.capture_status});
   }
   std::sort(q.truncated_pids.begin(), q.truncated_pids.end());
+  const auto last_record = last_record_by_pid(trace);
+  for (const Process& p : trace.processes) {
+    auto it = last_record.find(p.pid);
+    if (!p.cupti_shared || !p.clean_shutdown || it == last_record.end()) continue;
+    if (p.end - it->second > kSuspiciousSilenceNs) q.shared_cupti_silences.push_back({p.pid, p.end - it->second});
+  }
   std::sort(q.capture_problems.begin(), q.capture_problems.end(),
             [](const CaptureProblem& a, const CaptureProblem& b) {
               return std::tie(a.pid, a.status) < std::tie(b.pid, b.status);

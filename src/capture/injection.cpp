@@ -186,6 +186,9 @@ void start_capture() {
   const CuptiLibrary& cupti = load_cupti(config.cupti_path);
   if (!cupti.warning.empty()) log_line("%s", cupti.warning.c_str());
   if (!cupti.path.empty()) spool->append_text(spool::TextKey::CuptiPath, cupti.path);
+  // A program with its own CUPTI may run its own CUPTI client (torch.profiler), which takes
+  // the activity records from us while it runs; the report warns when that may have happened.
+  if (cupti.reused) spool->append_text(spool::TextKey::CuptiShared, "1");
   auto* capture = new Capture(config, cupti);  // never freed, see top of file
   capture->pid = pid;
   capture->parent_pid = parent_pid;

@@ -33,6 +33,13 @@ Section build_quality_section(const analysis::DataQuality& q, TimeNs wall_ns, si
   s.lines.push_back({"capture_problems", "Capture problems",
                      num(static_cast<double>(q.capture_problems.size()), Unit::Count), problems});
 
+  for (const auto& silence : q.shared_cupti_silences)
+    s.lines.push_back({"shared_cupti_silence", "Possible loss", num(static_cast<double>(silence.silent_ns), Unit::Ns),
+                       fmt::format("pid {} loaded CUPTI itself and no CUDA activity reached gpuscope in the last {} "
+                                   "before it ended: if it ran torch.profiler (or another CUPTI tool) then, that tool "
+                                   "took the activity records and this capture misses them",
+                                   silence.pid, format_duration(static_cast<double>(silence.silent_ns)))});
+
   auto overhead_share = analysis::share_percent(static_cast<double>(q.cupti_overhead_ns), static_cast<double>(wall_ns));
   std::string overhead_note = plural(q.overhead_records, "overhead record", "overhead records");
   if (overhead_share) overhead_note += ", " + format_percent(*overhead_share) + " of wall time";

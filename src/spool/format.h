@@ -76,6 +76,7 @@ enum class TextKey : uint32_t {
   CommandLine = 1,
   CaptureStatus = 2,  // "ok" or why capture could not start
   CuptiPath = 3,      // which libcupti was loaded
+  CuptiShared = 4,    // "1": the program had loaded that libcupti itself (e.g. PyTorch's)
 };
 
 struct ProcessRecord {

@@ -67,12 +67,17 @@ Column<Row> array_column(std::string name, Element (Row::*field)[N], size_t inde
           [field, index](Row& r, const Statement& s, int c) { (r.*field)[index] = static_cast<Element>(s.integer(c)); }};
 }
 
+// A column added by schema `version`: older files lack it and the field keeps its default.
+template <class Row>
+Column<Row> since(int version, Column<Row> column) {
+  column.since = version;
+  return column;
+}
+
 // Schema v2: every record carries the bench run it belongs to (0 outside a bench).
 template <class Row>
 Column<Row> run_id_column() {
-  Column<Row> c = integer_column("run_id", &Row::run_id);
-  c.since = 2;
-  return c;
+  return since(2, integer_column("run_id", &Row::run_id));
 }
 
 const TableSpec<Run>& run_table();

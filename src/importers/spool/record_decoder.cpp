@@ -84,7 +84,8 @@ bool RecordDecoder::define_string(const char* body, uint32_t bytes, bool is_text
       process_.capture_status = std::move(text);
       saw_status_ = true;
       break;
-    case TextKey::CuptiPath: break;  // diagnostic only; not part of the model yet
+    case TextKey::CuptiPath: process_.cupti_path = std::move(text); break;
+    case TextKey::CuptiShared: process_.cupti_shared = text == "1"; break;
   }
   return true;
 }

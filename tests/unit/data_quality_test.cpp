@@ -1,0 +1,49 @@
+// Data quality: a possible loss that gpuscope cannot confirm must still be shown.
+#include <gtest/gtest.h>
+
+#include "gpuscope/analysis.h"
+#include "gpuscope/report.h"
+
+namespace gpuscope {
+namespace {
+
+// A PyTorch-like process: it loaded CUPTI itself, its records stop at 1 s, it ends at 12 s.
+Trace shared_cupti_trace(bool shared, TimeNs end) {
+  Trace t;
+  Process p;
+  p.pid = 666;
+  p.start = 0;
+  p.end = end;
+  p.clean_shutdown = true;
+  p.capture_status = "ok";
+  p.cupti_shared = shared;
+  t.processes.push_back(p);
+  Kernel k;
+  k.pid = 666;
+  k.start = 900'000'000;
+  k.end = 1'000'000'000;
+  t.kernels.push_back(k);
+  t.run.start = 0;
+  t.run.end = end;
+  return t;
+}
+
+TEST(DataQuality, LongSilenceAfterSharedCuptiIsAPossibleLoss) {
+  const auto q = analysis::assess_data_quality(shared_cupti_trace(true, 12'000'000'000));
+  ASSERT_EQ(q.shared_cupti_silences.size(), 1u);
+  EXPECT_EQ(q.shared_cupti_silences[0].pid, 666u);
+  EXPECT_EQ(q.shared_cupti_silences[0].silent_ns, 11'000'000'000);
+  EXPECT_FALSE(q.complete());
+  const std::string text = render_report(shared_cupti_trace(true, 12'000'000'000), {}, ReportFormat::Text);
+  EXPECT_NE(text.find("torch.profiler"), std::string::npos);
+}
+
+TEST(DataQuality, NoWarningWithoutSharedCuptiOrWithoutSilence) {
+  EXPECT_TRUE(analysis::assess_data_quality(shared_cupti_trace(false, 12'000'000'000)).complete())
+      << "our own CUPTI: nobody else can take the records";
+  EXPECT_TRUE(analysis::assess_data_quality(shared_cupti_trace(true, 1'500'000'000)).complete())
+      << "0.5 s of silence is ordinary";
+}
+
+}  // namespace
+}  // namespace gpuscope
