@@ -77,15 +77,46 @@ Replay prepare(const Trace& t, const MainThread& mt) {
   return r;
 }
 
+TimeNs op_duration(const Op& op, const Scenario& s) {
+  if (auto m = s.memcpy_ns.find(op.memcpy_index); op.memcpy_index != SIZE_MAX && m != s.memcpy_ns.end()) return m->second;
+  return op.end - op.start;
+}
+
+// One cudaGraphLaunch standing for g.calls, starting on the host at `start`: queues every
+// node of the graph back to back (g.node_gap_ns apart) after g.first_node_ns; returns the
+// host time the launch call ends.
+TimeNs replay_graph(const Replay& r, const Scenario& s, const GraphReplay& g, TimeNs start,
+                    std::map<uint64_t, TimeNs>& ready, TimeNs& all_ready) {
+  TimeNs prev_end = -1;
+  for (size_t call : g.calls) {
+    auto [lo, hi] = r.ops.equal_range(r.t.api_calls[call].correlation_id);
+    for (auto it = lo; it != hi; ++it) {
+      const Op& op = it->second;
+      const TimeNs earliest = prev_end < 0 ? start + g.first_node_ns : prev_end + g.node_gap_ns;
+      const TimeNs op_start = std::max(earliest, ready[op.queue]);
+      prev_end = ready[op.queue] = op_start + op_duration(op, s);
+      all_ready = std::max(all_ready, prev_end);
+    }
+  }
+  return start + g.host_ns;
+}
+
 // The thread's last call end in the replay.
 TimeNs replay_end(const Replay& r, const Scenario& s) {
   if (r.calls.empty()) return 0;
   TimeNs cpu = r.calls.front()->start, prev_orig_end = cpu, all_ready = 0;
   std::map<uint64_t, TimeNs> ready;
+  std::unordered_map<size_t, std::pair<size_t, size_t>> in_graph;  // api index -> (graph, position)
+  for (size_t g = 0; g < s.graphs.size(); ++g)
+    for (size_t p = 0; p < s.graphs[g].calls.size(); ++p) in_graph[s.graphs[g].calls[p]] = {g, p};
   for (size_t n = 0; n < r.calls.size(); ++n) {
     const ApiCall& c = *r.calls[n];
     const TimeNs start = cpu + std::max<TimeNs>(0, c.start - prev_orig_end);  // host work kept as recorded
     prev_orig_end = std::max(prev_orig_end, c.end);
+    if (auto g = in_graph.find(r.call_index[n]); g != in_graph.end()) {
+      if (g->second.second == 0) cpu = replay_graph(r, s, s.graphs[g->second.first], start, ready, all_ready);
+      continue;  // later calls of a replayed graph (and the host work between them) are gone
+    }
     const auto changed = s.api_ns.find(r.call_index[n]);
     const bool overridden = changed != s.api_ns.end();
     TimeNs end = start + (overridden ? changed->second : c.end - c.start);
@@ -93,8 +124,7 @@ TimeNs replay_end(const Replay& r, const Scenario& s) {
     auto [lo, hi] = r.ops.equal_range(c.correlation_id);
     for (auto it = lo; it != hi; ++it) {
       const Op& op = it->second;
-      TimeNs dur = op.end - op.start;
-      if (auto m = s.memcpy_ns.find(op.memcpy_index); op.memcpy_index != SIZE_MAX && m != s.memcpy_ns.end()) dur = m->second;
+      const TimeNs dur = op_duration(op, s);
       const TimeNs op_start = std::max(start + op.latency, ready[op.queue]);
       ready[op.queue] = op_start + dur;
       all_ready = std::max(all_ready, op_start + dur);

@@ -10,11 +10,24 @@
 #pragma once
 
 #include <unordered_map>
+#include <vector>
 
 #include "gpuscope/analysis_timeline.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::analysis {
+
+// A sequence of launch calls replaced by one CUDA graph replay: the first call of
+// `calls` becomes the cudaGraphLaunch (host_ns on the host), the others and the host
+// work between them disappear (a replayed graph runs no host code per node). The
+// first node starts first_node_ns after the graph launch call starts; each later node
+// starts node_gap_ns after the previous node ends (kernel durations as recorded).
+struct GraphReplay {
+  std::vector<size_t> calls;  // trace.api_calls indices, in call order
+  TimeNs host_ns = 0;
+  TimeNs first_node_ns = 0;
+  TimeNs node_gap_ns = 0;
+};
 
 struct Scenario {
   std::unordered_map<size_t, TimeNs> api_ns;     // trace.api_calls index -> new host duration (0: call removed)
@@ -22,6 +35,7 @@ struct Scenario {
   // trace.memcpys index -> new host time a synchronous copy's call spends after the copy ends
   // (a pageable copy's last staging chunk; pinned copies return almost at once).
   std::unordered_map<size_t, TimeNs> memcpy_post_ns;
+  std::vector<GraphReplay> graphs;
   bool drops_wait(size_t api_index) const { return api_ns.count(api_index) != 0; }
 };
 

@@ -1,12 +1,22 @@
 // Rule launch_bound: many kernels shorter than the host call that launches
-// them; the GPU waits for the CPU. Re-timed as if those launches were replayed
-// from a CUDA graph: each launch call costs kGraphNodeNs instead of its
-// recorded duration. kGraphNodeNs = 1 us per kernel node is a conservative
-// host cost of cudaGraphLaunch per node on Hopper-class hosts (NVIDIA quotes
-// well under 1 us per node for straight-line graphs); check it with
-// tests/gpu/check_rule_estimates.sh on launch_storm.
+// them; the GPU waits for the CPU between kernels. Re-timed as if each stretch of
+// such launches (consecutive on the main thread, only loop overhead between
+// them) were replayed from one CUDA graph (retime.h, GraphReplay): the launch
+// calls and the host work between them disappear, the kernels keep their
+// recorded durations, and graph replay costs what graph launches cost per node.
+//
+// Those per-node costs are measured on the trace's own cudaGraphLaunch calls
+// when it has any; else the constants below. They come from
+// rule_patterns --pattern launch --fixed on an NVIDIA H200 (driver 580.159.04,
+// CUDA 13.0, captured by gpuscope, i.e. with CUPTI kernel tracing on): 20
+// launches of a 1000-node graph of ~1.8 us kernels. Per node: the
+// cudaGraphLaunch call took 1684 ns on the host, its first kernel started
+// 1398 ns x nodes after the call started (1011..1485 ns), and nodes ran 93 ns
+// apart. Only one graph size was measured; per-node scaling is an assumption.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "analysis/rules/rule.h"
@@ -14,8 +24,45 @@
 namespace gpuscope::analysis::rules {
 namespace {
 
-constexpr TimeNs kGraphNodeNs = 1'000;
+constexpr TimeNs kHostPerNodeNs = 1684;   // cudaGraphLaunch host time per node (H200)
+constexpr TimeNs kFirstPerNodeNs = 1398;  // call start -> first node start, per node (H200)
+constexpr TimeNs kNodeGapNs = 93;         // GPU idle between consecutive nodes (H200)
 constexpr size_t kMinLaunches = 50;
+// Host work between two launches that a graph absorbs (loop overhead, argument setup);
+// a longer gap is real host work and splits the stretch (the baseline capture: 0.6 us).
+constexpr TimeNs kMaxLoopGapNs = 20'000;
+
+struct GraphCost {
+  double host = kHostPerNodeNs, first = kFirstPerNodeNs, gap = kNodeGapNs;  // ns per node
+  std::string source = "NVIDIA H200 defaults";
+};
+
+// Per-node costs from the trace's own graph launches (>= 2 kernel nodes each), else defaults.
+GraphCost graph_cost(const RuleContext& ctx) {
+  const Trace& t = ctx.trace;
+  std::unordered_map<uint32_t, std::vector<const Kernel*>> nodes;  // correlation -> graph kernels
+  for (const Kernel& k : t.kernels)
+    if (k.pid == ctx.main->pid && k.graph_id != 0) nodes[k.correlation_id].push_back(&k);
+  double n = 0, host = 0, first = 0, gap = 0;
+  size_t launches = 0;
+  for (size_t i : ctx.main_calls) {
+    const ApiCall& c = t.api_calls[i];
+    auto it = nodes.find(c.correlation_id);
+    if (it == nodes.end() || it->second.size() < 2 || ctx.name_of(c).find("GraphLaunch") == std::string::npos) continue;
+    auto ks = it->second;
+    std::sort(ks.begin(), ks.end(), [](const Kernel* a, const Kernel* b) { return a->start < b->start; });
+    for (size_t j = 1; j < ks.size(); ++j) gap += std::max<TimeNs>(0, ks[j]->start - ks[j - 1]->end);
+    n += static_cast<double>(ks.size());
+    host += static_cast<double>(c.end - c.start);
+    first += static_cast<double>(std::max<TimeNs>(0, ks.front()->start - c.start));
+    ++launches;
+  }
+  GraphCost g;
+  if (launches == 0) return g;
+  g.host = host / n, g.first = first / n, g.gap = gap / (n - static_cast<double>(launches));
+  g.source = fmt::format("measured on this trace's {} graph launches", launches);
+  return g;
+}
 
 class LaunchBoundRule final : public Rule {
  public:
@@ -24,32 +71,72 @@ class LaunchBoundRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;
     const Trace& t = ctx.trace;
-    std::unordered_map<uint32_t, TimeNs> kernel_ns;  // correlation -> kernel duration
+    std::unordered_map<uint32_t, const Kernel*> kernel;  // correlation -> stream-launched kernel
     for (const Kernel& k : t.kernels)
-      if (k.pid == ctx.main->pid && k.graph_id == 0) kernel_ns[k.correlation_id] += duration(k.start, k.end);
-    Scenario s;
-    TimeNs launch_ns = 0, gpu_ns = 0;
+      if (k.pid == ctx.main->pid && k.graph_id == 0) kernel[k.correlation_id] = &k;
+    // Stretches of consecutive launch-bound launches (kernel shorter than its launch call).
+    std::vector<std::vector<size_t>> stretches(1);
+    std::optional<ApiDomain> domain;  // of the launches: the nested driver call is not another call
+    TimeNs prev_end = 0, launch_ns = 0, gpu_ns = 0;
+    size_t launches = 0;
     for (size_t i : ctx.main_calls) {
       const ApiCall& c = t.api_calls[i];
-      auto it = kernel_ns.find(c.correlation_id);
-      if (it == kernel_ns.end() || classify_api(ctx.name_of(c)) != ApiClass::Launch) continue;
-      if (it->second >= duration(c.start, c.end)) continue;  // the GPU is slower than the launch: not launch-bound
-      s.api_ns[i] = std::min(kGraphNodeNs, duration(c.start, c.end));
-      launch_ns += duration(c.start, c.end);
-      gpu_ns += it->second;
+      if (domain && c.domain != *domain) continue;
+      auto it = kernel.find(c.correlation_id);
+      const bool bound = it != kernel.end() && classify_api(ctx.name_of(c)) == ApiClass::Launch &&
+                         duration(it->second->start, it->second->end) < duration(c.start, c.end);
+      if (!bound || (!stretches.back().empty() && c.start - prev_end > kMaxLoopGapNs)) stretches.emplace_back();
+      prev_end = c.end;
+      if (!bound) continue;
+      domain = c.domain;
+      stretches.back().push_back(i);
+      launch_ns += duration(c.start, c.end), gpu_ns += duration(it->second->start, it->second->end), ++launches;
     }
-    if (s.api_ns.size() < kMinLaunches) return std::nullopt;
+    if (launches < kMinLaunches) return std::nullopt;
+    const GraphCost cost = graph_cost(ctx);
+    Scenario s;
+    size_t graphs = 0, largest = 0;
+    for (auto& st : stretches) {
+      if (st.size() < 2) continue;  // one launch gains nothing from a graph
+      const double n = static_cast<double>(st.size());
+      s.graphs.push_back({st, static_cast<TimeNs>(cost.host * n), static_cast<TimeNs>(cost.first * n),
+                          static_cast<TimeNs>(cost.gap)});
+      ++graphs, largest = std::max(largest, st.size());
+    }
     const TimeNs saving = ctx.saving(s);
     if (!ctx.worth(saving)) return std::nullopt;
     Finding f;
     f.rule = id();
     f.title = "Launch-bound: many kernels shorter than their launch";
     f.saving_ns = saving;
-    f.estimate = fmt::format("launch calls re-timed at {} us per graph node (CUDA graph replay)", kGraphNodeNs / 1000);
-    f.evidence.push_back(fmt::format("{} launches take {} on the host for {} of kernel time", s.api_ns.size(), ms(launch_ns),
+    f.estimate = fmt::format(
+        "each stretch of launches replayed from one CUDA graph, per node: {:.2f} us of cudaGraphLaunch on the host, "
+        "{:.2f} us before the first node starts, {:.3f} us between nodes ({}); kernels keep their recorded durations",
+        cost.host / 1e3, cost.first / 1e3, cost.gap / 1e3, cost.source);
+    f.evidence.push_back(fmt::format("{} launches take {} on the host for {} of kernel time", launches, ms(launch_ns),
                                      ms(gpu_ns)));
+    const TimeNs idle = idle_between(ctx, kernel, stretches);
+    f.evidence.push_back(fmt::format("GPU idle between these kernels on their stream: {} ({:.2f} us per kernel)",
+                                     ms(idle), idle / 1e3 / static_cast<double>(launches)));
+    f.evidence.push_back(fmt::format("{} stretches of consecutive launches (largest {}), each a graph candidate", graphs,
+                                     largest));
     f.advice = "Capture the launch sequence in a CUDA graph (stream capture) and replay it, or fuse the small kernels.";
     return f;
+  }
+
+ private:
+  // GPU time between consecutive launch-bound kernels of a stretch on the same stream: what
+  // per-kernel launch latency costs the GPU, and what graph replay mostly removes.
+  static TimeNs idle_between(const RuleContext& ctx, const std::unordered_map<uint32_t, const Kernel*>& kernel,
+                             const std::vector<std::vector<size_t>>& stretches) {
+    TimeNs idle = 0;
+    for (const auto& st : stretches)
+      for (size_t j = 1; j < st.size(); ++j) {
+        const Kernel* a = kernel.at(ctx.trace.api_calls[st[j - 1]].correlation_id);
+        const Kernel* b = kernel.at(ctx.trace.api_calls[st[j]].correlation_id);
+        if (a->stream == b->stream && a->device == b->device) idle += std::max<TimeNs>(0, b->start - a->end);
+      }
+    return idle;
   }
 };
 
