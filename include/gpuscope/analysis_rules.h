@@ -21,6 +21,9 @@ struct Finding {
   std::string estimate;               // how the saving was estimated (constants named)
   std::vector<std::string> evidence;  // which calls, how many, where, under which NVTX range
   std::string advice;                 // what to do
+  // Rules whose estimates count some of the same time (the same calls or copies): their
+  // savings are not additive with this one. The report says so where both fire.
+  std::vector<std::string> shares_time_with;
 };
 
 // All rules that fire, by estimated saving descending (unestimated last), then id.

@@ -1,6 +1,9 @@
 // "Recommendations": the rules' findings ranked by estimated saving, each with
 // its evidence, how the saving was estimated, and what to do.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "gpuscope/analysis_rules.h"
 #include "report/builder.h"
@@ -29,6 +32,17 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns) {
   }
   summary.notes.push_back("Savings are estimates made by re-timing the run as if the fix were applied "
                           "(docs/rules.md); '-' means the rule cannot put a time on it.");
+  const auto fired = [&](const std::string& rule) {
+    return std::any_of(findings.begin(), findings.end(), [&](const analysis::Finding& f) { return f.rule == rule; });
+  };
+  std::vector<std::string> pairs;  // "a + b": both fired and count some of the same time
+  for (const auto& f : findings)
+    for (const auto& other : f.shares_time_with)
+      if (fired(other)) pairs.push_back(f.rule + " + " + other);
+  if (!pairs.empty())
+    summary.notes.push_back(fmt::format("Not additive: {} count some of the same time (see each finding); the "
+                                        "other savings are on different calls and add up.",
+                                        fmt::join(pairs, ", ")));
   s.tables.push_back(std::move(summary));
 
   for (size_t i = 0; i < findings.size(); ++i) {
@@ -39,6 +53,8 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns) {
     // No rows: the details are sentences, which renderers lay out as notes (wrapped, never shortened).
     for (const auto& e : f.evidence) t.notes.push_back("Evidence: " + e);
     t.notes.push_back("Estimate: " + f.estimate);
+    for (const auto& other : f.shares_time_with)
+      if (fired(other)) t.notes.push_back("Not additive with " + other + ": both estimates count some of the same time.");
     t.notes.push_back("Do: " + f.advice);
     t.empty_text = "rule " + f.rule;
     s.tables.push_back(std::move(t));

@@ -13,21 +13,17 @@
 #include <optional>
 
 #include "gpuscope/analysis_rules.h"
+#include "find_finding.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
 namespace {
 
+using testing::find;
 using testing::TraceBuilder;
 constexpr TimeNs kUs = 1000;
 constexpr TimeNs kCall = 5870, kLoop = 610, kStartAfterCall = 7830, kKernel = 1670;  // ns, from rp_launch
 constexpr int kIters = 5, kNodes = 200;
-
-std::optional<Finding> find(const std::vector<Finding>& fs, const std::string& rule) {
-  auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.rule == rule; });
-  if (it == fs.end()) return std::nullopt;
-  return *it;
-}
 
 // kIters iterations of kNodes stream launches, then a cudaStreamSynchronize; returns the builder.
 // host_work_at: launch index after which 100 us of host work sits (-1: none).

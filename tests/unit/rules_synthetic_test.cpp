@@ -6,20 +6,15 @@
 #include <optional>
 
 #include "gpuscope/analysis_rules.h"
+#include "find_finding.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
 namespace {
 
+using testing::find;
 using testing::TraceBuilder;
 constexpr TimeNs kUs = 1000, kMs = 1'000'000;
-
-// By value: run_rules() returns a temporary, so a pointer into it would dangle.
-std::optional<Finding> find(const std::vector<Finding>& fs, const std::string& rule) {
-  auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.rule == rule; });
-  if (it == fs.end()) return std::nullopt;
-  return *it;
-}
 
 TEST(RulesEdge, EmptyTraceAndSingleKernelFireNothing) {
   EXPECT_TRUE(run_rules(Trace{}).empty());
@@ -32,7 +27,7 @@ TEST(RulesEdge, EmptyTraceAndSingleKernelFireNothing) {
 
 TEST(RulesEdge, RegistryHasEveryRuleOnce) {
   auto ids = rule_ids();
-  EXPECT_EQ(ids.size(), 11u);
+  EXPECT_EQ(ids.size(), 13u);
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
 }

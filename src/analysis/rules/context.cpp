@@ -116,6 +116,26 @@ bool RuleContext::worth_in_loop(TimeNs saving_ns) const {
   return saving_ns >= 50'000 && static_cast<double>(saving_ns) >= 0.01 * static_cast<double>(loop);
 }
 
+MemoryKind host_side(const Memcpy& m) {
+  if (m.kind == CopyKind::HtoD || m.kind == CopyKind::HtoA) return m.src_kind;
+  if (m.kind == CopyKind::DtoH || m.kind == CopyKind::AtoH) return m.dst_kind;
+  return MemoryKind::Unknown;
+}
+
+// PCIe Gen5 x16 (cc 9.x, 10.x): 50 GB/s (the H200 capture in tests/data measures 55.4 GB/s
+// pinned); Gen4 x16 (cc 8.x): 25 GB/s; Gen3 x16 (older): 12 GB/s; NVLink-C2C (GH200/GB200):
+// 200 GB/s. All bytes/s per direction.
+Bandwidth default_link_bandwidth(const Trace& t, uint32_t pid, uint32_t device) {
+  const Device* d = nullptr;
+  for (const Device& x : t.devices)
+    if (x.pid == pid && x.id == device) d = &x;
+  if (d && (d->name.find("GH200") != std::string::npos || d->name.find("GB200") != std::string::npos))
+    return {200e9, "default for NVLink-C2C (GH200/GB200): 200 GB/s"};
+  if (d && d->compute_major >= 9) return {50e9, "default for PCIe Gen5 x16: 50 GB/s"};
+  if (d && d->compute_major == 8) return {25e9, "default for PCIe Gen4 x16: 25 GB/s"};
+  return {12e9, "default for PCIe Gen3 x16: 12 GB/s"};
+}
+
 std::string ms(TimeNs ns) { return fmt::format("{:.2f} ms", ns / 1e6); }
 std::string gbps(double bps) { return fmt::format("{:.1f} GB/s", bps / 1e9); }
 

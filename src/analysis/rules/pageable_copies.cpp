@@ -17,29 +17,6 @@ namespace {
 // (launch before plus return after), so 10 us is a conservative bound for the return part.
 constexpr TimeNs kPinnedReturnNs = 10'000;
 
-MemoryKind host_end(const Memcpy& m) {
-  if (m.kind == CopyKind::HtoD || m.kind == CopyKind::HtoA) return m.src_kind;
-  if (m.kind == CopyKind::DtoH || m.kind == CopyKind::AtoH) return m.dst_kind;
-  return MemoryKind::Unknown;
-}
-
-struct Bandwidth {
-  double bytes_per_s = 0;
-  std::string source;
-};
-
-// Pinned host<->device bandwidth we can count on, per direction, in bytes/s:
-// about 80 % of the link's raw rate. PCIe Gen5 x16 (cc 9.x, 10.x): 50 GB/s
-// (the H200 capture in tests/data measures 55.4 GB/s); Gen4 x16 (cc 8.x):
-// 25 GB/s; Gen3 x16 (older): 12 GB/s; NVLink-C2C (GH200/GB200): 200 GB/s.
-Bandwidth default_bandwidth(const Device* d) {
-  if (d && (d->name.find("GH200") != std::string::npos || d->name.find("GB200") != std::string::npos))
-    return {200e9, "default for NVLink-C2C (GH200/GB200): 200 GB/s"};
-  if (d && d->compute_major >= 9) return {50e9, "default for PCIe Gen5 x16: 50 GB/s"};
-  if (d && d->compute_major == 8) return {25e9, "default for PCIe Gen4 x16: 25 GB/s"};
-  return {12e9, "default for PCIe Gen3 x16: 12 GB/s"};
-}
-
 class PageableRule final : public Rule {
  public:
   std::string id() const override { return "pageable_copies"; }
@@ -50,7 +27,7 @@ class PageableRule final : public Rule {
     // Measured pinned bandwidth per (device, direction).
     std::map<std::pair<uint32_t, CopyKind>, std::pair<double, double>> pinned;  // bytes, ns
     for (const Memcpy& m : t.memcpys)
-      if (m.pid == ctx.main->pid && host_end(m) == MemoryKind::Pinned && m.end > m.start) {
+      if (m.pid == ctx.main->pid && host_side(m) == MemoryKind::Pinned && m.end > m.start) {
         auto& [b, ns] = pinned[{m.device, m.kind}];
         b += static_cast<double>(m.bytes);
         ns += static_cast<double>(m.end - m.start);
@@ -61,7 +38,7 @@ class PageableRule final : public Rule {
     std::map<std::string, std::string> sources;
     for (size_t i = 0; i < t.memcpys.size(); ++i) {
       const Memcpy& m = t.memcpys[i];
-      if (m.pid != ctx.main->pid || host_end(m) != MemoryKind::Pageable || m.end <= m.start) continue;
+      if (m.pid != ctx.main->pid || host_side(m) != MemoryKind::Pageable || m.end <= m.start) continue;
       const Bandwidth bw = bandwidth(t, pinned, m);
       const TimeNs now = m.end - m.start;
       const TimeNs then = std::min<TimeNs>(now, static_cast<TimeNs>(static_cast<double>(m.bytes) / bw.bytes_per_s * 1e9));
@@ -99,10 +76,7 @@ class PageableRule final : public Rule {
     if (auto it = pinned.find({m.device, m.kind}); it != pinned.end() && it->second.second > 0)
       return {it->second.first / (it->second.second / 1e9),
               fmt::format("measured on this trace's pinned copies: {}", gbps(it->second.first / (it->second.second / 1e9)))};
-    const Device* dev = nullptr;
-    for (const Device& d : t.devices)
-      if (d.pid == m.pid && d.id == m.device) dev = &d;
-    return default_bandwidth(dev);
+    return default_link_bandwidth(t, m.pid, m.device);
   }
 };
 

@@ -15,6 +15,8 @@ std::vector<std::unique_ptr<Rule>> all_rules() {
   r.push_back(make_excessive_sync_rule());
   r.push_back(make_idle_gap_rule());
   r.push_back(make_copy_compute_overlap_rule());
+  r.push_back(make_tiny_transfers_rule());
+  r.push_back(make_large_result_copy_rule());
   r.push_back(make_launch_bound_rule());
   r.push_back(make_occupancy_rule());
   r.push_back(make_tail_rule());

@@ -69,8 +69,21 @@ std::unique_ptr<Rule> make_tail_rule();
 std::unique_ptr<Rule> make_unstable_rule();
 std::unique_ptr<Rule> make_startup_rule();
 std::unique_ptr<Rule> make_copy_compute_overlap_rule();
+std::unique_ptr<Rule> make_tiny_transfers_rule();
+std::unique_ptr<Rule> make_large_result_copy_rule();
 
 std::vector<std::unique_ptr<Rule>> all_rules();
+
+// The host side of a host<->device copy (pageable, pinned, ...); Unknown for other kinds.
+MemoryKind host_side(const Memcpy& m);
+
+struct Bandwidth {
+  double bytes_per_s = 0;
+  std::string source;  // where the number comes from, for the estimate text
+};
+// Pinned host<->device bandwidth to count on when the trace measures none: about 80 % of the
+// link's raw rate, per direction (context.cpp lists the links and where the numbers come from).
+Bandwidth default_link_bandwidth(const Trace& t, uint32_t pid, uint32_t device);
 
 // Small formatting helpers for evidence lines (units in the text).
 std::string ms(TimeNs ns);        // "104.4 ms"
