@@ -17,6 +17,10 @@
 // Per item the sample is the per-instance duration in ns; when both files are
 // benches (`gpuscope bench`, >= 2 runs each), it is one value per run instead:
 // the median of the item's instances in that run, and each total per run.
+// With an iteration range (--iteration-range, analysis_iterations.h) it is one
+// value per iteration: the item's summed time in that iteration (0 where it did
+// not occur), and the totals are the iteration's duration and its summed
+// kernel, API and memory time; records outside every iteration are left out.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +29,7 @@
 #include <vector>
 
 #include "gpuscope/analysis_compare.h"
+#include "gpuscope/analysis_iterations.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::analysis {
@@ -49,10 +54,21 @@ struct DiffResult {
   // per run (the median of its instances in that run), totals included.
   bool by_runs = false;
   size_t base_runs = 0, new_runs = 0;
+  // An iteration range was given: every item's sample is one value per
+  // iteration (of all runs, for benches), totals included.
+  bool by_iterations = false;
+  IterationSummary base_iterations, new_iterations;
+  // Totals are judged (not shown as one number per file) by runs and by iterations.
+  bool totals_judged() const { return by_runs || by_iterations; }
   std::vector<DiffItem> items;  // by category, then by larger total time descending, then name
 };
 
-DiffResult diff_traces(const Trace& base, const Trace& next, const CompareOptions& options);
+// Iteration specs with an empty range: compare instances (or whole runs).
+// Otherwise compare iterations (each spec's label names its file in errors);
+// throws gpuscope::Error when either file lacks the range or has fewer than
+// options.min_samples iterations after skipping (find_iterations).
+DiffResult diff_traces(const Trace& base, const Trace& next, const CompareOptions& options,
+                       const IterationSpec& base_iterations = {}, const IterationSpec& new_iterations = {});
 
 // Items judged slower whose change exceeds limit_percent: what --fail-if-slower
 // and the baseline rules of `gpuscope check` fail on.

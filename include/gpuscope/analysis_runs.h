@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpuscope/analysis_compare.h"
+#include "gpuscope/analysis_iterations.h"
 #include "gpuscope/analysis_stats.h"
 #include "gpuscope/model.h"
 
@@ -41,6 +42,16 @@ struct BenchSummary {
 
 // Empty summary for a capture without bench runs.
 BenchSummary summarize_bench(const Trace& trace);
+
+// Spread across iterations (`bench --iteration-range`): the iteration's
+// duration, its summed kernel time, and each kernel's summed time per
+// iteration (0 in iterations without it), pooled over all runs. Throws like
+// find_iterations.
+struct IterationBench {
+  IterationSummary summary;
+  std::vector<RunMetric> metrics;  // iteration time, kernel time, then kernels by total time
+};
+IterationBench summarize_iterations(const Trace& trace, const IterationSpec& spec);
 
 // Per-run values of one diff total ("Wall time", ...) or the per-run median of
 // an item's instances: what `diff` compares when both files are benches.

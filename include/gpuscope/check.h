@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpuscope/analysis_compare.h"
+#include "gpuscope/analysis_iterations.h"
 #include "gpuscope/model.h"
 #include "gpuscope/report.h"
 
@@ -68,9 +69,12 @@ struct CheckResult {
   size_t failures() const;
 };
 
-// Evaluates every rule. baseline may be null when no rule needs it.
+// Evaluates every rule. baseline may be null when no rule needs it. With
+// iteration specs (non-empty range), [[baseline]] rules compare iterations
+// (analysis_diff.h); other rules are not affected.
 CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* baseline,
-                     const analysis::CompareOptions& options);
+                     const analysis::CompareOptions& options, const analysis::IterationSpec& baseline_iterations = {},
+                     const analysis::IterationSpec& trace_iterations = {});
 
 // Text or markdown summary (JSON too) through the shared report renderers.
 std::string render_check(const CheckResult& result, ReportFormat format);

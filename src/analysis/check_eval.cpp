@@ -105,7 +105,8 @@ size_t CheckResult::failures() const {
 }
 
 CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* baseline,
-                     const analysis::CompareOptions& options) {
+                     const analysis::CompareOptions& options, const analysis::IterationSpec& baseline_iterations,
+                     const analysis::IterationSpec& trace_iterations) {
   if (rules.needs_baseline() && !baseline)
     throw Error(rules.source + ": [[baseline]] rules need --baseline BASE.gpuscope");
   // Metrics first: a capture without them fails fast, before any output.
@@ -116,7 +117,7 @@ CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* base
   CheckResult result;
   const analysis::ExecutiveSummary summary = analysis::summarize_executive(trace);
   std::optional<analysis::DiffResult> diff;
-  if (baseline) diff = analysis::diff_traces(*baseline, trace, options);
+  if (baseline) diff = analysis::diff_traces(*baseline, trace, options, baseline_iterations, trace_iterations);
   for (const Rule& rule : rules.rules) {
     const std::string at = where(rules, rule);
     switch (rule.kind) {

@@ -1,6 +1,7 @@
 // Across-run statistics of bench captures (gpuscope/analysis_runs.h).
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "analysis/grouping.h"
 #include "gpuscope/analysis.h"
@@ -19,6 +20,14 @@ RunMetric metric(std::string name, std::vector<double> values, bool per_kernel) 
   m.mean_ci = mean_ci95(m.values);
   m.unstable = m.values.size() >= 2 && m.stats.cv_percent > kUnstableCvPercent;
   return m;
+}
+
+// Per-kernel metrics go after the totals, by the kernel's summed time descending.
+void append_by_total(std::vector<RunMetric> per_kernel, const std::map<std::string, double>& totals,
+                     std::vector<RunMetric>& out) {
+  detail::sort_by_total_then_name(
+      per_kernel, [&](const RunMetric& m) { return totals.at(m.name); }, [](const RunMetric& m) { return m.name; });
+  for (RunMetric& m : per_kernel) out.push_back(std::move(m));
 }
 
 }  // namespace
@@ -66,9 +75,32 @@ BenchSummary summarize_bench(const Trace& trace) {
   }
   std::vector<RunMetric> per_kernel;
   for (const auto& [name, instances] : kernels) per_kernel.push_back(metric(name, per_run_medians(instances), true));
-  detail::sort_by_total_then_name(
-      per_kernel, [&](const RunMetric& m) { return totals[m.name]; }, [](const RunMetric& m) { return m.name; });
-  for (RunMetric& m : per_kernel) out.metrics.push_back(std::move(m));
+  append_by_total(std::move(per_kernel), totals, out.metrics);
+  return out;
+}
+
+IterationBench summarize_iterations(const Trace& trace, const IterationSpec& spec) {
+  const Iterations iterations = find_iterations(trace, spec);
+  IterationBench out;
+  out.summary = iterations.summary;
+  // Each kernel: (iteration, ns) of every launch made in an iteration, by its launching call.
+  std::map<std::string, std::vector<std::pair<uint32_t, double>>> kernels;
+  std::vector<std::pair<uint32_t, double>> all;
+  std::map<std::string, double> totals;
+  for (const Kernel& k : trace.kernels) {
+    const std::optional<uint32_t> index = iterations.of_gpu(k.run_id, k.pid, k.correlation_id);
+    if (!index) continue;
+    const std::string name = detail::kernel_name(trace, k);
+    const double ns = static_cast<double>(duration(k.start, k.end));
+    kernels[name].push_back({*index, ns});
+    all.push_back({*index, ns});
+    totals[name] += ns;
+  }
+  out.metrics.push_back(metric("Iteration time", iterations.durations(), false));
+  out.metrics.push_back(metric("Kernel time", iterations.sums(all), false));
+  std::vector<RunMetric> per_kernel;
+  for (const auto& [name, instances] : kernels) per_kernel.push_back(metric(name, iterations.sums(instances), true));
+  append_by_total(std::move(per_kernel), totals, out.metrics);
   return out;
 }
 

@@ -1,15 +1,20 @@
 // diff_traces(): collect per-instance durations of matching items in two
 // captures, then compare each item (see gpuscope/analysis_diff.h for the rules).
+// Each instance is tagged with its sample unit: its run, or with
+// --iteration-range the iteration it belongs to (analysis_iterations.h).
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "analysis/grouping.h"
+#include "common/error.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
+#include "gpuscope/analysis_iterations.h"
 #include "gpuscope/analysis_runs.h"
 
 namespace gpuscope::analysis {
@@ -19,7 +24,7 @@ using Key = std::pair<std::string, std::string>;  // (name, detail)
 
 // Everything gathered for one item from both files. side 0 = base, 1 = new.
 struct Gathered {
-  std::vector<std::pair<uint32_t, double>> instances[2];  // (run id, ns)
+  std::vector<std::pair<uint32_t, double>> instances[2];  // (unit: run id or iteration index, ns)
   double total_ns[2] = {0, 0};
   uint64_t bytes[2] = {0, 0};
   std::set<std::string> host_kinds[2];  // memory items: host kinds seen on each side
@@ -28,8 +33,28 @@ struct Gathered {
 
 using Groups = std::map<Key, Gathered>;
 
-void add(Gathered& g, int side, uint32_t run_id, TimeNs ns, uint64_t bytes = 0) {
-  g.instances[side].push_back({run_id, static_cast<double>(ns)});
+enum class Mode { Instances, Runs, Iterations };
+
+// The sample unit of each record: its run id, or with iterations the index of
+// the iteration it belongs to (nullopt: outside every iteration, left out).
+struct Units {
+  Mode mode = Mode::Instances;
+  const Iterations* iterations[2] = {nullptr, nullptr};
+
+  std::optional<uint32_t> call(int side, const ApiCall& c) const {
+    return iterations[side] ? iterations[side]->of_call(c) : c.run_id;
+  }
+  template <typename GpuOp>  // Kernel, Memcpy, Memset: by their launching call
+  std::optional<uint32_t> gpu(int side, const GpuOp& op) const {
+    return iterations[side] ? iterations[side]->of_gpu(op.run_id, op.pid, op.correlation_id) : op.run_id;
+  }
+  std::optional<uint32_t> range(int side, const NvtxRange& r) const {
+    return iterations[side] ? iterations[side]->of_range(r) : r.run_id;
+  }
+};
+
+void add(Gathered& g, int side, uint32_t unit, TimeNs ns, uint64_t bytes = 0) {
+  g.instances[side].push_back({unit, static_cast<double>(ns)});
   g.total_ns[side] += static_cast<double>(ns);
   g.bytes[side] += bytes;
 }
@@ -67,7 +92,7 @@ std::string config_text(const Kernel& k) {
   return text;
 }
 
-void gather_kernels(const Trace* traces[2], Groups& groups) {
+void gather_kernels(const Trace* traces[2], const Units& units, Groups& groups) {
   // Names that run with several configurations in either file are split by configuration.
   std::map<std::string, std::set<std::string>> configs[2];
   for (int side = 0; side < 2; ++side)
@@ -81,13 +106,15 @@ void gather_kernels(const Trace* traces[2], Groups& groups) {
   };
   for (int side = 0; side < 2; ++side)
     for (const Kernel& k : traces[side]->kernels) {
+      const std::optional<uint32_t> unit = units.gpu(side, k);
+      if (!unit) continue;
       std::string name = detail::kernel_name(*traces[side], k);
       std::string config = split(name) ? config_text(k) : "";
-      add(groups[{std::move(name), std::move(config)}], side, k.run_id, duration(k.start, k.end));
+      add(groups[{std::move(name), std::move(config)}], side, *unit, duration(k.start, k.end));
     }
 }
 
-void gather_memory(const Trace* traces[2], Groups& groups) {
+void gather_memory(const Trace* traces[2], const Units& units, Groups& groups) {
   std::map<CopyKind, std::set<MemoryKind>> kinds[2];
   for (int side = 0; side < 2; ++side)
     for (const Memcpy& m : traces[side]->memcpys) kinds[side][m.kind].insert(detail::host_side(m));
@@ -95,12 +122,15 @@ void gather_memory(const Trace* traces[2], Groups& groups) {
     for (const Memcpy& m : traces[side]->memcpys) {
       const MemoryKind host = detail::host_side(m);
       const bool split = kinds[0][m.kind].size() > 1 || kinds[1][m.kind].size() > 1;
+      const std::optional<uint32_t> unit = units.gpu(side, m);
+      if (!unit) continue;
       Gathered& g = groups[{std::string(to_string(m.kind)) + " " + size_class(m.bytes), split ? to_string(host) : ""}];
-      add(g, side, m.run_id, duration(m.start, m.end), m.bytes);
+      add(g, side, *unit, duration(m.start, m.end), m.bytes);
       if (host != MemoryKind::Unknown) g.host_kinds[side].insert(to_string(host));
     }
     for (const Memset& m : traces[side]->memsets)
-      add(groups[{"Memset " + size_class(m.bytes), ""}], side, m.run_id, duration(m.start, m.end), m.bytes);
+      if (const auto unit = units.gpu(side, m))
+        add(groups[{"Memset " + size_class(m.bytes), ""}], side, *unit, duration(m.start, m.end), m.bytes);
   }
   // An unsplit direction names its host kinds, e.g. "pageable -> pinned".
   for (auto& [key, g] : groups) {
@@ -115,38 +145,46 @@ void gather_memory(const Trace* traces[2], Groups& groups) {
   }
 }
 
-void gather_api(const Trace* traces[2], Groups& groups) {
+void gather_api(const Trace* traces[2], const Units& units, Groups& groups) {
   for (int side = 0; side < 2; ++side) {
     const auto copies = copy_of_call(*traces[side]);
     for (const ApiCall& c : traces[side]->api_calls) {
+      const std::optional<uint32_t> unit = units.call(side, c);
+      if (!unit) continue;
       const std::string& name = traces[side]->strings.get(c.name);
       std::string detail = c.domain == ApiDomain::Driver ? "driver" : "";
       if (auto it = copies.find({c.pid, c.correlation_id}); c.correlation_id != 0 && it != copies.end())
         detail += (detail.empty() ? "" : ", ") + it->second;
-      add(groups[{name.empty() ? "<unnamed call>" : name, detail}], side, c.run_id, duration(c.start, c.end));
+      add(groups[{name.empty() ? "<unnamed call>" : name, detail}], side, *unit, duration(c.start, c.end));
     }
   }
 }
 
-void gather_nvtx(const Trace* traces[2], Groups& groups) {
+void gather_nvtx(const Trace* traces[2], const Units& units, Groups& groups) {
   for (int side = 0; side < 2; ++side)
     for (const NvtxRange& r : traces[side]->nvtx_ranges) {
-      if (r.end <= r.start) continue;  // never closed: no duration (the report counts these)
-      add(groups[{traces[side]->strings.get(r.name), traces[side]->strings.get(r.domain)}], side, r.run_id,
+      const std::optional<uint32_t> unit = units.range(side, r);
+      if (r.end <= r.start || !unit) continue;  // never closed: no duration (the report counts these)
+      add(groups[{traces[side]->strings.get(r.name), traces[side]->strings.get(r.domain)}], side, *unit,
           r.end - r.start);
     }
 }
 
-// Per-instance durations, or with by_runs one value per run: the median of
-// that run's instances (whole runs are the independent measurements then).
-std::vector<double> samples_of(const Gathered& g, int side, bool by_runs) {
-  if (by_runs) return per_run_medians(g.instances[side]);
+// Per-instance durations; by runs one value per run: the median of that run's
+// instances (whole runs are the independent measurements then); by iterations
+// one value per iteration: the item's summed time in it, 0 where it did not
+// occur (the time the item adds to an iteration). An item absent from a side
+// has no sample there (only in base / only in new).
+std::vector<double> samples_of(const Gathered& g, int side, const Units& units) {
+  if (units.mode == Mode::Runs) return per_run_medians(g.instances[side]);
+  if (units.mode == Mode::Iterations)
+    return g.instances[side].empty() ? std::vector<double>{} : units.iterations[side]->sums(g.instances[side]);
   std::vector<double> values;
   for (const auto& [run, ns] : g.instances[side]) values.push_back(ns);
   return values;
 }
 
-void append_items(DiffCategory category, Groups& groups, const CompareOptions& options, bool by_runs,
+void append_items(DiffCategory category, Groups& groups, const CompareOptions& options, const Units& units,
                   std::vector<DiffItem>& out) {
   std::vector<DiffItem> items;
   for (auto& [key, g] : groups) {
@@ -155,7 +193,7 @@ void append_items(DiffCategory category, Groups& groups, const CompareOptions& o
     item.name = key.first;
     item.detail = key.second;
     if (item.detail.empty()) item.detail = g.kinds_text;
-    item.cmp = compare_samples(samples_of(g, 0, by_runs), samples_of(g, 1, by_runs), options);
+    item.cmp = compare_samples(samples_of(g, 0, units), samples_of(g, 1, units), options);
     item.base_total_ns = g.total_ns[0];
     item.new_total_ns = g.total_ns[1];
     if (category == DiffCategory::Memory) {
@@ -172,11 +210,22 @@ void append_items(DiffCategory category, Groups& groups, const CompareOptions& o
   for (DiffItem& i : items) out.push_back(std::move(i));
 }
 
+void append_total(const char* name, const std::vector<double> values[2], const CompareOptions& options,
+                  std::vector<DiffItem>& out) {
+  if (describe(values[0]).total == 0 && describe(values[1]).total == 0) return;
+  DiffItem item;
+  item.category = DiffCategory::Total;
+  item.name = name;
+  item.cmp = compare_samples(values[0], values[1], options);
+  item.base_total_ns = describe(values[0]).median;  // a single capture's value, or the median run / iteration
+  item.new_total_ns = describe(values[1]).median;
+  out.push_back(std::move(item));
+}
+
 // Totals: one value per file for single captures (shown, never judged), one
 // value per run for benches (judged like any other item).
-void append_totals(const Trace& base, const Trace& next, const CompareOptions& options, bool by_runs,
-                   std::vector<DiffItem>& out) {
-  const Trace* traces[2] = {&base, &next};
+void append_run_totals(const Trace* traces[2], const CompareOptions& options, bool by_runs,
+                       std::vector<DiffItem>& out) {
   std::vector<RunRow> rows[2];
   for (int side = 0; side < 2; ++side) {
     if (by_runs) {
@@ -192,20 +241,28 @@ void append_totals(const Trace& base, const Trace& next, const CompareOptions& o
   };
   for (const auto& [name, member] : totals) {
     std::vector<double> values[2];
-    double sums[2] = {0, 0};
     for (int side = 0; side < 2; ++side)
-      for (const RunRow& r : rows[side]) {
-        values[side].push_back(static_cast<double>(r.*member));
-        sums[side] += static_cast<double>(r.*member);
-      }
-    if (sums[0] == 0 && sums[1] == 0) continue;
-    DiffItem item;
-    item.category = DiffCategory::Total;
-    item.name = name;
-    item.cmp = compare_samples(values[0], values[1], options);
-    item.base_total_ns = describe(values[0]).median;  // a single capture's value, or the median run
-    item.new_total_ns = describe(values[1]).median;
-    out.push_back(std::move(item));
+      for (const RunRow& r : rows[side]) values[side].push_back(static_cast<double>(r.*member));
+    append_total(name, values, options, out);
+  }
+}
+
+// Totals per iteration, judged: the iteration's own duration, and the summed
+// time of its kernels, API calls and memory operations (as attributed).
+void append_iteration_totals(const Units& units, const Groups& kernels, const Groups& memory, const Groups& api,
+                             const CompareOptions& options, std::vector<DiffItem>& out) {
+  std::vector<double> durations[2] = {units.iterations[0]->durations(), units.iterations[1]->durations()};
+  append_total("Iteration time", durations, options, out);
+  const std::pair<const char*, const Groups*> sums[] = {
+      {"Kernel time", &kernels}, {"CUDA API time", &api}, {"Copy and memset time", &memory}};
+  for (const auto& [name, groups] : sums) {
+    std::vector<double> values[2];
+    for (int side = 0; side < 2; ++side) {
+      std::vector<std::pair<uint32_t, double>> all;
+      for (const auto& [key, g] : *groups) all.insert(all.end(), g.instances[side].begin(), g.instances[side].end());
+      values[side] = units.iterations[side]->sums(all);
+    }
+    append_total(name, values, options, out);
   }
 }
 
@@ -222,24 +279,46 @@ const char* to_string(DiffCategory category) {
   return "?";
 }
 
-DiffResult diff_traces(const Trace& base, const Trace& next, const CompareOptions& options) {
+DiffResult diff_traces(const Trace& base, const Trace& next, const CompareOptions& options,
+                       const IterationSpec& base_iterations, const IterationSpec& new_iterations) {
   DiffResult result;
   result.options = options;
   result.base_runs = base.runs.size();
   result.new_runs = next.runs.size();
-  // Whole runs are the unit when both files are benches of at least two runs.
-  const bool by_runs = result.by_runs = base.runs.size() >= 2 && next.runs.size() >= 2;
   const Trace* traces[2] = {&base, &next};
-  append_totals(base, next, options, by_runs, result.items);
+  Units units;
+  std::optional<Iterations> found[2];
+  if (!base_iterations.range.empty() || !new_iterations.range.empty()) {
+    // Every item needs min_samples iterations a side for a verdict: fewer is an error, not a quiet "too few".
+    for (int side = 0; side < 2; ++side) {
+      IterationSpec spec = side == 0 ? base_iterations : new_iterations;
+      if (spec.range.empty()) throw Error("an iteration range is needed for both files");
+      spec.min_kept = std::max(spec.min_kept, options.min_samples);
+      if (spec.label.empty()) spec.label = side == 0 ? "the base capture" : "the new capture";
+      found[side] = find_iterations(*traces[side], spec);
+      units.iterations[side] = &*found[side];
+    }
+    units.mode = Mode::Iterations;
+    result.by_iterations = true;
+    result.base_iterations = found[0]->summary;
+    result.new_iterations = found[1]->summary;
+  } else if (base.runs.size() >= 2 && next.runs.size() >= 2) {
+    units.mode = Mode::Runs;  // whole runs are the unit when both files are benches of at least two runs
+    result.by_runs = true;
+  }
   Groups kernels, memory, api, nvtx;
-  gather_kernels(traces, kernels);
-  append_items(DiffCategory::Kernel, kernels, options, by_runs, result.items);
-  gather_memory(traces, memory);
-  append_items(DiffCategory::Memory, memory, options, by_runs, result.items);
-  gather_api(traces, api);
-  append_items(DiffCategory::Api, api, options, by_runs, result.items);
-  gather_nvtx(traces, nvtx);
-  append_items(DiffCategory::Nvtx, nvtx, options, by_runs, result.items);
+  gather_kernels(traces, units, kernels);
+  gather_memory(traces, units, memory);
+  gather_api(traces, units, api);
+  gather_nvtx(traces, units, nvtx);
+  if (result.by_iterations)
+    append_iteration_totals(units, kernels, memory, api, options, result.items);
+  else
+    append_run_totals(traces, options, result.by_runs, result.items);
+  append_items(DiffCategory::Kernel, kernels, options, units, result.items);
+  append_items(DiffCategory::Memory, memory, options, units, result.items);
+  append_items(DiffCategory::Api, api, options, units, result.items);
+  append_items(DiffCategory::Nvtx, nvtx, options, units, result.items);
   return result;
 }
 

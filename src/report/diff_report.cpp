@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <map>
 
+#include "report/iteration_notes.h"
 #include "report/model.h"
 #include "report/renderers.h"
 #include "report/units.h"
@@ -73,14 +74,21 @@ Table totals_table(const std::vector<const DiffItem*>& items) {
   return t;
 }
 
-Table items_table(DiffCategory category, const std::vector<const DiffItem*>& items, bool by_runs) {
+// What one sample value is, for table titles.
+const char* sample_text(const analysis::DiffResult& diff) {
+  if (diff.by_iterations) return ": time per iteration";
+  return diff.by_runs ? ": median per run" : ": duration per instance";
+}
+
+Table items_table(DiffCategory category, const std::vector<const DiffItem*>& items, const analysis::DiffResult& diff) {
   const CategoryInfo ci = info_of(category);
   Table t;
   t.key = ci.key;
-  t.title = std::string(ci.title) + (by_runs ? ": median per run" : ": duration per instance");
+  t.title = std::string(ci.title) + sample_text(diff);
   t.empty_text = "none in either capture";
-  // Memory rows are short labels ("HtoD [16 MiB, 32 MiB)"): never shortened.
-  const TextStyle name_style = category == DiffCategory::Memory ? TextStyle::Plain : TextStyle::Identifier;
+  // Memory and total rows are short labels ("HtoD [16 MiB, 32 MiB)"): never shortened.
+  const bool label = category == DiffCategory::Memory || category == DiffCategory::Total;
+  const TextStyle name_style = label ? TextStyle::Plain : TextStyle::Identifier;
   t.columns = {text_column("name", ci.name_title, name_style), text_column("detail", ci.detail_title),
                num_column("base_count", "Base n", Unit::Count), num_column("new_count", "New n", Unit::Count),
                num_column("base_median", "Base median", Unit::Ns), num_column("new_median", "New median", Unit::Ns),
@@ -122,6 +130,19 @@ Table items_table(DiffCategory category, const std::vector<const DiffItem*>& ite
   return t;
 }
 
+// "Base iterations: 4 (1 warm-up skipped, in 1 process)".
+Line iterations_line(const char* key, const char* label, const analysis::IterationSummary& s) {
+  return {key, label, num(static_cast<double>(s.kept), Unit::Count),
+          fmt::format("{} warm-up skipped, in {} process{}", s.skipped, s.processes, s.processes == 1 ? "" : "es"),
+          false};
+}
+
+void add_iteration_notes(const analysis::DiffResult& diff, Section& s) {
+  s.notes.push_back(kIterationAttributionNote);
+  for (const auto& [who, summary] : {std::pair{"base", &diff.base_iterations}, std::pair{"new", &diff.new_iterations}})
+    for (std::string& note : report::iteration_notes(*summary, who)) s.notes.push_back(std::move(note));
+}
+
 Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& info) {
   Section s;
   s.key = "comparison";
@@ -129,14 +150,20 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
   s.lines.push_back({"base", "Base", text(info.base_label), "", true});
   s.lines.push_back({"new", "New", text(info.new_label), "", true});
   s.lines.push_back({"compared", "Compared",
-                     text(diff.by_runs ? fmt::format("whole runs: {} base runs vs {} new runs (per item, the median "
+                     text(diff.by_iterations ? std::string("iterations: per item, its summed time in each iteration")
+                          : diff.by_runs     ? fmt::format("whole runs: {} base runs vs {} new runs (per item, the median "
                                                      "of each run)",
                                                      diff.base_runs, diff.new_runs)
                                        : std::string("instances within one run of each file")),
                      "", false});
+  if (diff.by_iterations) {
+    s.lines.push_back({"iteration_range", "Iteration range", text(diff.base_iterations.range), "NVTX", true});
+    s.lines.push_back(iterations_line("base_iterations", "Base iterations", diff.base_iterations));
+    s.lines.push_back(iterations_line("new_iterations", "New iterations", diff.new_iterations));
+  }
   std::map<Verdict, size_t> counts;
   for (const DiffItem& i : diff.items)
-    if (i.category != DiffCategory::Total || diff.by_runs) ++counts[i.cmp.verdict];
+    if (i.category != DiffCategory::Total || diff.totals_judged()) ++counts[i.cmp.verdict];
   for (Verdict v : {Verdict::Faster, Verdict::Slower, Verdict::NoChange, Verdict::TooFew, Verdict::OnlyBase,
                     Verdict::OnlyNew}) {
     std::string label = to_string(v);
@@ -148,8 +175,10 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
   s.notes.push_back(fmt::format(
       "Significant: Mann-Whitney p < {:g} on the {}, the {:g}% bootstrap CI of the change of medians excludes 0, "
       "and |change| >= {:g}%. Fewer than {} {} on a side: too few samples.",
-      o.alpha, diff.by_runs ? "per-run values" : "per-instance durations", o.ci_level * 100, o.min_change_percent,
-      o.min_samples, diff.by_runs ? "runs" : "instances"));
+      o.alpha, diff.by_iterations ? "per-iteration values" : diff.by_runs ? "per-run values" : "per-instance durations",
+      o.ci_level * 100, o.min_change_percent, o.min_samples,
+      diff.by_iterations ? "iterations" : diff.by_runs ? "runs" : "instances"));
+  if (diff.by_iterations) add_iteration_notes(diff, s);
   if (info.fail_if_slower_percent) {
     const auto regressions = analysis::regressions_over(diff, *info.fail_if_slower_percent);
     std::string line = fmt::format("Gate --fail-if-slower {:g}%: ", *info.fail_if_slower_percent);
@@ -182,8 +211,8 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
     s.empty_text = "none in either capture";
     if (!items.empty()) {
       // Totals of single captures are one number per file: a plain table, no statistics.
-      s.tables.push_back(c == DiffCategory::Total && !diff.by_runs ? totals_table(items)
-                                                                  : items_table(c, items, diff.by_runs));
+      s.tables.push_back(c == DiffCategory::Total && !diff.totals_judged() ? totals_table(items)
+                                                                          : items_table(c, items, diff));
       limit_rows(s.tables.back(), info.top);
     }
     r.sections.push_back(std::move(s));
