@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/capture_files.h"
 #include "cli/capture_launch.h"
@@ -96,8 +97,12 @@ int run_bench(const BenchOptions& o) {
   }
   if (first_failure == 0) bench.run.exit_code = 0;
   write_trace(output, bench);
-  std::cerr << "gpuscope: " << o.runs << " runs written to " << output << "\n"
-            << render_bench(analysis::summarize_bench(bench), output, format) << std::flush;
+  std::cerr << "gpuscope: " << o.runs << " runs written to " << output << "\n" << std::flush;
+  // A missing or overlapping iteration range is bad input (exit 2), but the runs are kept above.
+  std::optional<analysis::IterationBench> iterations;
+  if (!o.iterations.range.empty()) iterations = analysis::summarize_iterations(bench, iteration_spec(o.iterations, output));
+  std::cerr << render_bench(analysis::summarize_bench(bench), output, format, iterations ? &*iterations : nullptr)
+            << std::flush;
   return first_failure;
 }
 

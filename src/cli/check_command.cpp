@@ -14,6 +14,8 @@ int run_check(const CheckOptions& options) {
   const check::RuleSet rules = check::read_rules(options.rules);
   if (!options.baseline.empty() && !rules.needs_baseline())
     throw Error("--baseline given, but " + options.rules + " has no [[baseline]] rule");
+  if (!options.iterations.range.empty() && options.baseline.empty())
+    throw Error("--iteration-range applies to [[baseline]] rules: give --baseline BASE.gpuscope");
   const Trace trace = read_trace(options.input);
   Trace baseline;
   if (!options.baseline.empty()) baseline = read_trace(options.baseline);
@@ -22,7 +24,8 @@ int run_check(const CheckOptions& options) {
   compare.alpha = options.stats.alpha;
   compare.min_change_percent = options.stats.min_change_percent;
   check::CheckResult result =
-      check::evaluate(rules, trace, options.baseline.empty() ? nullptr : &baseline, compare);
+      check::evaluate(rules, trace, options.baseline.empty() ? nullptr : &baseline, compare,
+                      iteration_spec(options.iterations, options.baseline), iteration_spec(options.iterations, options.input));
   result.file = options.input;
   result.baseline_file = options.baseline;
   result.rules_file = options.rules;

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "gpuscope/analysis_iterations.h"
+
 namespace gpuscope::cli {
 
 // Shared statistics settings (docs/diff.md).
@@ -13,6 +15,21 @@ struct StatsSettings {
   double alpha = 0.05;             // --alpha: significance level
   double min_change_percent = 2;   // --min-change PCT: smaller changes are "no change"
 };
+
+// --iteration-range NAME [--skip-iterations K] (docs/diff.md, "Iterations").
+struct IterationSettings {
+  std::string range;  // NVTX range name or glob; empty: compare instances / runs as usual
+  size_t skip = 0;    // the first K instances per process are warm-up
+};
+
+// The analysis spec for one file; label (its path) names it in errors.
+inline analysis::IterationSpec iteration_spec(const IterationSettings& settings, const std::string& label) {
+  analysis::IterationSpec spec;
+  spec.range = settings.range;
+  spec.skip = settings.skip;
+  spec.label = label;
+  return spec;
+}
 
 struct DiffOptions {
   std::string base;
@@ -22,6 +39,7 @@ struct DiffOptions {
   size_t top = 0;      // rows per table, 0 = all
   std::optional<double> fail_if_slower_percent;  // exit 1 when a significant regression exceeds it
   StatsSettings stats;
+  IterationSettings iterations;
 };
 
 struct CheckOptions {
@@ -31,6 +49,7 @@ struct CheckOptions {
   std::string format = "text";
   std::string junit;     // empty: no JUnit XML
   StatsSettings stats;
+  IterationSettings iterations;  // for [[baseline]] rules only
 };
 
 struct BenchOptions {
@@ -42,6 +61,7 @@ struct BenchOptions {
   int flush_ms = 500;
   std::string seed_env;  // when set: this variable = the run's index (1..runs; warm-ups 0) in its environment
   std::string format = "text";
+  IterationSettings iterations;  // also print the spread across iterations
   std::string inject_library;  // resolved from GPUSCOPE_INJECT_LIB by main
   std::vector<std::string> command;
 };

@@ -34,7 +34,9 @@ int run_diff(const DiffOptions& options) {
   analysis::CompareOptions compare;
   compare.alpha = options.stats.alpha;
   compare.min_change_percent = options.stats.min_change_percent;
-  const analysis::DiffResult diff = analysis::diff_traces(base, next, compare);
+  const analysis::DiffResult diff =
+      analysis::diff_traces(base, next, compare, iteration_spec(options.iterations, options.base),
+                            iteration_spec(options.iterations, options.next));
 
   DiffReportInfo info;
   info.base_label = options.base;

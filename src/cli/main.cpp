@@ -30,6 +30,15 @@ void add_stats_flags(CLI::App& command, StatsSettings& settings) {
       ->check(CLI::Range(0.0, 1000.0));
 }
 
+void add_iteration_flags(CLI::App& command, IterationSettings& settings, const std::string& what) {
+  auto* range = command.add_option(
+      "--iteration-range", settings.range,
+      "Each instance of this NVTX range (name or glob, e.g. 'ProfilerStep#*') is one iteration: " + what +
+          " (docs/diff.md, Iterations)");
+  command.add_option("--skip-iterations", settings.skip, "Leave out the first K iterations of each process (warm-up; default 0)")
+      ->needs(range);
+}
+
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
@@ -111,6 +120,7 @@ int main(int argc, char** argv) {
   auto* fail_opt = diff_cmd->add_option("--fail-if-slower", fail_if_slower,
                                         "Exit 1 when any significant regression exceeds PCT %");
   add_stats_flags(*diff_cmd, diff.stats);
+  add_iteration_flags(*diff_cmd, diff.iterations, "compare one value per iteration per item");
 
   CheckOptions check;
   auto* check_cmd = app.add_subcommand(
@@ -122,6 +132,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   check_cmd->add_option("--junit", check.junit, "Also write JUnit XML here");
   add_stats_flags(*check_cmd, check.stats);
+  add_iteration_flags(*check_cmd, check.iterations, "[[baseline]] rules compare one value per iteration per item");
 
   BenchOptions bench;
   auto* bench_cmd = app.add_subcommand(
@@ -137,6 +148,7 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--seed-env", bench.seed_env, "Set this environment variable to the run number in each run");
   bench_cmd->add_option("--format", bench.format, "Summary format: text, markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
+  add_iteration_flags(*bench_cmd, bench.iterations, "also print the spread across iterations");
   bench_cmd->prefix_command();
 
   std::vector<std::string> args(argv + 1, argv + argc);

@@ -181,5 +181,13 @@ TEST(BenchCli, RunsTheProgramAndKeepsEveryMeasuredRun) {
   EXPECT_EQ(bench_cli(dir, "bench -n 1 -o c -- true").code, 2);
 }
 
+TEST(BenchCli, AMissingIterationRangeIsBadInputButTheRunsAreKept) {
+  const std::string dir = testing::scratch_dir("bench_cli_iterations");
+  CliResult r = bench_cli(dir, "bench -n 2 --warmup 0 -o it --iteration-range step -- true");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("gpuscope: NVTX range 'step' not found in "), std::string::npos) << r.err;
+  EXPECT_EQ(read_trace(dir + "/it.gpuscope").runs.size(), 2u);
+}
+
 }  // namespace
 }  // namespace gpuscope

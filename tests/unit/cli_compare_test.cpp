@@ -74,5 +74,43 @@ TEST(CliDiff, BadInputIsExitTwoWithOneLine) {
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1);
 }
 
+TEST(CliDiff, IterationRangeComparesIterationsAndRefusesWhatItCannotJudge) {
+  const std::string dir = testing::scratch_dir("cli_diff_iterations");
+  CliRun ok = cli(dir, "diff base.gpuscope fixed.gpuscope --iteration-range iteration --skip-iterations 1");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("Base iterations        4          1 warm-up skipped, in 1 process"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("Totals: time per iteration"), std::string::npos);
+  // The reverse is a judged regression of the iteration time, which the gate names.
+  CliRun gate = cli(dir, "diff fixed.gpuscope base.gpuscope --iteration-range iteration --fail-if-slower 25");
+  EXPECT_EQ(gate.exit_code, 1);
+  EXPECT_NE(gate.err.find("gpuscope: slower: total Iteration time +"), std::string::npos) << gate.err;
+  // A missing range, and too few iterations for a verdict: one line each, exit 2.
+  for (const std::string args : {"diff base.gpuscope fixed.gpuscope --iteration-range step",
+                                 "diff base.gpuscope fixed.gpuscope --iteration-range iteration --skip-iterations 3"}) {
+    CliRun r = cli(dir, args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_EQ(cli(dir, "diff base.gpuscope fixed.gpuscope --iteration-range step").err,
+            "gpuscope: NVTX range 'step' not found in base.gpuscope (ranges there: alloc, compute, d2h, free, h2d, "
+            "host_setup, iteration, verify)\n");
+  EXPECT_NE(cli(dir, "diff base.gpuscope fixed.gpuscope --iteration-range iteration --skip-iterations 3")
+                .err.find("a verdict needs at least 3 iterations a side"),
+            std::string::npos);
+  EXPECT_EQ(cli(dir, "diff base.gpuscope fixed.gpuscope --skip-iterations 1").exit_code, 2);  // needs the range
+}
+
+TEST(CliCheck, IterationRangeAppliesToBaselineRules) {
+  const std::string dir = testing::scratch_dir("cli_check_iterations");
+  std::ofstream(dir + "/rules.toml") << "[[baseline]]\nkind = \"nvtx\"\nmatch = \"h2d\"\nmax_slower_pct = 3\n";
+  CliRun ok = cli(dir, "check fixed.gpuscope --baseline base.gpuscope --rules rules.toml --iteration-range iteration");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  CliRun failed = cli(dir, "check base.gpuscope --baseline fixed.gpuscope --rules rules.toml --iteration-range iteration");
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  CliRun alone = cli(dir, "check fixed.gpuscope --rules rules.toml --iteration-range iteration");
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_EQ(cli(dir, "check fixed.gpuscope --baseline base.gpuscope --rules rules.toml --iteration-range nope").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace gpuscope
