@@ -12,6 +12,10 @@
 //             cudaMemcpyAsync, host work, then cudaStreamSynchronize)          -> sync_copies
 //   startup   300 ms of host setup, then the first cudaMalloc creates the context (fixed: a
 //             helper thread creates it during the host setup)                  -> startup_cost
+//   tinycopy  256 cudaMemcpy of 1 KiB pieces of a pinned buffer, then a kernel (fixed: the
+//             pieces are contiguous: one 256 KiB copy)                         -> many_tiny_transfers
+//   result    a 2 ms kernel, then its 64 MB result copied back and waited for (fixed: two result
+//             buffers; the copy runs on a second stream under the next kernel) -> large_result_copy
 //
 // Kernels spin on %globaltimer for a set time and count their runs; the count is checked.
 // NVTX: host_setup, then `iteration` per iteration, then verify (the loop is what lies between;
@@ -37,7 +41,7 @@ __global__ void spin_kernel(unsigned long long ns, unsigned int* runs) {
 namespace {
 
 const char* kUsage =
-    "usage: rule_patterns --pattern sync|launch|gaps|synccopy|startup [--fixed] [--iters N]\n"
+    "usage: rule_patterns --pattern sync|launch|gaps|synccopy|startup|tinycopy|result [--fixed] [--iters N]\n"
     "  --pattern P  the anti-pattern to plant (see the file header)\n"
     "  --fixed      run the fixed variant instead\n"
     "  --iters N    iterations (default 20)\n";
@@ -55,7 +59,50 @@ struct Buffers {
   float* host = nullptr;         // pinned host buffer for synccopy
   size_t result_bytes = size_t(64) << 20;
   cudaStream_t stream = nullptr;
+  // result: double buffers (device and pinned host) and a stream for the copies back
+  float* results[2] = {nullptr, nullptr};
+  float* hosts[2] = {nullptr, nullptr};
+  cudaStream_t copy_stream = nullptr;
+  cudaEvent_t computed = nullptr;
+  long long it = 0;  // iterations done, to pick a buffer
 };
+
+constexpr size_t kPieces = 256, kPieceBytes = 1024;  // tinycopy: 256 pieces of 1 KiB
+
+// tinycopy and result; returns the kernels launched.
+long long transfer_iteration(const std::string& pattern, bool fixed, Buffers& b) {
+  using sample::check;
+  if (pattern == "tinycopy") {
+    const char* src = reinterpret_cast<const char*>(b.host);
+    char* dst = reinterpret_cast<char*>(b.result);
+    if (fixed) {
+      check(cudaMemcpy(dst, src, kPieces * kPieceBytes, cudaMemcpyHostToDevice), "cudaMemcpy pieces");
+    } else {
+      for (size_t k = 0; k < kPieces; ++k)
+        check(cudaMemcpy(dst + k * kPieceBytes, src + k * kPieceBytes, kPieceBytes, cudaMemcpyHostToDevice), "cudaMemcpy piece");
+    }
+    spin_kernel<<<1, 32, 0, b.stream>>>(1'000, b.runs);  // "reads" the pieces
+    check(cudaStreamSynchronize(b.stream), "cudaStreamSynchronize");
+    return 1;
+  }
+  // result: the kernel "writes" results[i % 2] for 2 ms, then the 64 MB come back.
+  const int cur = fixed ? static_cast<int>(b.it % 2) : 0;
+  spin_kernel<<<1, 32, 0, b.stream>>>(2'000'000, b.runs);
+  if (fixed) {
+    // The previous iteration's copy (other buffer) finishes under this kernel; then queue this one's.
+    check(cudaStreamSynchronize(b.copy_stream), "cudaStreamSynchronize copies");
+    check(cudaEventRecord(b.computed, b.stream), "cudaEventRecord");
+    check(cudaStreamWaitEvent(b.copy_stream, b.computed, 0), "cudaStreamWaitEvent");
+    check(cudaMemcpyAsync(b.hosts[cur], b.results[cur], b.result_bytes, cudaMemcpyDeviceToHost, b.copy_stream),
+          "cudaMemcpyAsync result");
+  } else {
+    check(cudaMemcpyAsync(b.hosts[cur], b.results[cur], b.result_bytes, cudaMemcpyDeviceToHost, b.stream),
+          "cudaMemcpyAsync result");
+  }
+  check(cudaStreamSynchronize(b.stream), "cudaStreamSynchronize");
+  ++b.it;
+  return 1;
+}
 
 // One iteration of each pattern; returns the kernels it launched.
 long long iteration(const std::string& pattern, bool fixed, Buffers& b, cudaGraphExec_t graph) {
@@ -85,6 +132,7 @@ long long iteration(const std::string& pattern, bool fixed, Buffers& b, cudaGrap
     check(cudaStreamSynchronize(b.stream), "cudaStreamSynchronize");
     return 1;
   }
+  if (pattern == "tinycopy" || pattern == "result") return transfer_iteration(pattern, fixed, b);
   if (pattern == "startup") {  // the loop is not the point: a 100 us kernel
     spin_kernel<<<1, 32, 0, b.stream>>>(100'000, b.runs);
     check(cudaStreamSynchronize(b.stream), "cudaStreamSynchronize");
@@ -126,8 +174,9 @@ int main(int argc, char** argv) {
   const bool fixed = args.flag("--fixed");
   const long long iters = args.integer("--iters", 20, 1);
   args.finish();
-  if (pattern != "sync" && pattern != "launch" && pattern != "gaps" && pattern != "synccopy" && pattern != "startup")
-    args.fail("--pattern must be sync, launch, gaps, synccopy or startup");
+  if (pattern != "sync" && pattern != "launch" && pattern != "gaps" && pattern != "synccopy" && pattern != "startup" &&
+      pattern != "tinycopy" && pattern != "result")
+    args.fail("--pattern must be sync, launch, gaps, synccopy, startup, tinycopy or result");
 
   Buffers b;
   cudaGraphExec_t graph = nullptr;
@@ -159,6 +208,21 @@ int main(int argc, char** argv) {
       check(cudaMallocHost(&b.host, b.result_bytes), "cudaMallocHost");
       std::memset(b.host, 1, b.result_bytes);  // touch the pages before the loop
     }
+    if (pattern == "tinycopy") {  // reuses the synccopy buffers for the pieces (zeros)
+      check(cudaMalloc(&b.result, kPieces * kPieceBytes), "cudaMalloc pieces");
+      check(cudaMallocHost(&b.host, kPieces * kPieceBytes), "cudaMallocHost pieces");
+      std::memset(b.host, 0, kPieces * kPieceBytes);
+    }
+    if (pattern == "result") {
+      for (int i = 0; i < 2; ++i) {
+        check(cudaMalloc(&b.results[i], b.result_bytes), "cudaMalloc result");
+        check(cudaMemset(b.results[i], 0, b.result_bytes), "cudaMemset result");
+        check(cudaMallocHost(&b.hosts[i], b.result_bytes), "cudaMallocHost result");
+        std::memset(b.hosts[i], 1, b.result_bytes);  // touch the pages before the loop
+      }
+      check(cudaStreamCreateWithFlags(&b.copy_stream, cudaStreamNonBlocking), "cudaStreamCreate copies");
+      check(cudaEventCreateWithFlags(&b.computed, cudaEventDisableTiming), "cudaEventCreate");
+    }
     if (pattern == "launch" && fixed) graph = capture_launch_graph(b);
     spin_kernel<<<1, 32, 0, b.stream>>>(1'000, b.runs);  // loads the module before the loop
     check(cudaStreamSynchronize(b.stream), "warm-up");
@@ -180,9 +244,19 @@ int main(int argc, char** argv) {
     ok = runs == (unsigned int)kernels;
     if (!ok) std::printf("check: %u kernel runs counted, expected %lld\n", runs, kernels);
     if (pattern == "synccopy" && b.host[0] != 0.0f) ok = false;  // the result buffer is zeros
+    if (pattern == "result") {
+      check(cudaStreamSynchronize(b.copy_stream), "cudaStreamSynchronize copies");
+      for (int i = 0; i < (fixed && iters > 1 ? 2 : 1); ++i) ok = ok && b.hosts[i][0] == 0.0f;  // zeros came back
+    }
   }
   if (graph) check(cudaGraphExecDestroy(graph), "cudaGraphExecDestroy");
   if (b.host) check(cudaFreeHost(b.host), "cudaFreeHost");
+  for (int i = 0; i < 2; ++i) {
+    if (b.hosts[i]) check(cudaFreeHost(b.hosts[i]), "cudaFreeHost result");
+    if (b.results[i]) check(cudaFree(b.results[i]), "cudaFree result");
+  }
+  if (b.computed) check(cudaEventDestroy(b.computed), "cudaEventDestroy");
+  if (b.copy_stream) check(cudaStreamDestroy(b.copy_stream), "cudaStreamDestroy copies");
   if (b.result) check(cudaFree(b.result), "cudaFree result");
   check(cudaFree(b.runs), "cudaFree runs");
   check(cudaStreamDestroy(b.stream), "cudaStreamDestroy");
