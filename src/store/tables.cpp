@@ -41,8 +41,8 @@ const TableSpec<Process>& process_table() {
        integer_column("runtime_version", &Process::runtime_version),
        integer_column("cupti_version", &Process::cupti_version),
        text_column("capture_status", &Process::capture_status),
-       run_id_column<Process>(), since(2, text_column("cupti_path", &Process::cupti_path)),
-       since(2, integer_column("cupti_shared", &Process::cupti_shared))},
+       run_id_column<Process>(), since(3, text_column("cupti_path", &Process::cupti_path)),
+       since(3, integer_column("cupti_shared", &Process::cupti_shared))},
       {}};
   return spec;
 }
