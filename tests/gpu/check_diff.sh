@@ -28,18 +28,12 @@ gpuscope="$build/gpuscope"
 sample="$build/samples/bsr_spmm"
 pairs=${PAIRS:-20} iters=${ITERS:-30} size=${SIZE:-2048} slow=${SLOW_PCT:-5} bench_runs=${BENCH_RUNS:-0}
 
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "SKIP: no NVIDIA GPU visible (nvidia-smi -L failed)"
-  exit 77
-fi
-if [ ! -x "$sample" ] || [ ! -f "$build/libgpuscope_inject.so" ]; then
-  echo "SKIP: samples or capture library not built in $build"
-  exit 77
-fi
+. "$(dirname "$0")/lib.sh"
+require_gpu_build "$build"
 
 work=$(mktemp -d)
 cd "$work" || exit 1
-echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+echo "GPU: $(gpu_name)"
 mode="one capture per side"
 [ "$bench_runs" -gt 0 ] && mode="bench of $bench_runs runs per side"
 echo "bsr_spmm --m $size --n $size --k $size --iters $iters --persistent --pinned; $pairs pairs; $mode; logs: $logs"

@@ -85,14 +85,12 @@ if [ "${2:-}" = "--compare" ]; then
 fi
 
 repeats=${2:-3}
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "SKIP: no NVIDIA GPU visible"; exit 77
-fi
-[ -x "$samples/bsr_spmm" ] || { echo "SKIP: samples not built in $build"; exit 77; }
+. "$(dirname "$0")/lib.sh"
+require_gpu_build "$build"
 command -v python3 >/dev/null || { echo "FAIL: python3 needed to read the report JSON"; exit 1; }
 work=$(mktemp -d)
 cd "$work" || exit 1
-echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); $repeats runs per variant; captures in $work"
+echo "GPU: $(gpu_name); $repeats runs per variant; captures in $work"
 
 # profile NAME ARGS...: REPEATS captures NAME.N.gpuscope; exits on failure.
 profile() {

@@ -12,14 +12,8 @@ mkdir -p "$logs"
 gpuscope="$build/gpuscope"
 samples="$build/samples"
 
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "SKIP: no NVIDIA GPU visible (nvidia-smi -L failed); GPU tests need an H100/H200 host"
-  exit 77
-fi
-if [ ! -x "$samples/bsr_spmm" ] || [ ! -f "$build/libgpuscope_inject.so" ]; then
-  echo "SKIP: samples or capture library not built in $build (needs the CUDA toolkit at build time)"
-  exit 77
-fi
+. "$(dirname "$0")/lib.sh"
+require_gpu_build "$build"
 
 passed=0 failed=0
 pass() { echo "PASS $1"; passed=$((passed + 1)); }
@@ -32,7 +26,7 @@ q() { "$gpuscope" query "$1" "$2" 2>>"$logs/query.err"; }
 
 work=$(mktemp -d)
 cd "$work" || exit 1
-echo "GPU: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+echo "GPU: $(gpu_name)"
 echo "logs: $logs"
 
 # 1. launch_storm: one kernel record per launch, nothing dropped.
