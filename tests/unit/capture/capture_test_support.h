@@ -4,9 +4,12 @@
 #pragma once
 
 #include <cupti_activity.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -210,5 +213,25 @@ inline ReadSpool read_spool_bytes(const std::vector<uint8_t>& bytes) {
 }
 
 inline ReadSpool read_spool(const std::string& path) { return read_spool_bytes(read_file_bytes(path)); }
+
+// A fresh scratch directory per test (named after the pid, suite and test) that is
+// removed afterwards; path_ is a spool path in it, named as the injection names them.
+class SpoolDirTest : public ::testing::Test {
+ protected:
+  explicit SpoolDirTest(std::string spool_name) : spool_name_(std::move(spool_name)) {}
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gpuscope_capture_test_" + std::to_string(::getpid()) + "_" + info->test_suite_name() +
+            "_" + info->name());
+    std::filesystem::create_directories(dir_);
+    path_ = (dir_ / spool_name_).string();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string spool_name_;
+  std::filesystem::path dir_;
+  std::string path_;
+};
 
 }  // namespace gpuscope::capture::test

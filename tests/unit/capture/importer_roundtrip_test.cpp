@@ -33,16 +33,9 @@ void enrich(sp::DeviceRecord& d) {
   d.memory_bus_width_bits = 5120;
 }
 
-class ImporterRoundTrip : public ::testing::Test {
+class ImporterRoundTrip : public test::SpoolDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gpuscope_roundtrip_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "cap.321.spool").string();
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  ImporterRoundTrip() : SpoolDirTest("cap.321.spool") {}
 
   // Writes a spool the way the injection does; `buffers` are delivered in order.
   void capture(std::vector<MockActivityBuffer>& buffers, uint64_t dropped_in_first = 0) {
@@ -78,8 +71,6 @@ class ImporterRoundTrip : public ::testing::Test {
     writer.stop_and_join();
   }
 
-  std::filesystem::path dir_;
-  std::string path_;
 };
 
 constexpr uint64_t kT0 = 1700000000000000000ull;

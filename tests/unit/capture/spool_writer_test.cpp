@@ -18,16 +18,9 @@ using test::read_file_bytes;
 using test::read_spool;
 using test::read_spool_bytes;
 
-class SpoolWriterTest : public ::testing::Test {
+class SpoolWriterTest : public test::SpoolDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gpuscope_spool_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "cap.1.spool").string();
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  SpoolWriterTest() : SpoolDirTest("cap.1.spool") {}
 
   sp::KernelRecord kernel(uint32_t i, uint32_t name) {
     sp::KernelRecord k{};
@@ -39,8 +32,6 @@ class SpoolWriterTest : public ::testing::Test {
     return k;
   }
 
-  std::filesystem::path dir_;
-  std::string path_;
 };
 
 TEST_F(SpoolWriterTest, HeaderRecordsStringsTextsAndEnd) {

@@ -46,16 +46,9 @@ CUpti_ActivityAPI launch(uint32_t correlation, uint32_t tid) {
   return a;
 }
 
-class WriterThreadTest : public ::testing::Test {
+class WriterThreadTest : public test::SpoolDirTest {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gpuscope_writer_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "cap.7.spool").string();
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  WriterThreadTest() : SpoolDirTest("cap.7.spool") {}
 
   std::unique_ptr<WriterThread> make_writer(BufferPool& pool) {
     auto spool = std::make_unique<SpoolWriter>();
@@ -83,8 +76,6 @@ class WriterThreadTest : public ::testing::Test {
     ASSERT_TRUE(pool.push_filled({buffer, valid, dropped}));
   }
 
-  std::filesystem::path dir_;
-  std::string path_;
 };
 
 TEST_F(WriterThreadTest, BuffersBecomeAFinishedSpool) {
