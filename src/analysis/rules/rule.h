@@ -26,6 +26,7 @@ struct RepeatedPart {
 };
 
 struct RuleContext {
+  explicit RuleContext(const Trace& t) : trace(t) {}
   const Trace& trace;
   TimeNs wall_ns = 0;
   TimeNs run_start = 0;  // for "at 0.58 s" positions in evidence
