@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "gpuscope/model.h"
 
@@ -11,7 +12,13 @@ namespace gpuscope::testing {
 class TraceBuilder {
  public:
   TraceBuilder() {
-    t_.processes.push_back({1, 0, "app", 0, 0, true, 13000, 13000, 0, "ok"});
+    Process p;
+    p.pid = 1;
+    p.command_line = "app";
+    p.clean_shutdown = true;
+    p.driver_version = p.runtime_version = 13000;
+    p.capture_status = "ok";
+    t_.processes.push_back(std::move(p));
     Device d;
     d.pid = 1;
     d.name = "NVIDIA H200";
