@@ -49,7 +49,7 @@ else()
   gpuscope_sample(launch_storm ${GPUSCOPE_SAMPLES_DIR}/launch_storm.cu)
   gpuscope_sample(crash ${GPUSCOPE_SAMPLES_DIR}/crash.cu)
   gpuscope_sample(spawn ${GPUSCOPE_SAMPLES_DIR}/spawn.cpp)
-  gpuscope_sample(rule_patterns ${GPUSCOPE_SAMPLES_DIR}/rule_patterns.cu)
+  gpuscope_sample(rule_patterns ${GPUSCOPE_SAMPLES_DIR}/rule_patterns.cu ${GPUSCOPE_SAMPLES_DIR}/rule_patterns_extra.cuh)
   # spawn execs launch_storm from its own directory.
   add_dependencies(sample_spawn sample_launch_storm)
 

@@ -16,6 +16,10 @@
 //             pieces are contiguous: one 256 KiB copy)                         -> many_tiny_transfers
 //   result    a 2 ms kernel, then its 64 MB result copied back and waited for (fixed: two result
 //             buffers; the copy runs on a second stream under the next kernel) -> large_result_copy
+//   overlap, tail: in rule_patterns_extra.cuh (kernels that fill the GPU) -> copies_not_overlapped, tail_effect
+//
+// No pattern for unstable_timings: its estimate (time a kernel's launches spent above their
+// median) is what the kernel loses, not what a fix saves in wall time (docs/rules.md).
 //
 // Kernels spin on %globaltimer for a set time and count their runs; the count is checked.
 // NVTX: host_setup, then `iteration` per iteration, then verify (the loop is what lies between;
@@ -27,6 +31,7 @@
 #include <thread>
 
 #include "sample_common.h"
+#include "rule_patterns_extra.cuh"
 
 // Global namespace so profilers show short names.
 __global__ void spin_kernel(unsigned long long ns, unsigned int* runs) {
@@ -41,7 +46,8 @@ __global__ void spin_kernel(unsigned long long ns, unsigned int* runs) {
 namespace {
 
 const char* kUsage =
-    "usage: rule_patterns --pattern sync|launch|gaps|synccopy|startup|tinycopy|result [--fixed] [--iters N]\n"
+    "usage: rule_patterns --pattern sync|launch|gaps|synccopy|startup|tinycopy|result|overlap|tail [--fixed]\n"
+    "                     [--iters N]\n"
     "  --pattern P  the anti-pattern to plant (see the file header)\n"
     "  --fixed      run the fixed variant instead\n"
     "  --iters N    iterations (default 20)\n";
@@ -65,6 +71,7 @@ struct Buffers {
   cudaStream_t copy_stream = nullptr;
   cudaEvent_t computed = nullptr;
   long long it = 0;  // iterations done, to pick a buffer
+  extra::State extra;  // overlap and tail
 };
 
 constexpr size_t kPieces = 256, kPieceBytes = 1024;  // tinycopy: 256 pieces of 1 KiB
@@ -105,8 +112,9 @@ long long transfer_iteration(const std::string& pattern, bool fixed, Buffers& b)
 }
 
 // One iteration of each pattern; returns the kernels it launched.
-long long iteration(const std::string& pattern, bool fixed, Buffers& b, cudaGraphExec_t graph) {
+long long iteration(const std::string& pattern, bool fixed, long long i, Buffers& b, cudaGraphExec_t graph) {
   using sample::check;
+  if (extra::handles(pattern)) return extra::iteration(pattern, fixed, i, b.stream, b.runs, b.extra);
   if (pattern == "sync") {  // 20 kernels of 50 us, 40 us of host work after each launch
     for (int k = 0; k < 20; ++k) {
       spin_kernel<<<1, 32, 0, b.stream>>>(50'000, b.runs);
@@ -175,15 +183,15 @@ int main(int argc, char** argv) {
   const long long iters = args.integer("--iters", 20, 1);
   args.finish();
   if (pattern != "sync" && pattern != "launch" && pattern != "gaps" && pattern != "synccopy" && pattern != "startup" &&
-      pattern != "tinycopy" && pattern != "result")
-    args.fail("--pattern must be sync, launch, gaps, synccopy, startup, tinycopy or result");
+      pattern != "tinycopy" && pattern != "result" && !extra::handles(pattern))
+    args.fail("--pattern must be sync, launch, gaps, synccopy, startup, tinycopy, result, overlap or tail");
 
   Buffers b;
   cudaGraphExec_t graph = nullptr;
   // CUDA is initialised before the first NVTX range: gpuscope enables NVTX capture when
   // CUDA initialises, so a range opened earlier would be lost. `startup` initialises the
   // driver only; its first cudaMalloc (or the fixed helper thread) creates the context.
-  sample::init_device("rule_patterns", /*create_context=*/pattern != "startup");
+  const cudaDeviceProp prop = sample::init_device("rule_patterns", /*create_context=*/pattern != "startup");
   {
     sample::NvtxRange setup("host_setup");
     if (pattern == "startup") {
@@ -224,6 +232,7 @@ int main(int argc, char** argv) {
       check(cudaEventCreateWithFlags(&b.computed, cudaEventDisableTiming), "cudaEventCreate");
     }
     if (pattern == "launch" && fixed) graph = capture_launch_graph(b);
+    if (extra::handles(pattern)) extra::setup(pattern, prop.multiProcessorCount, b.extra);
     spin_kernel<<<1, 32, 0, b.stream>>>(1'000, b.runs);  // loads the module before the loop
     check(cudaStreamSynchronize(b.stream), "warm-up");
   }
@@ -232,8 +241,9 @@ int main(int argc, char** argv) {
   const int64_t t0 = sample::now_ns();
   for (long long i = 0; i < iters; ++i) {
     sample::NvtxRange it("iteration");
-    kernels += iteration(pattern, fixed, b, graph);
+    kernels += iteration(pattern, fixed, i, b, graph);
   }
+  extra::drain(pattern, b.stream, b.extra);  // part of the loop, in no iteration range
   const double loop_ms = sample::ms_since(t0);
 
   bool ok = true;
@@ -248,6 +258,7 @@ int main(int argc, char** argv) {
       check(cudaStreamSynchronize(b.copy_stream), "cudaStreamSynchronize copies");
       for (int i = 0; i < (fixed && iters > 1 ? 2 : 1); ++i) ok = ok && b.hosts[i][0] == 0.0f;  // zeros came back
     }
+    if (extra::handles(pattern)) ok = extra::verify(pattern, fixed, iters, b.extra) && ok;
   }
   if (graph) check(cudaGraphExecDestroy(graph), "cudaGraphExecDestroy");
   if (b.host) check(cudaFreeHost(b.host), "cudaFreeHost");
@@ -255,6 +266,7 @@ int main(int argc, char** argv) {
     if (b.hosts[i]) check(cudaFreeHost(b.hosts[i]), "cudaFreeHost result");
     if (b.results[i]) check(cudaFree(b.results[i]), "cudaFree result");
   }
+  extra::release(b.extra);
   if (b.computed) check(cudaEventDestroy(b.computed), "cudaEventDestroy");
   if (b.copy_stream) check(cudaStreamDestroy(b.copy_stream), "cudaStreamDestroy copies");
   if (b.result) check(cudaFree(b.result), "cudaFree result");

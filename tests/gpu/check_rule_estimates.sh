@@ -117,7 +117,7 @@ profile bsr_fixed "$samples/bsr_spmm" --persistent --pinned
 profile bsr_pinned "$samples/bsr_spmm" --pinned
 profile bsr_persistent "$samples/bsr_spmm" --persistent
 # pattern:rule (rule_patterns' --pattern and the rule its fix addresses)
-patterns="sync:excessive_sync launch:launch_bound gaps:gpu_idle_gaps synccopy:sync_copies startup:startup_cost tinycopy:many_tiny_transfers result:large_result_copy"
+patterns="sync:excessive_sync launch:launch_bound gaps:gpu_idle_gaps synccopy:sync_copies startup:startup_cost tinycopy:many_tiny_transfers result:large_result_copy overlap:copies_not_overlapped tail:tail_effect"
 if [ -x "$samples/rule_patterns" ]; then
   for p in $patterns; do
     profile "rp_${p%%:*}" "$samples/rule_patterns" --pattern "${p%%:*}"
