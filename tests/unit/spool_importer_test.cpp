@@ -241,3 +241,33 @@ TEST(SpoolImporter, InfersPushPopFromPerThreadOrder) {
 
 }  // namespace
 }  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+TEST(SpoolImporter, UnknownEnumValuesBecomeUnknownNotTheLastKind) {
+  const std::string dir = testing::scratch_dir("enums");
+  spool::MemcpyRecord copy{};
+  copy.start_ns = 10;
+  copy.end_ns = 20;
+  copy.copy_kind = 200;
+  copy.src_kind = 99;
+  copy.dst_kind = 8;
+  spool::SyncRecord sync{};
+  sync.start_ns = 30;
+  sync.end_ns = 40;
+  sync.sync_kind = 5;
+  SpoolBuilder b(9);
+  b.record(RecordKind::Memcpy, copy).record(RecordKind::Sync, sync).flush().end(100);
+  b.write(dir + "/a.9.spool");
+  Trace trace = import_spool(dir + "/a.9.spool");
+  ASSERT_EQ(trace.memcpys.size(), 1u);
+  EXPECT_EQ(trace.memcpys[0].kind, CopyKind::Unknown);
+  EXPECT_EQ(trace.memcpys[0].src_kind, MemoryKind::Unknown);
+  EXPECT_EQ(trace.memcpys[0].dst_kind, MemoryKind::Unknown);
+  ASSERT_EQ(trace.synchronizations.size(), 1u);
+  EXPECT_EQ(trace.synchronizations[0].kind, SyncKind::Unknown);
+}
+
+}  // namespace
+}  // namespace gpuscope

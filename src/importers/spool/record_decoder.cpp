@@ -17,6 +17,13 @@ bool read_body(const char* bytes, uint32_t size, Body& out) {
   return true;
 }
 
+// A value this build does not know (a damaged or newer spool) becomes Unknown (0),
+// never the last known value.
+template <class Enum>
+Enum known_or_unknown(uint8_t value, Enum last) {
+  return value <= static_cast<uint8_t>(last) ? static_cast<Enum>(value) : static_cast<Enum>(0);
+}
+
 std::string demangle(const std::string& mangled) {
   int status = 0;
   char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
@@ -179,10 +186,9 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       m.device = r.device;
       m.context = r.context;
       m.stream = r.stream;
-      m.kind = r.copy_kind <= static_cast<uint8_t>(CopyKind::PtoP) ? static_cast<CopyKind>(r.copy_kind)
-                                                                   : CopyKind::Unknown;
-      m.src_kind = static_cast<MemoryKind>(std::min<uint8_t>(r.src_kind, 7));
-      m.dst_kind = static_cast<MemoryKind>(std::min<uint8_t>(r.dst_kind, 7));
+      m.kind = known_or_unknown(r.copy_kind, CopyKind::PtoP);
+      m.src_kind = known_or_unknown(r.src_kind, MemoryKind::ManagedStatic);
+      m.dst_kind = known_or_unknown(r.dst_kind, MemoryKind::ManagedStatic);
       m.async = r.async != 0;
       m.bytes = r.bytes;
       m.start = r.start_ns;
@@ -201,7 +207,7 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       m.device = r.device;
       m.context = r.context;
       m.stream = r.stream;
-      m.memory_kind = static_cast<MemoryKind>(std::min<uint8_t>(r.memory_kind, 7));
+      m.memory_kind = known_or_unknown(r.memory_kind, MemoryKind::ManagedStatic);
       m.async = r.async != 0;
       m.bytes = r.bytes;
       m.value = r.value;
@@ -218,7 +224,7 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       if (!read_body(body, bytes, r)) return false;
       trace_.memory_events.push_back({pid, r.device, r.context, r.stream,
                                       r.op ? MemoryOp::Free : MemoryOp::Alloc,
-                                      static_cast<MemoryKind>(std::min<uint8_t>(r.memory_kind, 7)),
+                                      known_or_unknown(r.memory_kind, MemoryKind::ManagedStatic),
                                       r.address, r.bytes, r.timestamp_ns, r.correlation_id});
       seen(r.timestamp_ns);
       return true;
@@ -227,7 +233,7 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       SyncRecord r;
       if (!read_body(body, bytes, r)) return false;
       trace_.synchronizations.push_back({pid, 0, r.context, r.stream,
-                                         static_cast<SyncKind>(std::min<uint8_t>(r.sync_kind, 4)),
+                                         known_or_unknown(r.sync_kind, SyncKind::ContextSynchronize),
                                          r.start_ns, r.end_ns, r.correlation_id});
       seen(r.end_ns);
       return true;
