@@ -242,6 +242,41 @@ struct BenchRun {
   int32_t term_signal = 0;
 };
 
+// One hardware metric of one kernel launch, from the CUPTI range profiler
+// (`gpuscope profile --metrics`). Linked to its Kernel by (pid, correlation_id); the
+// names and units are in gpuscope/metric_sets.h (raw --metric names may be others).
+struct KernelMetric {
+  uint32_t pid = 0;
+  uint32_t correlation_id = 0;
+  StringId metric = 0;  // full Perfworks name, e.g. "dram__bytes_read.sum"
+  double value = 0;
+  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
+};
+
+// One PM-sampling interval of one GPU-wide counter (`gpuscope profile --gpu-metrics`).
+struct GpuMetricSample {
+  uint32_t pid = 0;
+  uint32_t device = 0;
+  TimeNs start = 0, end = 0;  // the sampling interval
+  StringId metric = 0;        // e.g. "sm__cycles_active.avg.pct_of_peak_sustained_elapsed"
+  double value = 0;
+  uint32_t run_id = 0;
+};
+
+// How metric collection went in one process, so a report can say what it lacks and why.
+struct MetricCollection {
+  uint32_t pid = 0;
+  std::string kind;    // "kernel" (range profiler) or "sampling" (PM sampling)
+  std::string status;  // "ok", or one line: what failed and what to do
+  std::string chip;    // e.g. "GH100"
+  uint32_t passes = 0;             // replay passes per kernel (kernel); 0 for sampling
+  uint32_t metrics = 0;            // metrics configured
+  uint64_t kernels_profiled = 0;   // kernel: launches measured
+  uint64_t kernels_failed = 0;     // kernel: launches whose measurement failed
+  uint64_t interval_ns = 0;        // sampling: interval
+  uint32_t run_id = 0;
+};
+
 struct Trace {
   StringTable strings;
   Run run;                     // for a bench: the whole bench (first start to last end)
@@ -258,6 +293,9 @@ struct Trace {
   std::vector<NvtxMark> nvtx_marks;
   std::vector<CuptiOverhead> overheads;
   std::vector<DataLoss> data_loss;
+  std::vector<KernelMetric> kernel_metrics;
+  std::vector<GpuMetricSample> gpu_metric_samples;
+  std::vector<MetricCollection> metric_collections;
 };
 
 const char* to_string(CopyKind kind);

@@ -16,6 +16,8 @@
 // All integers are little-endian (we only write on x86-64/aarch64 Linux).
 // Times are ns on CLOCK_REALTIME, as CUPTI reports them on Linux.
 // Bump kVersion on any layout change; the reader rejects versions it does not know.
+// v2 added the metric records (KernelMetric, GpuSample, MetricCollection); a v1 file is
+// a v2 file without them, so readers accept both.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +25,8 @@
 namespace gpuscope::spool {
 
 inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
 
@@ -58,6 +61,9 @@ enum class RecordKind : uint16_t {
   Overhead = 12,   // OverheadRecord
   Loss = 13,       // LossRecord
   End = 14,        // EndRecord: clean shutdown
+  KernelMetric = 15,      // KernelMetricRecord (v2)
+  GpuSample = 16,         // GpuSampleRecord (v2)
+  MetricCollection = 17,  // MetricCollectionRecord (v2)
 };
 
 struct RecordHeader {
@@ -222,6 +228,38 @@ struct EndRecord {
   uint64_t records_written;  // all records (of any kind) in the file before this one
   uint64_t records_dropped;  // lost inside gpuscope before they reached the spool
                              // (CUPTI's own drops are Loss records, not counted here)
+};
+
+// One range-profiler metric value of one kernel launch; correlation_id is the launch's
+// CUPTI correlation id, the same as in its KernelRecord.
+struct KernelMetricRecord {
+  double value;
+  uint32_t correlation_id;
+  uint32_t metric;  // string id of the full metric name
+};
+
+// One PM-sampling interval of one GPU-wide metric.
+struct GpuSampleRecord {
+  int64_t start_ns, end_ns;
+  double value;
+  uint32_t device;
+  uint32_t metric;  // string id
+};
+
+// How metric collection went; written when it starts and again, updated, at the end
+// (a reader keeps the last record per kind; a crash leaves the first).
+enum class MetricCollectionKind : uint8_t { Kernel = 0, Sampling = 1 };
+
+struct MetricCollectionRecord {
+  uint64_t kernels_profiled;
+  uint64_t kernels_failed;
+  uint64_t interval_ns;  // sampling only
+  uint32_t status;       // string id: "ok" or one line
+  uint32_t chip;         // string id
+  uint32_t passes;
+  uint32_t metrics;
+  uint8_t kind;          // MetricCollectionKind
+  uint8_t pad[7];
 };
 
 }  // namespace gpuscope::spool
