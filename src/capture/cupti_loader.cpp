@@ -25,6 +25,48 @@ bool resolve(void* handle, const char* name, Fn& out) {
   return out != nullptr;
 }
 
+void resolve_profiler(void* handle, ProfilerApi& p) {
+  resolve(handle, "cuptiSubscribe", p.Subscribe);
+  resolve(handle, "cuptiUnsubscribe", p.Unsubscribe);
+  resolve(handle, "cuptiEnableCallback", p.EnableCallback);
+  resolve(handle, "cuptiProfilerInitialize", p.Initialize);
+  resolve(handle, "cuptiProfilerDeInitialize", p.DeInitialize);
+  resolve(handle, "cuptiProfilerDeviceSupported", p.DeviceSupported);
+  resolve(handle, "cuptiDeviceGetChipName", p.DeviceGetChipName);
+  resolve(handle, "cuptiRangeProfilerEnable", p.RangeEnable);
+  resolve(handle, "cuptiRangeProfilerDisable", p.RangeDisable);
+  resolve(handle, "cuptiRangeProfilerSetConfig", p.RangeSetConfig);
+  resolve(handle, "cuptiRangeProfilerStart", p.RangeStart);
+  resolve(handle, "cuptiRangeProfilerStop", p.RangeStop);
+  resolve(handle, "cuptiRangeProfilerDecodeData", p.RangeDecodeData);
+  resolve(handle, "cuptiRangeProfilerGetCounterDataSize", p.RangeGetCounterDataSize);
+  resolve(handle, "cuptiRangeProfilerCounterDataImageInitialize", p.RangeCounterDataImageInitialize);
+  resolve(handle, "cuptiRangeProfilerGetCounterDataInfo", p.RangeGetCounterDataInfo);
+  resolve(handle, "cuptiRangeProfilerCounterDataGetRangeInfo", p.RangeCounterDataGetRangeInfo);
+  resolve(handle, "cuptiPmSamplingSetConfig", p.PmSetConfig);
+  resolve(handle, "cuptiPmSamplingEnable", p.PmEnable);
+  resolve(handle, "cuptiPmSamplingDisable", p.PmDisable);
+  resolve(handle, "cuptiPmSamplingStart", p.PmStart);
+  resolve(handle, "cuptiPmSamplingStop", p.PmStop);
+  resolve(handle, "cuptiPmSamplingDecodeData", p.PmDecodeData);
+  resolve(handle, "cuptiPmSamplingGetCounterAvailability", p.PmGetCounterAvailability);
+  resolve(handle, "cuptiPmSamplingGetCounterDataSize", p.PmGetCounterDataSize);
+  resolve(handle, "cuptiPmSamplingCounterDataImageInitialize", p.PmCounterDataImageInitialize);
+  resolve(handle, "cuptiPmSamplingGetCounterDataInfo", p.PmGetCounterDataInfo);
+  resolve(handle, "cuptiPmSamplingCounterDataGetSampleInfo", p.PmCounterDataGetSampleInfo);
+  resolve(handle, "cuptiProfilerHostInitialize", p.HostInitialize);
+  resolve(handle, "cuptiProfilerHostDeinitialize", p.HostDeinitialize);
+  resolve(handle, "cuptiProfilerHostGetSupportedChips", p.HostGetSupportedChips);
+  resolve(handle, "cuptiProfilerHostGetBaseMetrics", p.HostGetBaseMetrics);
+  resolve(handle, "cuptiProfilerHostGetSubMetrics", p.HostGetSubMetrics);
+  resolve(handle, "cuptiProfilerHostGetMetricProperties", p.HostGetMetricProperties);
+  resolve(handle, "cuptiProfilerHostConfigAddMetrics", p.HostConfigAddMetrics);
+  resolve(handle, "cuptiProfilerHostGetConfigImageSize", p.HostGetConfigImageSize);
+  resolve(handle, "cuptiProfilerHostGetConfigImage", p.HostGetConfigImage);
+  resolve(handle, "cuptiProfilerHostGetNumOfPasses", p.HostGetNumOfPasses);
+  resolve(handle, "cuptiProfilerHostEvaluateToGpuValues", p.HostEvaluateToGpuValues);
+}
+
 // Fills the table; returns the name of the first missing required symbol, or null.
 const char* resolve_api(void* handle, CuptiApi& api) {
 #define GPUSCOPE_REQUIRED(field, symbol) \
@@ -43,6 +85,7 @@ const char* resolve_api(void* handle, CuptiApi& api) {
   resolve(handle, "cuptiActivityFlushPeriod", api.ActivityFlushPeriod);
   resolve(handle, "cuptiActivityEnableAllSyncRecords", api.ActivityEnableAllSyncRecords);
   resolve(handle, "InitializeInjectionNvtx2", api.InitializeInjectionNvtx2);
+  resolve_profiler(handle, api.profiler);
   return nullptr;
 }
 
@@ -111,6 +154,24 @@ CuptiLibrary load(const std::string& configured_path) {
 }
 
 }  // namespace
+
+bool ProfilerApi::has_host() const {
+  return HostInitialize && HostDeinitialize && HostGetSupportedChips && HostGetBaseMetrics && HostGetSubMetrics &&
+         HostGetMetricProperties && HostConfigAddMetrics && HostGetConfigImageSize && HostGetConfigImage &&
+         HostGetNumOfPasses && HostEvaluateToGpuValues;
+}
+
+bool ProfilerApi::has_range_profiler() const {
+  return Subscribe && Unsubscribe && EnableCallback && Initialize && DeviceGetChipName && RangeEnable &&
+         RangeDisable && RangeSetConfig && RangeStart && RangeStop && RangeDecodeData && RangeGetCounterDataSize &&
+         RangeCounterDataImageInitialize && RangeGetCounterDataInfo && RangeCounterDataGetRangeInfo;
+}
+
+bool ProfilerApi::has_pm_sampling() const {
+  return Initialize && DeviceGetChipName && PmSetConfig && PmEnable && PmDisable && PmStart && PmStop &&
+         PmDecodeData && PmGetCounterAvailability && PmGetCounterDataSize && PmCounterDataImageInitialize &&
+         PmGetCounterDataInfo && PmCounterDataGetSampleInfo;
+}
 
 const CuptiLibrary& load_cupti(const std::string& configured_path) {
   static std::once_flag once;

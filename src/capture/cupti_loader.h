@@ -17,6 +17,11 @@
 #pragma once
 
 #include <cupti.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
 
 #include <cstdint>
 #include <string>
@@ -27,6 +32,57 @@ namespace gpuscope::capture {
 // NVTX_API is empty on Linux). Spelled out so we need no NVTX headers.
 using NvtxGetExportTableFn = const void* (*)(uint32_t export_table_id);
 using NvtxInitializeFn = int (*)(NvtxGetExportTableFn get_export_table);
+
+// The hardware-counter side of CUPTI (range profiler, PM sampling, the host-side metric
+// API). All optional: tracing works without them, and each user checks what it needs.
+struct ProfilerApi {
+  // Callbacks, to act around kernel launches.
+  decltype(&::cuptiSubscribe) Subscribe = nullptr;
+  decltype(&::cuptiUnsubscribe) Unsubscribe = nullptr;
+  decltype(&::cuptiEnableCallback) EnableCallback = nullptr;
+  // Target side.
+  decltype(&::cuptiProfilerInitialize) Initialize = nullptr;
+  decltype(&::cuptiProfilerDeInitialize) DeInitialize = nullptr;
+  decltype(&::cuptiProfilerDeviceSupported) DeviceSupported = nullptr;
+  decltype(&::cuptiDeviceGetChipName) DeviceGetChipName = nullptr;
+  decltype(&::cuptiRangeProfilerEnable) RangeEnable = nullptr;
+  decltype(&::cuptiRangeProfilerDisable) RangeDisable = nullptr;
+  decltype(&::cuptiRangeProfilerSetConfig) RangeSetConfig = nullptr;
+  decltype(&::cuptiRangeProfilerStart) RangeStart = nullptr;
+  decltype(&::cuptiRangeProfilerStop) RangeStop = nullptr;
+  decltype(&::cuptiRangeProfilerDecodeData) RangeDecodeData = nullptr;
+  decltype(&::cuptiRangeProfilerGetCounterDataSize) RangeGetCounterDataSize = nullptr;
+  decltype(&::cuptiRangeProfilerCounterDataImageInitialize) RangeCounterDataImageInitialize = nullptr;
+  decltype(&::cuptiRangeProfilerGetCounterDataInfo) RangeGetCounterDataInfo = nullptr;
+  decltype(&::cuptiRangeProfilerCounterDataGetRangeInfo) RangeCounterDataGetRangeInfo = nullptr;
+  decltype(&::cuptiPmSamplingSetConfig) PmSetConfig = nullptr;
+  decltype(&::cuptiPmSamplingEnable) PmEnable = nullptr;
+  decltype(&::cuptiPmSamplingDisable) PmDisable = nullptr;
+  decltype(&::cuptiPmSamplingStart) PmStart = nullptr;
+  decltype(&::cuptiPmSamplingStop) PmStop = nullptr;
+  decltype(&::cuptiPmSamplingDecodeData) PmDecodeData = nullptr;
+  decltype(&::cuptiPmSamplingGetCounterAvailability) PmGetCounterAvailability = nullptr;
+  decltype(&::cuptiPmSamplingGetCounterDataSize) PmGetCounterDataSize = nullptr;
+  decltype(&::cuptiPmSamplingCounterDataImageInitialize) PmCounterDataImageInitialize = nullptr;
+  decltype(&::cuptiPmSamplingGetCounterDataInfo) PmGetCounterDataInfo = nullptr;
+  decltype(&::cuptiPmSamplingCounterDataGetSampleInfo) PmCounterDataGetSampleInfo = nullptr;
+  // Host side (no GPU needed): metric lists, configurations, evaluation.
+  decltype(&::cuptiProfilerHostInitialize) HostInitialize = nullptr;
+  decltype(&::cuptiProfilerHostDeinitialize) HostDeinitialize = nullptr;
+  decltype(&::cuptiProfilerHostGetSupportedChips) HostGetSupportedChips = nullptr;
+  decltype(&::cuptiProfilerHostGetBaseMetrics) HostGetBaseMetrics = nullptr;
+  decltype(&::cuptiProfilerHostGetSubMetrics) HostGetSubMetrics = nullptr;
+  decltype(&::cuptiProfilerHostGetMetricProperties) HostGetMetricProperties = nullptr;
+  decltype(&::cuptiProfilerHostConfigAddMetrics) HostConfigAddMetrics = nullptr;
+  decltype(&::cuptiProfilerHostGetConfigImageSize) HostGetConfigImageSize = nullptr;
+  decltype(&::cuptiProfilerHostGetConfigImage) HostGetConfigImage = nullptr;
+  decltype(&::cuptiProfilerHostGetNumOfPasses) HostGetNumOfPasses = nullptr;
+  decltype(&::cuptiProfilerHostEvaluateToGpuValues) HostEvaluateToGpuValues = nullptr;
+
+  bool has_host() const;            // every Host* pointer resolved
+  bool has_range_profiler() const;  // callbacks, target init and every Range* pointer
+  bool has_pm_sampling() const;     // target init and every Pm* pointer
+};
 
 struct CuptiApi {
   // Required: the library is unusable without any of these.
@@ -46,6 +102,7 @@ struct CuptiApi {
   // libcupti's own NVTX injection entry: forwarding NVTX to it is what makes CUPTI
   // produce MARKER records.
   NvtxInitializeFn InitializeInjectionNvtx2 = nullptr;
+  ProfilerApi profiler;
 };
 
 struct CuptiLibrary {
