@@ -23,6 +23,34 @@ bool parse_uint(std::string_view text, uint32_t lo, uint32_t hi, uint32_t& out) 
   return true;
 }
 
+bool parse_u64(std::string_view text, uint64_t& out) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+bool decode_hex(std::string_view hex, std::string& out) {
+  if (hex.size() % 2 != 0) return false;
+  out.clear();
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    unsigned value = 0;
+    auto [end, ec] = std::from_chars(hex.data() + i, hex.data() + i + 2, value, 16);
+    if (ec != std::errc() || end != hex.data() + i + 2) return false;
+    out.push_back(static_cast<char>(value));
+  }
+  return true;
+}
+
+std::vector<std::string> split_commas(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    if (comma != 0) out.emplace_back(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+  }
+  return out;
+}
+
 }  // namespace
 
 ConfigResult parse_config(const char* text, bool require_spool) {
@@ -32,7 +60,8 @@ ConfigResult parse_config(const char* text, bool require_spool) {
   ConfigResult result;
   InjectConfig& config = result.config;
   bool seen_spool = false, seen_driver = false, seen_flush = false, seen_buffer = false,
-       seen_cupti = false;
+       seen_cupti = false, seen_metrics = false, seen_kernel = false, seen_skip = false, seen_count = false,
+       seen_hz = false;
 
   std::string_view rest(text);
   while (!rest.empty()) {
@@ -79,6 +108,22 @@ ConfigResult parse_config(const char* text, bool require_spool) {
       if (repeated(seen_cupti)) return duplicate();
       if (value.empty()) return bad_value("a path to libcupti.so");
       config.cupti_path = std::string(value);
+    } else if (key == "metrics") {
+      if (repeated(seen_metrics)) return duplicate();
+      config.metrics = split_commas(value);
+      if (config.metrics.empty()) return bad_value("comma-separated metric names");
+    } else if (key == "kernel_hex") {
+      if (repeated(seen_kernel)) return duplicate();
+      if (!decode_hex(value, config.kernel_regex) || config.kernel_regex.empty()) return bad_value("hex-encoded regex");
+    } else if (key == "launch_skip") {
+      if (repeated(seen_skip)) return duplicate();
+      if (!parse_u64(value, config.launch_skip)) return bad_value("a count");
+    } else if (key == "launch_count") {
+      if (repeated(seen_count)) return duplicate();
+      if (!parse_u64(value, config.launch_count) || config.launch_count == 0) return bad_value("a count >= 1");
+    } else if (key == "gpu_metrics_hz") {
+      if (repeated(seen_hz)) return duplicate();
+      if (!parse_uint(value, 10, 1000000, config.gpu_metrics_hz)) return bad_value("10..1000000");
     } else {
       return failure(std::string(kConfigEnvVar) + ": unknown key '" + std::string(key) + "'");
     }

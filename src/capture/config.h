@@ -10,12 +10,21 @@
 //                        heuristics and no periodic flush, i.e. no crash survival)
 //   buffer_kb=N          size of one CUPTI activity buffer in KiB, 64..262144 (default 8192)
 //   cupti=/path          libcupti.so.13 to load when none is already loaded (optional)
+//   metrics=a.sum,b.pct  per-kernel hardware metrics to collect with the range profiler,
+//                        full Perfworks names, comma-separated (the CLI expands sets)
+//   kernel_hex=HEX       only kernels whose name matches this ECMAScript regex (hex-encoded
+//                        UTF-8, so any character can pass through this format)
+//   launch_skip=N        skip the first N matching kernel launches (default 0)
+//   launch_count=N       then measure at most N launches (default: all)
+//   gpu_metrics_hz=N     PM sampling of GPU-wide counters at N samples/s, 10..1000000
+//                        (default 0 = off)
 // Values cannot contain ';'. Unknown or repeated keys are errors: the CLI writes this
 // string, so a surprise here means a version mismatch we want to hear about.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gpuscope::capture {
 
@@ -27,6 +36,11 @@ struct InjectConfig {
   uint32_t flush_ms = 500;
   uint32_t buffer_kb = 8192;
   std::string cupti_path;  // empty: search (see cupti_loader.h)
+  std::vector<std::string> metrics;  // empty: no range profiling
+  std::string kernel_regex;          // empty: every kernel
+  uint64_t launch_skip = 0;
+  uint64_t launch_count = UINT64_MAX;
+  uint32_t gpu_metrics_hz = 0;       // 0: no PM sampling
 
   size_t buffer_bytes() const { return size_t{buffer_kb} * 1024; }
 };

@@ -127,5 +127,35 @@ TEST(CuptiCompat, AdviceNamesTheLikelyCause) {
                "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
 }
 
+
+TEST(CaptureConfig, MetricKeys) {
+  // kernel_hex: "gemm|spmm" in hex.
+  ConfigResult r = parse_config(
+      "spool=/tmp/c;metrics=gpu__time_duration.sum,dram__bytes_read.sum;kernel_hex=67656d6d7c73706d6d;"
+      "launch_skip=3;launch_count=2;gpu_metrics_hz=10000",
+      true);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.config.metrics.size(), 2u);
+  EXPECT_EQ(r.config.metrics[1], "dram__bytes_read.sum");
+  EXPECT_EQ(r.config.kernel_regex, "gemm|spmm");
+  EXPECT_EQ(r.config.launch_skip, 3u);
+  EXPECT_EQ(r.config.launch_count, 2u);
+  EXPECT_EQ(r.config.gpu_metrics_hz, 10000u);
+}
+
+TEST(CaptureConfig, MetricKeyDefaultsAndErrors) {
+  ConfigResult r = parse_config("spool=/tmp/c", true);
+  ASSERT_TRUE(r.ok);
+  EXPECT_TRUE(r.config.metrics.empty());
+  EXPECT_EQ(r.config.launch_count, UINT64_MAX);
+  EXPECT_EQ(r.config.gpu_metrics_hz, 0u);
+  EXPECT_FALSE(parse_config("spool=/tmp/c;kernel_hex=6", true).ok);         // odd length
+  EXPECT_FALSE(parse_config("spool=/tmp/c;kernel_hex=zz", true).ok);        // not hex
+  EXPECT_FALSE(parse_config("spool=/tmp/c;launch_count=0", true).ok);       // nothing to measure
+  EXPECT_FALSE(parse_config("spool=/tmp/c;gpu_metrics_hz=5", true).ok);     // below 10 Hz
+  EXPECT_FALSE(parse_config("spool=/tmp/c;metrics=,", true).ok);            // no names
+  EXPECT_FALSE(parse_config("spool=/tmp/c;launch_skip=-1", true).ok);
+}
+
 }  // namespace
 }  // namespace gpuscope::capture
