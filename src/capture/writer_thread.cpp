@@ -51,11 +51,14 @@ void WriterThread::run() {
       if (got == BufferPool::Pop::Closed) break;
       if (got == BufferPool::Pop::Got) {
         process(filled);
+        drain_metrics();
         flush_chunk();
       } else {
-        // Idle: losses counted outside buffers (refused requests) still get written.
+        // Idle: metric results and losses counted outside buffers (refused requests)
+        // still get written.
+        drain_metrics();
         update_losses();
-        if (refused_.total != refused_.written) flush_chunk();
+        if (refused_.total != refused_.written || spool_->pending_records() > 0) flush_chunk();
       }
     }
     finish();
@@ -86,11 +89,16 @@ void WriterThread::update_losses() {
   refused_.total = pool_.stats().refused;
   incomplete_.total = decoder_.stats().incomplete_buffers;
   no_timestamps_.total = decoder_.stats().missing_timestamps;
+  if (hooks_.metrics != nullptr) metric_values_.total = hooks_.metrics->dropped();
+}
+
+void WriterThread::drain_metrics() {
+  if (hooks_.metrics != nullptr && spool_->ok()) hooks_.metrics->drain(*spool_);
 }
 
 void WriterThread::append_loss_deltas() {
   update_losses();
-  for (LossCounter* loss : {&dropped_, &refused_, &incomplete_, &no_timestamps_}) {
+  for (LossCounter* loss : {&dropped_, &refused_, &incomplete_, &no_timestamps_, &metric_values_}) {
     if (loss->total == loss->written) continue;
     spool::LossRecord record{};
     record.count = loss->total - loss->written;
@@ -110,6 +118,7 @@ void WriterThread::flush_chunk() {
 }
 
 void WriterThread::finish() {
+  drain_metrics();
   append_loss_deltas();
   spool::EndRecord end{};
   end.end_ns = realtime_ns();

@@ -21,6 +21,7 @@
 
 #include "capture/activity_decoder.h"
 #include "capture/buffer_pool.h"
+#include "capture/metrics_outbox.h"
 #include "capture/spool_writer.h"
 
 namespace gpuscope::capture {
@@ -32,6 +33,9 @@ struct WriterHooks {
   // Runs first, on the writer thread, with the spool: a place for records whose
   // inputs are best gathered off the program's threads (the Process record).
   std::function<void(SpoolWriter&)> on_start;
+  // Metric results from the range profiler and PM sampling (may be null): drained into
+  // the spool on every turn of the loop and at the end.
+  MetricsOutbox* metrics = nullptr;
 };
 
 class WriterThread {
@@ -61,6 +65,7 @@ class WriterThread {
   void process(const FilledBuffer& filled);
   void update_losses();
   void append_loss_deltas();
+  void drain_metrics();
   void flush_chunk();
   void finish();
 
@@ -80,6 +85,8 @@ class WriterThread {
   LossCounter incomplete_{"cupti_incomplete_buffers",
                           "buffers whose records could not all be read (incomplete record)"};
   LossCounter no_timestamps_{"cupti_missing_timestamps", "GPU records without start or end time"};
+  LossCounter metric_values_{"metric_values_dropped",
+                             "metric values dropped because the writer fell behind (outbox full)"};
 };
 
 }  // namespace gpuscope::capture
