@@ -1,0 +1,154 @@
+// MetricsHost against the real libcupti's host API, for GH100 on a CPU (no GPU needed):
+// every name in gpuscope's metric table exists on the chip, each set builds a configuration,
+// and bad chips and names give errors that name the culprit. This is what keeps
+// src/model/metric_sets.cpp honest. Skipped where libcupti (CUDA 13) cannot be loaded.
+#include "capture/metrics_host.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gpuscope/metric_sets.h"
+
+namespace gpuscope::capture {
+namespace {
+
+constexpr const char* kChip = "GH100";
+
+class MetricsHostTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const CuptiLibrary& cupti = load_cupti("");
+    if (!cupti.ok) GTEST_SKIP() << "libcupti not loadable here: " << cupti.error;
+    if (!cupti.api.profiler.has_host()) GTEST_SKIP() << "this libcupti has no profiler host API";
+    api_ = &cupti.api;
+  }
+
+  std::unique_ptr<MetricsHost> host(ProfilerKind kind = ProfilerKind::RangeProfiler) {
+    std::string error;
+    auto made = MetricsHost::create(*api_, kChip, kind, error);
+    EXPECT_TRUE(made) << error;
+    return made;
+  }
+
+  // Builds a configuration of `names` on a fresh host object; returns its pass count (0 on error).
+  size_t passes(const std::vector<std::string>& names, ProfilerKind kind = ProfilerKind::RangeProfiler) {
+    auto h = host(kind);
+    if (!h) return 0;
+    MetricConfig config;
+    const std::string error = h->build_config(names, config);
+    EXPECT_EQ(error, "");
+    EXPECT_FALSE(config.image.empty());
+    return error.empty() ? config.passes : 0;
+  }
+
+  const CuptiApi* api_ = nullptr;
+};
+
+std::vector<std::string> names_of(const MetricSet& set) {
+  std::vector<std::string> names;
+  for (const MetricInfo& m : set.metrics) names.push_back(m.name);
+  return names;
+}
+
+TEST_F(MetricsHostTest, SupportedChipsIncludeHopper) {
+  std::vector<std::string> chips;
+  ASSERT_EQ(supported_chips(*api_, chips), "");
+  EXPECT_NE(std::find(chips.begin(), chips.end(), kChip), chips.end());
+}
+
+TEST_F(MetricsHostTest, EverySetValidatesAndBuildsAConfiguration) {
+  auto h = host();
+  ASSERT_TRUE(h);
+  for (const MetricSet& set : metric_sets()) {
+    // Each name alone first, so a failure names the metric, not just the set.
+    for (const MetricInfo& m : set.metrics) EXPECT_EQ(h->validate({m.name}), "") << set.name;
+    const size_t n = passes(names_of(set));
+    EXPECT_GE(n, 1u) << set.name;
+    std::printf("[ passes   ] %-10s %2zu metrics: %zu pass(es) on %s\n", set.name, set.metrics.size(), n, kChip);
+  }
+}
+
+TEST_F(MetricsHostTest, FullBuildsToo) {
+  std::vector<std::string> full;
+  std::string error;
+  ASSERT_TRUE(expand_metric_sets("full", {}, full, error)) << error;
+  const size_t n = passes(full);
+  EXPECT_GE(n, 1u);
+  std::printf("[ passes   ] full       %2zu metrics: %zu pass(es) on %s\n", full.size(), n, kChip);
+}
+
+TEST_F(MetricsHostTest, GpuSampleMetricsFitOnePmSamplingPass) {
+  auto h = host(ProfilerKind::PmSampling);
+  ASSERT_TRUE(h);
+  std::vector<std::string> names;
+  for (const MetricInfo& m : gpu_sample_metrics()) {
+    EXPECT_EQ(h->validate({m.name}), "");
+    names.push_back(m.name);
+  }
+  // PM sampling collects one pass only, so the whole list must fit in one.
+  EXPECT_EQ(passes(names, ProfilerKind::PmSampling), 1u);
+}
+
+TEST_F(MetricsHostTest, PmSamplingRefusesMultiPassMetrics) {
+  // CUPTI configures sm__throughput for PM sampling in many passes, which it cannot sample.
+  auto h = host(ProfilerKind::PmSampling);
+  ASSERT_TRUE(h);
+  const std::string error = h->validate({"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                                         "sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  EXPECT_EQ(error.rfind("metric 'sm__throughput.avg.pct_of_peak_sustained_elapsed' needs ", 0), 0u) << error;
+  EXPECT_NE(error.find("PM sampling collects in one"), std::string::npos) << error;
+}
+
+TEST_F(MetricsHostTest, UnknownMetricIsNamed) {
+  auto h = host();
+  ASSERT_TRUE(h);
+  const std::string error = h->validate({"dram__bytes_read.sum", "foo.sum", "sm__cycles_active.avg"});
+  EXPECT_EQ(error.rfind("metric 'foo.sum' is not available on GH100", 0), 0u) << error;
+  EXPECT_NE(error.find("CUPTI_ERROR"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos);
+
+  MetricConfig config;
+  EXPECT_NE(h->build_config({"foo.sum"}, config), "");
+  EXPECT_TRUE(config.image.empty());
+}
+
+TEST_F(MetricsHostTest, UnknownChipListsTheSupportedOnes) {
+  std::string error;
+  EXPECT_FALSE(MetricsHost::create(*api_, "XX100", ProfilerKind::RangeProfiler, error));
+  EXPECT_EQ(error.rfind("chip 'XX100' is not supported by this CUPTI (supported: ", 0), 0u) << error;
+  EXPECT_NE(error.find("GH100"), std::string::npos) << error;
+}
+
+TEST_F(MetricsHostTest, ListsDescribedMetricsOfEveryType) {
+  auto h = host();
+  ASSERT_TRUE(h);
+  std::vector<MetricDescription> metrics;
+  ASSERT_EQ(h->list_metrics(true, metrics), "");
+  EXPECT_GT(metrics.size(), 1000u);
+  auto dram = std::find_if(metrics.begin(), metrics.end(),
+                           [](const MetricDescription& m) { return m.name == "dram__throughput"; });
+  ASSERT_NE(dram, metrics.end());
+  EXPECT_EQ(dram->type, "throughput");
+  EXPECT_FALSE(dram->description.empty());
+  EXPECT_NE(std::find(dram->submetrics.begin(), dram->submetrics.end(), ".avg.pct_of_peak_sustained_elapsed"),
+            dram->submetrics.end());
+  for (const char* type : {"counter", "ratio", "throughput"}) {
+    EXPECT_TRUE(std::any_of(metrics.begin(), metrics.end(), [&](const MetricDescription& m) { return m.type == type; }))
+        << type;
+  }
+}
+
+TEST_F(MetricsHostTest, OneConfigurationPerObject) {
+  auto h = host();
+  ASSERT_TRUE(h);
+  MetricConfig config;
+  ASSERT_EQ(h->build_config({"gpu__time_duration.sum"}, config), "");
+  EXPECT_EQ(config.passes, 1u);
+  EXPECT_NE(h->build_config({"dram__bytes_read.sum"}, config), "");
+}
+
+}  // namespace
+}  // namespace gpuscope::capture
