@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -44,6 +45,28 @@ uint64_t count_unmatched(const std::vector<Event>& events,
   return unmatched;
 }
 
+// A kernel metric is linked to its kernel by (pid, correlation id). One without a
+// kernel is kept (its values are real measurements) but cannot be named or grouped:
+// the kernel's activity record was lost (dropped, or the process died before CUPTI
+// delivered it) while the range profiler's result was written.
+void count_unmatched_metrics(Trace& trace) {
+  std::unordered_set<uint64_t> kernels;
+  for (const Kernel& k : trace.kernels) kernels.insert(key(k.pid, k.correlation_id));
+  std::map<uint32_t, std::pair<uint64_t, std::unordered_set<uint32_t>>> lost;  // pid -> (values, launches)
+  for (const KernelMetric& m : trace.kernel_metrics) {
+    if (kernels.count(key(m.pid, m.correlation_id))) continue;
+    auto& [values, launches] = lost[m.pid];
+    ++values;
+    launches.insert(m.correlation_id);
+  }
+  for (const auto& [pid, loss] : lost)
+    trace.data_loss.push_back(
+        {pid, "metrics_unmatched", loss.first,
+         std::to_string(loss.first) + " kernel metric values of " + std::to_string(loss.second.size()) +
+             " launches whose kernel record is not in the capture (lost or never delivered by CUPTI); "
+             "kept in kernel_metrics but left out of per-kernel results"});
+}
+
 }  // namespace
 
 void finalize_trace(Trace& trace) {
@@ -64,7 +87,14 @@ void finalize_trace(Trace& trace) {
     return std::tie(a.pid, a.id) < std::tie(b.pid, b.id);
   });
 
+  sort_by_start(trace.gpu_metric_samples);
+  std::stable_sort(trace.metric_collections.begin(), trace.metric_collections.end(),
+                   [](const MetricCollection& a, const MetricCollection& b) {
+                     return std::tie(a.pid, a.kind) < std::tie(b.pid, b.kind);
+                   });
+
   assign_nvtx_depths(trace.nvtx_ranges);
+  count_unmatched_metrics(trace);
 
   std::unordered_map<uint64_t, uint32_t> thread_of;
   std::unordered_set<uint64_t> api_keys;

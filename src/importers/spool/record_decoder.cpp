@@ -10,13 +10,6 @@ namespace gpuscope::spool {
 
 namespace {
 
-template <class Body>
-bool read_body(const char* bytes, uint32_t size, Body& out) {
-  if (size != sizeof(Body)) return false;
-  std::memcpy(&out, bytes, sizeof(Body));
-  return true;
-}
-
 // A value this build does not know (a damaged or newer spool) becomes Unknown (0),
 // never the last known value.
 template <class Enum>
@@ -268,6 +261,9 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
                                     "records gpuscope could not queue for writing in time"});
       return true;
     }
+    case RecordKind::KernelMetric:
+    case RecordKind::GpuSample:
+    case RecordKind::MetricCollection: return decode_metric_record(kind, body, bytes);
   }
   return false;  // unknown record kind: treat the chunk as damaged
 }
@@ -343,6 +339,7 @@ void RecordDecoder::finish(uint64_t bytes_discarded) {
          "before its end may be missing" +
              (bytes_discarded ? "; " + std::to_string(bytes_discarded) + " damaged bytes skipped"
                               : std::string())});
+  finish_metrics();
   trace_.processes.push_back(process_);
 }
 

@@ -1,9 +1,12 @@
 // Turns the records of one process's spool into trace-model events.
 // Owns the per-process state: the spool's string ids (translated into the
-// trace's string table) and NVTX ranges still open.
+// trace's string table), NVTX ranges still open and the latest metric-collection
+// status per kind. Metric records are decoded in metric_records.cpp.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +15,14 @@
 #include "spool/format.h"
 
 namespace gpuscope::spool {
+
+// Copies a fixed-size record body; false when the size does not match the layout.
+template <class Body>
+bool read_body(const char* bytes, uint32_t size, Body& out) {
+  if (size != sizeof(Body)) return false;
+  std::memcpy(&out, bytes, sizeof(Body));
+  return true;
+}
 
 class RecordDecoder {
  public:
@@ -29,6 +40,8 @@ class RecordDecoder {
 
  private:
   bool decode_record(RecordKind kind, const char* body, uint32_t bytes);
+  bool decode_metric_record(RecordKind kind, const char* body, uint32_t bytes);
+  void finish_metrics();
   bool define_string(const char* body, uint32_t bytes, bool is_text);
   StringId string(uint32_t spool_id);
   StringId demangled(StringId mangled);
@@ -46,9 +59,13 @@ class RecordDecoder {
   std::unordered_map<uint64_t, OpenRange> open_ranges_;
   std::unordered_map<uint32_t, std::vector<uint64_t>> thread_stacks_;  // tid -> open range ids
   std::unordered_map<StringId, StringId> demangled_;  // mangled name -> demangled name
+  // "kernel" / "sampling" -> the last status record seen: the writer sends one when
+  // collection starts and an updated one at the end, so a crash leaves the first.
+  std::map<std::string, MetricCollection> collections_;
   uint64_t records_ = 0;
   uint64_t unknown_string_refs_ = 0;
   uint64_t unmatched_range_ends_ = 0;
+  uint64_t non_finite_metrics_ = 0;
   bool saw_end_ = false;
   bool saw_status_ = false;
   int64_t last_seen_ns_ = 0;

@@ -23,9 +23,11 @@ spool::FileHeader read_file_header(std::ifstream& in, const std::string& path) {
     throw Error(path + ": not a gpuscope spool file");
   if (static_cast<size_t>(in.gcount()) < sizeof header)
     throw Error(path + ": the spool is cut short inside its header; nothing was captured");
-  if (header.version != spool::kVersion)
+  // Older versions are subsets of the current one (format.h), so they read as they are.
+  if (header.version < spool::kOldestReadableVersion || header.version > spool::kVersion)
     throw Error(path + ": spool format v" + std::to_string(header.version) +
-                " is not supported by this build (reads v" + std::to_string(spool::kVersion) + ")");
+                " is not supported by this build (reads v" + std::to_string(spool::kOldestReadableVersion) +
+                " to v" + std::to_string(spool::kVersion) + ")");
   if (header.header_bytes < sizeof header) throw Error(path + ": corrupt spool header");
   in.seekg(header.header_bytes);
   return header;
