@@ -29,6 +29,7 @@ void resolve_profiler(void* handle, ProfilerApi& p) {
   resolve(handle, "cuptiSubscribe", p.Subscribe);
   resolve(handle, "cuptiUnsubscribe", p.Unsubscribe);
   resolve(handle, "cuptiEnableCallback", p.EnableCallback);
+  resolve(handle, "cuptiGetDeviceId", p.GetDeviceId);
   resolve(handle, "cuptiProfilerInitialize", p.Initialize);
   resolve(handle, "cuptiProfilerDeInitialize", p.DeInitialize);
   resolve(handle, "cuptiProfilerDeviceSupported", p.DeviceSupported);
@@ -168,7 +169,7 @@ bool ProfilerApi::has_range_profiler() const {
 }
 
 bool ProfilerApi::has_pm_sampling() const {
-  return Initialize && DeviceGetChipName && PmSetConfig && PmEnable && PmDisable && PmStart && PmStop &&
+  return Subscribe && EnableCallback && GetDeviceId && Initialize && DeviceGetChipName && PmSetConfig && PmEnable && PmDisable && PmStart && PmStop &&
          PmDecodeData && PmGetCounterAvailability && PmGetCounterDataSize && PmCounterDataImageInitialize &&
          PmGetCounterDataInfo && PmCounterDataGetSampleInfo;
 }

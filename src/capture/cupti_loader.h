@@ -40,6 +40,7 @@ struct ProfilerApi {
   decltype(&::cuptiSubscribe) Subscribe = nullptr;
   decltype(&::cuptiUnsubscribe) Unsubscribe = nullptr;
   decltype(&::cuptiEnableCallback) EnableCallback = nullptr;
+  decltype(&::cuptiGetDeviceId) GetDeviceId = nullptr;  // device ordinal of a context
   // Target side.
   decltype(&::cuptiProfilerInitialize) Initialize = nullptr;
   decltype(&::cuptiProfilerDeInitialize) DeInitialize = nullptr;
@@ -81,7 +82,7 @@ struct ProfilerApi {
 
   bool has_host() const;            // every Host* pointer resolved
   bool has_range_profiler() const;  // callbacks, target init and every Range* pointer
-  bool has_pm_sampling() const;     // target init and every Pm* pointer
+  bool has_pm_sampling() const;     // callbacks, target init and every Pm* pointer
 };
 
 struct CuptiApi {

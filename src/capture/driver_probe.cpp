@@ -36,6 +36,14 @@ uint32_t cuda_runtime_version() {
   return static_cast<uint32_t>(version);
 }
 
+int current_context_device() {
+  using Fn = CUresult (*)(CUdevice*);  // the CUDA 11/12 symbol: the current context's device
+  static const auto fn = driver_symbol<Fn>("cuCtxGetDevice");
+  CUdevice dev{};
+  if (fn == nullptr || fn(&dev) != CUDA_SUCCESS) return -1;
+  return static_cast<int>(dev);
+}
+
 void enrich_device_from_driver(spool::DeviceRecord& device) {
   using GetFn = CUresult (*)(CUdevice*, int);
   using AttrFn = CUresult (*)(int*, CUdevice_attribute, CUdevice);

@@ -17,6 +17,9 @@ uint32_t cuda_driver_version();
 // Call it on our writer thread: its API record is then recognised and dropped.
 uint32_t cuda_runtime_version();
 
+// The device ordinal of the calling thread's current context, or -1.
+int current_context_device();
+
 // Adds what CUPTI's DEVICE record lacks: memory clock (kHz) and bus width (bits),
 // via cuDeviceGetAttribute. Called on the writer thread (its driver API records, if
 // driver_api=1, are dropped with the rest of that thread's).

@@ -33,6 +33,9 @@
 #include "capture/cupti_loader.h"
 #include "capture/cupti_session.h"
 #include "capture/driver_probe.h"
+#include "capture/callback_hub.h"
+#include "capture/gpu_sampler.h"
+#include "capture/kernel_profiler.h"
 #include "capture/log.h"
 #include "capture/periodic_flusher.h"
 #include "capture/process_info.h"
@@ -59,6 +62,9 @@ struct Capture {
   BufferPool pool;
   std::unique_ptr<WriterThread> writer;
   PeriodicFlusher flusher;
+  MetricsOutbox metrics;                            // range profiler / PM sampling -> writer
+  std::unique_ptr<KernelProfiler> kernel_profiler;  // only with metrics=
+  std::unique_ptr<GpuSampler> gpu_sampler;          // only with gpu_metrics_hz=
   uint32_t pid = 0;
   uint32_t parent_pid = 0;
   int64_t start_ns = 0;
@@ -121,6 +127,8 @@ void on_exit() {
   if (capture == nullptr || capture->shut_down.exchange(true)) return;
   try {
     capture->flusher.stop();
+    if (capture->kernel_profiler) capture->kernel_profiler->finish();
+    if (capture->gpu_sampler) capture->gpu_sampler->stop();  // its last samples reach the outbox
     // Forced: also buffers with records still being filled in, so nothing stays behind.
     capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (capture->writer) capture->writer->stop_and_join();  // drains, writes End, closes
@@ -137,6 +145,26 @@ void on_fork_child() {
   capture->forked_child.store(true, std::memory_order_relaxed);
   int fd = capture->spool_fd.exchange(-1);
   if (fd >= 0) ::close(fd);
+}
+
+// --- Hardware metrics (optional) -------------------------------------------------------------
+
+// After the writer: status records need somewhere to go. Failures are logged by the users
+// and never stop the trace.
+void start_metrics(Capture& capture) {
+  const InjectConfig& config = capture.config;
+  if (!config.metrics.empty()) {
+    capture.kernel_profiler = std::make_unique<KernelProfiler>(capture.cupti.api, config, capture.metrics);
+    if (!capture.kernel_profiler->start()) capture.kernel_profiler.reset();
+  }
+  if (config.gpu_metrics_hz > 0) {
+    capture.gpu_sampler = std::make_unique<GpuSampler>(capture.cupti.api, config.gpu_metrics_hz, capture.metrics);
+    if (!capture.gpu_sampler->start()) capture.gpu_sampler.reset();
+  }
+  if (!capture.kernel_profiler && !capture.gpu_sampler) return;
+  const std::string error =
+      subscribe_callbacks(capture.cupti.api, capture.kernel_profiler.get(), capture.gpu_sampler.get());
+  if (!error.empty()) log_line("metrics: %s; metrics are off, the trace is still captured", error.c_str());
 }
 
 // --- Start-up --------------------------------------------------------------------------------
@@ -216,6 +244,7 @@ void start_capture() {
   hooks.next_record = cupti.api.ActivityGetNextRecord;
   hooks.api_name = api_name;
   hooks.enrich_device = enrich_device_from_driver;
+  hooks.metrics = &capture->metrics;
   hooks.on_start = [capture](SpoolWriter& out) {
     out.add(spool::RecordKind::Process, process_record(*capture, cuda_runtime_version()));
   };
@@ -226,6 +255,8 @@ void start_capture() {
     capture->writer->stop_and_join();  // no thread: just closes the pool
     return;
   }
+
+  start_metrics(*capture);
 
   const CuptiApi* api = &cupti.api;
   if (!capture->flusher.start(config.flush_ms, [api] { api->ActivityFlushAll(0); })) {

@@ -1,0 +1,43 @@
+// GPU-wide counters over time with CUPTI PM sampling (`gpuscope profile --gpu-metrics`).
+//
+// The hardware samples the counters of gpu_sample_metrics() (SM active, tensor pipe, DRAM
+// and PCIe bandwidth, ...) every 1/rate seconds into a buffer in GPU memory; our
+// "gpuscope-pm" thread decodes that buffer every kDecodePeriod, evaluates each completed
+// sample and queues the values in the MetricsOutbox. Nothing runs on the program's threads
+// except a note that a device is in use (from the context-created callback), so sampling
+// costs the program nothing but the hardware's own counting.
+//
+// A device is sampled from its first context until exit. Fail open: a device PM sampling
+// cannot start on is reported (MetricCollection status, one "gpuscope: ..." line) and the
+// trace goes on.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "capture/cupti_loader.h"
+#include "capture/metrics_outbox.h"
+
+namespace gpuscope::capture {
+
+class GpuSampler {
+ public:
+  GpuSampler(const CuptiApi& api, uint32_t rate_hz, MetricsOutbox& outbox);
+  ~GpuSampler();
+  GpuSampler(const GpuSampler&) = delete;
+  GpuSampler& operator=(const GpuSampler&) = delete;
+
+  // Starts the decode thread; false (status in the outbox) when CUPTI lacks PM sampling.
+  bool start();
+  // Context-created callback: sample `device` from now on (idempotent, cheap).
+  void device_in_use(uint32_t device);
+  // At exit: stop sampling, decode what is left, join the thread.
+  void stop();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpuscope::capture

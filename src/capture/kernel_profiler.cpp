@@ -1,0 +1,327 @@
+#include "capture/kernel_profiler.h"
+
+#include <cxxabi.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <unordered_map>
+
+#include "capture/cupti_compat.h"
+#include "capture/driver_probe.h"
+#include "capture/log.h"
+#include "capture/metrics_host.h"
+
+namespace gpuscope::capture {
+namespace {
+
+// Ranges one counter data image holds before it is re-initialized. We decode after every
+// kernel, so a few are enough; more only cost memory per context.
+constexpr size_t kRangesPerImage = 16;
+
+constexpr CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+};
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+
+// One context's range profiler and the counter data image it decodes into.
+struct ContextState {
+  CUpti_RangeProfiler_Object* object = nullptr;
+  std::vector<uint8_t> counter_data;
+  size_t evaluated = 0;  // ranges of counter_data already turned into values
+};
+
+// The launch this thread is inside of (the outermost launch call; nested ones are ignored).
+struct ThreadLaunch {
+  int depth = 0;
+  ContextState* profiling = nullptr;  // non-null: the range profiler runs for this launch
+  uint32_t correlation_id = 0;
+};
+thread_local ThreadLaunch t_launch;
+
+std::string demangled(const char* name) {
+  int status = 0;
+  char* text = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string out = status == 0 && text != nullptr ? text : name;
+  std::free(text);
+  return out;
+}
+
+}  // namespace
+
+struct KernelProfiler::Impl {
+  Impl(const CuptiApi& api, const InjectConfig& config, MetricsOutbox& outbox)
+      : api(api), p(api.profiler), config(config), outbox(outbox) {
+    for (const std::string& name : config.metrics) name_ptrs.push_back(name.c_str());
+    if (!config.kernel_regex.empty()) {
+      try {
+        filter.emplace(config.kernel_regex, std::regex::ECMAScript | std::regex::optimize);
+      } catch (const std::regex_error&) {
+        fail("the --kernel regex '" + config.kernel_regex + "' is not a valid ECMAScript regex");
+      }
+    }
+  }
+
+  const CuptiApi& api;
+  const ProfilerApi& p;
+  const InjectConfig& config;
+  MetricsOutbox& outbox;
+  std::vector<const char*> name_ptrs;
+  std::optional<std::regex> filter;
+
+  std::mutex mutex;  // held from a measured launch's entry to its exit; guards all below
+  std::atomic<bool> off{false};
+  bool initialized = false;  // cuptiProfilerInitialize done
+  std::unique_ptr<MetricsHost> host;
+  MetricConfig metric_config;
+  std::string chip;
+  std::map<CUcontext, ContextState> contexts;
+  std::unordered_map<std::string, bool> name_matches;
+  uint64_t matched = 0, profiled = 0, failed = 0;
+  std::string status = "ok";
+
+  void publish() {
+    spool::MetricCollectionRecord record{};
+    record.kind = static_cast<uint8_t>(spool::MetricCollectionKind::Kernel);
+    record.kernels_profiled = profiled;
+    record.kernels_failed = failed;
+    record.passes = static_cast<uint32_t>(metric_config.passes);
+    record.metrics = static_cast<uint32_t>(config.metrics.size());
+    outbox.set_collection(record, status, chip);
+  }
+
+  // Turns collection off for the rest of the run; the trace goes on.
+  void fail(const std::string& why) {
+    if (off.exchange(true)) return;
+    status = why;
+    log_line("metrics: %s; the trace is still captured", why.c_str());
+    publish();
+  }
+
+  bool refuse(const std::string& why) {
+    fail(why);
+    return false;
+  }
+
+  std::string cupti_failure(const char* call, CUptiResult rc) {
+    return std::string(call) + " returned " + cupti_result_text(api, rc) + " (" + cupti_error_advice(rc) + ")";
+  }
+
+  bool wanted(const char* symbol) {
+    if (filter) {
+      const std::string name = symbol ? symbol : "";
+      auto [it, fresh] = name_matches.try_emplace(name, false);
+      if (fresh) it->second = std::regex_search(name, *filter) || std::regex_search(demangled(name.c_str()), *filter);
+      if (!it->second) return false;
+    }
+    ++matched;
+    return matched > config.launch_skip && profiled + failed < config.launch_count;
+  }
+
+  // Chip, host configuration and profiler initialization, once per process.
+  bool prepare_process() {
+    if (host) return true;
+    auto init = GPUSCOPE_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+    if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS) return refuse(cupti_failure("cuptiProfilerInitialize", rc));
+    initialized = true;
+    const int device = current_context_device();
+    auto chip_params = GPUSCOPE_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
+    chip_params.deviceIndex = device < 0 ? 0 : static_cast<size_t>(device);
+    if (CUptiResult rc = p.DeviceGetChipName(&chip_params); rc != CUPTI_SUCCESS || chip_params.pChipName == nullptr)
+      return refuse(cupti_failure("cuptiDeviceGetChipName", rc));
+    chip = chip_params.pChipName;
+    std::string error;
+    auto created = MetricsHost::create(api, chip, ProfilerKind::RangeProfiler, error);
+    if (!created) return refuse(error);
+    if (error = created->validate(config.metrics); !error.empty()) return refuse(error);
+    if (error = created->build_config(config.metrics, metric_config); !error.empty()) return refuse(error);
+    host = std::move(created);
+    publish();
+    return true;
+  }
+
+  std::string configure(ContextState& state) {
+    auto init = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params);
+    init.pRangeProfilerObject = state.object;
+    init.pCounterData = state.counter_data.data();
+    init.counterDataSize = state.counter_data.size();
+    if (CUptiResult rc = p.RangeCounterDataImageInitialize(&init); rc != CUPTI_SUCCESS)
+      return cupti_failure("cuptiRangeProfilerCounterDataImageInitialize", rc);
+    auto set = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params);
+    set.pRangeProfilerObject = state.object;
+    set.configSize = metric_config.image.size();
+    set.pConfig = metric_config.image.data();
+    set.counterDataImageSize = state.counter_data.size();
+    set.pCounterDataImage = state.counter_data.data();
+    set.range = CUPTI_AutoRange;
+    set.replayMode = CUPTI_KernelReplay;
+    set.maxRangesPerPass = kRangesPerImage;
+    set.numNestingLevels = 1;
+    set.minNestingLevel = 1;
+    if (CUptiResult rc = p.RangeSetConfig(&set); rc != CUPTI_SUCCESS) return cupti_failure("cuptiRangeProfilerSetConfig", rc);
+    state.evaluated = 0;
+    return "";
+  }
+
+  ContextState* context_state(CUcontext context) {
+    auto found = contexts.find(context);
+    if (found != contexts.end()) return found->second.object ? &found->second : nullptr;
+    ContextState& state = contexts[context];  // a failed context stays in the map, empty
+    auto enable = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
+    enable.ctx = context;
+    if (CUptiResult rc = p.RangeEnable(&enable); rc != CUPTI_SUCCESS) {
+      fail(cupti_failure("cuptiRangeProfilerEnable", rc));
+      return nullptr;
+    }
+    auto size = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params);
+    size.pRangeProfilerObject = enable.pRangeProfilerObject;
+    size.pMetricNames = name_ptrs.data();
+    size.numMetrics = name_ptrs.size();
+    size.maxNumOfRanges = kRangesPerImage;
+    size.maxNumRangeTreeNodes = kRangesPerImage;
+    if (CUptiResult rc = p.RangeGetCounterDataSize(&size); rc != CUPTI_SUCCESS) {
+      fail(cupti_failure("cuptiRangeProfilerGetCounterDataSize", rc));
+      return nullptr;
+    }
+    state.object = enable.pRangeProfilerObject;
+    state.counter_data.assign(size.counterDataSize, 0);
+    if (std::string error = configure(state); !error.empty()) {
+      state.object = nullptr;
+      fail(error);
+      return nullptr;
+    }
+    return &state;
+  }
+
+  // Entry of an outermost launch call. The mutex stays locked from a measured launch's
+  // entry to its exit: one measured launch at a time, in the whole process.
+  void on_enter(const CUpti_CallbackData& data) {
+    if (off.load()) return;
+    mutex.lock();
+    bool measuring = false;
+    try {
+      measuring = begin(data);
+    } catch (...) {
+    }
+    if (!measuring) mutex.unlock();
+  }
+
+  bool begin(const CUpti_CallbackData& data) {
+    if (off.load() || !wanted(data.symbolName) || !prepare_process()) return false;
+    ContextState* state = context_state(data.context);
+    if (state == nullptr) return false;
+    auto start = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
+    start.pRangeProfilerObject = state->object;
+    if (CUptiResult rc = p.RangeStart(&start); rc != CUPTI_SUCCESS) {
+      ++failed;
+      return refuse(cupti_failure("cuptiRangeProfilerStart", rc));
+    }
+    t_launch.profiling = state;
+    t_launch.correlation_id = data.correlationId;
+    return true;
+  }
+
+  void on_exit() {
+    ContextState& state = *t_launch.profiling;
+    t_launch.profiling = nullptr;
+    try {
+      if (std::string error = collect(state, t_launch.correlation_id); !error.empty()) {
+        ++failed;
+        fail(error);
+      }
+      publish();
+    } catch (...) {
+    }
+    mutex.unlock();
+  }
+
+  // Stop, decode, evaluate the new ranges (normally exactly one: this launch).
+  std::string collect(ContextState& state, uint32_t correlation_id) {
+    auto stop = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params);
+    stop.pRangeProfilerObject = state.object;
+    if (CUptiResult rc = p.RangeStop(&stop); rc != CUPTI_SUCCESS) return cupti_failure("cuptiRangeProfilerStop", rc);
+    auto decode = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
+    decode.pRangeProfilerObject = state.object;
+    if (CUptiResult rc = p.RangeDecodeData(&decode); rc != CUPTI_SUCCESS)
+      return cupti_failure("cuptiRangeProfilerDecodeData", rc);
+    auto info = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
+    info.pCounterDataImage = state.counter_data.data();
+    info.counterDataImageSize = state.counter_data.size();
+    if (CUptiResult rc = p.RangeGetCounterDataInfo(&info); rc != CUPTI_SUCCESS)
+      return cupti_failure("cuptiRangeProfilerGetCounterDataInfo", rc);
+    if (info.numTotalRanges <= state.evaluated) {
+      ++failed;  // the launch produced no range (e.g. it failed); nothing to evaluate
+    }
+    std::vector<double> values;
+    for (size_t range = state.evaluated; range < info.numTotalRanges; ++range) {
+      if (std::string error = host->evaluate(state.counter_data, range, config.metrics, values); !error.empty())
+        return error;
+      outbox.push_kernel(correlation_id, values);
+      ++profiled;
+    }
+    state.evaluated = info.numTotalRanges;
+    if (state.evaluated + 1 >= kRangesPerImage) return configure(state);  // room for the next launch
+    return "";
+  }
+};
+
+KernelProfiler::KernelProfiler(const CuptiApi& api, const InjectConfig& config, MetricsOutbox& outbox)
+    : impl_(std::make_unique<Impl>(api, config, outbox)) {}
+
+KernelProfiler::~KernelProfiler() = default;
+
+bool KernelProfiler::start() {
+  Impl& impl = *impl_;
+  impl.outbox.set_kernel_metric_names(impl.config.metrics);
+  if (impl.off.load()) return false;  // e.g. a bad --kernel regex
+  if (!impl.p.has_range_profiler() || !impl.p.has_host()) {
+    impl.fail("this libcupti lacks the range profiler API (CUDA 12.6 or newer is needed)");
+    return false;
+  }
+  impl.publish();
+  return true;
+}
+
+void KernelProfiler::enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber) {
+  for (CUpti_CallbackId id : kRuntimeLaunches) p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+  for (CUpti_CallbackId id : kDriverLaunches) p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+}
+
+void KernelProfiler::on_launch_callback(const CUpti_CallbackData& data) {
+  // Only the outermost launch call of a thread counts (cudaLaunchKernel calls cuLaunchKernel).
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    if (t_launch.depth++ == 0) impl_->on_enter(data);
+  } else if (--t_launch.depth == 0 && t_launch.profiling != nullptr) {
+    impl_->on_exit();
+  }
+}
+
+void KernelProfiler::finish() {
+  Impl& impl = *impl_;
+  std::lock_guard<std::mutex> guard(impl.mutex);
+  if (impl.status == "ok" && impl.profiled == 0)
+    impl.status = impl.matched == 0 && impl.filter ? "no kernel matched the --kernel filter" : "no kernel was measured";
+  impl.publish();
+}
+
+}  // namespace gpuscope::capture
