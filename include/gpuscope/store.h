@@ -11,7 +11,10 @@ namespace gpuscope {
 // Schema version written by this build. Readers accept any version <= this.
 // v2: run_id on every record table and the bench_runs table (`gpuscope bench`);
 // a v1 file reads as a single capture, every record in run 0.
-inline constexpr int kSchemaVersion = 3;
+// v3: processes.cupti_path / cupti_shared.
+// v4: kernel_metrics, gpu_metric_samples, metric_collections (hardware metrics);
+// older files read with none.
+inline constexpr int kSchemaVersion = 4;
 
 // Writes the trace atomically (to PATH.tmp, then renamed). Throws gpuscope::Error.
 void write_trace(const std::string& path, const Trace& trace);

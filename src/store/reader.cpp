@@ -111,6 +111,9 @@ Trace read_trace(const std::string& path) {
   trace.nvtx_marks = store::load_rows(db, store::nvtx_mark_table(), version);
   trace.overheads = store::load_rows(db, store::overhead_table(), version);
   trace.data_loss = store::load_rows(db, store::data_loss_table(), version);
+  trace.kernel_metrics = store::load_rows(db, store::kernel_metric_table(), version);
+  trace.gpu_metric_samples = store::load_rows(db, store::gpu_metric_sample_table(), version);
+  trace.metric_collections = store::load_rows(db, store::metric_collection_table(), version);
   return trace;
 }
 

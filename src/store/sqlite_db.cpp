@@ -61,6 +61,12 @@ Statement& Statement::bind(int index, int64_t value) {
   return *this;
 }
 
+Statement& Statement::bind(int index, double value) {
+  int rc = sqlite3_bind_double(stmt_, index, value);
+  if (rc != SQLITE_OK) db_->fail("cannot bind value", rc);
+  return *this;
+}
+
 Statement& Statement::bind(int index, std::string_view value) {
   int rc = sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
                              SQLITE_TRANSIENT);
@@ -83,6 +89,8 @@ bool Statement::next() {
 }
 
 int64_t Statement::integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+double Statement::real(int column) const { return sqlite3_column_double(stmt_, column); }
 
 std::string Statement::text(int column) const {
   const auto* p = sqlite3_column_text(stmt_, column);

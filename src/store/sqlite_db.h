@@ -42,6 +42,7 @@ class Statement {
   Statement& operator=(const Statement&) = delete;
 
   Statement& bind(int index, int64_t value);
+  Statement& bind(int index, double value);  // NaN is stored as NULL (SQLite's rule)
   Statement& bind(int index, std::string_view value);
   // Executes an INSERT/UPDATE fully and resets for the next bind.
   void run();
@@ -49,6 +50,7 @@ class Statement {
   bool next();
 
   int64_t integer(int column) const;
+  double real(int column) const;
   std::string text(int column) const;
   int column_count() const;
   std::string column_name(int column) const;

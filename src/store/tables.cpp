@@ -225,6 +225,49 @@ const TableSpec<DataLoss>& data_loss_table() {
   return spec;
 }
 
+// Schema v4: hardware metrics (`gpuscope profile --metrics / --gpu-metrics`).
+const TableSpec<KernelMetric>& kernel_metric_table() {
+  static const TableSpec<KernelMetric> spec = since(
+      4, TableSpec<KernelMetric>{"kernel_metrics",
+                                 {integer_column("pid", &KernelMetric::pid),
+                                  integer_column("correlation_id", &KernelMetric::correlation_id),
+                                  integer_column("metric_id", &KernelMetric::metric),
+                                  real_column("value", &KernelMetric::value), run_id_column<KernelMetric>()},
+                                 {"pid, correlation_id"}});
+  return spec;
+}
+
+const TableSpec<GpuMetricSample>& gpu_metric_sample_table() {
+  static const TableSpec<GpuMetricSample> spec = since(
+      4, TableSpec<GpuMetricSample>{"gpu_metric_samples",
+                                    {integer_column("pid", &GpuMetricSample::pid),
+                                     integer_column("device", &GpuMetricSample::device),
+                                     integer_column("start_ns", &GpuMetricSample::start),
+                                     integer_column("end_ns", &GpuMetricSample::end),
+                                     integer_column("metric_id", &GpuMetricSample::metric),
+                                     real_column("value", &GpuMetricSample::value),
+                                     run_id_column<GpuMetricSample>()},
+                                    {"start_ns"}});
+  return spec;
+}
+
+const TableSpec<MetricCollection>& metric_collection_table() {
+  static const TableSpec<MetricCollection> spec = since(
+      4, TableSpec<MetricCollection>{"metric_collections",
+                                     {integer_column("pid", &MetricCollection::pid),
+                                      text_column("kind", &MetricCollection::kind),
+                                      text_column("status", &MetricCollection::status),
+                                      text_column("chip", &MetricCollection::chip),
+                                      integer_column("passes", &MetricCollection::passes),
+                                      integer_column("metrics", &MetricCollection::metrics),
+                                      integer_column("kernels_profiled", &MetricCollection::kernels_profiled),
+                                      integer_column("kernels_failed", &MetricCollection::kernels_failed),
+                                      integer_column("interval_ns", &MetricCollection::interval_ns),
+                                      run_id_column<MetricCollection>()},
+                                     {}});
+  return spec;
+}
+
 const std::vector<std::string>& view_statements() {
   static const std::vector<std::string> views{
       "CREATE VIEW kernels_named AS SELECT k.*, s.value AS name, m.value AS mangled_name "
@@ -233,6 +276,16 @@ const std::vector<std::string>& view_statements() {
       "FROM api_calls a JOIN strings s ON s.id = a.name_id",
       "CREATE VIEW nvtx_ranges_named AS SELECT r.*, n.value AS name, d.value AS domain "
       "FROM nvtx_ranges r JOIN strings n ON n.id = r.name_id JOIN strings d ON d.id = r.domain_id",
+      // One row per metric value, next to its kernel (same run, process and correlation id).
+      // LEFT JOIN: a value whose kernel record was lost (data_loss 'metrics_unmatched')
+      // still shows, with NULL kernel columns.
+      "CREATE VIEW kernel_metrics_named AS SELECT m.run_id, m.pid, m.correlation_id, kn.value AS kernel, "
+      "k.start_ns, k.end_ns - k.start_ns AS duration_ns, s.value AS metric, m.value "
+      "FROM kernel_metrics m JOIN strings s ON s.id = m.metric_id "
+      "LEFT JOIN kernels k ON k.run_id = m.run_id AND k.pid = m.pid AND k.correlation_id = m.correlation_id "
+      "LEFT JOIN strings kn ON kn.id = k.name_id",
+      "CREATE VIEW gpu_metric_samples_named AS SELECT g.*, s.value AS metric "
+      "FROM gpu_metric_samples g JOIN strings s ON s.id = g.metric_id",
   };
   return views;
 }

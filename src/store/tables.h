@@ -16,7 +16,7 @@ namespace gpuscope::store {
 template <class Row>
 struct Column {
   std::string name;
-  std::string type;  // SQL type: "INTEGER" or "TEXT"
+  std::string type;  // SQL type: "INTEGER", "REAL" or "TEXT"
   std::function<void(const Row&, Statement&, int index)> bind;
   std::function<void(Row&, const Statement&, int column)> load;
   int since = 1;  // schema version that added the column; older files lack it (field keeps its default)
@@ -43,6 +43,14 @@ Column<Row> integer_column(std::string name, Field Row::*field) {
   return {std::move(name), "INTEGER",
           [field](const Row& r, Statement& s, int i) { s.bind(i, static_cast<int64_t>(r.*field)); },
           [field](Row& r, const Statement& s, int c) { r.*field = static_cast<Field>(s.integer(c)); }};
+}
+
+// A measured quantity that is not a whole number (metric values), stored as REAL.
+template <class Row>
+Column<Row> real_column(std::string name, double Row::*field) {
+  return {std::move(name), "REAL",
+          [field](const Row& r, Statement& s, int i) { s.bind(i, r.*field); },
+          [field](Row& r, const Statement& s, int c) { r.*field = s.real(c); }};
 }
 
 template <class Row>
@@ -74,6 +82,13 @@ Column<Row> since(int version, Column<Row> column) {
   return column;
 }
 
+// A table added by schema `version`: older files have none and read as no rows.
+template <class Row>
+TableSpec<Row> since(int version, TableSpec<Row> table) {
+  table.since = version;
+  return table;
+}
+
 // Schema v2: every record carries the bench run it belongs to (0 outside a bench).
 template <class Row>
 Column<Row> run_id_column() {
@@ -94,6 +109,9 @@ const TableSpec<NvtxRange>& nvtx_range_table();
 const TableSpec<NvtxMark>& nvtx_mark_table();
 const TableSpec<CuptiOverhead>& overhead_table();
 const TableSpec<DataLoss>& data_loss_table();
+const TableSpec<KernelMetric>& kernel_metric_table();         // v4
+const TableSpec<GpuMetricSample>& gpu_metric_sample_table();  // v4
+const TableSpec<MetricCollection>& metric_collection_table(); // v4
 
 // Views that join names from the strings table, for people using sqlite3.
 const std::vector<std::string>& view_statements();

@@ -50,6 +50,9 @@ void write_all(store::Database& db, const Trace& trace) {
   write_table(db, store::nvtx_mark_table(), trace.nvtx_marks);
   write_table(db, store::overhead_table(), trace.overheads);
   write_table(db, store::data_loss_table(), trace.data_loss);
+  write_table(db, store::kernel_metric_table(), trace.kernel_metrics);
+  write_table(db, store::gpu_metric_sample_table(), trace.gpu_metric_samples);
+  write_table(db, store::metric_collection_table(), trace.metric_collections);
   for (const auto& view : store::view_statements()) db.exec(view);
   db.exec("COMMIT");
 }
