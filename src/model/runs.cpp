@@ -49,6 +49,10 @@ void append_run(Trace& into, const Trace& run, uint32_t run_id) {
   });
   append_rows(into.overheads, run.overheads, run_id, [&](CuptiOverhead& o) { o.kind = move_name(o.kind, s, t); });
   append_rows(into.data_loss, run.data_loss, run_id, none);
+  append_rows(into.kernel_metrics, run.kernel_metrics, run_id, [&](KernelMetric& m) { m.metric = move_name(m.metric, s, t); });
+  append_rows(into.gpu_metric_samples, run.gpu_metric_samples, run_id,
+              [&](GpuMetricSample& g) { g.metric = move_name(g.metric, s, t); });
+  append_rows(into.metric_collections, run.metric_collections, run_id, none);
 }
 
 Trace select_run(const Trace& trace, uint32_t run_id) {
@@ -75,6 +79,9 @@ Trace select_run(const Trace& trace, uint32_t run_id) {
   select_rows(out.nvtx_marks, trace.nvtx_marks, run_id);
   select_rows(out.overheads, trace.overheads, run_id);
   select_rows(out.data_loss, trace.data_loss, run_id);
+  select_rows(out.kernel_metrics, trace.kernel_metrics, run_id);
+  select_rows(out.gpu_metric_samples, trace.gpu_metric_samples, run_id);
+  select_rows(out.metric_collections, trace.metric_collections, run_id);
   return out;
 }
 
