@@ -45,10 +45,27 @@ struct QueryOptions {
   bool header = false;
 };
 
+// `gpuscope metrics`: exactly one of list / sets / check / chips (metrics_command.cpp).
+struct MetricsOptions {
+  bool list = false;                     // --list: the metrics a chip supports
+  bool sets = false;                     // --sets: gpuscope's named sets (no CUPTI needed)
+  bool check = false;                    // --check: validate a list and count its replay passes
+  bool chips = false;                    // --chips: the chips this CUPTI knows
+  std::string chip;                      // --chip GH100; empty: the local GPU's
+  bool sampling = false;                 // --sampling: PM sampling's metrics, not the range profiler's
+  std::string filter;                    // --filter SUBSTR on the name, case-insensitive (list)
+  bool submetrics = false;               // --submetrics: each metric's rollups/submetrics (list)
+  std::string metric_sets;               // --metrics sol,stalls (check)
+  std::vector<std::string> raw_metrics;  // --metric NAME, repeatable (check)
+  std::string format = "text";           // text | json
+  std::string host_library;              // $GPUSCOPE_CUPTI_HOST_LIB, may be empty
+};
+
 int run_profile(const ProfileOptions& options);
 int run_report(const ReportOptions& options);
 int run_import(const ImportOptions& options);
 int run_query(const QueryOptions& options);
+int run_metrics(const MetricsOptions& options);
 
 // Shared by profile and report. `profile` renders the trace it has just written
 // (the store round trip is exact), so the report is not read back from disk.

@@ -151,6 +151,25 @@ int main(int argc, char** argv) {
   add_iteration_flags(*bench_cmd, bench.iterations, "also print the spread across iterations");
   bench_cmd->prefix_command();
 
+  MetricsOptions metrics;
+  auto* metrics_cmd = app.add_subcommand(
+      "metrics",
+      "Hardware metrics, from CUPTI's tables (no GPU needed with --chip): --list what a chip offers, --sets\n"
+      "gpuscope's named sets, --check a list's validity and replay passes, --chips the chips CUPTI knows");
+  metrics_cmd->add_flag("--list", metrics.list, "List the metrics the chip supports (description, unit, type)");
+  metrics_cmd->add_flag("--sets", metrics.sets, "List gpuscope's metric sets (profile --metrics) and their metrics");
+  metrics_cmd->add_flag("--check", metrics.check, "Validate --metrics/--metric on the chip and print the replay passes");
+  metrics_cmd->add_flag("--chips", metrics.chips, "List the chips this CUPTI supports");
+  metrics_cmd->add_option("--chip", metrics.chip, "Chip name, e.g. GH100; default: the local GPU's");
+  metrics_cmd->add_flag("--sampling", metrics.sampling,
+                        "PM sampling (profile --gpu-metrics) instead of per-kernel range profiling");
+  metrics_cmd->add_option("--filter", metrics.filter, "--list: only names containing SUBSTR (case-insensitive)");
+  metrics_cmd->add_flag("--submetrics", metrics.submetrics, "--list: also each metric's rollups and submetrics");
+  metrics_cmd->add_option("--metrics", metrics.metric_sets,
+                          "--check: sets, comma-separated: sol, memory, compute, occupancy, stalls, roofline, full");
+  metrics_cmd->add_option("--metric", metrics.raw_metrics, "--check: also this raw metric (repeatable)");
+  metrics_cmd->add_option("--format", metrics.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> program = split_program_args(args);
   try {
@@ -170,6 +189,10 @@ int main(int argc, char** argv) {
     if (*report_cmd) return run_report(report);
     if (*import_cmd) return run_import(import);
     if (*query_cmd) return run_query(query);
+    if (*metrics_cmd) {
+      metrics.host_library = env_or_empty("GPUSCOPE_CUPTI_HOST_LIB");
+      return run_metrics(metrics);
+    }
     if (*diff_cmd) {
       if (*fail_opt) diff.fail_if_slower_percent = fail_if_slower;
       return run_diff(diff);

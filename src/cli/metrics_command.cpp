@@ -1,0 +1,250 @@
+// `gpuscope metrics`: which hardware metrics a chip has (--list), gpuscope's named sets
+// (--sets), whether a list is valid and how many replay passes it costs (--check), and the
+// chips CUPTI knows (--chips). Answers come from CUPTI's host API, which needs no GPU, through
+// libgpuscope_cupti_host.so (src/capture/host_library.cpp): the CLI stays CUDA-free and only
+// loads that library, next to its binary, when this command asks CUPTI something.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "common/error.h"
+#include "gpuscope/metric_sets.h"
+
+namespace gpuscope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+constexpr const char* kHostLibrary = "libgpuscope_cupti_host.so";
+constexpr int kHostAbiVersion = 1;  // host_library.cpp's kAbiVersion
+
+// The loaded host library. Never unloaded: libcupti, which it loads, does not like that.
+class CuptiHost {
+ public:
+  explicit CuptiHost(const std::string& override_path) {
+    const std::string path = find(override_path);
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) throw Error("cannot load " + path + ": " + dlerror());
+    auto sym = [&](const char* name) {
+      void* fn = dlsym(handle, name);
+      if (fn == nullptr) throw Error(path + " lacks " + name + "; it is not from this gpuscope build");
+      return fn;
+    };
+    const auto abi = reinterpret_cast<int (*)()>(sym("gpuscope_cupti_host_abi_version"));
+    if (abi() != kHostAbiVersion) throw Error(path + " is from another gpuscope version (ABI " + std::to_string(abi()) + ")");
+    chips_ = reinterpret_cast<char* (*)()>(sym("gpuscope_cupti_host_chips"));
+    metrics_ = reinterpret_cast<char* (*)(const char*, int, int)>(sym("gpuscope_cupti_host_metrics"));
+    check_ = reinterpret_cast<char* (*)(const char*, int, const char* const*, size_t)>(sym("gpuscope_cupti_host_check"));
+    local_chip_ = reinterpret_cast<char* (*)()>(sym("gpuscope_cupti_host_local_chip"));
+    free_ = reinterpret_cast<void (*)(char*)>(sym("gpuscope_cupti_host_free"));
+  }
+
+  json chips() const { return take(chips_()); }
+  json metrics(const std::string& chip, bool sampling, bool submetrics) const {
+    return take(metrics_(chip.c_str(), sampling, submetrics));
+  }
+  json check(const std::string& chip, bool sampling, const std::vector<std::string>& names) const {
+    std::vector<const char*> c;
+    for (const std::string& name : names) c.push_back(name.c_str());
+    return take(check_(chip.c_str(), sampling, c.data(), c.size()));
+  }
+  json local_chip() const { return take(local_chip_()); }
+
+ private:
+  // $GPUSCOPE_CUPTI_HOST_LIB, else next to the binary, else ../lib/gpuscope/ (as for the
+  // capture library, capture_files.cpp).
+  static std::string find(const std::string& override_path) {
+    std::error_code ec;
+    if (!override_path.empty()) {
+      if (!fs::is_regular_file(override_path, ec))
+        throw Error(std::string(kHostLibrary) + " not found at " + override_path + " (GPUSCOPE_CUPTI_HOST_LIB)");
+      return fs::absolute(override_path).string();
+    }
+    const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+    for (const fs::path& candidate : {exe_dir / kHostLibrary, exe_dir / "../lib/gpuscope" / kHostLibrary}) {
+      if (fs::is_regular_file(candidate, ec)) return fs::canonical(candidate, ec).string();
+    }
+    throw Error(std::string(kHostLibrary) + " not found next to " + exe_dir.string() +
+                "; `gpuscope metrics` needs it (build gpuscope with the CUDA toolkit's CUPTI headers)");
+  }
+
+  // Parses and frees one answer; {"ok": false} becomes the error it carries.
+  json take(char* raw) const {
+    if (raw == nullptr) throw Error("out of memory in " + std::string(kHostLibrary));
+    json doc = json::parse(raw, nullptr, false);
+    free_(raw);
+    if (doc.is_discarded()) throw Error(std::string(kHostLibrary) + " answered something that is not JSON");
+    if (!doc.value("ok", false)) throw Error(doc.value("error", std::string("unknown error")));
+    doc.erase("ok");
+    return doc;
+  }
+
+  char* (*chips_)() = nullptr;
+  char* (*metrics_)(const char*, int, int) = nullptr;
+  char* (*check_)(const char*, int, const char* const*, size_t) = nullptr;
+  char* (*local_chip_)() = nullptr;
+  void (*free_)(char*) = nullptr;
+};
+
+std::string resolve_chip(const MetricsOptions& options, const CuptiHost& host) {
+  if (!options.chip.empty()) return options.chip;
+  const json local = host.local_chip();
+  if (local["chip"].is_string()) return local["chip"].get<std::string>();
+  throw Error("no GPU found here (" + local.value("reason", std::string("none")) +
+              "); name a chip with --chip (e.g. GH100; see `gpuscope metrics --chips`)");
+}
+
+// Rows of columns, each padded to its widest cell but the last, two spaces apart. A row of one
+// cell is a free line under the row before (it sets no width).
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& row : rows) {
+    if (row.size() < 2) continue;
+    width.resize(std::max(width.size(), row.size()));
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    std::cout << line << "\n";
+  }
+}
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+const char* unit_text(MetricUnit unit) {
+  switch (unit) {
+    case MetricUnit::Nanoseconds: return "ns";
+    case MetricUnit::Percent: return "%";
+    case MetricUnit::Bytes: return "bytes";
+    case MetricUnit::Sectors: return "sectors";
+    case MetricUnit::Count: return "count";
+    case MetricUnit::Cycles: return "cycles";
+    case MetricUnit::Ratio: return "ratio";
+    case MetricUnit::PerCycle: return "per cycle";
+    case MetricUnit::PerSecond: return "1/s";
+    case MetricUnit::BytesPerSecond: return "bytes/s";
+  }
+  return "";
+}
+
+int list_metrics(const MetricsOptions& options, const CuptiHost& host) {
+  json doc = host.metrics(resolve_chip(options, host), options.sampling, options.submetrics);
+  const size_t total = doc["metrics"].size();
+  const std::string needle = lower(options.filter);
+  json kept = json::array();
+  for (json& m : doc["metrics"]) {
+    if (lower(m["name"].get<std::string>()).find(needle) != std::string::npos) kept.push_back(std::move(m));
+  }
+  doc["metrics"] = std::move(kept);
+  if (options.format == "json") {
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows{{"NAME", "TYPE", "UNIT", "DESCRIPTION"}};
+  for (const json& m : doc["metrics"]) {
+    rows.push_back({m["name"], m["type"], m["dim_unit"], m["description"]});
+    if (options.submetrics) {
+      std::string subs;
+      for (const json& s : m["submetrics"]) subs += " " + s.get<std::string>();
+      rows.push_back({"  submetrics:" + subs});
+    }
+  }
+  print_table(rows);
+  std::cout << doc["metrics"].size() << " of " << total << " base metrics on " << doc["chip"].get<std::string>()
+            << " (" << doc["profiler"].get<std::string>() << ")"
+            << (needle.empty() ? "" : " whose name contains '" + options.filter + "'")
+            << ". A full name adds a rollup and submetric, e.g. dram__throughput.avg.pct_of_peak_sustained_elapsed"
+            << (options.submetrics ? "" : " (--submetrics lists them)") << ".\n";
+  return 0;
+}
+
+int list_sets(const MetricsOptions& options) {
+  auto describe = [](const std::vector<MetricInfo>& metrics) {
+    json out = json::array();
+    for (const MetricInfo& m : metrics) out.push_back({{"name", m.name}, {"label", m.label}, {"unit", unit_text(m.unit)}});
+    return out;
+  };
+  json sets = json::array();
+  for (const MetricSet& set : metric_sets())
+    sets.push_back({{"name", set.name}, {"description", set.description}, {"metrics", describe(set.metrics)}});
+  const json gpu_samples = describe(gpu_sample_metrics());
+  if (options.format == "json") {
+    std::cout << json{{"sets", sets}, {"gpu_samples", gpu_samples}}.dump(2) << "\n";
+    return 0;
+  }
+  auto print_metrics = [](const json& metrics) {
+    std::vector<std::vector<std::string>> rows;
+    for (const json& m : metrics) rows.push_back({"  " + m["label"].get<std::string>(), m["name"], m["unit"]});
+    print_table(rows);
+  };
+  for (const json& set : sets) {
+    std::cout << set["name"].get<std::string>() << ": " << set["description"].get<std::string>() << "\n";
+    print_metrics(set["metrics"]);
+    std::cout << "\n";
+  }
+  std::cout << "full: every set above\n\ngpu samples (profile --gpu-metrics, PM sampling over the whole run):\n";
+  print_metrics(gpu_samples);
+  return 0;
+}
+
+int check_metrics(const MetricsOptions& options, const CuptiHost& host) {
+  std::vector<std::string> names;
+  if (options.metric_sets.empty() && options.raw_metrics.empty()) {
+    // PM sampling has one list of its own; the range profiler needs to be told.
+    if (!options.sampling) throw Error("--check needs metrics: --metrics SETS and/or --metric NAME");
+    for (const MetricInfo& m : gpu_sample_metrics()) names.push_back(m.name);
+  } else if (std::string error; !expand_metric_sets(options.metric_sets, options.raw_metrics, names, error)) {
+    throw Error(error);
+  }
+  json doc = host.check(resolve_chip(options, host), options.sampling, names);
+  doc["names"] = names;
+  if (options.format == "json") {
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  const size_t passes = doc["passes"].get<size_t>();
+  std::cout << doc["chip"].get<std::string>() << " (" << doc["profiler"].get<std::string>() << "): " << names.size()
+            << " metrics valid; " << passes << (passes == 1 ? " pass" : " passes")
+            << (options.sampling ? "" : " (each kernel replayed that many times)") << "\n";
+  return 0;
+}
+
+int list_chips(const MetricsOptions& options, const CuptiHost& host) {
+  const json doc = host.chips();
+  if (options.format == "json") {
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  for (const json& chip : doc["chips"]) std::cout << chip.get<std::string>() << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_metrics(const MetricsOptions& options) {
+  const int actions = int(options.list) + int(options.sets) + int(options.check) + int(options.chips);
+  if (actions != 1) throw Error("metrics: name exactly one of --list, --sets, --check, --chips");
+  if (options.sets) return list_sets(options);  // gpuscope's own table: no CUPTI needed
+  const CuptiHost host(options.host_library);
+  if (options.list) return list_metrics(options, host);
+  if (options.check) return check_metrics(options, host);
+  return list_chips(options, host);
+}
+
+}  // namespace gpuscope::cli
