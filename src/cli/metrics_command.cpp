@@ -220,8 +220,11 @@ int check_metrics(const MetricsOptions& options, const CuptiHost& host) {
   }
   const size_t passes = doc["passes"].get<size_t>();
   std::cout << doc["chip"].get<std::string>() << " (" << doc["profiler"].get<std::string>() << "): " << names.size()
-            << " metrics valid; " << passes << (passes == 1 ? " pass" : " passes")
-            << (options.sampling ? "" : " (each kernel replayed that many times)") << "\n";
+            << " metrics valid; " << passes << (passes == 1 ? " pass" : " passes");
+  // Kernel replay: each pass reruns the kernel with another slice of the counters.
+  if (!options.sampling)
+    std::cout << " (each kernel runs " << (passes == 1 ? "once" : std::to_string(passes) + " times") << ")";
+  std::cout << "\n";
   return 0;
 }
 
