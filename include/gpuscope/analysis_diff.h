@@ -21,6 +21,11 @@
 // value per iteration: the item's summed time in that iteration (0 where it did
 // not occur), and the totals are the iteration's duration and its summed
 // kernel, API and memory time; records outside every iteration are left out.
+//
+// Kernel metrics (when both files have them): per kernel group, as kernels are
+// matched, and per metric, the values of its launches (one median per run when
+// both files are benches), compared with the same statistics. A metric is not
+// better when lower or higher, so its verdicts read "higher" / "lower".
 #pragma once
 
 #include <cstdint>
@@ -48,6 +53,20 @@ struct DiffItem {
   std::optional<double> base_bandwidth_bps, new_bandwidth_bps;
 };
 
+// One hardware metric of one kernel group (diff_metrics.cpp).
+struct MetricDiffItem {
+  std::string kernel;  // as DiffItem::name of the kernel
+  std::string detail;  // as DiffItem::detail: launch configuration when the name is split
+  std::string metric;  // full Perfworks name, e.g. "dram__bytes_read.sum"
+  // Over the per-launch values (per-run medians when by_runs), in the metric's own unit.
+  // Slower / Faster mean significantly higher / lower (metric_verdict). With a base
+  // median of 0 the change is NaN and the verdict rests on the rank test alone.
+  Comparison cmp;
+};
+
+// "higher", "lower", or the verdict's own text for the others.
+const char* metric_verdict(Verdict verdict);
+
 struct DiffResult {
   CompareOptions options;
   // Both files are benches (>= 2 runs each): every item's sample is one value
@@ -61,6 +80,12 @@ struct DiffResult {
   // Totals are judged (not shown as one number per file) by runs and by iterations.
   bool totals_judged() const { return by_runs || by_iterations; }
   std::vector<DiffItem> items;  // by category, then by larger total time descending, then name
+  // Kernel metrics, only when both files have them: kernels by larger kernel time
+  // descending, then name and configuration; metrics in metric-set order, others by name.
+  // Per launch, or per run when both files are benches, whether or not iterations are compared
+  // (a metric value such as a percentage does not add up over an iteration).
+  std::vector<MetricDiffItem> metrics;
+  bool base_has_metrics = false, new_has_metrics = false;
 };
 
 // Iteration specs with an empty range: compare instances (or whole runs).

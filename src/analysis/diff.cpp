@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "analysis/diff_internal.h"
 #include "analysis/grouping.h"
 #include "common/error.h"
 #include "gpuscope/analysis.h"
@@ -83,35 +84,12 @@ std::map<std::pair<uint32_t, uint32_t>, std::string> copy_of_call(const Trace& t
   return out;
 }
 
-std::string config_text(const Kernel& k) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "grid %dx%dx%d, block %dx%dx%d", k.grid[0], k.grid[1], k.grid[2],
-                k.block[0], k.block[1], k.block[2]);
-  std::string text = buf;
-  if (k.dynamic_shared_bytes > 0) text += ", " + std::to_string(k.dynamic_shared_bytes) + " B dynamic shared";
-  return text;
-}
-
 void gather_kernels(const Trace* traces[2], const Units& units, Groups& groups) {
-  // Names that run with several configurations in either file are split by configuration.
-  std::map<std::string, std::set<std::string>> configs[2];
+  const detail::KernelKeys keys(*traces[0], *traces[1]);
   for (int side = 0; side < 2; ++side)
-    for (const Kernel& k : traces[side]->kernels) configs[side][detail::kernel_name(*traces[side], k)].insert(config_text(k));
-  auto split = [&](const std::string& name) {
-    for (int side = 0; side < 2; ++side) {
-      auto it = configs[side].find(name);
-      if (it != configs[side].end() && it->second.size() > 1) return true;
-    }
-    return false;
-  };
-  for (int side = 0; side < 2; ++side)
-    for (const Kernel& k : traces[side]->kernels) {
-      const std::optional<uint32_t> unit = units.gpu(side, k);
-      if (!unit) continue;
-      std::string name = detail::kernel_name(*traces[side], k);
-      std::string config = split(name) ? config_text(k) : "";
-      add(groups[{std::move(name), std::move(config)}], side, *unit, duration(k.start, k.end));
-    }
+    for (const Kernel& k : traces[side]->kernels)
+      if (const std::optional<uint32_t> unit = units.gpu(side, k))
+        add(groups[keys.of(*traces[side], k)], side, *unit, duration(k.start, k.end));
 }
 
 void gather_memory(const Trace* traces[2], const Units& units, Groups& groups) {
@@ -268,6 +246,34 @@ void append_iteration_totals(const Units& units, const Groups& kernels, const Gr
 
 }  // namespace
 
+namespace detail {
+
+std::string launch_config_text(const Kernel& k) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "grid %dx%dx%d, block %dx%dx%d", k.grid[0], k.grid[1], k.grid[2],
+                k.block[0], k.block[1], k.block[2]);
+  std::string text = buf;
+  if (k.dynamic_shared_bytes > 0) text += ", " + std::to_string(k.dynamic_shared_bytes) + " B dynamic shared";
+  return text;
+}
+
+KernelKeys::KernelKeys(const Trace& base, const Trace& next) {
+  for (const Trace* trace : {&base, &next}) {
+    std::map<std::string, std::set<std::string>> configs;
+    for (const Kernel& k : trace->kernels) configs[kernel_name(*trace, k)].insert(launch_config_text(k));
+    for (const auto& [name, seen] : configs)
+      if (seen.size() > 1) split_.insert(name);
+  }
+}
+
+std::pair<std::string, std::string> KernelKeys::of(const Trace& trace, const Kernel& k) const {
+  std::string name = kernel_name(trace, k);
+  std::string config = split_.count(name) ? launch_config_text(k) : "";
+  return {std::move(name), std::move(config)};
+}
+
+}  // namespace detail
+
 const char* to_string(DiffCategory category) {
   switch (category) {
     case DiffCategory::Total: return "total";
@@ -319,6 +325,9 @@ DiffResult diff_traces(const Trace& base, const Trace& next, const CompareOption
   append_items(DiffCategory::Memory, memory, options, units, result.items);
   append_items(DiffCategory::Api, api, options, units, result.items);
   append_items(DiffCategory::Nvtx, nvtx, options, units, result.items);
+  result.base_has_metrics = !base.kernel_metrics.empty();
+  result.new_has_metrics = !next.kernel_metrics.empty();
+  result.metrics = detail::diff_kernel_metrics(base, next, base.runs.size() >= 2 && next.runs.size() >= 2, options);
   return result;
 }
 

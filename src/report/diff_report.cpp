@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <map>
 
+#include "gpuscope/metric_sets.h"
 #include "report/iteration_notes.h"
 #include "report/model.h"
 #include "report/renderers.h"
@@ -192,6 +193,95 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
   return s;
 }
 
+Unit unit_of(const std::string& metric) {
+  const MetricInfo* info = find_metric(metric);
+  if (!info) return Unit::Plain;
+  switch (info->unit) {
+    case MetricUnit::Nanoseconds: return Unit::Ns;
+    case MetricUnit::Percent: return Unit::Percent;
+    case MetricUnit::Bytes: return Unit::Bytes;
+    case MetricUnit::BytesPerSecond: return Unit::BytesPerSecond;
+    case MetricUnit::Sectors:
+    case MetricUnit::Count:
+    case MetricUnit::Cycles: return Unit::Count;
+    case MetricUnit::Ratio:
+    case MetricUnit::PerCycle:
+    case MetricUnit::PerSecond: return Unit::Plain;
+  }
+  return Unit::Plain;
+}
+
+// Rows of the first `top` kernels (0 = all): a kernel's metrics stay together.
+void limit_kernels(Table& t, const std::vector<analysis::MetricDiffItem>& items, size_t top) {
+  if (top == 0) return;
+  size_t kernels = 0, kept = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const bool first = i == 0 || items[i].kernel != items[i - 1].kernel || items[i].detail != items[i - 1].detail;
+    if (first && ++kernels > top) break;
+    ++kept;
+  }
+  t.omitted_rows = t.rows.size() - kept;
+  t.rows.resize(kept);
+}
+
+// "Kernel metrics": per kernel group and metric, the medians and the same statistics as durations.
+Section metrics_section(const analysis::DiffResult& diff, size_t top) {
+  Section s;
+  s.key = "kernel_metrics";
+  s.title = "Kernel metrics";
+  Table t;
+  t.key = "kernel_metrics";
+  t.title = diff.by_runs ? "Kernel metrics: median per run" : "Kernel metrics: value per launch";
+  t.columns = {text_column("kernel", "Kernel", TextStyle::Identifier),
+               text_column("detail", "Launch configuration"),
+               text_column("label", "Metric"),
+               num_column("base_count", "Base n", Unit::Count),
+               num_column("new_count", "New n", Unit::Count),
+               num_column("base_median", "Base median", Unit::Plain),
+               num_column("new_median", "New median", Unit::Plain),
+               num_column("change", "Change", Unit::Percent),
+               text_column("ci95", "95% CI"),
+               text_column("p_value", "p"),
+               text_column("verdict", "Verdict"),
+               // Last: the text renderer shortens it to fit; JSON and markdown keep it whole.
+               text_column("metric", "Metric name", TextStyle::Identifier)};
+  for (const analysis::MetricDiffItem& m : diff.metrics) {
+    const auto& c = m.cmp;
+    const MetricInfo* info = find_metric(m.metric);
+    const Unit unit = unit_of(m.metric);
+    const bool both = c.base_count > 0 && c.new_count > 0;
+    t.rows.push_back({text(m.kernel), text(m.detail), text(info ? info->label : m.metric),
+                      num(static_cast<double>(c.base_count), Unit::Count),
+                      num(static_cast<double>(c.new_count), Unit::Count),
+                      c.base_count ? num(c.base_median, unit) : Cell{}, c.new_count ? num(c.new_median, unit) : Cell{},
+                      both ? opt_num(std::isnan(c.change_percent) ? std::nullopt : std::optional(c.change_percent),
+                                     Unit::Percent)
+                           : Cell{},
+                      text(ci_text(c.ci)), text(p_text(c.test.p_value)), text(analysis::metric_verdict(c.verdict)),
+                      text(m.metric)});
+  }
+  if (std::none_of(diff.metrics.begin(), diff.metrics.end(), [](const auto& m) { return !m.detail.empty(); })) {
+    t.columns.erase(t.columns.begin() + 1);
+    for (auto& row : t.rows) row.erase(row.begin() + 1);
+  }
+  limit_kernels(t, diff.metrics, top);
+  t.notes.push_back(
+      "Higher / lower: significant by the same rule as durations (Comparison); neither is better in itself (more DRAM bytes is worse, "
+      "more SM throughput for the same work is better). With a base median of 0 the change is undefined and "
+      "the rank test alone decides.");
+  t.notes.push_back("Metric values whose kernel record is missing are left out (data loss 'metrics_unmatched').");
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+// One file with kernel metrics and one without: say why there is no metrics section.
+void add_metrics_note(const analysis::DiffResult& diff, Section& s) {
+  if (diff.base_has_metrics == diff.new_has_metrics) return;
+  s.notes.push_back(fmt::format("Kernel metrics are only in the {} capture: not compared (capture both with "
+                                "'gpuscope profile --metrics ...').",
+                                diff.base_has_metrics ? "base" : "new"));
+}
+
 }  // namespace
 }  // namespace report
 
@@ -200,6 +290,7 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
   Report r;
   r.title = "gpuscope diff";
   r.sections.push_back(summary_section(diff, info));
+  add_metrics_note(diff, r.sections.back());
   for (DiffCategory c : {DiffCategory::Total, DiffCategory::Kernel, DiffCategory::Memory, DiffCategory::Api,
                          DiffCategory::Nvtx}) {
     std::vector<const analysis::DiffItem*> items;
@@ -217,6 +308,7 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
     }
     r.sections.push_back(std::move(s));
   }
+  if (!diff.metrics.empty()) r.sections.push_back(metrics_section(diff, info.top));
   return render_as(r, format);
 }
 

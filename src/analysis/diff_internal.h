@@ -1,0 +1,36 @@
+// Private to diff: how kernel launches are grouped (shared by the duration
+// comparison in diff.cpp and the metric comparison in diff_metrics.cpp, so a
+// kernel is the same row in both) and the metric comparison itself.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpuscope/analysis_diff.h"
+
+namespace gpuscope::analysis::detail {
+
+// "grid 64x64x1, block 128x1x1, 2048 B dynamic shared".
+std::string launch_config_text(const Kernel& k);
+
+// Kernels are matched by demangled name; a name that runs with more than one
+// launch configuration in either file is split by configuration (docs/diff.md).
+class KernelKeys {
+ public:
+  KernelKeys(const Trace& base, const Trace& next);
+  // (name, configuration); the configuration is empty when the name is not split.
+  std::pair<std::string, std::string> of(const Trace& trace, const Kernel& k) const;
+
+ private:
+  std::set<std::string> split_;
+};
+
+// Compares each kernel metric per kernel group (diff_metrics.cpp). Empty unless
+// both traces have kernel metrics. by_runs: one value per run (the median of the
+// run's launches) instead of one per launch.
+std::vector<MetricDiffItem> diff_kernel_metrics(const Trace& base, const Trace& next, bool by_runs,
+                                                const CompareOptions& options);
+
+}  // namespace gpuscope::analysis::detail
