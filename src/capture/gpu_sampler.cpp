@@ -1,5 +1,6 @@
 #include "capture/gpu_sampler.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -16,11 +17,21 @@
 namespace gpuscope::capture {
 namespace {
 
-// How often the hardware buffer is decoded, and how big it is: at the 1 MHz maximum rate
-// and ~100 bytes per sample, 100 ms of samples fit in 64 MiB with room to spare.
-constexpr auto kDecodePeriod = std::chrono::milliseconds(100);
+// What CUPTI's PM sampling decode does (CUDA 13; the image must be re-initialized after every
+// decode, and a decode that fills the image loses the samples that did not fit, so the image
+// must hold everything one decode period produces):
+//   - decode every kMaxDecodePeriod, or more often at high rates, so one period's samples
+//     fill at most half of the kSamplesPerImage slots;
+//   - the hardware buffer holds several periods of samples (a few KB each), so a late
+//     decode does not overflow it.
+constexpr auto kMaxDecodePeriod = std::chrono::milliseconds(100);
+constexpr uint32_t kSamplesPerImage = 2048;
 constexpr size_t kHardwareBufferBytes = size_t{256} << 20;
-constexpr uint32_t kSamplesPerImage = 4096;
+
+std::chrono::microseconds decode_period(uint32_t rate_hz) {
+  const auto half_image = std::chrono::microseconds(uint64_t{kSamplesPerImage / 2} * 1'000'000 / rate_hz);
+  return std::min<std::chrono::microseconds>(kMaxDecodePeriod, half_image);
+}
 
 // One sampled device.
 struct DeviceSampling {
@@ -28,7 +39,6 @@ struct DeviceSampling {
   CUpti_PmSampling_Object* object = nullptr;
   std::unique_ptr<MetricsHost> host;
   std::vector<uint8_t> counter_data;
-  size_t processed = 0;  // samples of counter_data already queued
 };
 
 }  // namespace
@@ -89,7 +99,6 @@ struct GpuSampler::Impl {
     init.pCounterData = d.counter_data.data();
     if (CUptiResult rc = p.PmCounterDataImageInitialize(&init); rc != CUPTI_SUCCESS)
       return cupti_failure("cuptiPmSamplingCounterDataImageInitialize", rc);
-    d.processed = 0;
     return "";
   }
 
@@ -149,19 +158,23 @@ struct GpuSampler::Impl {
     return "";
   }
 
-  // Decodes the hardware buffer until it is empty, queueing every completed sample.
+  // Decodes the hardware buffer until it is empty, queueing every completed sample. The image
+  // is re-initialized after each decode: decoding into a used image makes no progress.
   std::string drain(DeviceSampling& d) {
     for (int round = 0; round < 64; ++round) {
       auto decode = GPUSCOPE_CUPTI_PARAMS(CUpti_PmSampling_DecodeData_Params);
       decode.pPmSamplingObject = d.object;
       decode.pCounterDataImage = d.counter_data.data();
       decode.counterDataImageSize = d.counter_data.size();
-      if (CUptiResult rc = p.PmDecodeData(&decode); rc != CUPTI_SUCCESS)
+      if (CUptiResult rc = p.PmDecodeData(&decode); rc != CUPTI_SUCCESS) {
+        if (decode.overflow || rc == CUPTI_ERROR_OUT_OF_MEMORY)
+          return "the PM sampling hardware buffer overflowed; later samples are lost (lower the --gpu-metrics rate)";
         return cupti_failure("cuptiPmSamplingDecodeData", rc);
-      if (decode.overflow) report_failure(d.device, "the PM sampling buffer overflowed; samples were lost");
-      if (std::string error = queue_samples(d); !error.empty()) return error;
+      }
+      std::string error = queue_samples(d);
+      if (error.empty()) error = init_image(d);
+      if (!error.empty()) return error;
       if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return "";
-      if (std::string error = init_image(d); !error.empty()) return error;  // full: start a fresh image
     }
     return "";
   }
@@ -173,7 +186,7 @@ struct GpuSampler::Impl {
     if (CUptiResult rc = p.PmGetCounterDataInfo(&info); rc != CUPTI_SUCCESS)
       return cupti_failure("cuptiPmSamplingGetCounterDataInfo", rc);
     std::vector<double> values;
-    for (size_t i = d.processed; i < info.numCompletedSamples; ++i) {
+    for (size_t i = 0; i < info.numCompletedSamples; ++i) {
       auto sample = GPUSCOPE_CUPTI_PARAMS(CUpti_PmSampling_CounterData_GetSampleInfo_Params);
       sample.pPmSamplingObject = d.object;
       sample.pCounterDataImage = d.counter_data.data();
@@ -181,11 +194,12 @@ struct GpuSampler::Impl {
       sample.sampleIndex = i;
       if (CUptiResult rc = p.PmCounterDataGetSampleInfo(&sample); rc != CUPTI_SUCCESS)
         return cupti_failure("cuptiPmSamplingCounterDataGetSampleInfo", rc);
+      // Samples without time (decoded after stop, or lost to a full image) cover nothing.
+      if (sample.startTimestamp == 0 || sample.endTimestamp <= sample.startTimestamp) continue;
       if (std::string error = d.host->evaluate(d.counter_data, i, names, values); !error.empty()) return error;
       outbox.push_sample(d.device, static_cast<int64_t>(sample.startTimestamp),
                          static_cast<int64_t>(sample.endTimestamp), values);
     }
-    d.processed = info.numCompletedSamples;
     return "";
   }
 
@@ -208,7 +222,7 @@ struct GpuSampler::Impl {
       {
         std::unique_lock<std::mutex> lock(mutex);
         // Woken early for a new device, so its first samples are not left waiting.
-        wake.wait_for(lock, kDecodePeriod, [&] { return stopping || requested.size() > started.size(); });
+        wake.wait_for(lock, decode_period(rate_hz), [&] { return stopping || requested.size() > started.size(); });
         wanted = requested;
         last = stopping;
       }

@@ -2,7 +2,7 @@
 //
 // The hardware samples the counters of gpu_sample_metrics() (SM active, tensor pipe, DRAM
 // and PCIe bandwidth, ...) every 1/rate seconds into a buffer in GPU memory; our
-// "gpuscope-pm" thread decodes that buffer every kDecodePeriod, evaluates each completed
+// "gpuscope-pm" thread decodes that buffer every 100 ms (more often above 10 kHz), evaluates each completed
 // sample and queues the values in the MetricsOutbox. Nothing runs on the program's threads
 // except a note that a device is in use (from the context-created callback), so sampling
 // costs the program nothing but the hardware's own counting.
