@@ -49,20 +49,25 @@ char* to_c(const json& doc) {
 
 json failed(const std::string& error) { return {{"ok", false}, {"error", error}}; }
 
-// Runs `body` (which fills a JSON object or returns an error) with libcupti loaded, and turns
-// anything thrown (bad_alloc, a JSON error) into an error document.
+// Runs `body` (which fills a JSON object or returns an error) with libcupti loaded. Anything
+// thrown (bad_alloc, a JSON error) becomes an error document; null only if even that fails.
 template <class Body>
-char* answer(Body body) {
+char* answer(Body body) noexcept {
+  std::string error;
   try {
     const auto& cupti = gpuscope::capture::load_cupti("");
-    if (!cupti.ok) return to_c(failed(cupti.error));
+    if (!cupti.ok) return to_c(failed("metrics need CUPTI: " + cupti.error));
     json doc = {{"ok", true}};
-    if (std::string error = body(cupti.api, doc); !error.empty()) return to_c(failed(error));
-    return to_c(doc);
+    if (error = body(cupti.api, doc); error.empty()) return to_c(doc);
   } catch (const std::exception& e) {
-    return to_c(failed(std::string("internal error: ") + e.what()));
+    error = std::string("internal error: ") + e.what();
   } catch (...) {
-    return to_c(failed("internal error"));
+    error = "internal error";
+  }
+  try {
+    return to_c(failed(error));
+  } catch (...) {
+    return nullptr;
   }
 }
 
@@ -88,7 +93,12 @@ std::string local_chip(const CuptiApi& api, int& devices, std::string& reason, s
     return "";
   }
   if (const CUresult rc = init(0); rc != CUDA_SUCCESS) {
-    reason = "cuInit failed with CUDA error " + std::to_string(static_cast<int>(rc));
+    using NameFn = CUresult (*)(CUresult, const char**);
+    auto name_of = reinterpret_cast<NameFn>(dlsym(cuda, "cuGetErrorName"));
+    const char* name = nullptr;
+    if (name_of == nullptr || name_of(rc, &name) != CUDA_SUCCESS) name = nullptr;  // the stub library has no names
+    reason = "cuInit returned " + (name ? std::string(name) + " = " : std::string("CUDA error ")) +
+             std::to_string(static_cast<int>(rc));
     return "";
   }
   if (count(&devices) != CUDA_SUCCESS || devices <= 0) {

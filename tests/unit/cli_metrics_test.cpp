@@ -134,5 +134,16 @@ TEST_F(CliMetrics, WithoutChipUsesTheLocalGpu) {
   EXPECT_TRUE(contains(r.err, "name a chip with --chip (e.g. GH100; see `gpuscope metrics --chips`)")) << r.err;
 }
 
+TEST_F(CliMetrics, DriverWithoutGpuIsNoGpu) {
+  // The toolkit's stub libcuda stands in for a driver that finds no GPU: cuInit fails at once.
+  const std::string stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (!std::ifstream(stub)) GTEST_SKIP() << "no " << stub;
+  const std::string dir = testing::scratch_dir("cli_metrics_stub");
+  ASSERT_EQ(std::system(("ln -s " + stub + " '" + dir + "/libcuda.so.1'").c_str()), 0);
+  const Result r = metrics("--list", "LD_LIBRARY_PATH='" + dir + "'");
+  if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
+  expect_one_line_error(r, "no GPU found here (cuInit returned ");
+}
+
 }  // namespace
 }  // namespace gpuscope
