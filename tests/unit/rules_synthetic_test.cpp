@@ -27,7 +27,7 @@ TEST(RulesEdge, EmptyTraceAndSingleKernelFireNothing) {
 
 TEST(RulesEdge, RegistryHasEveryRuleOnce) {
   auto ids = rule_ids();
-  EXPECT_EQ(ids.size(), 13u);
+  EXPECT_EQ(ids.size(), 19u);
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
 }

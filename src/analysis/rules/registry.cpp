@@ -22,6 +22,12 @@ std::vector<std::unique_ptr<Rule>> all_rules() {
   r.push_back(make_tail_rule());
   r.push_back(make_unstable_rule());
   r.push_back(make_startup_rule());
+  r.push_back(make_far_from_roofline_rule());
+  r.push_back(make_bank_conflict_rule());
+  r.push_back(make_memory_bound_rule());
+  r.push_back(make_dominant_stall_rule());
+  r.push_back(make_occupancy_gap_rule());
+  r.push_back(make_no_tensor_cores_rule());
   return r;
 }
 

@@ -72,6 +72,13 @@ std::unique_ptr<Rule> make_startup_rule();
 std::unique_ptr<Rule> make_copy_compute_overlap_rule();
 std::unique_ptr<Rule> make_tiny_transfers_rule();
 std::unique_ptr<Rule> make_large_result_copy_rule();
+// Rules on hardware metrics (`gpuscope profile --metrics`); metric_rules.h has what they share.
+std::unique_ptr<Rule> make_far_from_roofline_rule();
+std::unique_ptr<Rule> make_memory_bound_rule();
+std::unique_ptr<Rule> make_bank_conflict_rule();
+std::unique_ptr<Rule> make_dominant_stall_rule();
+std::unique_ptr<Rule> make_occupancy_gap_rule();
+std::unique_ptr<Rule> make_no_tensor_cores_rule();
 
 std::vector<std::unique_ptr<Rule>> all_rules();
 

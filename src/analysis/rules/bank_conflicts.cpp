@@ -1,0 +1,62 @@
+// Rule shared_bank_conflicts: in a top kernel, shared-memory bank conflicts add wavefronts —
+// one cycle of the SM's shared-memory pipe each — worth >= 5 % of its SM cycles
+// (MemoryWorkload::conflict_cycle_percent). Estimate, an upper bound: the kernel's traced time
+// x that share, the time those extra cycles take if nothing else hides them; other warps'
+// work usually hides part of it.
+#include <fmt/format.h>
+
+#include "analysis/rules/metric_rules.h"
+#include "analysis/rules/rule.h"
+
+namespace gpuscope::analysis::rules {
+namespace {
+
+std::string count(double v) { return fmt::format("{:.0f}", v); }
+
+class BankConflictRule final : public Rule {
+ public:
+  std::string id() const override { return "shared_bank_conflicts"; }
+
+  std::optional<Finding> check(const RuleContext& ctx) const override {
+    Finding f;
+    double saving = 0;
+    bool roof = false, tail = false;
+    for (const KernelMetrics& k : top_metric_kernels(ctx.trace)) {
+      if (!has_bank_conflicts(k)) continue;
+      const MemoryWorkload& m = *k.memory;
+      const double share = *m.conflict_cycle_percent / 100.0;
+      const double lost = k.values.total_ns * std::min(1.0, share);
+      saving += lost;
+      roof |= far_from_roof(k);
+      tail |= has_tail(k);
+      std::string line = fmt::format("{}: {} load and {} store bank conflicts per launch, extra shared-memory "
+                                     "wavefronts worth {} of its SM cycles",
+                                     k.values.name, count(m.shared_load_conflicts.value_or(0)),
+                                     count(m.shared_store_conflicts.value_or(0)), pct(*m.conflict_cycle_percent));
+      if (k.stalls)
+        for (const StallShare& s : k.stalls->reasons)
+          if (s.reason == "short_scoreboard" || s.reason == "mio_throttle")
+            line += fmt::format("; {} stalls {}", s.reason, pct(s.percent));
+      line += fmt::format("; up to {} of {}", ms(static_cast<TimeNs>(lost)), ms(static_cast<TimeNs>(k.values.total_ns)));
+      f.evidence.push_back(line);
+    }
+    if (f.evidence.empty() || !ctx.worth(static_cast<TimeNs>(saving))) return std::nullopt;
+    f.rule = id();
+    f.title = "Shared-memory bank conflicts";
+    f.saving_ns = static_cast<TimeNs>(saving);
+    f.estimate = "upper bound: each kernel's traced time x the share of its SM cycles that the extra wavefronts "
+                 "take (conflicts / (SM active cycles x SMs)); other warps' work usually hides part of it";
+    if (roof) f.shares_time_with.push_back("far_from_roofline");
+    if (tail) f.shares_time_with.push_back("tail_effect");
+    f.advice = "Give each thread of a warp a different bank: pad shared arrays (e.g. [32][33] instead of [32][32] for "
+               "a transpose), swizzle the layout (XOR the column with the row, as CUTLASS/CuTe layouts do), or read "
+               "128-bit vectors along the fastest-varying index; then check the conflict counts again.";
+    return f;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_bank_conflict_rule() { return std::make_unique<BankConflictRule>(); }
+
+}  // namespace gpuscope::analysis::rules

@@ -1,0 +1,143 @@
+// The hardware-metric rules (src/analysis/rules/{far_from_roofline,bank_conflicts,memory_bound,
+// dominant_stall,occupancy_gap,no_tensor_cores}.cpp): each fires on a synthesized trace with its
+// pattern, with the estimate docs/rules.md describes, and stays silent on a clean one.
+#include <gtest/gtest.h>
+
+#include "find_finding.h"
+#include "gpuscope/analysis_rules.h"
+#include "metrics_trace.h"
+
+namespace gpuscope::analysis {
+namespace {
+
+using testing::find;
+using testing::Metrics;
+using testing::TraceBuilder;
+constexpr TimeNs kMs = 1'000'000;
+const char* const kMetricRules[] = {"far_from_roofline",  "shared_bank_conflicts",  "memory_bound_kernel",
+                                    "dominant_stall",     "achieved_occupancy_gap", "fp16_without_tensor_cores"};
+
+// One kernel, 10 launches of 2 ms (20 ms of kernel time) in a 100 ms run, each measured with `m`.
+std::vector<Finding> rules_for(const Metrics& m) {
+  TraceBuilder b;
+  b.run(0, 100 * kMs);
+  testing::launches(b, "kern", 10, 1 * kMs, 2 * kMs, m);
+  return run_rules(b.trace());
+}
+
+// FP32 at 2 TFLOP/s on 2 FLOP/byte of DRAM traffic: 29.85 % of the 6.7 TFLOP/s DRAM roof.
+Metrics memory_side_roofline(double measured_ns = 1e6) {
+  return testing::sol(20, 45, 45, 30, 20, measured_ns) + testing::flops(1e9, 0, 0, 0) +
+         testing::level_bytes(1e9, 1.2e9, 4e9) + testing::h100_peaks();
+}
+
+TEST(MetricRules, NoMetricsNoMetricFindings) {
+  const auto fs = rules_for({});
+  for (const char* rule : kMetricRules) EXPECT_FALSE(find(fs, rule)) << rule;
+}
+
+TEST(RuleFarFromRoofline, UpperBoundIsKernelTimeTimesTheMissingFraction) {
+  const auto f = find(rules_for(memory_side_roofline()), "far_from_roofline");
+  ASSERT_TRUE(f);
+  // 20 ms x (1 - 2 / 6.7)
+  EXPECT_NEAR(static_cast<double>(*f->saving_ns), 20e6 * (1 - 2 / 6.7), 1.0);
+  EXPECT_NE(f->evidence[0].find("bound by DRAM bandwidth; memory-bound region"), std::string::npos) << f->evidence[0];
+  EXPECT_NE(f->estimate.find("upper bound"), std::string::npos);
+  EXPECT_NE(f->advice.find("Memory-bound region"), std::string::npos);
+  EXPECT_TRUE(f->shares_time_with.empty());
+}
+
+TEST(RuleFarFromRoofline, SilentNearTheRoofAndWithoutPeaks) {
+  // Measured in 0.5 ms: 4 TFLOP/s, 59.7 % of the roof.
+  EXPECT_FALSE(find(rules_for(memory_side_roofline(5e5)), "far_from_roofline"));
+  const Metrics no_peaks = testing::flops(1e9, 0, 0, 0) + testing::level_bytes(1e9, 1.2e9, 4e9);
+  EXPECT_FALSE(find(rules_for(no_peaks), "far_from_roofline"));
+}
+
+TEST(RuleBankConflicts, ShareOfSmCyclesTimesKernelTime) {
+  // 13.2 M conflicts / (1 M active cycles x 132 SMs) = 10 % of the SM cycles: 2 ms of 20 ms.
+  const Metrics m = testing::memory(1e8, 1e8, 50, 80, 13.2e6, 1e6) +
+                    testing::stalls({{"short_scoreboard", 5}, {"long_scoreboard", 3}}, 40);
+  const auto fs = rules_for(m);
+  const auto f = find(fs, "shared_bank_conflicts");
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(static_cast<double>(*f->saving_ns), 2e6, 1.0);
+  EXPECT_NE(f->evidence[0].find("short_scoreboard stalls 62.5%"), std::string::npos) << f->evidence[0];
+  EXPECT_FALSE(find(rules_for(testing::memory(1e8, 1e8, 50, 80, 1e5, 1e6)), "shared_bank_conflicts"));
+}
+
+TEST(RuleBankConflicts, NamesTheRoofRuleWhenBothCountTheSameKernel) {
+  const auto fs = rules_for(memory_side_roofline() + testing::memory(1e9, 0, 50, 80, 13.2e6, 1e6));
+  const auto roof = find(fs, "far_from_roofline");
+  const auto conflicts = find(fs, "shared_bank_conflicts");
+  ASSERT_TRUE(roof && conflicts);
+  EXPECT_EQ(roof->shares_time_with, std::vector<std::string>{"shared_bank_conflicts"});
+  EXPECT_EQ(conflicts->shares_time_with, std::vector<std::string>{"far_from_roofline"});
+}
+
+TEST(RuleMemoryBound, FiresOnMemoryVerdictWithTheBusiestUnitsAdvice) {
+  const auto f = find(rules_for(testing::sol(20, 85, 85, 50, 30, 2e6) + testing::memory(4e9, 2e9, 20, 35, 0, 2e6)),
+                      "memory_bound_kernel");
+  ASSERT_TRUE(f);
+  EXPECT_FALSE(f->saving_ns);
+  EXPECT_NE(f->evidence[0].find("busiest unit DRAM at 85.0%"), std::string::npos) << f->evidence[0];
+  EXPECT_NE(f->evidence[0].find("L2 hit rate 35.0%"), std::string::npos);
+  EXPECT_NE(f->advice.find("DRAM-bound"), std::string::npos);
+  EXPECT_FALSE(find(rules_for(testing::sol(85, 30, 30, 20, 10, 2e6)), "memory_bound_kernel"));
+  EXPECT_FALSE(find(rules_for(testing::sol(30, 50, 50, 20, 10, 2e6)), "memory_bound_kernel"));  // latency
+}
+
+TEST(RuleDominantStall, FiresWithGuidanceWhenIssueSlotsAreIdle) {
+  const Metrics stalls = testing::stalls({{"long_scoreboard", 6}, {"barrier", 2}, {"wait", 2}}, 20);
+  const auto f = find(rules_for(testing::sol(20, 40, 40, 30, 20, 2e6) + stalls), "dominant_stall");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->title, "Warps mostly stall on long_scoreboard");
+  EXPECT_NE(f->evidence[0].find("long_scoreboard is 60.0% of the stall cycles (6.0 of 11.0 cycles"), std::string::npos)
+      << f->evidence[0];
+  EXPECT_NE(f->advice.find("coalesce global accesses"), std::string::npos);
+}
+
+TEST(RuleDominantStall, SilentWhenSchedulersAreBusyAtTheRoofSpreadOrBenign) {
+  EXPECT_FALSE(find(rules_for(testing::stalls({{"long_scoreboard", 6}, {"wait", 2}}, 70)), "dominant_stall"));
+  EXPECT_FALSE(find(rules_for(testing::sol(20, 88, 88, 30, 20, 2e6) + testing::stalls({{"long_scoreboard", 6}}, 20)),
+                    "dominant_stall"));
+  EXPECT_FALSE(find(rules_for(testing::stalls({{"long_scoreboard", 3}, {"barrier", 3}, {"wait", 3}}, 20)),
+                    "dominant_stall"));
+  EXPECT_FALSE(find(rules_for(testing::stalls({{"not_selected", 8}, {"wait", 2}}, 50)), "dominant_stall"));
+}
+
+TEST(RuleOccupancyGap, SmallGridExplainedAndSilentWhenClose) {
+  const auto f = find(rules_for(testing::occupancy(6.1, 3.9)), "achieved_occupancy_gap");
+  ASSERT_TRUE(f);
+  EXPECT_FALSE(f->saving_ns);
+  EXPECT_NE(f->evidence[0].find("achieved occupancy 6.1% against 100.0% theoretical"), std::string::npos)
+      << f->evidence[0];
+  EXPECT_NE(f->advice.find("Grid smaller than one wave"), std::string::npos);
+  EXPECT_FALSE(find(rules_for(testing::occupancy(90, 57.6)), "achieved_occupancy_gap"));
+  EXPECT_FALSE(find(rules_for(testing::occupancy(6.1, 3.9) + testing::sol(90, 20, 20, 20, 20, 2e6)),
+                    "achieved_occupancy_gap"));  // at the SM roof
+}
+
+TEST(RuleNoTensorCores, MatrixIntensityFp16WithoutTensorOps) {
+  const auto f = find(rules_for(testing::flops(1e5, 0, 1e9, 0) + testing::level_bytes(1e8, 2e8, 4e8)),
+                      "fp16_without_tensor_cores");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->evidence[0].find("2.0 GFLOP of FP16 math per launch"), std::string::npos) << f->evidence[0];
+  EXPECT_NE(f->evidence[0].find("20.0 FLOP/byte at DRAM"), std::string::npos);
+  EXPECT_FALSE(find(rules_for(testing::flops(0, 0, 1e9, 5e11) + testing::level_bytes(1e8, 2e8, 4e8)),
+                    "fp16_without_tensor_cores"));
+  EXPECT_FALSE(find(rules_for(testing::flops(0, 0, 1e9, 0) + testing::level_bytes(4e9, 4e9, 4e9)),
+                    "fp16_without_tensor_cores"));
+}
+
+TEST(MetricRules, SmallKernelsAreNotJudged) {
+  // A memory-bound kernel with 5 % of the kernel time next to a clean one with 95 %.
+  TraceBuilder b;
+  b.run(0, 100 * kMs);
+  const TimeNs t = testing::launches(b, "big", 19, 1 * kMs, 2 * kMs, testing::sol(85, 30, 30, 20, 10, 2e6));
+  testing::launches(b, "small", 1, t, 2 * kMs, testing::sol(20, 85, 85, 50, 30, 2e6));
+  EXPECT_FALSE(find(run_rules(b.trace()), "memory_bound_kernel"));
+}
+
+}  // namespace
+}  // namespace gpuscope::analysis
