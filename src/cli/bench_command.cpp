@@ -33,7 +33,10 @@ struct OneRun {
 OneRun capture_once(const BenchOptions& o, const std::string& library, const std::string& prefix, int index) {
   if (!find_spools(prefix).empty())
     throw Error("spools of an earlier run are in the way (" + prefix + ".*.spool): delete them");
-  auto env = injection_environment(o.driver_api, o.flush_ms, library, prefix);
+  CaptureSettings settings;
+  settings.driver_api = o.driver_api;
+  settings.flush_ms = o.flush_ms;
+  auto env = injection_environment(settings, library, prefix);
   if (!o.seed_env.empty()) env[o.seed_env] = std::to_string(index);
   OneRun run;
   run.times.start = realtime_ns();

@@ -33,7 +33,19 @@ std::string join_command(const std::vector<std::string>& argv) {
   return line;
 }
 
-std::map<std::string, std::string> injection_environment(bool driver_api, int flush_ms, const std::string& library,
+namespace {
+
+// The config format cannot carry ';' or '=' inside values, and a regex may hold both.
+std::string hex(const std::string& text) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : text) out += {digits[c >> 4], digits[c & 15]};
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> injection_environment(const CaptureSettings& settings, const std::string& library,
                                                          const std::string& prefix) {
   if (const char* existing = std::getenv("CUDA_INJECTION64_PATH"); existing && *existing)
     throw Error(std::string("CUDA_INJECTION64_PATH is already set (") + existing +
@@ -43,9 +55,17 @@ std::map<std::string, std::string> injection_environment(bool driver_api, int fl
   // NVTX events reach CUPTI through our library, which forwards to libcupti.
   // A user's own NVTX tool wins: then NVTX ranges are not captured.
   if (!std::getenv("NVTX_INJECTION64_PATH")) env["NVTX_INJECTION64_PATH"] = library;
-  env["GPUSCOPE_INJECT_CONFIG"] = "spool=" + prefix +
-                                  ";driver_api=" + (driver_api ? "1" : "0") +
-                                  ";flush_ms=" + std::to_string(flush_ms);
+  std::string config = "spool=" + prefix + ";driver_api=" + (settings.driver_api ? "1" : "0") +
+                       ";flush_ms=" + std::to_string(settings.flush_ms);
+  if (!settings.metrics.empty()) {
+    config += ";metrics=";
+    for (size_t i = 0; i < settings.metrics.size(); ++i) config += (i ? "," : "") + settings.metrics[i];
+    if (!settings.kernel_regex.empty()) config += ";kernel_hex=" + hex(settings.kernel_regex);
+    if (settings.launch_skip > 0) config += ";launch_skip=" + std::to_string(settings.launch_skip);
+    if (settings.launch_count > 0) config += ";launch_count=" + std::to_string(settings.launch_count);
+  }
+  if (settings.gpu_metrics_hz > 0) config += ";gpu_metrics_hz=" + std::to_string(settings.gpu_metrics_hz);
+  env["GPUSCOPE_INJECT_CONFIG"] = config;
   return env;
 }
 

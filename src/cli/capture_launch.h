@@ -18,9 +18,20 @@ std::string hostname();
 // argv as one shell-like line (arguments with spaces or quotes in single quotes).
 std::string join_command(const std::vector<std::string>& argv);
 
+// What the capture library is asked to record (its config string, src/capture/config.h).
+struct CaptureSettings {
+  bool driver_api = false;
+  int flush_ms = 500;
+  std::vector<std::string> metrics;  // full metric names (sets already expanded); empty: none
+  std::string kernel_regex;          // only these kernels get metrics; empty: all
+  uint64_t launch_skip = 0;
+  uint64_t launch_count = 0;         // 0: no limit
+  uint32_t gpu_metrics_hz = 0;       // PM sampling rate; 0: off
+};
+
 // The environment that injects the capture library and tells it where to spool.
 // Throws if another tool's CUDA_INJECTION64_PATH is already set.
-std::map<std::string, std::string> injection_environment(bool driver_api, int flush_ms, const std::string& library,
+std::map<std::string, std::string> injection_environment(const CaptureSettings& settings, const std::string& library,
                                                          const std::string& spool_prefix);
 
 }  // namespace gpuscope::cli

@@ -23,6 +23,13 @@ struct ProfileOptions {
   bool print_report = true;    // report on stderr when done
   bool keep_spools = false;    // keep NAME.<pid>.spool after import
   std::string inject_library;  // resolved path of libgpuscope_inject.so override, may be empty
+  // Hardware metrics (docs/metrics.md): sets and raw names, expanded by profile.
+  std::string metric_sets;               // --metrics sol,memory; empty: none
+  std::vector<std::string> raw_metrics;  // --metric NAME, repeatable
+  std::string kernel_regex;              // --kernel REGEX
+  uint64_t launch_skip = 0;              // --launch-skip N
+  uint64_t launch_count = 0;             // --launch-count N; 0: all
+  uint32_t gpu_metrics_hz = 0;           // --gpu-metrics[=RATE]; 0: off
   ReportSettings report;
   std::vector<std::string> command;
 };

@@ -80,6 +80,24 @@ int main(int argc, char** argv) {
                           "How often captured records reach the disk, in ms (default 500)");
   profile_cmd->add_flag("--no-report", [&](int64_t) { profile.print_report = false; },
                         "Do not print the report when done");
+  profile_cmd->add_option("--metrics", profile.metric_sets,
+                          "Per-kernel hardware metrics (kernel replay): sets sol, memory, compute, occupancy, "
+                          "stalls, roofline or full, comma-separated (docs/metrics.md)");
+  profile_cmd->add_option("--metric", profile.raw_metrics, "Also collect this raw metric (repeatable), e.g. "
+                                                           "dram__bytes_read.sum; see `gpuscope metrics --list`");
+  profile_cmd->add_option("--kernel", profile.kernel_regex,
+                          "Metrics only for kernels whose name matches this regex (mangled or demangled)");
+  profile_cmd->add_option("--launch-skip", profile.launch_skip,
+                          "Metrics: skip the first N matching kernel launches")
+      ->check(CLI::NonNegativeNumber);
+  profile_cmd->add_option("--launch-count", profile.launch_count, "Metrics: measure at most N launches")
+      ->check(CLI::PositiveNumber);
+  profile_cmd
+      ->add_option("--gpu-metrics", profile.gpu_metrics_hz,
+                   "Sample GPU-wide counters (SM, tensor, DRAM, PCIe) over the whole run at RATE Hz (default 10000)")
+      ->expected(0, 1)
+      ->default_str("10000")
+      ->check(CLI::Range(10, 100000));
   profile_cmd->add_flag("--keep-spools", profile.keep_spools,
                         "Keep the per-process spool files after import");
   add_report_flags(*profile_cmd, profile.report);

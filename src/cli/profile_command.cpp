@@ -3,17 +3,20 @@
 // program's own exit status.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <regex>
 
 #include "cli/capture_files.h"
 #include "cli/capture_launch.h"
 #include "cli/commands.h"
 #include "cli/launcher.h"
 #include "common/error.h"
+#include "gpuscope/metric_sets.h"
 #include "gpuscope/store.h"
 
 namespace fs = std::filesystem;
@@ -59,6 +62,48 @@ void finish_capture(const Run& run, const std::string& output, const std::string
   if (options.print_report) std::cerr << render(trace, options.report) << std::flush;
 }
 
+CaptureSettings capture_settings(const ProfileOptions& options) {
+  CaptureSettings settings;
+  settings.driver_api = options.driver_api;
+  settings.flush_ms = options.flush_ms;
+  const bool wants_metrics = !options.metric_sets.empty() || !options.raw_metrics.empty();
+  if (!wants_metrics && (!options.kernel_regex.empty() || options.launch_skip > 0 || options.launch_count > 0))
+    throw Error("--kernel, --launch-skip and --launch-count choose kernels for --metrics/--metric; give one of those");
+  std::string error;
+  if (wants_metrics && !expand_metric_sets(options.metric_sets, options.raw_metrics, settings.metrics, error))
+    throw Error(error);
+  // CUPTI leaves the timestamps of a replayed kernel's record empty; its measured duration is
+  // what the importer places it on the timeline with, so it is always collected.
+  const std::string duration = "gpu__time_duration.sum";
+  if (wants_metrics && std::find(settings.metrics.begin(), settings.metrics.end(), duration) == settings.metrics.end())
+    settings.metrics.insert(settings.metrics.begin(), duration);
+  if (!options.kernel_regex.empty()) {
+    try {
+      std::regex check(options.kernel_regex, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      throw Error("--kernel '" + options.kernel_regex + "' is not a valid regular expression");
+    }
+  }
+  settings.kernel_regex = options.kernel_regex;
+  settings.launch_skip = options.launch_skip;
+  settings.launch_count = options.launch_count;
+  settings.gpu_metrics_hz = options.gpu_metrics_hz;
+  return settings;
+}
+
+// The capture options as the user gave them, for the run header.
+std::string describe(const ProfileOptions& options) {
+  std::string text = std::string("driver_api=") + (options.driver_api ? "1" : "0") +
+                     " flush_ms=" + std::to_string(options.flush_ms);
+  if (!options.metric_sets.empty()) text += " metrics=" + options.metric_sets;
+  for (const std::string& raw : options.raw_metrics) text += " metric=" + raw;
+  if (!options.kernel_regex.empty()) text += " kernel=" + options.kernel_regex;
+  if (options.launch_skip > 0) text += " launch_skip=" + std::to_string(options.launch_skip);
+  if (options.launch_count > 0) text += " launch_count=" + std::to_string(options.launch_count);
+  if (options.gpu_metrics_hz > 0) text += " gpu_metrics_hz=" + std::to_string(options.gpu_metrics_hz);
+  return text;
+}
+
 }  // namespace
 
 int run_profile(const ProfileOptions& options) {
@@ -74,15 +119,14 @@ int run_profile(const ProfileOptions& options) {
   if (access(fs::path(output).parent_path().c_str(), W_OK) != 0)
     throw Error("cannot write to " + fs::path(output).parent_path().string());
 
+  const CaptureSettings settings = capture_settings(options);
   Run run;
   run.command_line = join_command(options.command);
   run.host = hostname();
   run.gpuscope_version = GPUSCOPE_VERSION;
-  run.options = std::string("driver_api=") + (options.driver_api ? "1" : "0") +
-                " flush_ms=" + std::to_string(options.flush_ms);
+  run.options = describe(options);
   run.start = realtime_ns();
-  const ExitStatus status =
-      run_program(options.command, injection_environment(options.driver_api, options.flush_ms, library, prefix));
+  const ExitStatus status = run_program(options.command, injection_environment(settings, library, prefix));
   run.end = realtime_ns();
   run.exit_code = status.exit_code;
   run.term_signal = status.signal;
