@@ -30,7 +30,11 @@ struct Rule {
   // Limits. Durations in ns; counts and metric values as given. At least one is set.
   std::optional<double> min, max;
   std::optional<double> max_slower_percent;  // baseline
+  // metric, against --baseline: the largest allowed rise / fall of the kernel's median, in %
+  // (max_change_pct sets both). Plain change of medians, not significance-aware: check_metrics.cpp.
+  std::optional<double> max_increase_percent, max_decrease_percent;
   bool duration = true;  // min/max are durations (false: counts, metric values)
+  bool needs_baseline() const;
 };
 
 struct RuleSet {
@@ -46,9 +50,12 @@ RuleSet read_rules(const std::string& path);
 // The outcome of one rule on one matched item. Numbers stay numbers here; the
 // renderers format them with their units.
 enum class Measure {
-  Duration,  // value in ns
-  Number,    // a count or a metric value, as is
-  Change     // baseline rules: value = change of medians in %, with CI and p
+  Duration,     // value in ns
+  Number,       // a count, as is
+  Change,       // baseline rules: value = change of medians in %, with CI and p
+  Metric,       // a metric's median, in the unit of Outcome::metric
+  MetricChange  // metric vs baseline: change of medians in % (+inf: from a base of 0), with CI
+                // and p; min / max are -max_decrease_pct / +max_increase_pct
 };
 
 struct Outcome {
@@ -56,6 +63,7 @@ struct Outcome {
   int rule_line = 0;
   std::string target;  // the item the rule looked at: "Wall time", a kernel name, ...
   Measure measure = Measure::Duration;
+  std::string metric;  // Metric, MetricChange: the full metric name (its unit formats the value)
   double value = 0;
   double ci_low = 0, ci_high = 0, p_value = 0;  // Change only (NaN when not computed)
   std::optional<double> min, max;  // the limits; for Change, max is max_slower_pct

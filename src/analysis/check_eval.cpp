@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "analysis/check_metrics.h"
 #include "common/error.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
@@ -108,11 +109,13 @@ CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* base
                      const analysis::CompareOptions& options, const analysis::IterationSpec& baseline_iterations,
                      const analysis::IterationSpec& trace_iterations) {
   if (rules.needs_baseline() && !baseline)
-    throw Error(rules.source + ": [[baseline]] rules need --baseline BASE.gpuscope");
+    throw Error(rules.source + ": [[baseline]] rules and [[metric]] change limits need --baseline BASE.gpuscope");
   // Metrics first: a capture without them fails fast, before any output.
-  for (const Rule& rule : rules.rules)
-    if (rule.kind == RuleKind::Metric)  // metric tables arrive with a later schema; none are stored yet
-      throw Error(fmt::format("{}: metric {} not in capture", where(rules, rule), rule.name));
+  for (const Rule& rule : rules.rules) {
+    if (rule.kind != RuleKind::Metric) continue;
+    detail::require_metric(rule, trace, "capture", where(rules, rule));
+    if (rule.needs_baseline()) detail::require_metric(rule, *baseline, "baseline", where(rules, rule));
+  }
 
   CheckResult result;
   const analysis::ExecutiveSummary summary = analysis::summarize_executive(trace);
@@ -124,7 +127,7 @@ CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* base
       case RuleKind::Total: check_total(rule, summary, result.outcomes, at); break;
       case RuleKind::Kernel: check_kernels(rule, trace, result.outcomes, at); break;
       case RuleKind::Baseline: check_baseline(rule, *diff, result.outcomes, at); break;
-      case RuleKind::Metric: break;  // refused above
+      case RuleKind::Metric: detail::check_metric(rule, trace, diff ? &*diff : nullptr, result.outcomes, at); break;
     }
   }
   return result;

@@ -66,6 +66,22 @@ std::string one_of(const std::set<std::string>& names) {
   return out;
 }
 
+// [[metric]] limits on the change against --baseline, in %: max_change_pct bounds both
+// directions; max_increase_pct / max_decrease_pct one each.
+void parse_change_limits(const Reader& r, const toml::table& t, Rule& rule) {
+  auto percent = [&](const char* key) {
+    const std::optional<double> v = r.number_at(t, key);
+    if (v && *v < 0) r.fail(*t.get(key), fmt::format("'{}' must be a percentage >= 0", key));
+    return v;
+  };
+  const std::optional<double> both = percent("max_change_pct");
+  rule.max_increase_percent = percent("max_increase_pct");
+  rule.max_decrease_percent = percent("max_decrease_pct");
+  if (both && (rule.max_increase_percent || rule.max_decrease_percent))
+    r.fail(t, "'max_change_pct' bounds both directions: give it, or 'max_increase_pct' / 'max_decrease_pct', not both");
+  if (both) rule.max_increase_percent = rule.max_decrease_percent = both;
+}
+
 Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, const toml::table& t, int index) {
   Rule rule;
   rule.kind = kind;
@@ -108,27 +124,36 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
         r.fail(t, "[[baseline]] needs 'max_slower_pct', a percentage >= 0");
       break;
     case RuleKind::Metric:
-      allowed.insert({"name", "match", "min", "max"});
+      allowed.insert({"name", "match", "min", "max", "max_change_pct", "max_increase_pct", "max_decrease_pct"});
       rule.name = required_string("name");
       rule.match = r.string_at(t, "match").value_or("*");
       rule.duration = false;
       rule.min = r.number_at(t, "min");
       rule.max = r.number_at(t, "max");
+      parse_change_limits(r, t, rule);
       break;
   }
-  if (kind != RuleKind::Baseline && !rule.min && !rule.max)
-    r.fail(t, fmt::format("[[{}]] needs 'min' or 'max' (or both)", table_name));
-  if (rule.min && rule.max && *rule.min > *rule.max) r.fail(t, "'min' is larger than 'max'");
+  // Unknown keys first: a misspelled limit ('maxx') is named, not reported as a missing one.
   for (const auto& [key, node] : t)
     if (!allowed.count(std::string(key.str())))
       r.fail(node, fmt::format("unknown key '{}' in [[{}]] (allowed: {})", key.str(), table_name, one_of(allowed)));
+  if (kind == RuleKind::Metric && !rule.min && !rule.max && !rule.needs_baseline())
+    r.fail(t, "[[metric]] needs 'min' or 'max', or a change limit against --baseline "
+              "('max_change_pct', 'max_increase_pct', 'max_decrease_pct')");
+  if (kind != RuleKind::Baseline && kind != RuleKind::Metric && !rule.min && !rule.max)
+    r.fail(t, fmt::format("[[{}]] needs 'min' or 'max' (or both)", table_name));
+  if (rule.min && rule.max && *rule.min > *rule.max) r.fail(t, "'min' is larger than 'max'");
   return rule;
 }
 
 }  // namespace
 
+bool Rule::needs_baseline() const {
+  return kind == RuleKind::Baseline || max_increase_percent || max_decrease_percent;
+}
+
 bool RuleSet::needs_baseline() const {
-  return std::any_of(rules.begin(), rules.end(), [](const Rule& r) { return r.kind == RuleKind::Baseline; });
+  return std::any_of(rules.begin(), rules.end(), [](const Rule& r) { return r.needs_baseline(); });
 }
 
 RuleSet parse_rules(const std::string& text, const std::string& source) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "gpuscope/check.h"
+#include "report/metric_units.h"
 #include "report/model.h"
 #include "report/renderers.h"
 #include "report/units.h"
@@ -17,27 +18,35 @@ using report::Unit;
 
 std::string signed_percent(double v) { return (v > 0 ? "+" : "") + report::format_percent(v); }
 
-std::string format_measure(Measure m, double v) {
-  switch (m) {
+std::string change_text(double v) {
+  if (std::isnan(v)) return "-";
+  if (std::isinf(v)) return v > 0 ? "up from 0" : "down from 0";  // a metric whose base median is 0
+  return signed_percent(v);
+}
+
+std::string format_measure(const Outcome& o, double v) {
+  switch (o.measure) {
     case Measure::Duration: return report::format_duration(v);
     case Measure::Number: return report::format_plain(v);
-    case Measure::Change: return std::isnan(v) ? "-" : signed_percent(v);
+    case Measure::Metric: return report::format_value({v, report::metric_unit(o.metric)});
+    case Measure::Change:
+    case Measure::MetricChange: return change_text(v);
   }
   return "-";
 }
 
 std::string measured_text(const Outcome& o) {
-  std::string text = format_measure(o.measure, o.value);
-  if (o.measure == Measure::Change && !std::isnan(o.ci_low))
-    text += " [" + signed_percent(o.ci_low) + ", " + signed_percent(o.ci_high) + "]";
+  std::string text = format_measure(o, o.value);
+  const bool change = o.measure == Measure::Change || o.measure == Measure::MetricChange;
+  if (change && !std::isnan(o.ci_low)) text += " [" + signed_percent(o.ci_low) + ", " + signed_percent(o.ci_high) + "]";
   return text;
 }
 
 std::string limit_text(const Outcome& o) {
   if (o.measure == Measure::Change) return "<= +" + report::format_percent(*o.max) + " if significant";
   std::string text;
-  if (o.min) text += ">= " + format_measure(o.measure, *o.min);
-  if (o.max) text += std::string(text.empty() ? "" : ", ") + "<= " + format_measure(o.measure, *o.max);
+  if (o.min) text += ">= " + format_measure(o, *o.min);
+  if (o.max) text += std::string(text.empty() ? "" : ", ") + "<= " + format_measure(o, *o.max);
   return text;
 }
 

@@ -9,6 +9,7 @@
 
 #include "gpuscope/metric_sets.h"
 #include "report/iteration_notes.h"
+#include "report/metric_units.h"
 #include "report/model.h"
 #include "report/renderers.h"
 #include "report/units.h"
@@ -193,24 +194,6 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
   return s;
 }
 
-Unit unit_of(const std::string& metric) {
-  const MetricInfo* info = find_metric(metric);
-  if (!info) return Unit::Plain;
-  switch (info->unit) {
-    case MetricUnit::Nanoseconds: return Unit::Ns;
-    case MetricUnit::Percent: return Unit::Percent;
-    case MetricUnit::Bytes: return Unit::Bytes;
-    case MetricUnit::BytesPerSecond: return Unit::BytesPerSecond;
-    case MetricUnit::Sectors:
-    case MetricUnit::Count:
-    case MetricUnit::Cycles: return Unit::Count;
-    case MetricUnit::Ratio:
-    case MetricUnit::PerCycle:
-    case MetricUnit::PerSecond: return Unit::Plain;
-  }
-  return Unit::Plain;
-}
-
 // Rows of the first `top` kernels (0 = all): a kernel's metrics stay together.
 void limit_kernels(Table& t, const std::vector<analysis::MetricDiffItem>& items, size_t top) {
   if (top == 0) return;
@@ -248,7 +231,7 @@ Section metrics_section(const analysis::DiffResult& diff, size_t top) {
   for (const analysis::MetricDiffItem& m : diff.metrics) {
     const auto& c = m.cmp;
     const MetricInfo* info = find_metric(m.metric);
-    const Unit unit = unit_of(m.metric);
+    const Unit unit = metric_unit(m.metric);
     const bool both = c.base_count > 0 && c.new_count > 0;
     t.rows.push_back({text(m.kernel), text(m.detail), text(info ? info->label : m.metric),
                       num(static_cast<double>(c.base_count), Unit::Count),
