@@ -2,7 +2,9 @@
 // section; render_report() (report.cpp) calls them in report order.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "gpuscope/analysis.h"
 #include "gpuscope/model.h"
@@ -23,6 +25,13 @@ Section build_bottleneck_section(const Trace& trace, size_t top);
 Section build_recommendations_section(const Trace& trace, TimeNs wall_ns);
 Section build_launch_config_section(const Trace& trace, size_t top);
 Section build_quality_section(const analysis::DataQuality& quality, TimeNs wall_ns, size_t top);
+
+// Hardware metrics (docs/metrics.md). Each appears only when the trace has its data, so a trace
+// without metrics renders as before: one section per kernel-metric topic that has data
+// (build_metrics_*.cpp), GPU-wide samples over time, and how collection went (Data quality).
+std::vector<Section> build_kernel_metric_sections(const Trace& trace, size_t top);
+std::optional<Section> build_gpu_utilization_section(const Trace& trace);
+void add_metric_collection_lines(Section& quality, const Trace& trace);
 
 // The whole report model, in report order.
 Report build_report(const Trace& trace, const ReportOptions& options);

@@ -21,7 +21,9 @@ enum class Unit {
   Bytes,           // size in bytes
   BytesPerSecond,  // bandwidth
   Percent,         // percentage points: 12.5 means 12.5 %
-  Plain            // a number without unit: ids, versions, ratios
+  Plain,           // a number without unit: ids, versions, ratios
+  FlopsPerSecond,  // floating-point operations per second (roofline)
+  FlopsPerByte     // arithmetic intensity: FLOPs per byte moved (roofline)
 };
 
 struct Value {

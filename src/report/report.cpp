@@ -22,11 +22,14 @@ Report build_report(const Trace& trace, const ReportOptions& options) {
   r.sections.push_back(build_recommendations_section(trace, summary.wall_ns));
   r.sections.push_back(build_kernel_section(trace, top));
   r.sections.push_back(build_launch_config_section(trace, top));
+  for (Section& s : build_kernel_metric_sections(trace, top)) r.sections.push_back(std::move(s));
+  if (auto s = build_gpu_utilization_section(trace)) r.sections.push_back(std::move(*s));
   r.sections.push_back(build_memory_section(trace, top));
   r.sections.push_back(build_api_section(trace, top));
   r.sections.push_back(build_sync_section(trace, top));
   r.sections.push_back(build_nvtx_section(trace, top));
   r.sections.push_back(build_quality_section(quality, summary.wall_ns, top));
+  add_metric_collection_lines(r.sections.back(), trace);
   return r;
 }
 

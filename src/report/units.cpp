@@ -92,6 +92,24 @@ std::string format_plain(double value) {
   });
 }
 
+std::string format_flops_rate(double v) {
+  static constexpr Scale kScales[] = {{1, "FLOP/s"},   {1e3, "KFLOP/s"},  {1e6, "MFLOP/s"},
+                                      {1e9, "GFLOP/s"}, {1e12, "TFLOP/s"}, {1e15, "PFLOP/s"}};
+  return signed_format(v, [](double x) { return scaled(x, kScales, [](double y) { return y < 10 ? 2 : 1; }); });
+}
+
+std::string format_intensity(double v) {
+  return signed_format(v, [](double x) {
+    // Two decimals below 10, one below 100, none above; re-checked after rounding (9.996 -> "10.0").
+    const int d = x < 10 ? 2 : x < 100 ? 1 : 0;
+    std::string s = fixed(x, d);
+    const double shown = std::strtod(s.c_str(), nullptr);
+    const int again = shown < 10 ? 2 : shown < 100 ? 1 : 0;
+    if (again != d) s = fixed(x, again);
+    return s + " FLOP/B";
+  });
+}
+
 std::string format_value(const Value& value) {
   switch (value.unit) {
     case Unit::Count: return format_count(value.value);
@@ -100,6 +118,8 @@ std::string format_value(const Value& value) {
     case Unit::BytesPerSecond: return format_bandwidth(value.value);
     case Unit::Percent: return format_percent(value.value);
     case Unit::Plain: return format_plain(value.value);
+    case Unit::FlopsPerSecond: return format_flops_rate(value.value);
+    case Unit::FlopsPerByte: return format_intensity(value.value);
   }
   return "-";
 }
@@ -112,6 +132,8 @@ const char* unit_name(Unit unit) {
     case Unit::BytesPerSecond: return "bytes/s";
     case Unit::Percent: return "percent";
     case Unit::Plain: return "plain";
+    case Unit::FlopsPerSecond: return "flop/s";
+    case Unit::FlopsPerByte: return "flop/byte";
   }
   return "plain";
 }

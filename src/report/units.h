@@ -28,10 +28,17 @@ std::string format_count(double count);
 // Plain number: integers as is, otherwise two decimals: "3", "1.50".
 std::string format_plain(double value);
 
+// Decimal FLOP rates: "812.5 GFLOP/s", "1.23 TFLOP/s".
+std::string format_flops_rate(double flops_per_second);
+
+// Arithmetic intensity: "0.25 FLOP/B", "12.5 FLOP/B", "128 FLOP/B".
+std::string format_intensity(double flops_per_byte);
+
 // Dispatches on the unit. Non-finite values give "-".
 std::string format_value(const Value& value);
 
-// Stable unit names for machines (JSON): "count", "ns", "bytes", "bytes/s", "percent", "plain".
+// Stable unit names for machines (JSON): "count", "ns", "bytes", "bytes/s", "percent", "plain",
+// "flop/s", "flop/byte".
 const char* unit_name(Unit unit);
 
 }  // namespace gpuscope::report

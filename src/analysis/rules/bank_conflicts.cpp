@@ -11,7 +11,16 @@
 namespace gpuscope::analysis::rules {
 namespace {
 
-std::string count(double v) { return fmt::format("{:.0f}", v); }
+// "65,000,000": conflict counts read like the report's counts.
+std::string count(double v) {
+  const std::string digits = fmt::format("{:.0f}", v);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
 
 class BankConflictRule final : public Rule {
  public:

@@ -34,7 +34,7 @@ class FarFromRooflineRule final : public Rule {
       for (const LevelRoof& l : r.levels)
         if (l.level == "DRAM" && l.intensity && l.ridge)
           line += fmt::format(", {:.2f} FLOP/byte at DRAM against a ridge of {:.2f}", *l.intensity, *l.ridge);
-      line += fmt::format("); {} of kernel time, up to {} above its roof", ms(static_cast<TimeNs>(k.values.total_ns)),
+      line += fmt::format("); {} of kernel time, up to {} less at its roof", ms(static_cast<TimeNs>(k.values.total_ns)),
                           ms(static_cast<TimeNs>(lost)));
       f.evidence.push_back(line);
     }
