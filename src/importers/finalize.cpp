@@ -67,9 +67,41 @@ void count_unmatched_metrics(Trace& trace) {
              "kept in kernel_metrics but left out of per-kernel results"});
 }
 
+// CUPTI's activity record of a kernel replayed by the range profiler has no timestamps (seen
+// on an H200 with CUDA 13.0: start = end = 0). Kernel replay makes the launch call return only
+// after the last pass, so the kernel is placed to end with its launch call and to last its
+// measured gpu__time_duration.sum (its real duration, from the metrics). Counted, so the
+// report can say the timeline of such a capture is reconstructed.
+void place_replayed_kernels(Trace& trace) {
+  std::unordered_map<uint64_t, double> durations;
+  for (const KernelMetric& m : trace.kernel_metrics)
+    if (trace.strings.get(m.metric) == "gpu__time_duration.sum") durations[key(m.pid, m.correlation_id)] = m.value;
+  if (durations.empty()) return;
+  std::unordered_map<uint64_t, TimeNs> launch_ends;
+  for (const ApiCall& a : trace.api_calls) {
+    TimeNs& end = launch_ends[key(a.pid, a.correlation_id)];
+    end = std::max(end, a.end);  // runtime and driver records share the id; take the outer end
+  }
+  std::map<uint32_t, uint64_t> placed;  // pid -> kernels
+  for (Kernel& k : trace.kernels) {
+    if (k.start != 0 || k.end != 0) continue;
+    auto duration = durations.find(key(k.pid, k.correlation_id));
+    auto end = launch_ends.find(key(k.pid, k.correlation_id));
+    if (duration == durations.end() || end == launch_ends.end() || end->second == 0) continue;
+    k.end = end->second;
+    k.start = k.end - static_cast<TimeNs>(duration->second);
+    ++placed[k.pid];
+  }
+  for (const auto& [pid, count] : placed)
+    trace.data_loss.push_back({pid, "kernel_times_from_metrics", count,
+                               "kernels replayed for metrics carry no CUPTI timestamps; placed at the end of their "
+                               "launch call with their measured duration (gpu__time_duration.sum)"});
+}
+
 }  // namespace
 
 void finalize_trace(Trace& trace) {
+  place_replayed_kernels(trace);
   sort_by_start(trace.api_calls);
   sort_by_start(trace.kernels);
   sort_by_start(trace.memcpys);
