@@ -157,6 +157,30 @@ TEST(DiffMetrics, LeavesOutValuesWithoutTheirKernel) {
   EXPECT_EQ(find(d, "gemm", kDramBytes)->cmp.new_count, 20u);
 }
 
+TEST(DiffMetrics, IterationsLeaveMetricsPerLaunch) {
+  // 4 iterations of 5 launches each (launches are 10 us apart): durations are compared per
+  // iteration, metric values still per launch (a percentage does not add up over an iteration).
+  auto with_iterations = [](double dram) {
+    Trace t = capture(dram, 80);
+    testing::TraceBuilder ranges;
+    for (int i = 0; i < 4; ++i) ranges.range("step", i * 50'000, (i + 1) * 50'000);
+    for (NvtxRange r : ranges.trace().nvtx_ranges) {
+      r.name = t.strings.intern("step");
+      t.nvtx_ranges.push_back(r);
+    }
+    return t;
+  };
+  analysis::IterationSpec spec;
+  spec.range = "step";
+  const analysis::DiffResult d =
+      analysis::diff_traces(with_iterations(1000), with_iterations(1500), {}, spec, spec);
+  EXPECT_TRUE(d.by_iterations);
+  const auto* dram = find(d, "gemm", kDramBytes);
+  ASSERT_NE(dram, nullptr);
+  EXPECT_EQ(dram->cmp.base_count, 20u);
+  EXPECT_EQ(dram->cmp.verdict, Verdict::Slower);
+}
+
 TEST(DiffMetrics, BenchesCompareOneMedianPerRun) {
   auto bench = [](double dram) {
     Trace out;
