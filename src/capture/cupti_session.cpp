@@ -60,7 +60,10 @@ SessionResult start_activity(const CuptiApi& api, const SessionSettings& setting
     return result;
   }
 
-  std::vector<KindSpec> kinds(std::begin(kKinds), std::end(kKinds));
+  std::vector<KindSpec> kinds;
+  for (const KindSpec& spec : kKinds)
+    if (settings.kernels || spec.kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kinds.push_back(spec);
+  if (!settings.kernels) append_partial(partial, "CONCURRENT_KERNEL off (PM sampling needs the instrumentation)");
   if (settings.driver_api) kinds.push_back(kDriverKind);
   std::vector<CUpti_ActivityKind> enabled;
   for (const KindSpec& spec : kinds) {

@@ -15,6 +15,10 @@ namespace gpuscope::capture {
 struct SessionSettings {
   bool driver_api = false;  // also record CUDA driver API calls
   uint32_t flush_ms = 500;  // cuptiActivityFlushPeriod; 0 = CUPTI's heuristics
+  // Kernel records. Off while PM sampling runs: on CUDA 13.0 (H200) PM sampling's decode
+  // fails (CUPTI_ERROR_UNKNOWN) from the first kernel launch on when kernel activity is on;
+  // both use the GPU's instrumentation.
+  bool kernels = true;
 };
 
 struct SessionResult {

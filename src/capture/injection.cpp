@@ -230,7 +230,7 @@ void start_capture() {
   g_capture.store(capture, std::memory_order_release);
   pthread_atfork(nullptr, nullptr, on_fork_child);
 
-  const SessionSettings settings{config.driver_api, config.flush_ms};
+  const SessionSettings settings{config.driver_api, config.flush_ms, config.gpu_metrics_hz == 0};
   const SessionResult session = start_activity(cupti.api, settings, on_buffer_requested, on_buffer_completed);
   if (!session.ok) {
     capture->pool.close();  // callbacks that still come recycle their buffers at once

@@ -94,7 +94,8 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   profile_cmd
       ->add_option("--gpu-metrics", profile.gpu_metrics_hz,
-                   "Sample GPU-wide counters (SM, tensor, DRAM, PCIe) over the whole run at RATE Hz (default 10000)")
+                   "Sample GPU-wide counters (SM, tensor, DRAM, PCIe) over the whole run at RATE Hz (default "
+                   "10000); kernels are not traced in such a run (CUPTI cannot do both), the rest is")
       ->expected(0, 1)
       ->default_str("10000")
       ->check(CLI::Range(10, 100000));

@@ -69,6 +69,10 @@ CaptureSettings capture_settings(const ProfileOptions& options) {
   const bool wants_metrics = !options.metric_sets.empty() || !options.raw_metrics.empty();
   if (!wants_metrics && (!options.kernel_regex.empty() || options.launch_skip > 0 || options.launch_count > 0))
     throw Error("--kernel, --launch-skip and --launch-count choose kernels for --metrics/--metric; give one of those");
+  // Both need the GPU's performance-monitor hardware; CUPTI gives it to one at a time.
+  if (wants_metrics && options.gpu_metrics_hz > 0)
+    throw Error("--gpu-metrics cannot be combined with --metrics/--metric (both use the GPU's counters); "
+                "profile twice");
   std::string error;
   if (wants_metrics && !expand_metric_sets(options.metric_sets, options.raw_metrics, settings.metrics, error))
     throw Error(error);

@@ -37,18 +37,31 @@ for s in sets:
             if m["name"] not in seen: seen.append(m["name"])
 print(",".join(seen))')
 
+# ncu's Python module reads its reports at full precision (the CSV prints 2 decimals).
+ncu_bin=$(readlink -f "$(command -v ncu)")
+NCU_PYTHON=$(dirname "$(find "$(dirname "$ncu_bin")" "$(dirname "$ncu_bin")/.." /usr/local/cuda*/ /opt/nvidia \
+                 -name ncu_report.py -print -quit 2>/dev/null)")
+export NCU_PYTHON
+[ -f "$NCU_PYTHON/ncu_report.py" ] || { echo "SKIP: ncu_report.py (ncu's Python module) not found"; exit 77; }
+
 failures=0
-compare() {  # compare LABEL CMD...
+compare() {  # compare LABEL CMD...: gpuscope vs ncu, and ncu vs a second ncu run (its own spread)
   local label=$1; shift
   "$gpuscope" profile --no-report -f -o "$out/$label.gpuscope" --metrics sol,memory,stalls -- "$@" > "$out/$label.gpuscope.log" 2>&1
   "$gpuscope" query "$out/$label.gpuscope" "SELECT kernel, metric, value FROM kernel_metrics_named" > "$out/$label.tsv"
-  ncu --csv --page raw --cache-control none --clock-control none --metrics "$names" "$@" > "$out/$label.ncu.csv" 2> "$out/$label.ncu.log"
-  python3 "$here/compare_metrics.py" "$out/$label.tsv" "$out/$label.ncu.csv" "$label" || failures=$((failures + 1))
+  for run in a b; do
+    ncu -f -o "$out/$label.$run" --cache-control none --clock-control none --metrics "$names" "$@" \
+      > "$out/$label.$run.ncu.log" 2>&1
+  done
+  python3 "$here/compare_metrics.py" "$out/$label.tsv" "$out/$label.a.ncu-rep" "$label" || failures=$((failures + 1))
+  python3 "$here/compare_metrics.py" "$out/$label.b.ncu-rep" "$out/$label.a.ncu-rep" "$label, ncu run 2 vs 1" \
+    > "$out/$label.ncu_vs_ncu.md"
+  grep -E "OUTSIDE|SUMMARY" "$out/$label.ncu_vs_ncu.md"
 }
 
 echo "| sample | kernel | metric | ncu | gpuscope | difference | verdict |"
 echo "|---|---|---|---|---|---|---|"
-compare metrics_kernels "$samples/metrics_kernels" --iters 3
+compare metrics_kernels "$samples/metrics_kernels" --iters 5
 compare bsr_spmm "$samples/bsr_spmm" --m 4096 --n 4096 --k 4096 --iters 3
 
 echo
