@@ -39,6 +39,10 @@ struct DeviceSampling {
   CUpti_PmSampling_Object* object = nullptr;
   std::unique_ptr<MetricsHost> host;
   std::vector<uint8_t> counter_data;
+  // On CUDA 13.0 (H200) a decode can fail with CUPTI_ERROR_UNKNOWN some time into a run,
+  // and decoding again after that crashed the program (SIGSEGV inside libcupti), so the
+  // first failure ends sampling on that device: stopped and disabled, never decoded again.
+  bool failed = false;
 };
 
 }  // namespace
@@ -167,9 +171,10 @@ struct GpuSampler::Impl {
       decode.pCounterDataImage = d.counter_data.data();
       decode.counterDataImageSize = d.counter_data.size();
       if (CUptiResult rc = p.PmDecodeData(&decode); rc != CUPTI_SUCCESS) {
+        d.failed = true;
         if (decode.overflow || rc == CUPTI_ERROR_OUT_OF_MEMORY)
           return "the PM sampling hardware buffer overflowed; later samples are lost (lower the --gpu-metrics rate)";
-        return cupti_failure("cuptiPmSamplingDecodeData", rc);
+        return cupti_failure("cuptiPmSamplingDecodeData", rc) + "; samples after that point are missing";
       }
       std::string error = queue_samples(d);
       if (error.empty()) error = init_image(d);
@@ -207,7 +212,8 @@ struct GpuSampler::Impl {
     auto stop = GPUSCOPE_CUPTI_PARAMS(CUpti_PmSampling_Stop_Params);
     stop.pPmSamplingObject = d.object;
     p.PmStop(&stop);
-    if (std::string error = drain(d); !error.empty()) report_failure(d.device, error);
+    if (!d.failed)
+      if (std::string error = drain(d); !error.empty()) report_failure(d.device, error);
     auto disable = GPUSCOPE_CUPTI_PARAMS(CUpti_PmSampling_Disable_Params);
     disable.pPmSamplingObject = d.object;
     p.PmDisable(&disable);
@@ -237,10 +243,13 @@ struct GpuSampler::Impl {
         devices.push_back(std::move(d));
       }
       for (auto it = devices.begin(); it != devices.end();) {
-        std::string error = last ? "" : drain(*it);
-        if (last) end(*it);
-        if (!error.empty()) {
-          report_failure(it->device, error);
+        if (last) {
+          end(*it);
+          ++it;
+          continue;
+        }
+        if (std::string error = drain(*it); !error.empty()) report_failure(it->device, error);
+        if (it->failed) {
           end(*it);
           it = devices.erase(it);
         } else {

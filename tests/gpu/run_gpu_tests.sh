@@ -144,6 +144,37 @@ print('ok', len(prof.key_averages()) > 0)" >"$logs/torchprof.out" 2>"$logs/torch
   expect "torch.profiler alongside: possible loss reported" "$(grep -c 'Possible loss' "$logs/torchprof.err")" -ge 1
 fi
 
+# 11. Hardware metrics (range profiler): every launch measured and linked to its kernel,
+#     replayed kernels placed on the timeline, filters as ncu's, results unchanged, the
+#     verdicts an expert expects (FMA chains compute-bound, triad memory-bound).
+mk="$samples/metrics_kernels"
+plain_result=$("$mk" --iters 2 | grep '^RESULT')
+"$gpuscope" profile --no-report -o mx --metrics sol,memory -- "$mk" --iters 2 >"$logs/mx.out" 2>"$logs/mx.err"
+expect "metrics: exit code" $? -eq 0
+expect "metrics: results unchanged" "$(grep -c -F "$plain_result" "$logs/mx.out")" -eq 1
+expect "metrics: all 8 launches measured" "$(q mx.gpuscope "SELECT COUNT(DISTINCT correlation_id) FROM kernel_metrics")" -eq 8
+expect "metrics: every value linked to its kernel" "$(q mx.gpuscope "SELECT COUNT(*) FROM kernel_metrics_named WHERE kernel IS NULL")" -eq 0
+expect "metrics: collection ok" "$(q mx.gpuscope "SELECT COUNT(*) FROM metric_collections WHERE kind = 'kernel' AND status = 'ok' AND kernels_profiled = 8")" -eq 1
+expect "metrics: replayed kernels placed on the timeline" "$(q mx.gpuscope "SELECT COUNT(*) FROM kernels WHERE end_ns > start_ns")" -eq 8
+expect "metrics: FMA kernel SM throughput >= 80%" "$(q mx.gpuscope "SELECT CAST(MIN(value) AS INT) FROM kernel_metrics_named WHERE kernel LIKE 'fma_kernel%' AND metric = 'sm__throughput.avg.pct_of_peak_sustained_elapsed'")" -ge 80
+expect "metrics: triad DRAM throughput >= 60%" "$(q mx.gpuscope "SELECT CAST(MIN(value) AS INT) FROM kernel_metrics_named WHERE kernel LIKE 'triad%' AND metric = 'dram__throughput.avg.pct_of_peak_sustained_elapsed'")" -ge 60
+expect "metrics: triad reads 2 x 256 MiB from DRAM (+-2%)" "$(q mx.gpuscope "SELECT CAST(ABS(MIN(value) / 536870912.0 - 1) * 100 AS INT) FROM kernel_metrics_named WHERE kernel LIKE 'triad%' AND metric = 'dram__bytes_read.sum'")" -le 2
+"$gpuscope" report mx.gpuscope >"$logs/mx.report" 2>>"$logs/report.err"
+expect "metrics: report shows the bound verdicts" "$(grep -E -c '^(fma_kernel|triad_kernel).*(compute|memory)$' "$logs/mx.report")" -eq 2
+"$gpuscope" profile --no-report -o flt --metrics sol --kernel 'transpose' --launch-skip 1 --launch-count 2 -- "$mk" --iters 2 >/dev/null 2>"$logs/flt.err"
+expect "metrics: --kernel/--launch-skip/--launch-count measure exactly 2" "$(q flt.gpuscope "SELECT COUNT(DISTINCT correlation_id) FROM kernel_metrics")" -eq 2
+expect "metrics: filter skipped the first transpose" "$(q flt.gpuscope "SELECT COUNT(*) FROM kernel_metrics_named WHERE kernel LIKE 'transpose_conflicts%' AND metric = 'gpu__time_duration.sum'")" -eq 1
+"$gpuscope" profile --no-report -o badm --metric no_such__metric.sum -- "$samples/crash" --mode exit3 >/dev/null 2>"$logs/badm.err"
+expect "metrics: bad metric keeps the program's exit status" $? -eq 3
+expect "metrics: bad metric named in the status" "$(q badm.gpuscope "SELECT COUNT(*) FROM metric_collections WHERE status LIKE '%no_such__metric%'")" -eq 1
+expect "metrics: bad metric, trace still captured" "$(q badm.gpuscope "SELECT COUNT(*) FROM kernels")" -ge 1
+
+# 12. GPU-wide sampling: the program is unharmed and samples cover its GPU work.
+"$gpuscope" profile --no-report -o pm --gpu-metrics -- "$mk" --iters 5 >"$logs/pm.out" 2>"$logs/pm.err"
+expect "gpu metrics: exit code" $? -eq 0
+expect "gpu metrics: samples recorded" "$(q pm.gpuscope "SELECT COUNT(*) FROM gpu_metric_samples")" -ge 100
+expect "gpu metrics: some sample saw the SMs busy (>= 50%)" "$(q pm.gpuscope "SELECT CAST(MAX(value) AS INT) FROM gpu_metric_samples_named WHERE metric LIKE 'sm__cycles_active%'")" -ge 50
+
 # 10. The report is produced in every format, from the file alone.
 for fmt in text markdown json; do
   "$gpuscope" report base.gpuscope --format $fmt >"$logs/base.report.$fmt" 2>>"$logs/report.err"
