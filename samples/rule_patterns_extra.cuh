@@ -49,16 +49,18 @@ __global__ void __launch_bounds__(extra::kThreads, 8)
   if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(runs, 1u);
 }
 
-// tail: `tasks` tasks, grid-stride; a task spins task_ns on the timer and writes task_value(k).
-// A timer spin takes as long on a full SM as on an SM running one block, so the partial last wave
-// lasts as long as a full one: the equal-length-waves assumption of tail_effect holds here.
+// tail: `tasks` tasks, grid-stride; a task waits task_ns on the timer and writes task_value(k).
+// The wait sleeps (__nanosleep) between timer reads, so a block takes as long on a full SM as on
+// an SM running one block: the partial last wave lasts as long as a full one, the equal-length-
+// waves assumption of tail_effect. (A busy spin does not do that: on an H200 64 warps spinning on
+// %globaltimer made each task take ~2x its time and blocks finish raggedly, so the 4 extra blocks
+// hid in the ragged end of the full wave: 0.15 ms instead of a wave.)
 __global__ void __launch_bounds__(extra::kThreads, 8)
     tail_kernel(float* out, unsigned long long tasks, unsigned long long task_ns, unsigned int* runs) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long k = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; k < tasks; k += stride) {
     const unsigned long long start = extra::global_ns();
-    while (extra::global_ns() - start < task_ns) {
-    }
+    while (extra::global_ns() - start < task_ns) __nanosleep(1000);
     out[k] = extra::task_value(k);
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) atomicAdd(runs, 1u);

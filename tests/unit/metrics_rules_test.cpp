@@ -3,6 +3,8 @@
 // pattern, with the estimate docs/rules.md describes, and stays silent on a clean one.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
 #include "metrics_trace.h"
@@ -34,6 +36,26 @@ Metrics memory_side_roofline(double measured_ns = 1e6) {
 TEST(MetricRules, NoMetricsNoMetricFindings) {
   const auto fs = rules_for({});
   for (const char* rule : kMetricRules) EXPECT_FALSE(find(fs, rule)) << rule;
+}
+
+// tail_effect: 2200 blocks of 128 threads = 1.04 waves (trace_builder's config: 16 blocks/SM).
+// Latency-bound by its metrics, the equal-waves estimate stands; throughput-bound, a partial
+// wave runs faster per block, so the kernel is not estimated (measured on an H200: docs/rules.md).
+std::optional<Finding> tail_with(const Metrics& m) {
+  TraceBuilder b;
+  b.run(0, 100 * kMs);
+  testing::launches(b, "kern", 10, 1 * kMs, 2 * kMs, m);
+  testing::set_grid(b.trace(), "kern", 2200);
+  return find(run_rules(b.trace()), "tail_effect");
+}
+
+TEST(RuleTail, EstimatedForLatencyBoundKernelsOnly) {
+  const auto latency = tail_with(testing::sol(5, 1, 1, 1, 1, 2e6));
+  ASSERT_TRUE(latency);
+  EXPECT_NEAR(static_cast<double>(*latency->saving_ns), 20e6 * (2 - 2200.0 / 2112) / 2, 10.0);
+  EXPECT_FALSE(tail_with(testing::sol(84, 1, 1, 1, 1, 2e6)));   // compute-bound: not estimated
+  EXPECT_FALSE(tail_with(testing::sol(20, 75, 75, 30, 20, 2e6)));  // memory-bound: not estimated
+  EXPECT_TRUE(tail_with({}));  // no metrics: the equal-waves estimate, as before
 }
 
 TEST(RuleFarFromRoofline, UpperBoundIsKernelTimeTimesTheMissingFraction) {
