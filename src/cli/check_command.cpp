@@ -13,7 +13,7 @@ int run_check(const CheckOptions& options) {
   // The rules first: a broken rules file is reported before any capture is read.
   const check::RuleSet rules = check::read_rules(options.rules);
   if (!options.baseline.empty() && !rules.needs_baseline())
-    throw Error("--baseline given, but " + options.rules + " has no [[baseline]] rule");
+    throw Error("--baseline given, but " + options.rules + " has no rule that compares with it ([[baseline]], or [[metric]] with a max_*_pct change limit)");
   if (!options.iterations.range.empty() && options.baseline.empty())
     throw Error("--iteration-range applies to [[baseline]] rules: give --baseline BASE.gpuscope");
   const Trace trace = read_trace(options.input);
