@@ -1,6 +1,5 @@
 #include "capture/callback_hub.h"
 
-#include "capture/cupti_compat.h"
 
 namespace gpuscope::capture {
 namespace {
@@ -36,7 +35,7 @@ std::string subscribe_callbacks(const CuptiApi& api, KernelProfiler* kernels, Gp
   g_users = Users{&api, kernels, sampler};
   CUpti_SubscriberHandle subscriber = nullptr;
   if (CUptiResult rc = p.Subscribe(&subscriber, on_callback, nullptr); rc != CUPTI_SUCCESS)
-    return "cuptiSubscribe returned " + cupti_result_text(api, rc) + " (" + cupti_error_advice(rc) + ")";
+    return cupti_call_failure(api, "cuptiSubscribe", rc);
   if (kernels) KernelProfiler::enable_callbacks(p, subscriber);
   if (sampler) p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
   return "";

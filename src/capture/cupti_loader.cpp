@@ -193,4 +193,8 @@ std::string cupti_result_text(const CuptiApi& api, CUptiResult rc) {
   return name;
 }
 
+std::string cupti_call_failure(const CuptiApi& api, const char* call, CUptiResult rc) {
+  return std::string(call) + " returned " + cupti_result_text(api, rc) + " (" + cupti_error_advice(rc) + ")";
+}
+
 }  // namespace gpuscope::capture

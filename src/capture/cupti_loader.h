@@ -122,4 +122,7 @@ const CuptiLibrary& load_cupti(const std::string& configured_path);
 // "CUPTI_ERROR_X" through the library's cuptiGetResultString, or our own table.
 std::string cupti_result_text(const CuptiApi& api, CUptiResult rc);
 
+// "CALL returned CUPTI_ERROR_X (what to do)": one line for a failed CUPTI call.
+std::string cupti_call_failure(const CuptiApi& api, const char* call, CUptiResult rc);
+
 }  // namespace gpuscope::capture

@@ -83,9 +83,7 @@ struct GpuSampler::Impl {
     outbox.set_collection(record, text, chip);
   }
 
-  std::string cupti_failure(const char* call, CUptiResult rc) const {
-    return std::string(call) + " returned " + cupti_result_text(api, rc) + " (" + cupti_error_advice(rc) + ")";
-  }
+  std::string cupti_failure(const char* call, CUptiResult rc) const { return cupti_call_failure(api, call, rc); }
 
   void report_failure(uint32_t device, const std::string& why) {
     {

@@ -123,9 +123,7 @@ struct KernelProfiler::Impl {
     return false;
   }
 
-  std::string cupti_failure(const char* call, CUptiResult rc) {
-    return std::string(call) + " returned " + cupti_result_text(api, rc) + " (" + cupti_error_advice(rc) + ")";
-  }
+  std::string cupti_failure(const char* call, CUptiResult rc) const { return cupti_call_failure(api, call, rc); }
 
   bool wanted(const char* symbol) {
     if (filter) {

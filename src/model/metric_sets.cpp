@@ -35,6 +35,33 @@ std::vector<MetricInfo> stall_metrics() {
   return out;
 }
 
+// FLOPs by precision as ncu's roofline counts them (add + mul + 2 x fma thread instructions) and
+// tensor-core operations by source precision: in both the compute and the roofline set.
+std::vector<MetricInfo> flop_metrics() {
+  return {
+      {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", U::Count, "FP32 add"},
+      {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", U::Count, "FP32 mul"},
+      {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", U::Count, "FP32 fma"},
+      {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", U::Count, "FP64 add"},
+      {"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", U::Count, "FP64 mul"},
+      {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", U::Count, "FP64 fma"},
+      {"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", U::Count, "FP16 add"},
+      {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", U::Count, "FP16 mul"},
+      {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", U::Count, "FP16 fma"},
+      {"sm__ops_path_tensor_src_fp16.sum", U::Count, "Tensor ops FP16"},
+      {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", U::Count, "Tensor ops BF16"},
+      {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", U::Count, "Tensor ops TF32"},
+      {"sm__ops_path_tensor_src_fp8.sum", U::Count, "Tensor ops FP8"},
+      {"sm__ops_path_tensor_src_int8.sum", U::Count, "Tensor ops INT8"},
+      {"sm__ops_path_tensor_src_fp64.sum", U::Count, "Tensor ops FP64"}};
+}
+
+// `head`, then `tail` appended.
+std::vector<MetricInfo> join(std::vector<MetricInfo> head, const std::vector<MetricInfo>& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
 std::vector<MetricSet> build_sets() {
   std::vector<MetricSet> sets;
   sets.push_back({"sol", "speed of light: duration, SM and memory throughput, achieved occupancy",
@@ -58,29 +85,15 @@ std::vector<MetricSet> build_sets() {
                    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", U::Count, "Shared load bank conflicts"},
                    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", U::Count, "Shared store bank conflicts"}}});
   sets.push_back({"compute", "compute workload: issue slots, pipe utilization, tensor pipe, FLOPs by precision",
-                  {{"smsp__issue_active.avg.pct_of_peak_sustained_active", U::Percent, "Issue slots busy"},
+                  join({{"smsp__issue_active.avg.pct_of_peak_sustained_active", U::Percent, "Issue slots busy"},
                    {"smsp__inst_executed.sum", U::Count, "Warp instructions executed"},
                    {"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", U::Percent, "ALU pipe"},
                    {"sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", U::Percent, "FMA pipe"},
                    {"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active", U::Percent, "FP64 pipe"},
                    {"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", U::Percent, "LSU pipe"},
                    {"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", U::Percent, "XU pipe"},
-                   {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", U::Percent, "Tensor pipe active"},
-                   {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", U::Count, "FP32 add"},
-                   {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", U::Count, "FP32 mul"},
-                   {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", U::Count, "FP32 fma"},
-                   {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", U::Count, "FP64 add"},
-                   {"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", U::Count, "FP64 mul"},
-                   {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", U::Count, "FP64 fma"},
-                   {"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", U::Count, "FP16 add"},
-                   {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", U::Count, "FP16 mul"},
-                   {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", U::Count, "FP16 fma"},
-                   {"sm__ops_path_tensor_src_fp16.sum", U::Count, "Tensor ops FP16"},
-                   {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", U::Count, "Tensor ops BF16"},
-                   {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", U::Count, "Tensor ops TF32"},
-                   {"sm__ops_path_tensor_src_fp8.sum", U::Count, "Tensor ops FP8"},
-                   {"sm__ops_path_tensor_src_int8.sum", U::Count, "Tensor ops INT8"},
-                   {"sm__ops_path_tensor_src_fp64.sum", U::Count, "Tensor ops FP64"}}});
+                   {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", U::Percent, "Tensor pipe active"}},
+                  flop_metrics())});
   sets.push_back({"occupancy", "achieved occupancy (theoretical and limiter come from the trace)",
                   {{"sm__warps_active.avg.pct_of_peak_sustained_active", U::Percent, "Achieved occupancy"},
                    {"sm__warps_active.avg.per_cycle_active", U::Ratio, "Achieved active warps per SM"},
@@ -88,23 +101,8 @@ std::vector<MetricSet> build_sets() {
                    {"sm__cycles_active.avg", U::Cycles, "SM active cycles"}}});
   sets.push_back({"stalls", "warp stall breakdown: warps stalled per issue cycle, by reason", stall_metrics()});
   sets.push_back({"roofline", "roofline: FLOPs and bytes per memory level, and the device's peaks",
-                  {{"gpu__time_duration.sum", U::Nanoseconds, "Duration"},
-                   {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", U::Count, "FP32 add"},
-                   {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", U::Count, "FP32 mul"},
-                   {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", U::Count, "FP32 fma"},
-                   {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", U::Count, "FP64 add"},
-                   {"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", U::Count, "FP64 mul"},
-                   {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", U::Count, "FP64 fma"},
-                   {"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", U::Count, "FP16 add"},
-                   {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", U::Count, "FP16 mul"},
-                   {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", U::Count, "FP16 fma"},
-                   {"sm__ops_path_tensor_src_fp16.sum", U::Count, "Tensor ops FP16"},
-                   {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", U::Count, "Tensor ops BF16"},
-                   {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", U::Count, "Tensor ops TF32"},
-                   {"sm__ops_path_tensor_src_fp8.sum", U::Count, "Tensor ops FP8"},
-                   {"sm__ops_path_tensor_src_int8.sum", U::Count, "Tensor ops INT8"},
-                   {"sm__ops_path_tensor_src_fp64.sum", U::Count, "Tensor ops FP64"},
-                   {"dram__bytes.sum", U::Bytes, "DRAM bytes"},
+                  join(join({{"gpu__time_duration.sum", U::Nanoseconds, "Duration"}}, flop_metrics()),
+                  {{"dram__bytes.sum", U::Bytes, "DRAM bytes"},
                    {"lts__t_bytes.sum", U::Bytes, "L2 bytes"},
                    {"l1tex__t_bytes.sum", U::Bytes, "L1 bytes"},
                    // Peaks, as ncu's roofline takes them: per-cycle peak x the unit's clock.
@@ -117,7 +115,7 @@ std::vector<MetricSet> build_sets() {
                    {"lts__t_bytes.sum.peak_sustained", U::PerCycle, "L2 bytes peak"},
                    {"lts__cycles_elapsed.avg.per_second", U::PerSecond, "L2 clock"},
                    {"l1tex__t_bytes.sum.peak_sustained", U::PerCycle, "L1 bytes peak"},
-                   {"l1tex__cycles_elapsed.avg.per_second", U::PerSecond, "L1 clock"}}});
+                   {"l1tex__cycles_elapsed.avg.per_second", U::PerSecond, "L1 clock"}})});
   return sets;
 }
 

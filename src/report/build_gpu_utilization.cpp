@@ -8,26 +8,11 @@
 
 #include "gpuscope/analysis_metrics.h"
 #include "report/builder.h"
+#include "report/metric_units.h"
 #include "report/units.h"
 
 namespace gpuscope::report {
 namespace {
-
-Unit unit_of(MetricUnit u) {
-  switch (u) {
-    case MetricUnit::Nanoseconds: return Unit::Ns;
-    case MetricUnit::Percent: return Unit::Percent;
-    case MetricUnit::Bytes: return Unit::Bytes;
-    case MetricUnit::BytesPerSecond: return Unit::BytesPerSecond;
-    case MetricUnit::Sectors:
-    case MetricUnit::Count:
-    case MetricUnit::Cycles: return Unit::Count;
-    case MetricUnit::Ratio:
-    case MetricUnit::PerCycle:
-    case MetricUnit::PerSecond: return Unit::Plain;
-  }
-  return Unit::Plain;
-}
 
 // Short column titles for the per-bucket table, so nine metrics fit a terminal line.
 std::string short_label(const analysis::GpuMetricSeries& m) {
@@ -88,7 +73,7 @@ std::optional<Section> build_gpu_utilization_section(const Trace& trace) {
                      num_column("p95", "P95", Unit::Plain), num_column("max", "Max", Unit::Plain),
                      text_column("over_time", "Over time")};
     for (const auto& m : d.metrics) {
-      const Unit u = unit_of(m.unit);
+      const Unit u = report_unit(m.unit);
       stats.rows.push_back({text(m.label), text(unit_name(u)), num(double(m.samples), Unit::Count), num(m.mean, u), num(m.p50, u),
                             num(m.p95, u), num(m.max, u), text(sparkline(m))});
     }
@@ -103,12 +88,12 @@ std::optional<Section> build_gpu_utilization_section(const Trace& trace) {
     series.key = several ? fmt::format("gpu_metrics_over_time_{}_{}", d.pid, d.device) : "gpu_metrics_over_time";
     series.title = "Over time, " + who;
     series.columns = {num_column("start", "From", Unit::Ns)};
-    for (const auto& m : d.metrics) series.columns.push_back(num_column(m.metric, short_label(m), unit_of(m.unit)));
+    for (const auto& m : d.metrics) series.columns.push_back(num_column(m.metric, short_label(m), report_unit(m.unit)));
     const TimeNs origin = trace.run.start > 0 && trace.run.start <= d.start ? trace.run.start : d.start;
     for (size_t b = 0; b < buckets; ++b) {
       const TimeNs lo = d.start + std::max<TimeNs>(span, 1) * static_cast<TimeNs>(b) / static_cast<TimeNs>(buckets);
       std::vector<Cell> row = {num(double(lo - origin), Unit::Ns)};
-      for (const auto& m : d.metrics) row.push_back(num(m.buckets[b], unit_of(m.unit)));
+      for (const auto& m : d.metrics) row.push_back(num(m.buckets[b], report_unit(m.unit)));
       series.rows.push_back(std::move(row));
     }
     series.notes.push_back(fmt::format("From: bucket start since the {}; each value is the mean of the samples in the "

@@ -11,10 +11,8 @@
 
 namespace gpuscope::report {
 
-inline Unit metric_unit(std::string_view metric) {
-  const MetricInfo* info = find_metric(metric);
-  if (!info) return Unit::Plain;
-  switch (info->unit) {
+inline Unit report_unit(MetricUnit unit) {
+  switch (unit) {
     case MetricUnit::Nanoseconds: return Unit::Ns;
     case MetricUnit::Percent: return Unit::Percent;
     case MetricUnit::Bytes: return Unit::Bytes;
@@ -27,6 +25,11 @@ inline Unit metric_unit(std::string_view metric) {
     case MetricUnit::PerSecond: return Unit::Plain;
   }
   return Unit::Plain;
+}
+
+inline Unit metric_unit(std::string_view metric) {
+  const MetricInfo* info = find_metric(metric);
+  return info ? report_unit(info->unit) : Unit::Plain;
 }
 
 }  // namespace gpuscope::report
