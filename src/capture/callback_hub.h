@@ -2,7 +2,7 @@
 // (a program's own profiler may want one), so we subscribe only when metrics need
 // callbacks, and dispatch to the users from one place:
 //   kernel-launch API calls (runtime and driver)  -> KernelProfiler (range profiler)
-//   context created                               -> GpuSampler (which devices to sample)
+//   context created / destroy starting            -> GpuSampler (which devices to sample, when to stop)
 #pragma once
 
 #include <string>

@@ -26,7 +26,7 @@ namespace {
 //     decode does not overflow it.
 constexpr auto kMaxDecodePeriod = std::chrono::milliseconds(100);
 constexpr uint32_t kSamplesPerImage = 2048;
-constexpr size_t kHardwareBufferBytes = size_t{256} << 20;
+constexpr size_t kHardwareBufferBytes = size_t{64} << 20;
 
 std::chrono::microseconds decode_period(uint32_t rate_hz) {
   const auto half_image = std::chrono::microseconds(uint64_t{kSamplesPerImage / 2} * 1'000'000 / rate_hz);
@@ -38,6 +38,11 @@ struct DeviceSampling {
   uint32_t device = 0;
   CUpti_PmSampling_Object* object = nullptr;
   std::unique_ptr<MetricsHost> host;
+  // CUPTI keeps using the configuration image after cuptiPmSamplingSetConfig (a local one
+  // freed after set-up corrupted the heap: decode errors, then an abort at exit on an H100).
+  // Its buffer must live, at a fixed address, until sampling is disabled; moving the vector
+  // keeps the address.
+  MetricConfig config;
   std::vector<uint8_t> counter_data;
   // On CUDA 13.0 (H200) a decode can fail with CUPTI_ERROR_UNKNOWN some time into a run,
   // and decoding again after that crashed the program (SIGSEGV inside libcupti), so the
@@ -68,7 +73,9 @@ struct GpuSampler::Impl {
   std::string status = "ok";
   std::string chip;
   std::thread thread;
-  // Sampler-thread only:
+  // Held while CUPTI's PM sampling is called: by the sampler thread for its work, and by a
+  // program thread destroying a context (device_released) to stop that device first.
+  std::mutex work;
   std::vector<DeviceSampling> devices;
   bool initialized = false;
 
@@ -128,8 +135,7 @@ struct GpuSampler::Impl {
     std::string error;
     d.host = MetricsHost::create(api, chip, ProfilerKind::PmSampling, error, availability);
     if (!d.host) return error;
-    MetricConfig config;
-    if (error = d.host->build_config(names, config); !error.empty()) return error;
+    if (error = d.host->build_config(names, d.config); !error.empty()) return error;
 
     auto enable = GPUSCOPE_CUPTI_PARAMS(CUpti_PmSampling_Enable_Params);
     enable.deviceIndex = d.device;
@@ -137,8 +143,8 @@ struct GpuSampler::Impl {
     d.object = enable.pPmSamplingObject;
     auto set = GPUSCOPE_CUPTI_PARAMS(CUpti_PmSampling_SetConfig_Params);
     set.pPmSamplingObject = d.object;
-    set.configSize = config.image.size();
-    set.pConfig = config.image.data();
+    set.configSize = d.config.image.size();
+    set.pConfig = d.config.image.data();
     set.hardwareBufferSize = kHardwareBufferBytes;
     set.samplingInterval = interval_ns();
     set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
@@ -218,6 +224,19 @@ struct GpuSampler::Impl {
     d.object = nullptr;
   }
 
+  // The program is destroying a context on `device` (usually cudart's teardown at exit): stop
+  // sampling it while the context still exists. Sampling through the teardown instead made
+  // the program abort at exit (H100, CUDA 13.0).
+  void release(uint32_t device) {
+    std::lock_guard<std::mutex> working(work);
+    for (auto it = devices.begin(); it != devices.end(); ++it) {
+      if (it->device != device) continue;
+      end(*it);
+      devices.erase(it);
+      return;
+    }
+  }
+
   void run() {
     std::set<uint32_t> started;
     for (;;) {
@@ -230,6 +249,7 @@ struct GpuSampler::Impl {
         wanted = requested;
         last = stopping;
       }
+      std::lock_guard<std::mutex> working(work);
       for (uint32_t device : wanted) {
         if (!started.insert(device).second) continue;
         DeviceSampling d;
@@ -292,6 +312,8 @@ void GpuSampler::device_in_use(uint32_t device) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   if (impl_->requested.insert(device).second) impl_->wake.notify_all();
 }
+
+void GpuSampler::device_released(uint32_t device) { impl_->release(device); }
 
 void GpuSampler::stop() {
   {

@@ -7,7 +7,8 @@
 // except a note that a device is in use (from the context-created callback), so sampling
 // costs the program nothing but the hardware's own counting.
 //
-// A device is sampled from its first context until exit. Fail open: a device PM sampling
+// A device is sampled from its first context until a context on it is destroyed (at exit,
+// cudart's teardown) or the program exits. Fail open: a device PM sampling
 // cannot start on is reported (MetricCollection status, one "gpuscope: ..." line) and the
 // trace goes on.
 #pragma once
@@ -31,6 +32,9 @@ class GpuSampler {
   bool start();
   // Context-created callback: sample `device` from now on (idempotent, cheap).
   void device_in_use(uint32_t device);
+  // Context-destroy-starting callback: stop sampling `device` now, while the context exists
+  // (waits for the sampler's current decode; the last samples are decoded first).
+  void device_released(uint32_t device);
   // At exit: stop sampling, decode what is left, join the thread.
   void stop();
 
