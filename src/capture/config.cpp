@@ -123,7 +123,7 @@ ConfigResult parse_config(const char* text, bool require_spool) {
       if (!parse_u64(value, config.launch_count) || config.launch_count == 0) return bad_value("a count >= 1");
     } else if (key == "gpu_metrics_hz") {
       if (repeated(seen_hz)) return duplicate();
-      if (!parse_uint(value, 10, 100000, config.gpu_metrics_hz)) return bad_value("10..100000");
+      if (!parse_uint(value, 10, 20000, config.gpu_metrics_hz)) return bad_value("10..20000");
     } else {
       return failure(std::string(kConfigEnvVar) + ": unknown key '" + std::string(key) + "'");
     }

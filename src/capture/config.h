@@ -16,7 +16,7 @@
 //                        UTF-8, so any character can pass through this format)
 //   launch_skip=N        skip the first N matching kernel launches (default 0)
 //   launch_count=N       then measure at most N launches (default: all)
-//   gpu_metrics_hz=N     PM sampling of GPU-wide counters at N samples/s, 10..100000
+//   gpu_metrics_hz=N     PM sampling of GPU-wide counters at N samples/s, 10..20000
 //                        (default 0 = off)
 // Values cannot contain ';'. Unknown or repeated keys are errors: the CLI writes this
 // string, so a surprise here means a version mismatch we want to hear about.

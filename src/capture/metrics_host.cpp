@@ -107,8 +107,12 @@ std::unique_ptr<MetricsHost> MetricsHost::create(const CuptiApi& api, const std:
   std::vector<std::string> chips;
   error = supported_chips(api, chips);
   if (!error.empty()) return nullptr;
+  // CUPTI keeps the counter availability image it is initialized with (evaluation reads it
+  // later), so the object is initialized with the copy it owns, never the caller's buffer:
+  // the caller's was freed after set-up and PM sampling then corrupted the heap (H100).
+  auto image = std::make_unique<std::vector<uint8_t>>(counter_availability);
   CUpti_Profiler_Host_Object* object = nullptr;
-  const CUptiResult rc = initialize(api.profiler, chip, kind, counter_availability, object);
+  const CUptiResult rc = initialize(api.profiler, chip, kind, *image, object);
   // A chip missing from the list may still work with a counter availability image (CUPTI
   // supports newer chips that way), so the list is consulted only once CUPTI has refused.
   const bool listed = std::find(chips.begin(), chips.end(), chip) != chips.end();
@@ -121,11 +125,11 @@ std::unique_ptr<MetricsHost> MetricsHost::create(const CuptiApi& api, const std:
             cupti_result_text(api, rc) + ")";
     return nullptr;
   }
-  return std::unique_ptr<MetricsHost>(new MetricsHost(api, chip, kind, object, counter_availability));
+  return std::unique_ptr<MetricsHost>(new MetricsHost(api, chip, kind, object, std::move(image)));
 }
 
 MetricsHost::MetricsHost(const CuptiApi& api, std::string chip, ProfilerKind kind, CUpti_Profiler_Host_Object* object,
-                         std::vector<uint8_t> counter_availability)
+                         std::unique_ptr<std::vector<uint8_t>> counter_availability)
     : api_(api), chip_(std::move(chip)), kind_(kind), object_(object),
       counter_availability_(std::move(counter_availability)) {}
 
@@ -177,7 +181,7 @@ CUptiResult MetricsHost::scratch_config(const std::vector<const char*>& names, M
   // A failed ConfigAddMetrics may leave a host object half-configured, and a good one cannot
   // be undone, so each try gets a fresh object (about half a millisecond on a CPU).
   HostObject scratch{api_.profiler};
-  CUptiResult rc = initialize(api_.profiler, chip_, kind_, counter_availability_, scratch.object);
+  CUptiResult rc = initialize(api_.profiler, chip_, kind_, *counter_availability_, scratch.object);
   if (rc == CUPTI_SUCCESS) configure(api_.profiler, scratch.object, names, out, rc);
   return rc;
 }

@@ -92,7 +92,7 @@ class MetricsHost {
 
  private:
   MetricsHost(const CuptiApi& api, std::string chip, ProfilerKind kind, CUpti_Profiler_Host_Object* object,
-              std::vector<uint8_t> counter_availability);
+              std::unique_ptr<std::vector<uint8_t>> counter_availability);
   // Configures a fresh scratch object with `names`: CUPTI's verdict and the configuration.
   CUptiResult scratch_config(const std::vector<const char*>& names, MetricConfig& out) const;
   std::string failure(const std::string& what, CUptiResult rc) const;
@@ -101,7 +101,9 @@ class MetricsHost {
   std::string chip_;
   ProfilerKind kind_;
   CUpti_Profiler_Host_Object* object_;
-  std::vector<uint8_t> counter_availability_;  // kept: scratch objects need it too
+  // Owned at a fixed address for the object's life: CUPTI keeps the pointer it was
+  // initialized with; scratch objects (validate) use it too.
+  std::unique_ptr<std::vector<uint8_t>> counter_availability_;
   bool configured_ = false;
 };
 
