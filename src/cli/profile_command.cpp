@@ -75,10 +75,8 @@ CaptureSettings capture_settings(const ProfileOptions& options) {
     throw Error("--gpu-metrics is refused in this build: CUPTI's PM sampling (CUDA 13.0) corrupted the profiled "
                 "program's heap in some runs on an H100, and gpuscope must not harm the program "
                 "(docs/metrics.md, GPU-wide samples); use --metrics for per-kernel counters");
-  // Both need the GPU's performance-monitor hardware; CUPTI gives it to one at a time.
-  if (wants_metrics && options.gpu_metrics_hz > 0)
-    throw Error("--gpu-metrics cannot be combined with --metrics/--metric (both use the GPU's counters); "
-                "profile twice");
+  // (When --gpu-metrics is allowed again, refuse it together with --metrics: both need the
+  // GPU's performance-monitor hardware, which CUPTI gives to one of them at a time.)
   std::string error;
   if (wants_metrics && !expand_metric_sets(options.metric_sets, options.raw_metrics, settings.metrics, error))
     throw Error(error);
@@ -120,6 +118,7 @@ int run_profile(const ProfileOptions& options) {
   if (options.command.empty()) throw Error("no program given: gpuscope profile [options] -- CMD ARGS");
   if (options.flush_ms < 10 || options.flush_ms > 60000)
     throw Error("--flush-ms must be between 10 and 60000");
+  const CaptureSettings settings = capture_settings(options);  // option errors first
   const std::string library = find_inject_library(options.inject_library);
   const std::string output = choose_output(options);
   const std::string prefix = spool_prefix(output);
@@ -129,7 +128,6 @@ int run_profile(const ProfileOptions& options) {
   if (access(fs::path(output).parent_path().c_str(), W_OK) != 0)
     throw Error("cannot write to " + fs::path(output).parent_path().string());
 
-  const CaptureSettings settings = capture_settings(options);
   Run run;
   run.command_line = join_command(options.command);
   run.host = hostname();

@@ -72,6 +72,31 @@ TEST(Cli, ProfileRefusesAnExistingInjectionAndMissingPrograms) {
   EXPECT_NE(no_lib.err.find("capture library not found"), std::string::npos);
 }
 
+TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
+  // Each is one "gpuscope: ..." line, exit 2, and the program (which would create ran.txt) never starts.
+  const std::string dir = testing::scratch_dir("cli_profile_metrics");
+  const std::pair<std::string, std::string> cases[] = {
+      {"--metrics bogus", "unknown metric set 'bogus'"},
+      {"--metric 'a b'", "bad metric name 'a b'"},
+      {"--kernel gemm", "choose kernels for --metrics/--metric"},
+      {"--metrics sol --kernel '('", "is not a valid regular expression"},
+      {"--gpu-metrics", "--gpu-metrics is refused in this build"},
+      {"--gpu-metrics=1000 --metrics sol", "--gpu-metrics is refused in this build"},
+  };
+  for (const auto& [options, message] : cases) {
+    Result r = gpuscope(dir, "profile " + options + " -- /bin/sh -c 'touch ran.txt'",
+                        "GPUSCOPE_INJECT_LIB=/nonexistent.so");
+    EXPECT_EQ(r.exit_code, 2) << options;
+    EXPECT_EQ(lines(r.err), 1) << options << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << options << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt")) << options;
+  }
+  // Out-of-range values are rejected by the option parser, with exit 2 as well.
+  EXPECT_EQ(gpuscope(dir, "profile --gpu-metrics=5 -- /bin/true").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "profile --metrics sol --launch-count 0 -- /bin/true").exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt"));
+}
+
 TEST(Cli, ProfilePassesExitStatusAndSignalsThrough) {
   const std::string dir = testing::scratch_dir("cli_status");
   std::ofstream(dir + "/fake_inject.so") << "x";
