@@ -91,7 +91,9 @@ struct KernelProfiler::Impl {
 
   std::mutex mutex;  // held from a measured launch's entry to its exit; guards all below
   std::atomic<bool> off{false};
-  bool initialized = false;  // cuptiProfilerInitialize done
+  // Set once --launch-count launches are measured: later launches return before taking the
+  // mutex, so a long run pays nothing per launch after its measured ones.
+  std::atomic<bool> enough{false};
   std::unique_ptr<MetricsHost> host;
   MetricConfig metric_config;
   std::string chip;
@@ -133,7 +135,11 @@ struct KernelProfiler::Impl {
       if (!it->second) return false;
     }
     ++matched;
-    return matched > config.launch_skip && profiled + failed < config.launch_count;
+    if (profiled + failed >= config.launch_count) {
+      enough.store(true);
+      return false;
+    }
+    return matched > config.launch_skip;
   }
 
   // Chip, host configuration and profiler initialization, once per process.
@@ -141,7 +147,6 @@ struct KernelProfiler::Impl {
     if (host) return true;
     auto init = GPUSCOPE_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
     if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS) return refuse(cupti_failure("cuptiProfilerInitialize", rc));
-    initialized = true;
     const int device = current_context_device();
     auto chip_params = GPUSCOPE_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
     chip_params.deviceIndex = device < 0 ? 0 : static_cast<size_t>(device);
@@ -218,7 +223,7 @@ struct KernelProfiler::Impl {
   // Entry of an outermost launch call. The mutex stays locked from a measured launch's
   // entry to its exit: one measured launch at a time, in the whole process.
   void on_enter(const CUpti_CallbackData& data) {
-    if (off.load()) return;
+    if (off.load() || enough.load()) return;
     mutex.lock();
     bool measuring = false;
     try {

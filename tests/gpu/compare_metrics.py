@@ -14,7 +14,6 @@ and hit rates of a level with less than 1 MiB of traffic. Prints one markdown ro
 comparison and "SUMMARY label within/total"; exit 1 if any is outside.
 """
 import os
-import csv
 import statistics
 import sys
 
@@ -62,30 +61,7 @@ def load_ncu_report(path):
 def load(path):
     if path.endswith('.ncu-rep'):
         return load_ncu_report(path)
-    if path.endswith('.csv'):
-        return load_ncu(path)
     return load_gpuscope(path)
-
-
-def load_ncu(path):
-    rows = [r for r in csv.reader(open(path)) if r]
-    header_at = next(i for i, r in enumerate(rows) if 'Kernel Name' in r)
-    header = rows[header_at]
-    name_col = header.index('Kernel Name')
-    values = {}
-    for row in rows[header_at + 2:]:  # the row after the header holds the units
-        if len(row) != len(header):
-            continue
-        for col, metric in enumerate(header):
-            if '__' not in metric:
-                continue
-            text = row[col].replace(',', '')
-            try:
-                value = float(text)
-            except ValueError:
-                continue
-            values.setdefault((base_name(row[name_col]), metric), []).append(value)
-    return values
 
 
 TRAFFIC_FLOOR_BYTES = 1 << 20
