@@ -53,10 +53,10 @@ compare() {  # compare LABEL CMD...: gpuscope vs ncu, and ncu vs a second ncu ru
     ncu -f -o "$out/$label.$run" --cache-control none --clock-control none --metrics "$names" "$@" \
       > "$out/$label.$run.ncu.log" 2>&1
   done
-  python3 "$here/compare_metrics.py" "$out/$label.tsv" "$out/$label.a.ncu-rep" "$label" || failures=$((failures + 1))
-  python3 "$here/compare_metrics.py" "$out/$label.b.ncu-rep" "$out/$label.a.ncu-rep" "$label, ncu run 2 vs 1" \
+  python3 "$here/compare_metrics.py" "$out/$label.tsv" "$out/$label.a.ncu-rep" "$label" "$names" || failures=$((failures + 1))
+  python3 "$here/compare_metrics.py" "$out/$label.b.ncu-rep" "$out/$label.a.ncu-rep" "$label, ncu run 2 vs 1" "$names" \
     > "$out/$label.ncu_vs_ncu.md"
-  grep -E "OUTSIDE|SUMMARY" "$out/$label.ncu_vs_ncu.md"
+  grep -E "OUTSIDE|MISSING|SUMMARY" "$out/$label.ncu_vs_ncu.md"
 }
 
 echo "| sample | kernel | metric | ncu | gpuscope | difference | verdict |"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare per-kernel metrics of a gpuscope capture with an Nsight Compute report.
 
-  compare_metrics.py A B LABEL
+  compare_metrics.py A B LABEL [NAMES]
 
 A and B are each either a gpuscope TSV (`gpuscope query FILE "SELECT kernel, metric, value
 FROM kernel_metrics_named"`) or an ncu report (`ncu -o X.ncu-rep --metrics ...`, read at full
@@ -11,7 +11,9 @@ the launches are compared: percentages within 1 percentage point, everything els
 relative. Values too small to mean anything count as equal (documented in docs/metrics.md):
 stall ratios below 0.05 warps per issue cycle, DRAM/L2 traffic below 1 MiB (32768 sectors),
 and hit rates of a level with less than 1 MiB of traffic. Prints one markdown row per
-comparison and "SUMMARY label within/total"; exit 1 if any is outside.
+comparison and "SUMMARY label within/total"; exit 1 if any is outside. NAMES (comma-separated,
+the metrics both tools were asked for): one that either side lacks is a failure too (ncu adds
+device and launch attributes of its own, which are not compared).
 """
 import os
 import statistics
@@ -110,11 +112,13 @@ def main():
         total += 1
         ok += good
         print(f'| {label} | {key[0]} | {key[1]} | {b:.6g} | {a:.6g} | {delta} | {"ok" if good else "OUTSIDE"} |')
-    missing = sorted({k[1] for k in theirs} - {k[1] for k in ours})
+    requested = [n for n in (sys.argv[4].split(',') if len(sys.argv) > 4 else []) if n]
+    missing = [n for n in requested
+               if not any(k[1] == n for k in ours) or not any(k[1] == n for k in theirs)]
     if missing:
-        print(f'NOTE {label}: metrics ncu reported that gpuscope did not: {", ".join(missing)}')
+        print(f'MISSING {label}: asked for but not reported by both: {", ".join(missing)}')
     print(f'SUMMARY {label} {ok}/{total}')
-    return 0 if total > 0 and ok == total else 1
+    return 0 if total > 0 and ok == total and not missing else 1
 
 
 if __name__ == '__main__':
