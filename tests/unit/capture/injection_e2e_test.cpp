@@ -216,6 +216,30 @@ TEST_F(InjectionE2E, OptionalKindRefusalIsPartial) {
             "partial: MARKER off (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)");
 }
 
+// A libcupti without the range profiler (the fake has only the activity API): metric
+// collection fails open with its reason in the spool; tracing and the exit status are intact.
+TEST_F(InjectionE2E, MetricsWithoutRangeProfilerFailOpen) {
+  pid_t pid = 0;
+  int status = run_child(config(";metrics=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+                         [&](void* inject) {
+                           if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+                           exit(6);
+                         },
+                         &pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 6);
+  test::ReadSpool r = spool_of(pid);
+  ASSERT_TRUE(r.has_end);
+  EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)), "ok");  // tracing runs
+  const auto collections = r.of(sp::RecordKind::MetricCollection);
+  ASSERT_FALSE(collections.empty());
+  const auto last = collections.back().as<sp::MetricCollectionRecord>();
+  EXPECT_EQ(last.kind, static_cast<uint8_t>(sp::MetricCollectionKind::Kernel));
+  EXPECT_NE(r.strings.at(last.status).find("lacks the range profiler"), std::string::npos) << r.strings.at(last.status);
+  EXPECT_EQ(last.metrics, 2u);
+  EXPECT_TRUE(r.of(sp::RecordKind::KernelMetric).empty());
+}
+
 TEST_F(InjectionE2E, MissingConfigDoesNothing) {
   int status = run_child("", [&](void* inject) {
     unsetenv("GPUSCOPE_INJECT_CONFIG");
