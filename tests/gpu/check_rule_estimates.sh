@@ -7,7 +7,9 @@
 #   tests/gpu/check_rule_estimates.sh BUILD_DIR [REPEATS]         profile on this GPU (exit 77 without one)
 #   tests/gpu/check_rule_estimates.sh BUILD_DIR --compare BASE FIXED RULES LOOP_START LOOP_END
 #                                                                 one pair from existing captures (CPU);
-#                                                                 LOOP_END "-": LOOP_START's own duration
+#                                                                 LOOP_END "-": LOOP_START's own duration;
+#                                                                 kernel:NAME for both: a metric-rule pair
+#                                                                 (BASE's NAME vs FIXED's NAME, see below)
 #
 # Measured = loop time of the baseline - loop time of the fixed variant, where the loop is
 # the time from the end of NVTX range LOOP_START to the start of NVTX range LOOP_END (for
@@ -16,6 +18,18 @@
 # creation, a fix only moves it (--pinned moves it into cudaMallocHost before the loop).
 # The wall-time difference is printed too. Needs python3 (JSON) and REPEATS runs per
 # variant (default 3; the median of each is used).
+#
+# Metric-rule pairs (far_from_roofline, shared_bank_conflicts; samples/metrics_kernels): those
+# rules estimate kernel time, not loop time, and need hardware metrics. The estimate comes from
+# captures made with `--metrics full --launch-count 3` (the first 3 launches replayed, ~22 passes
+# each; the rule multiplies their median metrics by the traced time of all launches); measured =
+# total traced time of the planted kernel in plain captures (no --metrics, so no replay) minus
+# that of its fixed twin (kernels_named, summed over the launches; medians over the repeats). The
+# wall-time column is the plain captures' wall-time difference, as for every other row (mostly
+# start-up noise here: the saving is tens of ms in a process of 1-2 s). Both variants must print the
+# same RESULT line (the fix changes no output). With --compare, LOOP_START kernel:NAME and
+# LOOP_END kernel:NAME measure NAME's kernel time in BASE and in FIXED (BASE then carries the
+# metrics: the estimate and the measurement come from the same files).
 set -u
 build=$(cd "${1:?usage: check_rule_estimates.sh BUILD_DIR [REPEATS | --compare ...]}" && pwd)
 gpuscope="$build/gpuscope"
@@ -56,6 +70,9 @@ print(int(length))' "$(echo "$win" | tr '\t' ' ')"
 
 wall_ns() { "$gpuscope" query "$1" "SELECT end_ns - start_ns FROM run"; }
 
+# kernel_ns FILE NAME: total traced time of kernel NAME (demangled, without its parameter list).
+kernel_ns() { "$gpuscope" query "$1" "SELECT COALESCE(SUM(end_ns - start_ns), 0) FROM kernels_named WHERE name = '$2' OR name LIKE '$2(%'"; }
+
 # range_ns FILE NAME: total duration of an NVTX range (for fixes that shorten the setup itself).
 range_ns() { "$gpuscope" query "$1" "SELECT COALESCE(SUM(end_ns - start_ns), 0) FROM nvtx_ranges_named WHERE name = '$2'"; }
 
@@ -71,6 +88,9 @@ row() {  # NAME RULES EST_NS MEASURED_NS WALL_DIFF_NS
     printf "| %s | %s | %.1f | %.1f | %s | %.1f |\n", n, r, e / 1e6, m / 1e6, ratio, w / 1e6 }'
 }
 
+# kernel_diff BASE_FILE FIXED_FILE BASE_KERNEL FIXED_KERNEL: measured saving of a metric pair.
+kernel_diff() { echo $(( $(kernel_ns "$1" "$3") - $(kernel_ns "$2" "$4") )); }
+
 header() {
   echo "| pair | rule(s) | estimated ms | measured ms | estimate / measured | wall-time diff ms |"
   echo "| --- | --- | ---: | ---: | ---: | ---: |"
@@ -78,9 +98,14 @@ header() {
 
 if [ "${2:-}" = "--compare" ]; then
   base=${3:?BASE} fixed=${4:?FIXED} rules=${5:?RULES} from=${6:?LOOP_START} to=${7:?LOOP_END}
+  case "$from$to" in
+    kernel:*kernel:*) meas=$(kernel_diff "$base" "$fixed" "${from#kernel:}" "${to#kernel:}") ;;
+    *kernel:*) echo "FAIL: kernel:NAME goes in both LOOP_START and LOOP_END" >&2; exit 1 ;;
+    *) meas=$(( $(measure_ns "$base" "$from" "$to") - $(measure_ns "$fixed" "$from" "$to") )) ;;
+  esac
   header
   row "$(basename "$base") vs $(basename "$fixed")" "$rules" "$(estimate_ns "$base" "$rules")" \
-    $(( $(measure_ns "$base" "$from" "$to") - $(measure_ns "$fixed" "$from" "$to") )) $(( $(wall_ns "$base") - $(wall_ns "$fixed") ))
+    "$meas" $(( $(wall_ns "$base") - $(wall_ns "$fixed") ))
   exit 0
 fi
 
@@ -92,11 +117,14 @@ work=$(mktemp -d)
 cd "$work" || exit 1
 echo "GPU: $(gpu_name); $repeats runs per variant; captures in $work"
 
-# profile NAME ARGS...: REPEATS captures NAME.N.gpuscope; exits on failure.
+# profile [--metrics] NAME ARGS...: REPEATS captures NAME.N.gpuscope, plain or with the metric
+# rules' metrics (--metrics full, first 3 launches); exits on failure.
 profile() {
-  local name=$1; shift
+  local opts=() name
+  if [ "$1" = --metrics ]; then opts=(--metrics full --launch-count 3); shift; fi
+  name=$1; shift
   for i in $(seq 1 "$repeats"); do
-    "$gpuscope" profile -o "$name.$i" -- "$@" >"$name.$i.out" 2>&1 || { echo "FAIL: $name run $i (see $work/$name.$i.out)"; exit 1; }
+    "$gpuscope" profile ${opts[@]+"${opts[@]}"} -o "$name.$i" -- "$@" >"$name.$i.out" 2>&1 || { echo "FAIL: $name run $i (see $work/$name.$i.out)"; exit 1; }
   done
 }
 
@@ -107,6 +135,18 @@ pair() {
   est=$(for i in $(seq 1 "$repeats"); do estimate_ns "$base.$i.gpuscope" "$rules"; done | median)
   meas=$(( $(for i in $(seq 1 "$repeats"); do measure "$base.$i.gpuscope"; done | median) -
            $(for i in $(seq 1 "$repeats"); do measure "$fixed.$i.gpuscope"; done | median) ))
+  wall=$(( $(for i in $(seq 1 "$repeats"); do wall_ns "$base.$i.gpuscope"; done | median) -
+           $(for i in $(seq 1 "$repeats"); do wall_ns "$fixed.$i.gpuscope"; done | median) ))
+  row "$name" "$rules" "$est" "$meas" "$wall"
+}
+
+# kpair NAME RULES BASE FIXED BASE_KERNEL FIXED_KERNEL: a metric-rule pair. Estimate from the
+# metrics captures BASE_mx.N, measured and wall time from the plain captures BASE.N and FIXED.N.
+kpair() {
+  local name=$1 rules=$2 base=$3 fixed=$4 kb=$5 kf=$6 est meas wall
+  est=$(for i in $(seq 1 "$repeats"); do estimate_ns "${base}_mx.$i.gpuscope" "$rules"; done | median)
+  meas=$(( $(for i in $(seq 1 "$repeats"); do kernel_ns "$base.$i.gpuscope" "$kb"; done | median) -
+           $(for i in $(seq 1 "$repeats"); do kernel_ns "$fixed.$i.gpuscope" "$kf"; done | median) ))
   wall=$(( $(for i in $(seq 1 "$repeats"); do wall_ns "$base.$i.gpuscope"; done | median) -
            $(for i in $(seq 1 "$repeats"); do wall_ns "$fixed.$i.gpuscope"; done | median) ))
   row "$name" "$rules" "$est" "$meas" "$wall"
@@ -124,6 +164,30 @@ if [ -x "$samples/rule_patterns" ]; then
     profile "rp_${p%%:*}_fixed" "$samples/rule_patterns" --pattern "${p%%:*}" --fixed
   done
 fi
+# Metric-rule pairs, family:rule:planted kernel:fixed kernel:launches (metrics_kernels --only
+# FAMILY --variant planted|fixed --iters LAUNCHES). A finding is reported from 0.5 % of wall time:
+# the transpose process lasts ~1-2 s (256 MiB of input made and hashed on the host) and
+# transpose_conflicts' estimate is ~0.25 ms a launch, hence 200 launches; fmachain_latency's is
+# ~1.85 ms a launch of a shorter process.
+mk="$samples/metrics_kernels"
+mpairs="fmachain:far_from_roofline:fmachain_latency:fmachain_ilp:20 transpose:shared_bank_conflicts:transpose_conflicts:transpose_padded:200"
+if [ -x "$mk" ]; then
+  for m in $mpairs; do
+    IFS=: read -r fam rule kb kf n <<<"$m"
+    profile "mk_$fam" "$mk" --only "$fam" --variant planted --iters "$n"
+    profile "mk_${fam}_fixed" "$mk" --only "$fam" --variant fixed --iters "$n"
+    profile --metrics "mk_${fam}_mx" "$mk" --only "$fam" --variant planted --iters "$n"
+    profile --metrics "mk_${fam}_fixed_mx" "$mk" --only "$fam" --variant fixed --iters "$n"
+    # The fix changes no output: every run of both variants, with or without metrics, prints the
+    # same RESULT line (output hash).
+    want=$(grep '^RESULT' "mk_$fam.1.out")
+    for f in "mk_$fam".*.out "mk_${fam}"_*.out; do
+      if [ -z "$want" ] || [ "$(grep '^RESULT' "$f")" != "$want" ]; then
+        echo "FAIL: $work/$f: RESULT line differs from mk_$fam.1.out's ($want)"; exit 1
+      fi
+    done
+  done
+fi
 
 header
 pair "bsr_spmm vs --persistent --pinned" "pageable_copies,allocation_in_loop" bsr_base bsr_fixed host_setup verify
@@ -136,6 +200,12 @@ if [ -x "$samples/rule_patterns" ]; then
     pair "rule_patterns --pattern ${p%%:*} vs --fixed" "${p#*:}" "rp_${p%%:*}" "rp_${p%%:*}_fixed" host_setup "$to"
   done
 fi
+if [ -x "$mk" ]; then
+  for m in $mpairs; do
+    IFS=: read -r fam rule kb kf n <<<"$m"
+    kpair "metrics_kernels --only $fam --iters $n, $kb vs $kf" "$rule" "mk_$fam" "mk_${fam}_fixed" "$kb" "$kf"
+  done
+fi
 
 # No false positives: the fixed variant must not trigger the rules it fixes.
 fp=$(for rule in pageable_copies allocation_in_loop; do
@@ -143,6 +213,12 @@ fp=$(for rule in pageable_copies allocation_in_loop; do
 if [ -x "$samples/rule_patterns" ]; then
   for p in $patterns; do
     [ "$(estimate_ns "rp_${p%%:*}_fixed.1.gpuscope" "${p#*:}")" -gt 0 ] && fp="$fp ${p#*:}(rule_patterns --fixed)"
+  done
+fi
+if [ -x "$mk" ]; then
+  for m in $mpairs; do
+    IFS=: read -r fam rule kb kf n <<<"$m"
+    [ "$(estimate_ns "mk_${fam}_fixed_mx.1.gpuscope" "$rule")" -gt 0 ] && fp="$fp $rule(metrics_kernels $kf)"
   done
 fi
 if [ -n "$fp" ]; then echo "FAIL: fixed variants trigger: $fp"; exit 1; fi
