@@ -17,6 +17,8 @@ namespace {
 // still delivered records would not go quiet for this long.
 constexpr TimeNs kSuspiciousSilenceNs = 2'000'000'000;
 
+constexpr const char* kCuptiTakenOver = "cupti_taken_over";  // the capture library's Loss record
+
 std::map<uint32_t, TimeNs> last_record_by_pid(const Trace& trace) {
   std::map<uint32_t, TimeNs> last;
   auto see = [&](uint32_t pid, TimeNs t) { last[pid] = std::max(last[pid], t); };
@@ -56,10 +58,15 @@ DataQuality assess_data_quality(const Trace& trace) {
       q.capture_problems.push_back({p.pid, p.capture_status});
   }
   std::sort(q.truncated_pids.begin(), q.truncated_pids.end());
+  // Where the preload library saw the takeover itself (a cupti_taken_over loss), the
+  // losses table says exactly when; the silence heuristic is for captures without it.
+  std::set<uint32_t> takeover_known;
+  for (const DataLoss& loss : trace.data_loss)
+    if (loss.what == kCuptiTakenOver) takeover_known.insert(loss.pid);
   const auto last_record = last_record_by_pid(trace);
   for (const Process& p : trace.processes) {
     auto it = last_record.find(p.pid);
-    if (!p.cupti_shared || !p.clean_shutdown || it == last_record.end()) continue;
+    if (!p.cupti_shared || !p.clean_shutdown || it == last_record.end() || takeover_known.count(p.pid)) continue;
     if (p.end - it->second > kSuspiciousSilenceNs) q.shared_cupti_silences.push_back({p.pid, p.end - it->second});
   }
   std::sort(q.capture_problems.begin(), q.capture_problems.end(),

@@ -11,6 +11,9 @@
 //   gpuscope-flush           PeriodicFlusher: cuptiActivityFlushAll(0) every flush_ms.
 //   the exiting thread       on_exit(): stop the flusher, force CUPTI's last buffers out, let the
 //                            writer drain and write End, join it.
+//   a program thread         on_cupti_takeover(), through libgpuscope_preload.so, when the
+//                            program's own CUPTI client (torch.profiler) registers its buffer
+//                            callbacks: take our buffers back, stop flushing for good.
 //
 // Fail open: every failure prints one "gpuscope: ..." line, records the reason in the spool
 // when one is open (CaptureStatus), and leaves the program alone. InitializeInjection
@@ -19,13 +22,16 @@
 // The Capture object is created once and never freed: CUPTI can call us during process
 // teardown, after static destructors would have run.
 #include <cupti.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "capture/buffer_pool.h"
@@ -71,6 +77,13 @@ struct Capture {
   std::atomic<int> spool_fd{-1};  // for the fork handler, which must not touch the writer
   std::atomic<bool> forked_child{false};
   std::atomic<bool> shut_down{false};
+
+  // Another CUPTI client took the activity callbacks (on_cupti_takeover). From then on
+  // CUPTI's buffers go to it, so our flushes would only race with its own.
+  std::mutex lifecycle;  // on_cupti_takeover vs on_exit
+  bool taken_over = false;
+  std::string takeover_note;               // set once, before takeover_noted
+  std::atomic<bool> takeover_noted{false};  // the writer may read takeover_note
 };
 
 std::atomic<Capture*> g_capture{nullptr};
@@ -126,13 +139,49 @@ void on_exit() {
   Capture* capture = live_capture();
   if (capture == nullptr || capture->shut_down.exchange(true)) return;
   try {
+    std::lock_guard lock(capture->lifecycle);
     capture->flusher.stop();
     if (capture->kernel_profiler) capture->kernel_profiler->finish();
     if (capture->gpu_sampler) capture->gpu_sampler->stop();  // its last samples reach the outbox
     // Forced: also buffers with records still being filled in, so nothing stays behind.
-    capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    // Not after a takeover: the buffers are the other client's, which may have freed them.
+    if (!capture->taken_over) capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (capture->writer) capture->writer->stop_and_join();  // drains, writes End, closes
   } catch (...) {
+  }
+}
+
+// The program's own CUPTI client is about to replace our buffer callbacks (called by
+// libgpuscope_preload.so on the registering thread, before the registration). Take our
+// buffers back first, so CUPTI never hands one of ours to it, and stop our periodic flush:
+// flushing buffers that are no longer ours races with that client's own flush and teardown
+// (with torch.profiler this crashed programs at exit, docs/capture.md). What CUDA does
+// afterwards goes to the other client; the note tells the report when that began.
+void on_cupti_takeover() {
+  Capture* capture = live_capture();
+  if (capture == nullptr) return;
+  try {
+    std::lock_guard lock(capture->lifecycle);
+    if (capture->shut_down.load() || capture->taken_over) return;
+    capture->taken_over = true;
+    capture->flusher.stop();
+    capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    char note[256];
+    std::snprintf(note, sizeof note,
+                  "another CUPTI client in this process (torch.profiler or another tool) took CUDA's activity "
+                  "records %.3f s after CUDA started; this capture has none of what ran after that",
+                  static_cast<double>(realtime_ns() - capture->start_ns) / 1e9);
+    capture->takeover_note = note;
+    capture->takeover_noted.store(true, std::memory_order_release);
+  } catch (...) {
+  }
+}
+
+// libgpuscope_preload.so is there when `gpuscope profile` started the program.
+void install_takeover_hook() {
+  using SetHook = void (*)(void (*)());
+  if (auto set = reinterpret_cast<SetHook>(dlsym(RTLD_DEFAULT, "gpuscope_preload_set_takeover_hook"))) {
+    set(on_cupti_takeover);
   }
 }
 
@@ -245,6 +294,9 @@ void start_capture() {
   hooks.api_name = api_name;
   hooks.enrich_device = enrich_device_from_driver;
   hooks.metrics = &capture->metrics;
+  hooks.cupti_takeover = [capture] {
+    return capture->takeover_noted.load(std::memory_order_acquire) ? capture->takeover_note : std::string();
+  };
   hooks.on_start = [capture](SpoolWriter& out) {
     out.add(spool::RecordKind::Process, process_record(*capture, cuda_runtime_version()));
   };
@@ -263,6 +315,7 @@ void start_capture() {
     log_line("cannot start the periodic flush thread; data of a crash may be lost beyond the last full buffer");
   }
   std::atexit(on_exit);
+  install_takeover_hook();
 }
 
 }  // namespace

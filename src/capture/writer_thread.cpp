@@ -58,7 +58,7 @@ void WriterThread::run() {
         // still get written.
         drain_metrics();
         update_losses();
-        if (refused_.total != refused_.written || spool_->pending_records() > 0) flush_chunk();
+        if (refused_.total != refused_.written || spool_->pending_records() > 0 || takeover_pending()) flush_chunk();
       }
     }
     finish();
@@ -107,6 +107,18 @@ void WriterThread::append_loss_deltas() {
     spool_->add(spool::RecordKind::Loss, record);
     loss->written = loss->total;
   }
+  if (takeover_pending()) {
+    spool::LossRecord record{};
+    record.count = 1;
+    record.what = spool_->intern("cupti_taken_over");
+    record.detail = spool_->intern(hooks_.cupti_takeover());
+    spool_->add(spool::RecordKind::Loss, record);
+    takeover_written_ = true;
+  }
+}
+
+bool WriterThread::takeover_pending() const {
+  return !takeover_written_ && hooks_.cupti_takeover && !hooks_.cupti_takeover().empty();
 }
 
 void WriterThread::flush_chunk() {

@@ -36,6 +36,9 @@ struct WriterHooks {
   // Metric results from the range profiler and PM sampling (may be null): drained into
   // the spool on every turn of the loop and at the end.
   MetricsOutbox* metrics = nullptr;
+  // Once another CUPTI client in the process took the activity callbacks: a line saying
+  // when (written once, as a `cupti_taken_over` Loss record); empty until then. May be null.
+  std::function<std::string()> cupti_takeover;
 };
 
 class WriterThread {
@@ -66,6 +69,7 @@ class WriterThread {
   void update_losses();
   void append_loss_deltas();
   void drain_metrics();
+  bool takeover_pending() const;
   void flush_chunk();
   void finish();
 
@@ -77,6 +81,7 @@ class WriterThread {
   std::atomic<uint32_t> thread_id_{0};
   std::atomic<bool> finished_{false};
   bool reported_write_error_ = false;
+  bool takeover_written_ = false;
   uint64_t cupti_dropped_ = 0;
 
   LossCounter dropped_{"cupti_dropped_records", "records CUPTI dropped for lack of buffer space"};

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 
 #include "common/error.h"
 
@@ -35,6 +36,8 @@ std::string join_command(const std::vector<std::string>& argv) {
 
 namespace {
 
+constexpr const char* kPreloadLibrary = "libgpuscope_preload.so";
+
 // The config format cannot carry ';' or '=' inside values, and a regex may hold both.
 std::string hex(const std::string& text) {
   static const char digits[] = "0123456789abcdef";
@@ -55,6 +58,14 @@ std::map<std::string, std::string> injection_environment(const CaptureSettings& 
   // NVTX events reach CUPTI through our library, which forwards to libcupti.
   // A user's own NVTX tool wins: then NVTX ranges are not captured.
   if (!std::getenv("NVTX_INJECTION64_PATH")) env["NVTX_INJECTION64_PATH"] = library;
+  // The preload library (beside the injection library) tells the capture when the program's
+  // own CUPTI client takes the activity records (src/capture/preload.cpp). Without it the
+  // capture still works; the report then only suspects such a loss.
+  const std::string preload = (std::filesystem::path(library).parent_path() / kPreloadLibrary).string();
+  if (::access(preload.c_str(), R_OK) == 0) {
+    const char* existing = std::getenv("LD_PRELOAD");
+    env["LD_PRELOAD"] = existing && *existing ? preload + ":" + existing : preload;
+  }
   std::string config = "spool=" + prefix + ";driver_api=" + (settings.driver_api ? "1" : "0") +
                        ";flush_ms=" + std::to_string(settings.flush_ms);
   if (!settings.metrics.empty()) {

@@ -29,7 +29,8 @@ struct CaptureSettings {
   uint32_t gpu_metrics_hz = 0;       // PM sampling rate; 0: off
 };
 
-// The environment that injects the capture library and tells it where to spool.
+// The environment that injects the capture library and tells it where to spool; with
+// libgpuscope_preload.so beside the library, also LD_PRELOAD (prepended to the user's).
 // Throws if another tool's CUDA_INJECTION64_PATH is already set.
 std::map<std::string, std::string> injection_environment(const CaptureSettings& settings, const std::string& library,
                                                          const std::string& spool_prefix);

@@ -216,7 +216,8 @@ struct OverheadRecord {
 // Loss records are deltas: the writer emits, with each chunk, what it lost since the
 // previous chunk, so losses survive a crash. A reader sums counts per `what`.
 // Writer's `what`s: cupti_dropped_records (records), activity_buffer_requests_refused
-// (requests), cupti_incomplete_buffers (buffers), cupti_missing_timestamps (records).
+// (requests), cupti_incomplete_buffers (buffers), cupti_missing_timestamps (records),
+// cupti_taken_over (1: another CUPTI client took the activity callbacks; detail says when).
 struct LossRecord {
   uint64_t count;
   uint32_t what;    // string id, e.g. "cupti_dropped_records"

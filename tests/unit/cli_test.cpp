@@ -130,6 +130,29 @@ TEST(Cli, ProfilePassesExitStatusAndSignalsThrough) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/true-2.gpuscope"));
 }
 
+// libgpuscope_preload.so beside the injection library goes into the program's LD_PRELOAD,
+// ahead of the user's own; without it LD_PRELOAD is left alone.
+TEST(Cli, ProfilePreloadsTheTakeoverWatchBesideTheLibrary) {
+  const std::string dir = testing::scratch_dir("cli_preload");
+  const std::filesystem::path build = std::filesystem::path(GPUSCOPE_BINARY).parent_path();
+  const std::string preload = (build / "libgpuscope_preload.so").string();
+  ASSERT_TRUE(std::filesystem::exists(preload)) << "built with the CLI";
+  // The real library directory; `sh` never initialises CUDA, so nothing is injected.
+  const std::string lib = "GPUSCOPE_INJECT_LIB=" + (build / "libgpuscope_inject.so").string();
+
+  Result alone = gpuscope(dir, "profile -o alone --no-report -- sh -c 'echo \"$LD_PRELOAD\"'", "unset LD_PRELOAD; " + lib);
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(alone.out, preload + "\n");
+  Result user = gpuscope(dir, "profile -o user --no-report -- sh -c 'echo \"$LD_PRELOAD\"'",
+                         "LD_PRELOAD=" + preload + " " + lib);
+  EXPECT_EQ(user.out, preload + ":" + preload + "\n") << "ours first, the user's kept";
+
+  std::ofstream(dir + "/fake_inject.so") << "x";
+  Result none = gpuscope(dir, "profile -o none --no-report -- sh -c 'echo \"[$LD_PRELOAD]\"'",
+                         "unset LD_PRELOAD; GPUSCOPE_INJECT_LIB=" + dir + "/fake_inject.so");
+  EXPECT_EQ(none.out, "[]\n");
+}
+
 TEST(Cli, ImportTurnsLeftoverSpoolsIntoACapture) {
   const std::string dir = testing::scratch_dir("cli_import");
   testing::SpoolBuilder b(321);

@@ -1,4 +1,5 @@
-// Data quality: a possible loss that gpuscope cannot confirm must still be shown.
+// Data quality: a possible loss that gpuscope cannot confirm must still be shown; a loss it
+// saw (the takeover of CUPTI's records) is shown as such.
 #include <gtest/gtest.h>
 
 #include "gpuscope/analysis.h"
@@ -43,6 +44,21 @@ TEST(DataQuality, NoWarningWithoutSharedCuptiOrWithoutSilence) {
       << "our own CUPTI: nobody else can take the records";
   EXPECT_TRUE(analysis::assess_data_quality(shared_cupti_trace(true, 1'500'000'000)).complete())
       << "0.5 s of silence is ordinary";
+}
+
+// With the preload library the capture knows when the takeover happened: the losses table
+// says so exactly, and the guess from the silence is not repeated.
+TEST(DataQuality, AKnownTakeoverReplacesTheGuess) {
+  Trace t = shared_cupti_trace(true, 12'000'000'000);
+  t.data_loss.push_back({666, "cupti_taken_over", 1, "another CUPTI client in this process took them at 1.000 s"});
+  const auto q = analysis::assess_data_quality(t);
+  EXPECT_TRUE(q.shared_cupti_silences.empty());
+  ASSERT_EQ(q.losses.size(), 1u);
+  EXPECT_EQ(q.losses[0].what, "cupti_taken_over");
+  EXPECT_FALSE(q.complete());
+  const std::string text = render_report(t, {}, ReportFormat::Text);
+  EXPECT_EQ(text.find("Possible loss"), std::string::npos);
+  EXPECT_NE(text.find("took them at 1.000 s"), std::string::npos);
 }
 
 }  // namespace

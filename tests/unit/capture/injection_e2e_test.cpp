@@ -9,7 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -29,7 +31,8 @@ class InjectionE2E : public ::testing::Test {
   void SetUp() override {
     inject_ = test_dir().parent_path() / "libgpuscope_inject.so";
     fake_ = test_dir() / "libgpuscope_test_fake_cupti.so";
-    if (!fs::exists(inject_) || !fs::exists(fake_)) {
+    preload_ = test_dir().parent_path() / "libgpuscope_preload.so";
+    if (!fs::exists(inject_) || !fs::exists(fake_) || !fs::exists(preload_)) {
       GTEST_SKIP() << "build gpuscope_inject first (" << inject_ << ", " << fake_ << ")";
     }
     dir_ = fs::temp_directory_path() / ("gpuscope_e2e_" + std::to_string(::getpid()) + "_" +
@@ -72,7 +75,7 @@ class InjectionE2E : public ::testing::Test {
     return n;
   }
 
-  fs::path inject_, fake_, dir_;
+  fs::path inject_, fake_, preload_, dir_;
 };
 
 template <class Fn>
@@ -238,6 +241,65 @@ TEST_F(InjectionE2E, MetricsWithoutRangeProfilerFailOpen) {
   EXPECT_NE(r.strings.at(last.status).find("lacks the range profiler"), std::string::npos) << r.strings.at(last.status);
   EXPECT_EQ(last.metrics, 2u);
   EXPECT_TRUE(r.of(sp::RecordKind::KernelMetric).empty());
+}
+
+// The program's own CUPTI client (torch.profiler's Kineto) registers its buffer callbacks
+// through libgpuscope_preload.so: gpuscope takes its buffers back first, never flushes again
+// (not periodically, not at exit), and records when it lost the records.
+namespace other_client {
+std::atomic<int> completed{0};
+alignas(8) uint8_t buffer[1 << 16];
+void CUPTIAPI request(uint8_t** out, size_t* size, size_t* max_records) {
+  *out = buffer;
+  *size = sizeof buffer;
+  *max_records = 0;
+}
+void CUPTIAPI complete(CUcontext, uint32_t, uint8_t*, size_t, size_t) { ++completed; }
+int flushes_before_exit = -1;
+int (*flushes)() = nullptr;
+// Registered before the capture's exit handler, so it runs after it.
+void check_no_exit_flush() {
+  if (flushes() != flushes_before_exit) _exit(120);
+}
+}  // namespace other_client
+
+TEST_F(InjectionE2E, CuptiTakeoverByTheProgramStopsOurFlushes) {
+  const std::string fake = fake_.string(), preload = preload_.string();
+  pid_t pid = 0;
+  int status = run_child(config(), [&](void* inject) {
+    // As LD_PRELOAD would: the preload library first, then the program's libcupti.
+    void* stand_in = dlopen(preload.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (stand_in == nullptr || cupti == nullptr) _exit(102);
+    other_client::flushes = sym<int (*)()>(cupti, "fake_cupti_flushes");
+    std::atexit(other_client::check_no_exit_flush);
+    if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+    auto launch = sym<void (*)(int)>(cupti, "fake_cupti_launch");
+    launch(300);  // still ours: the takeover hands them to us first
+    using Register = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+    auto program_register = sym<Register>(stand_in, "cuptiActivityRegisterCallbacks");
+    if (program_register(other_client::request, other_client::complete) != CUPTI_SUCCESS) _exit(106);
+    if (other_client::completed != 0) _exit(107);  // none of our buffers went to the other client
+    const int after_takeover = other_client::flushes();
+    launch(200);  // the other client's
+    std::this_thread::sleep_for(200ms);  // 10 periods of flush_ms=20
+    if (other_client::flushes() != after_takeover) _exit(108);  // our periodic flush stopped
+    other_client::flushes_before_exit = other_client::flushes();
+    exit(5);
+  }, &pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 5) << "108: periodic flush went on; 120: flushed at exit; 107: buffer handed over";
+  test::ReadSpool r = spool_of(pid);
+  ASSERT_TRUE(r.has_end);
+  EXPECT_EQ(r.of(sp::RecordKind::Kernel).size(), 300u);
+  EXPECT_EQ(loss_total(r, "cupti_taken_over"), 1u);
+  bool detail_found = false;
+  for (const auto& loss : r.of(sp::RecordKind::Loss)) {
+    auto l = loss.as<sp::LossRecord>();
+    if (r.strings.at(l.what) == "cupti_taken_over")
+      detail_found = r.strings.at(l.detail).find("took CUDA's activity records") != std::string::npos;
+  }
+  EXPECT_TRUE(detail_found);
 }
 
 TEST_F(InjectionE2E, MissingConfigDoesNothing) {

@@ -1,0 +1,88 @@
+// libgpuscope_preload.so: `gpuscope profile` puts it in LD_PRELOAD so that gpuscope learns
+// when another CUPTI client in the program takes CUPTI's activity records.
+//
+// Why: CUPTI delivers activity buffers to one pair of callbacks per process. When the
+// program runs its own CUPTI client (torch.profiler's Kineto), that client's
+// cuptiActivityRegisterCallbacks replaces ours. Without notice, CUPTI then hands our
+// half-filled buffers to the other client (Kineto logs "bufferCompleted called with unknown
+// buffer"), and our periodic and exit-time cuptiActivityFlushAll calls race with that
+// client's own flush and teardown: on an H100/H200 with PyTorch 2.11 this crashed the
+// program at exit in about 1 run in 10 (docs/capture.md).
+//
+// This library defines cuptiActivityRegisterCallbacks, so the program's call reaches it
+// first. It lets the capture library (which installs a hook through
+// gpuscope_preload_set_takeover_hook) take its own buffers back and stop flushing, then
+// forwards the call to the real libcupti unchanged. gpuscope's own registration never
+// passes through here: the capture library calls libcupti through its dlopen handle.
+//
+// Tiny on purpose: it is loaded into every process the program starts (shells too), so it
+// has no constructor, no C++ runtime and no dependency beyond libc.
+#include <cupti.h>
+#include <dlfcn.h>
+#include <link.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace {
+
+using RegisterCallbacksFn = CUptiResult(CUPTIAPI*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+using TakeoverHook = void (*)();
+
+std::atomic<TakeoverHook> g_hook{nullptr};
+
+extern "C" CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc,
+                                                               CUpti_BuffersCallbackCompleteFunc);
+
+// Loaded objects whose file name mentions cupti, collected first: dlopen must not run
+// inside dl_iterate_phdr, which holds the loader's lock.
+struct CuptiCandidates {
+  char names[8][512];
+  int count = 0;
+};
+
+int collect_cupti(struct dl_phdr_info* info, size_t, void* data) {
+  auto* found = static_cast<CuptiCandidates*>(data);
+  const char* name = info->dlpi_name;
+  if (name == nullptr || std::strstr(name, "cupti") == nullptr || found->count == 8) return 0;
+  if (std::strlen(name) >= sizeof found->names[0]) return 0;
+  std::strcpy(found->names[found->count++], name);
+  return 0;
+}
+
+// The libcupti the program linked: next in the lookup order after us; else a cupti library
+// the program loaded outside the global scope (dlopen with RTLD_LOCAL).
+RegisterCallbacksFn real_register_callbacks() {
+  static std::atomic<RegisterCallbacksFn> cached{nullptr};
+  if (RegisterCallbacksFn fn = cached.load(std::memory_order_acquire)) return fn;
+  const auto self = reinterpret_cast<void*>(&cuptiActivityRegisterCallbacks);
+  void* fn = dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
+  if (fn == nullptr || fn == self) {
+    fn = nullptr;
+    CuptiCandidates found;
+    dl_iterate_phdr(collect_cupti, &found);
+    for (int i = 0; i < found.count && fn == nullptr; ++i) {
+      void* handle = dlopen(found.names[i], RTLD_NOLOAD | RTLD_LAZY);
+      if (handle == nullptr) continue;
+      void* candidate = dlsym(handle, "cuptiActivityRegisterCallbacks");
+      if (candidate != self) fn = candidate;
+    }
+  }
+  auto typed = reinterpret_cast<RegisterCallbacksFn>(fn);
+  cached.store(typed, std::memory_order_release);
+  return typed;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) void gpuscope_preload_set_takeover_hook(TakeoverHook hook) {
+  g_hook.store(hook, std::memory_order_release);
+}
+
+extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI
+cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested, CUpti_BuffersCallbackCompleteFunc completed) {
+  RegisterCallbacksFn real = real_register_callbacks();
+  if (real == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;  // no libcupti in the process: as libcupti would fail
+  if (TakeoverHook hook = g_hook.load(std::memory_order_acquire)) hook();
+  return real(requested, completed);
+}
