@@ -27,7 +27,8 @@ constexpr int kIters = 5, kNodes = 200;
 
 // kIters iterations of kNodes stream launches, then a cudaStreamSynchronize; returns the builder.
 // host_work_at: launch index after which 100 us of host work sits (-1: none).
-TraceBuilder stream_launches(int host_work_at = -1) {
+// call_ns: host time of each launch call (the H200 capture's by default).
+TraceBuilder stream_launches(int host_work_at = -1, TimeNs call_ns = kCall) {
   TraceBuilder b;
   b.run(1, 50'000 * kUs);
   TimeNs t = 1000 * kUs;
@@ -35,10 +36,10 @@ TraceBuilder stream_launches(int host_work_at = -1) {
     const TimeNs t0 = t;
     TimeNs last_end = 0;
     for (int k = 0; k < kNodes; ++k) {
-      const uint32_t c = b.api("cudaLaunchKernel", t, t + kCall);
+      const uint32_t c = b.api("cudaLaunchKernel", t, t + call_ns);
       b.kernel("spin", t + kStartAfterCall, t + kStartAfterCall + kKernel, c);
       last_end = t + kStartAfterCall + kKernel;
-      t += kCall + kLoop + (k == host_work_at ? 100 * kUs : 0);
+      t += call_ns + kLoop + (k == host_work_at ? 100 * kUs : 0);
     }
     b.api("cudaStreamSynchronize", t, last_end + 2 * kUs);
     t = last_end + 10 * kUs;
@@ -64,6 +65,17 @@ TEST(RuleLaunchBound, ReplaysEachIterationAsOneGraphWithH200NodeCosts) {
   EXPECT_NE(f->estimate.find("NVIDIA H200 defaults"), std::string::npos);
   EXPECT_NE(f->evidence[1].find("4.79 us per kernel"), std::string::npos);  // (6.48 - 1.67 us) x 199/200 of idle GPU
   EXPECT_NE(f->evidence[2].find("5 stretches"), std::string::npos);
+}
+
+// Graph launch costs the driver's CPU time like a launch call does: on a host whose launch
+// calls take half as long, the default per-node host costs are halved too (the GPU gap is not).
+TEST(RuleLaunchBound, DefaultGraphCostsScaleWithTheTracesLaunchCalls) {
+  const auto f = find(run_rules(stream_launches(-1, kCall / 2).trace()), "launch_bound");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->estimate.find("0.84 us of cudaGraphLaunch on the host, 0.70 us before the first node starts, 0.093 us "
+                             "between nodes (NVIDIA H200 defaults x 0.50"),
+            std::string::npos)
+      << f->estimate;
 }
 
 TEST(RuleLaunchBound, HostWorkBetweenLaunchesSplitsTheStretchAndIsKept) {
