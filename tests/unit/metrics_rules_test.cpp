@@ -88,6 +88,24 @@ TEST(RuleBankConflicts, ShareOfSmCyclesTimesKernelTime) {
   EXPECT_FALSE(find(rules_for(testing::memory(1e8, 1e8, 50, 80, 1e5, 1e6)), "shared_bank_conflicts"));
 }
 
+// Warps that wait on the shared-memory pipe only 6 % of their time (short_scoreboard 1.5 +
+// mio_throttle 1 of 41 cycles per instruction) lose at most that share, not the 10 % of SM
+// cycles the extra wavefronts take.
+TEST(RuleBankConflicts, TheWarpsWaitShareCapsTheEstimate) {
+  const Metrics m = testing::memory(1e8, 1e8, 50, 80, 13.2e6, 1e6) +
+                    testing::stalls({{"short_scoreboard", 1.5}, {"mio_throttle", 1}, {"long_scoreboard", 37.5}}, 40);
+  const auto f = find(rules_for(m), "shared_bank_conflicts");
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(static_cast<double>(*f->saving_ns), 20e6 * 2.5 / 41, 1.0);
+  EXPECT_NE(f->evidence[0].find("wait on the shared-memory pipe 6.1% of their time"), std::string::npos) << f->evidence[0];
+  EXPECT_EQ(f->estimate.find("upper bound"), std::string::npos);
+  // Without the stalls set only the wavefront share is known: an upper bound, and it says so.
+  const auto bound = find(rules_for(testing::memory(1e8, 1e8, 50, 80, 13.2e6, 1e6)), "shared_bank_conflicts");
+  ASSERT_TRUE(bound);
+  EXPECT_NEAR(static_cast<double>(*bound->saving_ns), 2e6, 1.0);
+  EXPECT_NE(bound->estimate.find("upper bound"), std::string::npos);
+}
+
 TEST(RuleBankConflicts, NamesTheRoofRuleWhenBothCountTheSameKernel) {
   const auto fs = rules_for(memory_side_roofline() + testing::memory(1e9, 0, 50, 80, 13.2e6, 1e6));
   const auto roof = find(fs, "far_from_roofline");
