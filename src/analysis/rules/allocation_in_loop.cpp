@@ -1,7 +1,10 @@
 // Rule allocation_in_loop: cudaMalloc/cudaFree (and friends) in the repeated
 // part of the run. A persistent buffer is allocated once, so the calls in
 // instances 2..N go away; the context creation hidden in a first call is not
-// savable this way (startup_cost reports it).
+// savable this way (startup_cost reports it). When that first call sits in the
+// loop's first instance, the evidence says so: it is why "cudaMalloc" looks
+// expensive in such a loop (seed 000 read it as allocation cost), and allocating
+// before the loop moves it out of the loop, not out of the run.
 #include <fmt/format.h>
 
 #include <map>
@@ -49,12 +52,28 @@ class AllocationRule final : public Rule {
     f.evidence.push_back(fmt::format("from {} to {}", ctx.at(first), ctx.at(last)));
     for (const auto& [range, n] : ranges)
       if (!range.empty()) f.evidence.push_back(fmt::format("{} of them inside NVTX range '{}'", n, range));
+    if (std::string line = context_creation_in_first_instance(ctx); !line.empty()) f.evidence.push_back(line);
     f.advice = "Allocate the buffers once before the loop and reuse them (or use a pool / cudaMallocAsync); "
                "free them after the loop.";
     return f;
   }
 
  private:
+  static std::string context_creation_in_first_instance(const RuleContext& ctx) {
+    if (!ctx.context_creation || ctx.repeated.range_name.empty()) return "";
+    const ApiCall& c = ctx.trace.api_calls[ctx.context_creation->api_index];
+    const std::string& name = ctx.name_of(c);
+    if (classify_api(name) != ApiClass::Allocation || ctx.repeated.contains(c.start)) return "";
+    for (const NvtxRange& r : ctx.trace.nvtx_ranges) {
+      if (r.pid != c.pid || r.tid != c.tid || c.start < r.start || c.start >= r.end) continue;
+      if (ctx.trace.strings.get(r.name) != ctx.repeated.range_name) continue;
+      return fmt::format("the first instance's {} at {} also created the CUDA context ({}): allocating before the "
+                         "loop moves that out of the loop's time, not out of the run's (startup_cost)",
+                         name, ctx.at(c.start), ms(ctx.context_creation->excess_ns));
+    }
+    return "";
+  }
+
   static std::string where(const RuleContext& ctx) {
     if (!ctx.repeated.range_name.empty())
       return fmt::format("repeated part: instances 2..{} of NVTX range '{}' (the first instance is setup)",
