@@ -139,9 +139,13 @@ with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
     for _ in range(10): x = x @ x / 256
 torch.cuda.synchronize()
 assert abs(float(x[0, 0]) - 1.0) < 1e-3
-print('ok', len(prof.key_averages()) > 0)" >"$logs/torchprof.out" 2>"$logs/torchprof.err"
+cuda = sum(e.count for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA)
+print('ok', len(prof.key_averages()) > 0)
+print('cuda_events', cuda)" >"$logs/torchprof.out" 2>"$logs/torchprof.err"
   expect "torch.profiler alongside: exit status" $? -eq 0
   expect "torch.profiler alongside: result intact" "$(grep -c '^ok' "$logs/torchprof.out")" -eq 1
+  # The program's own profiler keeps its data: it saw the 10 matmuls' kernels on the GPU.
+  expect "torch.profiler alongside: torch.profiler's own GPU events intact" "$(awk '/^cuda_events/ {print $2}' "$logs/torchprof.out")" -ge 10
   expect "torch.profiler alongside: takeover recorded as a loss" "$(q torchprof.gpuscope "SELECT COUNT(*) FROM data_loss WHERE what = 'cupti_taken_over'")" -eq 1
   expect "torch.profiler alongside: none of our buffers handed to Kineto" "$(grep -c 'unknown buffer' "$logs/torchprof.err")" -eq 0
   expect "torch.profiler alongside: records before the takeover kept" "$(q torchprof.gpuscope "SELECT COUNT(*) FROM api_calls")" -ge 1
