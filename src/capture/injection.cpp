@@ -177,6 +177,14 @@ void on_cupti_takeover() {
   }
 }
 
+// The program registered CUPTI activity callbacks of its own before this capture started
+// (known through libgpuscope_preload.so). Registering ours would take its records away.
+bool program_registered_first() {
+  using Registered = bool (*)();
+  auto registered = reinterpret_cast<Registered>(dlsym(RTLD_DEFAULT, "gpuscope_preload_program_registered"));
+  return registered != nullptr && registered();
+}
+
 // libgpuscope_preload.so is there when `gpuscope profile` started the program.
 void install_takeover_hook() {
   using SetHook = void (*)(void (*)());
@@ -275,6 +283,14 @@ void start_capture() {
     return;
   }
 
+  // The program's own CUPTI client (torch.profiler started before CUDA, say) came first: it
+  // keeps CUDA's activity records, and a capture that took them would harm it.
+  if (program_registered_first()) {
+    give_up(*spool, process_record(*capture, 0),
+            "another CUPTI client in this process (torch.profiler or another tool) registered for CUDA's activity "
+            "records before CUDA started; gpuscope leaves them to it and records no trace");
+    return;
+  }
   capture->spool_fd.store(spool->fd());
   g_capture.store(capture, std::memory_order_release);
   pthread_atfork(nullptr, nullptr, on_fork_child);

@@ -12,7 +12,8 @@
 // This library defines cuptiActivityRegisterCallbacks, so the program's call reaches it
 // first. It lets the capture library (which installs a hook through
 // gpuscope_preload_set_takeover_hook) take its own buffers back and stop flushing, then
-// forwards the call to the real libcupti unchanged. gpuscope's own registration never
+// forwards the call to the real libcupti unchanged. A capture that starts after the program
+// registered (gpuscope_preload_program_registered) leaves CUPTI's records to the program. gpuscope's own registration never
 // passes through here: the capture library calls libcupti through its dlopen handle.
 //
 // Tiny on purpose: it is loaded into every process the program starts (shells too), so it
@@ -30,6 +31,7 @@ using RegisterCallbacksFn = CUptiResult(CUPTIAPI*)(CUpti_BuffersCallbackRequestF
 using TakeoverHook = void (*)();
 
 std::atomic<TakeoverHook> g_hook{nullptr};
+std::atomic<bool> g_program_registered{false};  // any registration through here, ever
 
 extern "C" CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc,
                                                                CUpti_BuffersCallbackCompleteFunc);
@@ -79,10 +81,18 @@ extern "C" __attribute__((visibility("default"))) void gpuscope_preload_set_take
   g_hook.store(hook, std::memory_order_release);
 }
 
+// Whether the program has registered activity callbacks of its own. Asked by the capture
+// library before it registers its own: CUPTI may start CUDA from inside the program's
+// registration, so the capture can start in the middle of it, before any hook is installed.
+extern "C" __attribute__((visibility("default"))) bool gpuscope_preload_program_registered() {
+  return g_program_registered.load(std::memory_order_acquire);
+}
+
 extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI
 cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested, CUpti_BuffersCallbackCompleteFunc completed) {
   RegisterCallbacksFn real = real_register_callbacks();
   if (real == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;  // no libcupti in the process: as libcupti would fail
+  g_program_registered.store(true, std::memory_order_release);
   if (TakeoverHook hook = g_hook.load(std::memory_order_acquire)) hook();
   return real(requested, completed);
 }

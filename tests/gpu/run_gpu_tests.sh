@@ -162,6 +162,22 @@ torch.cuda.synchronize()
 print('ok', float(x[0, 0]))" >"$logs/torchprof_rep.out" 2>>"$logs/torchprof_rep.err" || crashes=$((crashes + 1))
   done
   expect "torch.profiler alongside: 20 more runs, none harmed" "$crashes" -eq 0
+  # torch.profiler started before CUDA: its own client may register before or while the
+  # capture starts; either way the program and its profiler keep everything, and the capture
+  # says what it lost (a takeover) or why it stood aside.
+  "$gpuscope" profile --no-report -o torchearly -- python3 -c "
+import torch
+from torch.profiler import profile, ProfilerActivity
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    x = torch.ones(256, 256, device='cuda')
+    for _ in range(10): x = x @ x / 256
+torch.cuda.synchronize()
+assert abs(float(x[0, 0]) - 1.0) < 1e-3
+print('cuda_events', sum(e.count for e in prof.key_averages() if e.device_type == torch.autograd.DeviceType.CUDA))" \
+    >"$logs/torchearly.out" 2>"$logs/torchearly.err"
+  expect "torch.profiler before CUDA: exit status" $? -eq 0
+  expect "torch.profiler before CUDA: its own GPU events intact" "$(awk '/^cuda_events/ {print $2}' "$logs/torchearly.out")" -ge 10
+  expect "torch.profiler before CUDA: the capture says what happened" "$(q torchearly.gpuscope "SELECT (SELECT COUNT(*) FROM data_loss WHERE what = 'cupti_taken_over') + (SELECT COUNT(*) FROM processes WHERE capture_status LIKE '%before CUDA started%')")" -eq 1
 fi
 
 # 11. Hardware metrics (range profiler): every launch measured and linked to its kernel,

@@ -302,6 +302,36 @@ TEST_F(InjectionE2E, CuptiTakeoverByTheProgramStopsOurFlushes) {
   EXPECT_TRUE(detail_found);
 }
 
+// The program registered its own activity callbacks before CUDA (and so this capture)
+// started: gpuscope leaves CUPTI's records to it, says why, and the program's client keeps
+// receiving them.
+TEST_F(InjectionE2E, AProgramThatRegisteredFirstKeepsItsRecords) {
+  const std::string fake = fake_.string(), preload = preload_.string();
+  pid_t pid = 0;
+  int status = run_child(config(), [&](void* inject) {
+    void* stand_in = dlopen(preload.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (stand_in == nullptr || cupti == nullptr) _exit(102);
+    using Register = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+    if (sym<Register>(stand_in, "cuptiActivityRegisterCallbacks")(other_client::request, other_client::complete) !=
+        CUPTI_SUCCESS)
+      _exit(103);
+    if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+    sym<void (*)(int)>(cupti, "fake_cupti_launch")(10);
+    sym<CUptiResult (*)(uint32_t)>(cupti, "cuptiActivityFlushAll")(0);
+    if (other_client::completed == 0) _exit(105);  // the program's client still gets the records
+    exit(4);
+  }, &pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 4) << "105: the capture took the program's records";
+  test::ReadSpool r = spool_of(pid);
+  ASSERT_TRUE(r.has_end);
+  const std::string capture_status = r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus));
+  EXPECT_NE(capture_status.find("registered for CUDA's activity records before CUDA started"), std::string::npos)
+      << capture_status;
+  EXPECT_TRUE(r.of(sp::RecordKind::Kernel).empty());
+}
+
 TEST_F(InjectionE2E, MissingConfigDoesNothing) {
   int status = run_child("", [&](void* inject) {
     unsetenv("GPUSCOPE_INJECT_CONFIG");
