@@ -261,24 +261,38 @@ int (*flushes)() = nullptr;
 void check_no_exit_flush() {
   if (flushes() != flushes_before_exit) _exit(120);
 }
+
+// In a scenario child, as LD_PRELOAD and the program's own libcupti would be: the preload
+// library first, then the (fake) libcupti, both global. Exits 102 if either fails to load.
+struct ProgramCupti {
+  void* stand_in;  // libgpuscope_preload.so
+  void* cupti;
+};
+ProgramCupti load(const std::string& preload, const std::string& fake) {
+  ProgramCupti p{dlopen(preload.c_str(), RTLD_NOW | RTLD_GLOBAL), dlopen(fake.c_str(), RTLD_NOW | RTLD_GLOBAL)};
+  if (p.stand_in == nullptr || p.cupti == nullptr) _exit(102);
+  return p;
+}
+
+// The program's registration, through the preload library as its call would go.
+CUptiResult program_register(const ProgramCupti& p) {
+  using Register = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+  return sym<Register>(p.stand_in, "cuptiActivityRegisterCallbacks")(request, complete);
+}
 }  // namespace other_client
 
 TEST_F(InjectionE2E, CuptiTakeoverByTheProgramStopsOurFlushes) {
   const std::string fake = fake_.string(), preload = preload_.string();
   pid_t pid = 0;
   int status = run_child(config(), [&](void* inject) {
-    // As LD_PRELOAD would: the preload library first, then the program's libcupti.
-    void* stand_in = dlopen(preload.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (stand_in == nullptr || cupti == nullptr) _exit(102);
+    const other_client::ProgramCupti program = other_client::load(preload, fake);
+    void* cupti = program.cupti;
     other_client::flushes = sym<int (*)()>(cupti, "fake_cupti_flushes");
     std::atexit(other_client::check_no_exit_flush);
     if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
     auto launch = sym<void (*)(int)>(cupti, "fake_cupti_launch");
     launch(300);  // still ours: the takeover hands them to us first
-    using Register = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
-    auto program_register = sym<Register>(stand_in, "cuptiActivityRegisterCallbacks");
-    if (program_register(other_client::request, other_client::complete) != CUPTI_SUCCESS) _exit(106);
+    if (other_client::program_register(program) != CUPTI_SUCCESS) _exit(106);
     if (other_client::completed != 0) _exit(107);  // none of our buffers went to the other client
     const int after_takeover = other_client::flushes();
     launch(200);  // the other client's
@@ -309,13 +323,9 @@ TEST_F(InjectionE2E, AProgramThatRegisteredFirstKeepsItsRecords) {
   const std::string fake = fake_.string(), preload = preload_.string();
   pid_t pid = 0;
   int status = run_child(config(), [&](void* inject) {
-    void* stand_in = dlopen(preload.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (stand_in == nullptr || cupti == nullptr) _exit(102);
-    using Register = CUptiResult (*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
-    if (sym<Register>(stand_in, "cuptiActivityRegisterCallbacks")(other_client::request, other_client::complete) !=
-        CUPTI_SUCCESS)
-      _exit(103);
+    const other_client::ProgramCupti program = other_client::load(preload, fake);
+    void* cupti = program.cupti;
+    if (other_client::program_register(program) != CUPTI_SUCCESS) _exit(103);
     if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
     sym<void (*)(int)>(cupti, "fake_cupti_launch")(10);
     sym<CUptiResult (*)(uint32_t)>(cupti, "cuptiActivityFlushAll")(0);
