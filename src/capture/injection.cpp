@@ -22,7 +22,6 @@
 // The Capture object is created once and never freed: CUPTI can call us during process
 // teardown, after static destructors would have run.
 #include <cupti.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -44,6 +43,7 @@
 #include "capture/kernel_profiler.h"
 #include "capture/log.h"
 #include "capture/periodic_flusher.h"
+#include "capture/preload_link.h"
 #include "capture/process_info.h"
 #include "capture/spool_writer.h"
 #include "capture/writer_thread.h"
@@ -177,22 +177,6 @@ void on_cupti_takeover() {
   }
 }
 
-// The program registered CUPTI activity callbacks of its own before this capture started
-// (known through libgpuscope_preload.so). Registering ours would take its records away.
-bool program_registered_first() {
-  using Registered = bool (*)();
-  auto registered = reinterpret_cast<Registered>(dlsym(RTLD_DEFAULT, "gpuscope_preload_program_registered"));
-  return registered != nullptr && registered();
-}
-
-// libgpuscope_preload.so is there when `gpuscope profile` started the program.
-void install_takeover_hook() {
-  using SetHook = void (*)(void (*)());
-  if (auto set = reinterpret_cast<SetHook>(dlsym(RTLD_DEFAULT, "gpuscope_preload_set_takeover_hook"))) {
-    set(on_cupti_takeover);
-  }
-}
-
 // A fork()ed child without exec inherits our memory but none of our threads. It must
 // neither write to the parent's spool nor wait on locks a vanished thread may hold.
 // (A child that execs starts afresh: libcuda calls InitializeInjection in it.)
@@ -285,7 +269,7 @@ void start_capture() {
 
   // The program's own CUPTI client (torch.profiler started before CUDA, say) came first: it
   // keeps CUDA's activity records, and a capture that took them would harm it.
-  if (program_registered_first()) {
+  if (program_registered_cupti_callbacks()) {
     give_up(*spool, process_record(*capture, 0),
             "another CUPTI client in this process (torch.profiler or another tool) registered for CUDA's activity "
             "records before CUDA started; gpuscope leaves them to it and records no trace");
@@ -331,7 +315,7 @@ void start_capture() {
     log_line("cannot start the periodic flush thread; data of a crash may be lost beyond the last full buffer");
   }
   std::atexit(on_exit);
-  install_takeover_hook();
+  install_cupti_takeover_hook(on_cupti_takeover);
 }
 
 }  // namespace

@@ -1,0 +1,18 @@
+#include "capture/preload_link.h"
+
+#include <dlfcn.h>
+
+namespace gpuscope::capture {
+
+bool program_registered_cupti_callbacks() {
+  using Registered = bool (*)();
+  auto registered = reinterpret_cast<Registered>(dlsym(RTLD_DEFAULT, "gpuscope_preload_program_registered"));
+  return registered != nullptr && registered();
+}
+
+void install_cupti_takeover_hook(void (*hook)()) {
+  using SetHook = void (*)(void (*)());
+  if (auto set = reinterpret_cast<SetHook>(dlsym(RTLD_DEFAULT, "gpuscope_preload_set_takeover_hook"))) set(hook);
+}
+
+}  // namespace gpuscope::capture

@@ -1,0 +1,15 @@
+// The capture library's side of libgpuscope_preload.so (src/capture/preload.cpp), which
+// `gpuscope profile` puts in LD_PRELOAD. Both functions find it with dlsym(RTLD_DEFAULT) and do
+// nothing useful without it (a program started by other means, or a setuid one).
+#pragma once
+
+namespace gpuscope::capture {
+
+// Whether the program has registered CUPTI activity callbacks of its own so far.
+bool program_registered_cupti_callbacks();
+
+// `hook` runs on the program's thread each time the program registers activity callbacks,
+// before the registration reaches libcupti.
+void install_cupti_takeover_hook(void (*hook)());
+
+}  // namespace gpuscope::capture
