@@ -16,16 +16,11 @@
 namespace gpuscope::check {
 namespace {
 
+using testing::around;
 using testing::kDramBytes;
 using testing::kSmThroughput;
 
 constexpr const char* kConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
-
-std::vector<double> around(double center, size_t n) {
-  std::vector<double> v;
-  for (size_t i = 0; i < n; ++i) v.push_back(center + static_cast<double>(i % 5) - 2);
-  return v;
-}
 
 // gemm: 20 launches with SM throughput, DRAM bytes and bank conflicts; copy_kernel: 4 with SM throughput.
 Trace capture(double sm, double dram, double conflicts = 0) {

@@ -1,15 +1,14 @@
 // gpuscope check: the rules parser (strict, line-numbered errors), every gate
 // outcome on the real bsr_spmm captures, and the command's exit codes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <fstream>
-#include <sstream>
 
 #include "common/error.h"
 #include "gpuscope/check.h"
 #include "gpuscope/store.h"
 #include "spool_builder.h"
+#include "test_files.h"
 
 namespace gpuscope::check {
 namespace {
@@ -155,24 +154,9 @@ TEST(CheckGates, NothingMatchedMissingMetricOrBaselineIsAnError) {
 }
 
 // The command, as a CI job runs it.
-struct Exit {
-  int code;
-  std::string out, err;
-};
-
-Exit check_cli(const std::string& dir, const std::string& rules, const std::string& args) {
+testing::CliResult check_cli(const std::string& dir, const std::string& rules, const std::string& args) {
   std::ofstream(dir + "/rules.toml") << rules;
-  const std::string data = GPUSCOPE_TEST_DATA_DIR;
-  const std::string cmd = "cd '" + dir + "' && " + GPUSCOPE_BINARY + " check " + args + " --rules rules.toml" +
-                          " >out.txt 2>err.txt </dev/null";
-  const int status = std::system(cmd.c_str());
-  auto slurp = [&](const std::string& name) {
-    std::ifstream in(dir + "/" + name);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp("out.txt"), slurp("err.txt")};
+  return testing::run_gpuscope(dir, "check " + args + " --rules rules.toml");
 }
 
 TEST(CheckCli, ExitCodesZeroOneTwo) {
@@ -180,23 +164,23 @@ TEST(CheckCli, ExitCodesZeroOneTwo) {
   const std::string data = GPUSCOPE_TEST_DATA_DIR;
   const std::string fixed = data + "/bsr_spmm_fixed.gpuscope", base = data + "/bsr_spmm_baseline.gpuscope";
   const std::string gate = "[[baseline]]\nkind = \"memory\"\nmax_slower_pct = 50\n";
-  Exit ok = check_cli(dir, gate, fixed + " --baseline " + base + " --junit junit.xml");
-  EXPECT_EQ(ok.code, 0) << ok.err;
+  testing::CliResult ok = check_cli(dir, gate, fixed + " --baseline " + base + " --junit junit.xml");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("passed"), std::string::npos);
   std::ifstream junit(dir + "/junit.xml");
   EXPECT_TRUE(junit.good());
-  Exit failed = check_cli(dir, gate, base + " --baseline " + fixed + " --format markdown");
-  EXPECT_EQ(failed.code, 1) << failed.err;
+  testing::CliResult failed = check_cli(dir, gate, base + " --baseline " + fixed + " --format markdown");
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
   EXPECT_NE(failed.out.find("| FAIL |"), std::string::npos);
   for (const std::string& bad : {std::string("[[total]]\nname = \"wall\"\nmax = 3\n"),
                                  std::string("[[metric]]\nname = \"dram__throughput\"\nmin = 80\n"),
                                  std::string("[[kernel]]\nmatch = \"nothing\"\nmax = \"1 ms\"\n")}) {
-    Exit e = check_cli(dir, bad, fixed);
-    EXPECT_EQ(e.code, 2) << bad;
+    testing::CliResult e = check_cli(dir, bad, fixed);
+    EXPECT_EQ(e.exit_code, 2) << bad;
     EXPECT_EQ(e.err.rfind("gpuscope: rules.toml:", 0), 0u) << e.err;
   }
-  EXPECT_EQ(check_cli(dir, gate, fixed).code, 2);  // baseline rule without --baseline
-  EXPECT_EQ(check_cli(dir, gate, "missing.gpuscope --baseline " + base).code, 2);
+  EXPECT_EQ(check_cli(dir, gate, fixed).exit_code, 2);  // baseline rule without --baseline
+  EXPECT_EQ(check_cli(dir, gate, "missing.gpuscope --baseline " + base).exit_code, 2);
 }
 
 }  // namespace

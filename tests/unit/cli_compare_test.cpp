@@ -1,45 +1,37 @@
 // `gpuscope diff` and `gpuscope check` run the way CI jobs run them: exit
 // codes (0 pass, 1 regression / failed gate, 2 bad input) and what they write.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <utility>
 
 #include "spool_builder.h"
+#include "test_files.h"
 
 namespace gpuscope {
 namespace {
 
-struct CliRun {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::CliResult;
 
 // Runs gpuscope in dir with the test captures reachable as base.gpuscope / fixed.gpuscope.
-CliRun cli(const std::string& dir, const std::string& args) {
+CliResult cli(const std::string& dir, const std::string& args) {
   const std::string data = GPUSCOPE_TEST_DATA_DIR;
-  const std::string cmd = "cd '" + dir + "' && ln -sf '" + data + "/bsr_spmm_baseline.gpuscope' base.gpuscope && ln -sf '" +
-                          data + "/bsr_spmm_fixed.gpuscope' fixed.gpuscope && " + GPUSCOPE_BINARY + " " + args +
-                          " >out.txt 2>err.txt </dev/null";
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(dir + "/out.txt"), read_file(dir + "/err.txt")};
+  for (const auto& [link, capture] : {std::pair{"base.gpuscope", "bsr_spmm_baseline.gpuscope"},
+                                      std::pair{"fixed.gpuscope", "bsr_spmm_fixed.gpuscope"}}) {
+    std::filesystem::remove(dir + "/" + link);
+    std::filesystem::create_symlink(data + "/" + capture, dir + "/" + link);
+  }
+  return testing::run_gpuscope(dir, args);
 }
 
 TEST(CliDiff, ExitCodesOfTheRegressionGate) {
   const std::string dir = testing::scratch_dir("cli_diff_gate");
-  CliRun improved = cli(dir, "diff base.gpuscope fixed.gpuscope --fail-if-slower 25");
+  CliResult improved = cli(dir, "diff base.gpuscope fixed.gpuscope --fail-if-slower 25");
   EXPECT_EQ(improved.exit_code, 0) << improved.err;
   EXPECT_NE(improved.out.find("Gate --fail-if-slower 25%: passed."), std::string::npos);
-  CliRun reverse = cli(dir, "diff fixed.gpuscope base.gpuscope --fail-if-slower 25");
+  CliResult reverse = cli(dir, "diff fixed.gpuscope base.gpuscope --fail-if-slower 25");
   EXPECT_EQ(reverse.exit_code, 1);
   EXPECT_NE(reverse.err.find("gpuscope: slower: memory DtoH [256 MiB, 512 MiB) [pinned -> pageable]"), std::string::npos)
       << reverse.err;
@@ -51,13 +43,13 @@ TEST(CliDiff, ExitCodesOfTheRegressionGate) {
 
 TEST(CliDiff, FormatsAndOutputFile) {
   const std::string dir = testing::scratch_dir("cli_diff_formats");
-  CliRun json = cli(dir, "diff base.gpuscope fixed.gpuscope --format json -o diff.json");
+  CliResult json = cli(dir, "diff base.gpuscope fixed.gpuscope --format json -o diff.json");
   EXPECT_EQ(json.exit_code, 0) << json.err;
   EXPECT_TRUE(json.out.empty());
-  const std::string text = read_file(dir + "/diff.json");
+  const std::string text = testing::read_text_file(dir + "/diff.json");
   EXPECT_EQ(text.front(), '{');
   EXPECT_NE(text.find("\"verdict\""), std::string::npos);
-  CliRun md = cli(dir, "diff base.gpuscope fixed.gpuscope --format markdown");
+  CliResult md = cli(dir, "diff base.gpuscope fixed.gpuscope --format markdown");
   EXPECT_EQ(md.out.rfind("# gpuscope diff", 0), 0u);
 }
 
@@ -66,28 +58,28 @@ TEST(CliDiff, BadInputIsExitTwoWithOneLine) {
   for (const std::string args : {"diff base.gpuscope missing.gpuscope", "diff base.gpuscope",
                                  "diff base.gpuscope fixed.gpuscope --format xml",
                                  "diff base.gpuscope fixed.gpuscope --alpha 2"}) {
-    CliRun r = cli(dir, args);
+    CliResult r = cli(dir, args);
     EXPECT_EQ(r.exit_code, 2) << args;
   }
-  CliRun missing = cli(dir, "diff base.gpuscope missing.gpuscope");
+  CliResult missing = cli(dir, "diff base.gpuscope missing.gpuscope");
   EXPECT_EQ(missing.err.rfind("gpuscope: ", 0), 0u);
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1);
 }
 
 TEST(CliDiff, IterationRangeComparesIterationsAndRefusesWhatItCannotJudge) {
   const std::string dir = testing::scratch_dir("cli_diff_iterations");
-  CliRun ok = cli(dir, "diff base.gpuscope fixed.gpuscope --iteration-range iteration --skip-iterations 1");
+  CliResult ok = cli(dir, "diff base.gpuscope fixed.gpuscope --iteration-range iteration --skip-iterations 1");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("Base iterations        4          1 warm-up skipped, in 1 process"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("Totals: time per iteration"), std::string::npos);
   // The reverse is a judged regression of the iteration time, which the gate names.
-  CliRun gate = cli(dir, "diff fixed.gpuscope base.gpuscope --iteration-range iteration --fail-if-slower 25");
+  CliResult gate = cli(dir, "diff fixed.gpuscope base.gpuscope --iteration-range iteration --fail-if-slower 25");
   EXPECT_EQ(gate.exit_code, 1);
   EXPECT_NE(gate.err.find("gpuscope: slower: total Iteration time +"), std::string::npos) << gate.err;
   // A missing range, and too few iterations for a verdict: one line each, exit 2.
   for (const std::string args : {"diff base.gpuscope fixed.gpuscope --iteration-range step",
                                  "diff base.gpuscope fixed.gpuscope --iteration-range iteration --skip-iterations 3"}) {
-    CliRun r = cli(dir, args);
+    CliResult r = cli(dir, args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
@@ -103,11 +95,11 @@ TEST(CliDiff, IterationRangeComparesIterationsAndRefusesWhatItCannotJudge) {
 TEST(CliCheck, IterationRangeAppliesToBaselineRules) {
   const std::string dir = testing::scratch_dir("cli_check_iterations");
   std::ofstream(dir + "/rules.toml") << "[[baseline]]\nkind = \"nvtx\"\nmatch = \"h2d\"\nmax_slower_pct = 3\n";
-  CliRun ok = cli(dir, "check fixed.gpuscope --baseline base.gpuscope --rules rules.toml --iteration-range iteration");
+  CliResult ok = cli(dir, "check fixed.gpuscope --baseline base.gpuscope --rules rules.toml --iteration-range iteration");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  CliRun failed = cli(dir, "check base.gpuscope --baseline fixed.gpuscope --rules rules.toml --iteration-range iteration");
+  CliResult failed = cli(dir, "check base.gpuscope --baseline fixed.gpuscope --rules rules.toml --iteration-range iteration");
   EXPECT_EQ(failed.exit_code, 1) << failed.err;
-  CliRun alone = cli(dir, "check fixed.gpuscope --rules rules.toml --iteration-range iteration");
+  CliResult alone = cli(dir, "check fixed.gpuscope --rules rules.toml --iteration-range iteration");
   EXPECT_EQ(alone.exit_code, 2);
   EXPECT_EQ(cli(dir, "check fixed.gpuscope --baseline base.gpuscope --rules rules.toml --iteration-range nope").exit_code, 2);
 }

@@ -3,44 +3,29 @@
 // cases skip with a message where that chain cannot load (no CUDA toolkit); --sets and the
 // load errors need no CUPTI and always run.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "gpuscope/metric_sets.h"
 #include "spool_builder.h"
+#include "test_files.h"
 
 namespace gpuscope {
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
+using testing::CliResult;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Result metrics(const std::string& args, const std::string& env = "") {
-  const std::string dir = testing::scratch_dir("cli_metrics");
-  const std::string cmd = env + " " + GPUSCOPE_BINARY + " metrics " + args + " >'" + dir + "/out.txt' 2>'" + dir +
-                          "/err.txt' </dev/null";
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir + "/out.txt"), slurp(dir + "/err.txt")};
+CliResult metrics(const std::string& args, const std::string& env = "") {
+  return testing::run_gpuscope(testing::scratch_dir("cli_metrics"), "metrics " + args, env);
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // One "gpuscope: ..." line on stderr and exit code 2, the CLI's error convention.
-void expect_one_line_error(const Result& r, const std::string& part) {
+void expect_one_line_error(const CliResult& r, const std::string& part) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_EQ(r.err.rfind("gpuscope: ", 0), 0u) << r.err;
@@ -50,21 +35,21 @@ void expect_one_line_error(const Result& r, const std::string& part) {
 class CliMetrics : public ::testing::Test {
  protected:
   void SetUp() override {
-    const Result chips = metrics("--chips");
+    const CliResult chips = metrics("--chips");
     if (chips.exit_code != 0) GTEST_SKIP() << "CUPTI's host API is not usable here: " << chips.err;
   }
 };
 
 TEST(CliMetricsSets, ListsEverySetWithoutCupti) {
   // A host library that does not exist: --sets must not need it.
-  const Result text = metrics("--sets", "GPUSCOPE_CUPTI_HOST_LIB=/nonexistent/lib.so");
+  const CliResult text = metrics("--sets", "GPUSCOPE_CUPTI_HOST_LIB=/nonexistent/lib.so");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   for (const MetricSet& set : metric_sets()) EXPECT_TRUE(contains(text.out, std::string(set.name) + ": ")) << set.name;
   EXPECT_TRUE(contains(text.out, "sm__throughput.avg.pct_of_peak_sustained_elapsed"));
   EXPECT_TRUE(contains(text.out, "Achieved occupancy"));
   EXPECT_TRUE(contains(text.out, "pcie__read_bytes.sum.per_second"));  // the GPU samples
 
-  const Result json = metrics("--sets --format json");
+  const CliResult json = metrics("--sets --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
   ASSERT_EQ(doc["sets"].size(), metric_sets().size());
@@ -81,19 +66,19 @@ TEST(CliMetricsSets, LoadAndUsageErrorsAreOneLine) {
 }
 
 TEST_F(CliMetrics, ChipsIncludeHopper) {
-  const Result r = metrics("--chips");
+  const CliResult r = metrics("--chips");
   EXPECT_TRUE(contains(r.out, "GH100\n")) << r.out;
 }
 
 TEST_F(CliMetrics, ListFiltersAndDescribes) {
-  const Result text = metrics("--list --chip GH100 --filter dram__throughput");
+  const CliResult text = metrics("--list --chip GH100 --filter dram__throughput");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(contains(text.out, "dram__throughput")) << text.out;
   EXPECT_TRUE(contains(text.out, "DRAM throughput")) << text.out;  // CUPTI's description
   EXPECT_TRUE(contains(text.out, "throughput  percent")) << text.out;
   EXPECT_FALSE(contains(text.out, "lts__")) << text.out;
 
-  const Result json = metrics("--list --chip GH100 --filter DRAM__BYTES --submetrics --format json");
+  const CliResult json = metrics("--list --chip GH100 --filter DRAM__BYTES --submetrics --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
   EXPECT_EQ(doc["chip"], "GH100");
@@ -104,18 +89,18 @@ TEST_F(CliMetrics, ListFiltersAndDescribes) {
 }
 
 TEST_F(CliMetrics, CheckPrintsPasses) {
-  const Result text = metrics("--check --metrics sol --chip GH100");
+  const CliResult text = metrics("--check --metrics sol --chip GH100");
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_TRUE(contains(text.out, "GH100 (range profiler): 8 metrics valid; ")) << text.out;
   EXPECT_TRUE(contains(text.out, "passes")) << text.out;
 
-  const Result json = metrics("--check --metrics sol,stalls --metric dram__bytes_read.sum --chip GH100 --format json");
+  const CliResult json = metrics("--check --metrics sol,stalls --metric dram__bytes_read.sum --chip GH100 --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
   EXPECT_GE(doc["passes"].get<int>(), 1);
   EXPECT_EQ(doc["names"].back(), "dram__bytes_read.sum");
 
-  const Result sampling = metrics("--check --sampling --chip GH100");  // gpuscope's GPU-sample list
+  const CliResult sampling = metrics("--check --sampling --chip GH100");  // gpuscope's GPU-sample list
   ASSERT_EQ(sampling.exit_code, 0) << sampling.err;
   EXPECT_TRUE(contains(sampling.out, "(PM sampling): ")) << sampling.out;
   EXPECT_TRUE(contains(sampling.out, "; 1 pass")) << sampling.out;
@@ -128,7 +113,7 @@ TEST_F(CliMetrics, BadChipAndMetricAreOneLine) {
 }
 
 TEST_F(CliMetrics, WithoutChipUsesTheLocalGpu) {
-  const Result r = metrics("--check --metrics occupancy");
+  const CliResult r = metrics("--check --metrics occupancy");
   if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU: " << r.out;
   expect_one_line_error(r, "no GPU found here");
   EXPECT_TRUE(contains(r.err, "name a chip with --chip (e.g. GH100; see `gpuscope metrics --chips`)")) << r.err;
@@ -140,7 +125,7 @@ TEST_F(CliMetrics, DriverWithoutGpuIsNoGpu) {
   if (!std::ifstream(stub)) GTEST_SKIP() << "no " << stub;
   const std::string dir = testing::scratch_dir("cli_metrics_stub");
   ASSERT_EQ(std::system(("ln -s " + stub + " '" + dir + "/libcuda.so.1'").c_str()), 0);
-  const Result r = metrics("--list", "LD_LIBRARY_PATH='" + dir + "'");
+  const CliResult r = metrics("--list", "LD_LIBRARY_PATH='" + dir + "'");
   if (r.exit_code == 0) GTEST_SKIP() << "this machine has a GPU";
   expect_one_line_error(r, "no GPU found here (cuInit returned ");
 }

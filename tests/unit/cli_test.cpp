@@ -2,36 +2,23 @@
 // Profiling a program that never touches CUDA works without a GPU, which lets
 // the exit-status passthrough be tested on every machine.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "spool_builder.h"
+#include "test_files.h"
 
 namespace gpuscope {
 namespace {
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
+using testing::CliResult;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Result gpuscope(const std::string& dir, const std::string& args, const std::string& env = "") {
-  const std::string cmd = "cd '" + dir + "' && " + env + " " + GPUSCOPE_BINARY + " " + args +
-                          " >'" + dir + "/out.txt' 2>'" + dir + "/err.txt' </dev/null";
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir + "/out.txt"), slurp(dir + "/err.txt")};
+// Runs gpuscope in dir with ENV in front (e.g. "GPUSCOPE_INJECT_LIB=...").
+CliResult gpuscope(const std::string& dir, const std::string& args, const std::string& env = "") {
+  return testing::run_gpuscope(dir, args, env);
 }
 
 int lines(const std::string& text) {
@@ -43,7 +30,7 @@ TEST(Cli, BadInvocationsFailWithOneLine) {
   std::ofstream(dir + "/notes.txt") << "not a capture\n";
   for (const std::string args : {"report missing.gpuscope", "report notes.txt",
                                  "query notes.txt 'SELECT 1'", "import -o x missing.spool"}) {
-    Result r = gpuscope(dir, args);
+    CliResult r = gpuscope(dir, args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
     EXPECT_EQ(r.err.rfind("gpuscope: ", 0), 0u) << args << ": " << r.err;
@@ -59,15 +46,15 @@ TEST(Cli, ProfileRefusesAnExistingInjectionAndMissingPrograms) {
   const std::string dir = testing::scratch_dir("cli_profile_bad");
   std::ofstream(dir + "/fake_inject.so") << "x";
   const std::string lib = "GPUSCOPE_INJECT_LIB=" + dir + "/fake_inject.so";
-  Result missing = gpuscope(dir, "profile -o m -- ./no-such-program", lib);
+  CliResult missing = gpuscope(dir, "profile -o m -- ./no-such-program", lib);
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("cannot run './no-such-program'"), std::string::npos) << missing.err;
 
-  Result injected = gpuscope(dir, "profile -- /bin/true", lib + " CUDA_INJECTION64_PATH=/other.so");
+  CliResult injected = gpuscope(dir, "profile -- /bin/true", lib + " CUDA_INJECTION64_PATH=/other.so");
   EXPECT_EQ(injected.exit_code, 2);
   EXPECT_NE(injected.err.find("CUDA_INJECTION64_PATH is already set"), std::string::npos);
 
-  Result no_lib = gpuscope(dir, "profile -- /bin/true", "GPUSCOPE_INJECT_LIB=/nonexistent.so");
+  CliResult no_lib = gpuscope(dir, "profile -- /bin/true", "GPUSCOPE_INJECT_LIB=/nonexistent.so");
   EXPECT_EQ(no_lib.exit_code, 2);
   EXPECT_NE(no_lib.err.find("capture library not found"), std::string::npos);
 }
@@ -84,7 +71,7 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
       {"--gpu-metrics=1000 --metrics sol", "--gpu-metrics is refused in this build"},
   };
   for (const auto& [options, message] : cases) {
-    Result r = gpuscope(dir, "profile " + options + " -- /bin/sh -c 'touch ran.txt'",
+    CliResult r = gpuscope(dir, "profile " + options + " -- /bin/sh -c 'touch ran.txt'",
                         "GPUSCOPE_INJECT_LIB=/nonexistent.so");
     EXPECT_EQ(r.exit_code, 2) << options;
     EXPECT_EQ(lines(r.err), 1) << options << ": " << r.err;
@@ -102,25 +89,25 @@ TEST(Cli, ProfilePassesExitStatusAndSignalsThrough) {
   std::ofstream(dir + "/fake_inject.so") << "x";
   const std::string lib = "GPUSCOPE_INJECT_LIB=" + dir + "/fake_inject.so";
 
-  Result seven = gpuscope(dir, "profile -o seven -- sh -c 'echo hello; exit 7'", lib);
+  CliResult seven = gpuscope(dir, "profile -o seven -- sh -c 'echo hello; exit 7'", lib);
   EXPECT_EQ(seven.exit_code, 7);
   EXPECT_EQ(seven.out, "hello\n") << "the program's stdout is untouched";
   EXPECT_NE(seven.err.find("no CUDA activity was captured"), std::string::npos) << seven.err;
   EXPECT_TRUE(std::filesystem::exists(dir + "/seven.gpuscope"));
 
-  Result again = gpuscope(dir, "profile -o seven -- true", lib);
+  CliResult again = gpuscope(dir, "profile -o seven -- true", lib);
   EXPECT_EQ(again.exit_code, 2) << "an explicit -o never overwrites silently";
 
-  Result segv = gpuscope(dir, "profile -o segv --no-report -- sh -c 'kill -SEGV $$'", lib);
+  CliResult segv = gpuscope(dir, "profile -o segv --no-report -- sh -c 'kill -SEGV $$'", lib);
   EXPECT_EQ(segv.exit_code, 128 + 11);
-  Result run = gpuscope(dir, "query segv.gpuscope 'SELECT exit_code, term_signal FROM run'");
+  CliResult run = gpuscope(dir, "query segv.gpuscope 'SELECT exit_code, term_signal FROM run'");
   EXPECT_EQ(run.out, "-1\t11\n");
 
   // Words after "--" reach the program verbatim, options and "--" included.
-  Result args = gpuscope(dir, "profile -o args --no-report -- sh -c 'echo \"$@\"' sh --launches 5 -- -o x", lib);
+  CliResult args = gpuscope(dir, "profile -o args --no-report -- sh -c 'echo \"$@\"' sh --launches 5 -- -o x", lib);
   EXPECT_EQ(args.exit_code, 0) << args.err;
   EXPECT_EQ(args.out, "--launches 5 -- -o x\n");
-  Result bare = gpuscope(dir, "profile -o bare --no-report echo --launches 5", lib);
+  CliResult bare = gpuscope(dir, "profile -o bare --no-report echo --launches 5", lib);
   EXPECT_EQ(bare.out, "--launches 5\n") << "without --, the program starts at the first positional";
 
   // The default name counts up instead of overwriting.
@@ -140,15 +127,15 @@ TEST(Cli, ProfilePreloadsTheTakeoverWatchBesideTheLibrary) {
   // The real library directory; `sh` never initialises CUDA, so nothing is injected.
   const std::string lib = "GPUSCOPE_INJECT_LIB=" + (build / "libgpuscope_inject.so").string();
 
-  Result alone = gpuscope(dir, "profile -o alone --no-report -- sh -c 'echo \"$LD_PRELOAD\"'", "unset LD_PRELOAD; " + lib);
+  CliResult alone = gpuscope(dir, "profile -o alone --no-report -- sh -c 'echo \"$LD_PRELOAD\"'", "unset LD_PRELOAD; " + lib);
   EXPECT_EQ(alone.exit_code, 0) << alone.err;
   EXPECT_EQ(alone.out, preload + "\n");
-  Result user = gpuscope(dir, "profile -o user --no-report -- sh -c 'echo \"$LD_PRELOAD\"'",
+  CliResult user = gpuscope(dir, "profile -o user --no-report -- sh -c 'echo \"$LD_PRELOAD\"'",
                          "LD_PRELOAD=" + preload + " " + lib);
   EXPECT_EQ(user.out, preload + ":" + preload + "\n") << "ours first, the user's kept";
 
   std::ofstream(dir + "/fake_inject.so") << "x";
-  Result none = gpuscope(dir, "profile -o none --no-report -- sh -c 'echo \"[$LD_PRELOAD]\"'",
+  CliResult none = gpuscope(dir, "profile -o none --no-report -- sh -c 'echo \"[$LD_PRELOAD]\"'",
                          "unset LD_PRELOAD; GPUSCOPE_INJECT_LIB=" + dir + "/fake_inject.so");
   EXPECT_EQ(none.out, "[]\n");
 }
@@ -164,17 +151,17 @@ TEST(Cli, ImportTurnsLeftoverSpoolsIntoACapture) {
   b.record(spool::RecordKind::Kernel, k).flush();  // no End: the process was killed
   b.write(dir + "/app.321.spool");
 
-  Result imported = gpuscope(dir, "import -o app app.321.spool");
+  CliResult imported = gpuscope(dir, "import -o app app.321.spool");
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
-  Result rows = gpuscope(dir, "query app.gpuscope 'SELECT name, end_ns - start_ns FROM kernels_named'");
+  CliResult rows = gpuscope(dir, "query app.gpuscope 'SELECT name, end_ns - start_ns FROM kernels_named'");
   EXPECT_EQ(rows.out, "tiny_kernel\t500\n");
-  Result truncated = gpuscope(dir, "query app.gpuscope \"SELECT count FROM data_loss WHERE what = 'spool_truncated'\"");
+  CliResult truncated = gpuscope(dir, "query app.gpuscope \"SELECT count FROM data_loss WHERE what = 'spool_truncated'\"");
   EXPECT_EQ(truncated.out, "1\n");
   EXPECT_EQ(gpuscope(dir, "import -o app app.321.spool").exit_code, 2) << "no silent overwrite";
-  Result report = gpuscope(dir, "report app.gpuscope --format json");
+  CliResult report = gpuscope(dir, "report app.gpuscope --format json");
   EXPECT_EQ(report.exit_code, 0) << report.err;
 
-  Result write = gpuscope(dir, "query app.gpuscope 'DELETE FROM kernels'");
+  CliResult write = gpuscope(dir, "query app.gpuscope 'DELETE FROM kernels'");
   EXPECT_EQ(write.exit_code, 2) << "query is read-only";
 }
 

@@ -14,17 +14,11 @@ namespace gpuscope {
 namespace {
 
 using analysis::Verdict;
+using testing::around;
 using testing::kDramBytes;
 using testing::kSmThroughput;
 
 constexpr const char* kConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
-
-// n values around `center`, spread by +-2 (deterministic).
-std::vector<double> around(double center, size_t n) {
-  std::vector<double> v;
-  for (size_t i = 0; i < n; ++i) v.push_back(center + static_cast<double>(i % 5) - 2);
-  return v;
-}
 
 Trace capture(double dram, double sm, size_t launches = 20) {
   testing::TraceBuilder b;

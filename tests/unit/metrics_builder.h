@@ -14,6 +14,13 @@ namespace gpuscope::testing {
 inline constexpr const char* kDramBytes = "dram__bytes_read.sum";
 inline constexpr const char* kSmThroughput = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
 
+// n values around `center`, spread by +-2 (deterministic).
+inline std::vector<double> around(double center, size_t n) {
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i) v.push_back(center + static_cast<double>(i % 5) - 2);
+  return v;
+}
+
 // One metric value of one launch, linked the way the capture links it (pid, correlation id, run).
 inline void add_kernel_metric(Trace& t, const Kernel& k, const std::string& metric, double value) {
   t.kernel_metrics.push_back({k.pid, k.correlation_id, t.strings.intern(metric), value, k.run_id});

@@ -7,16 +7,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 
 #include "gpuscope/report.h"
+#include "test_files.h"
 #include "metrics_trace.h"
 
 namespace gpuscope {
 namespace {
+
+using testing::expect_golden;
 
 using testing::Metrics;
 constexpr TimeNs kT0 = 1761897600'000'000'000;  // 2025-10-31 08:00:00 UTC
@@ -124,20 +123,6 @@ Trace metrics_capture() {
   return t;
 }
 
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(GPUSCOPE_GOLDEN_DIR) + "/" + name;
-  const char* update = std::getenv("GPUSCOPE_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    std::cerr << "updated golden file " << path << "\n";
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in.good()) << "missing golden file " << path << "; run with GPUSCOPE_UPDATE_GOLDEN=1";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "report differs from " << path;
-}
 
 TEST(MetricsGolden, Text) { expect_golden("metrics_report.txt", render_report(metrics_capture(), {}, ReportFormat::Text)); }
 

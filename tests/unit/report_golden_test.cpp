@@ -5,17 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 #include <string>
 
 #include "gpuscope/model.h"
 #include "gpuscope/report.h"
+#include "test_files.h"
 
 namespace gpuscope {
 namespace {
+
+using testing::expect_golden;
 
 constexpr TimeNs kT0 = 1761897600'000'000'000;  // 2025-10-31 08:00:00 UTC
 constexpr uint32_t kPid = 4242;
@@ -216,24 +215,6 @@ class BsrRun {
   }
 };
 
-std::string golden_path(const std::string& name) { return std::string(GPUSCOPE_GOLDEN_DIR) + "/" + name; }
-
-// Compares with the golden file, or rewrites it when GPUSCOPE_UPDATE_GOLDEN=1.
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = golden_path(name);
-  const char* update = std::getenv("GPUSCOPE_UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    std::cerr << "updated golden file " << path << "\n";
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in.good()) << "missing golden file " << path << "; run with GPUSCOPE_UPDATE_GOLDEN=1";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "report differs from " << path
-                                    << "; if the change is intended, rerun with GPUSCOPE_UPDATE_GOLDEN=1 and review the diff";
-}
 
 TEST(ReportGolden, BsrSpmmText) {
   expect_golden("bsr_spmm_report.txt", render_report(BsrRun().trace, {}, ReportFormat::Text));

@@ -1,9 +1,16 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 #include <string>
 
 #include "spool_builder.h"
+#include "test_files.h"
 
 namespace gpuscope::testing {
 
@@ -12,6 +19,35 @@ std::string scratch_dir(const std::string& test_name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void expect_golden(const std::string& name, const std::string& actual) {
+  const std::string path = std::string(GPUSCOPE_GOLDEN_DIR) + "/" + name;
+  const char* update = std::getenv("GPUSCOPE_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << actual;
+    std::cerr << "updated golden file " << path << "\n";
+    return;
+  }
+  ASSERT_TRUE(std::ifstream(path).good()) << "missing golden file " << path << "; run with GPUSCOPE_UPDATE_GOLDEN=1";
+  EXPECT_EQ(actual, read_text_file(path))
+      << "report differs from " << path
+      << "; if the change is intended, rerun with GPUSCOPE_UPDATE_GOLDEN=1 and review the diff";
+}
+
+CliResult run_gpuscope(const std::string& dir, const std::string& args, const std::string& env) {
+  const std::string cmd = "cd '" + dir + "' && " + env + " " + GPUSCOPE_BINARY + " " + args + " >'" + dir +
+                          "/out.txt' 2>'" + dir + "/err.txt' </dev/null";
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(dir + "/out.txt"),
+          read_text_file(dir + "/err.txt")};
 }
 
 }  // namespace gpuscope::testing

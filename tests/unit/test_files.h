@@ -1,0 +1,25 @@
+// Files and processes for the unit tests: reading a file whole, golden-file comparison and
+// running the gpuscope binary the way users do. Implemented in test_support.cpp.
+#pragma once
+
+#include <string>
+
+namespace gpuscope::testing {
+
+// The whole file; empty when it cannot be read.
+std::string read_text_file(const std::string& path);
+
+// Compares `actual` with tests/golden/NAME (a gtest failure when they differ), or rewrites
+// the file when GPUSCOPE_UPDATE_GOLDEN=1.
+void expect_golden(const std::string& name, const std::string& actual);
+
+struct CliResult {
+  int exit_code;  // -1 when killed by a signal
+  std::string out, err;
+};
+
+// Runs `ENV gpuscope ARGS` in `dir` through the shell, stdin from /dev/null; stdout and
+// stderr land in dir/out.txt and dir/err.txt and are returned.
+CliResult run_gpuscope(const std::string& dir, const std::string& args, const std::string& env = "");
+
+}  // namespace gpuscope::testing
