@@ -80,10 +80,9 @@ struct Capture {
 
   // Another CUPTI client took the activity callbacks (on_cupti_takeover). From then on
   // CUPTI's buffers go to it, so our flushes would only race with its own.
-  std::mutex lifecycle;  // on_cupti_takeover vs on_exit
-  bool taken_over = false;
-  std::string takeover_note;               // set once, before takeover_noted
-  std::atomic<bool> takeover_noted{false};  // the writer may read takeover_note
+  std::mutex lifecycle;                    // on_cupti_takeover vs on_exit
+  std::string takeover_note;               // set once, before taken_over
+  std::atomic<bool> taken_over{false};     // then the writer may read takeover_note
 };
 
 std::atomic<Capture*> g_capture{nullptr};
@@ -145,7 +144,7 @@ void on_exit() {
     if (capture->gpu_sampler) capture->gpu_sampler->stop();  // its last samples reach the outbox
     // Forced: also buffers with records still being filled in, so nothing stays behind.
     // Not after a takeover: the buffers are the other client's, which may have freed them.
-    if (!capture->taken_over) capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (!capture->taken_over.load()) capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (capture->writer) capture->writer->stop_and_join();  // drains, writes End, closes
   } catch (...) {
   }
@@ -162,8 +161,7 @@ void on_cupti_takeover() {
   if (capture == nullptr) return;
   try {
     std::lock_guard lock(capture->lifecycle);
-    if (capture->shut_down.load() || capture->taken_over) return;
-    capture->taken_over = true;
+    if (capture->shut_down.load() || capture->taken_over.load()) return;
     capture->flusher.stop();
     capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     char note[256];
@@ -172,7 +170,7 @@ void on_cupti_takeover() {
                   "records %.3f s after CUDA started; this capture has none of what ran after that",
                   static_cast<double>(realtime_ns() - capture->start_ns) / 1e9);
     capture->takeover_note = note;
-    capture->takeover_noted.store(true, std::memory_order_release);
+    capture->taken_over.store(true, std::memory_order_release);
   } catch (...) {
   }
 }
@@ -295,7 +293,7 @@ void start_capture() {
   hooks.enrich_device = enrich_device_from_driver;
   hooks.metrics = &capture->metrics;
   hooks.cupti_takeover = [capture] {
-    return capture->takeover_noted.load(std::memory_order_acquire) ? capture->takeover_note : std::string();
+    return capture->taken_over.load(std::memory_order_acquire) ? capture->takeover_note : std::string();
   };
   hooks.on_start = [capture](SpoolWriter& out) {
     out.add(spool::RecordKind::Process, process_record(*capture, cuda_runtime_version()));
