@@ -9,8 +9,9 @@
 //     shared-memory pipe (short_scoreboard + mio_throttle stalls, when the stalls set was
 //     collected); with a fixed number of resident warps, a kernel's time follows that per-
 //     instruction latency, and the fix removes at most those waits.
-// Measured against metrics_kernels' padded transpose: the throughput share alone estimated
-// 1.37x (H200) and 1.66x (H100) the saving; the smaller share 0.76x and 0.89x (docs/rules.md).
+// Against metrics_kernels' padded transpose the throughput share alone estimated 1.37x (H200)
+// and 1.66x (H100) the measured saving; the smaller share 0.89x (H100, measured) and 0.76x
+// (H200, computed from that card's stall figures; docs/rules.md).
 #include <fmt/format.h>
 
 #include <algorithm>
