@@ -307,7 +307,7 @@ uint32_t ActivityDecoder::api_name_id(CUpti_CallbackDomain domain, uint32_t cbid
 }
 
 bool ActivityDecoder::api(const CUpti_ActivityAPI& r, CUpti_CallbackDomain domain) {
-  if (hooks_.ignored_thread_id != 0 && r.threadId == hooks_.ignored_thread_id) {
+  if (hooks_.is_own_thread != nullptr && hooks_.is_own_thread(r.threadId)) {
     ++stats_.own_thread;
     return false;
   }

@@ -34,9 +34,9 @@ using NextRecordFn = CUptiResult (*)(uint8_t* buffer, size_t valid_bytes, CUpti_
 struct DecoderHooks {
   ApiNameFn api_name = nullptr;
   DeviceEnrichFn enrich_device = nullptr;
-  // API records made on this thread are dropped: it is our own writer thread, whose
-  // few driver/runtime calls (versions, device attributes) are not the program's.
-  uint32_t ignored_thread_id = 0;
+  // API records made on a thread this says is ours are dropped: our threads' few
+  // driver/runtime calls (versions, device attributes) are not the program's.
+  bool (*is_own_thread)(uint32_t tid) = nullptr;
 };
 
 struct DecodeStats {
@@ -58,7 +58,7 @@ class ActivityDecoder {
   // Returns the number of records visited.
   size_t decode_buffer(uint8_t* buffer, size_t valid_bytes, NextRecordFn next);
 
-  void set_ignored_thread(uint32_t tid) { hooks_.ignored_thread_id = tid; }
+  void set_own_thread_check(bool (*is_own_thread)(uint32_t tid)) { hooks_.is_own_thread = is_own_thread; }
   const DecodeStats& stats() const { return stats_; }
 
  private:

@@ -14,7 +14,7 @@ WriterThread::WriterThread(BufferPool& pool, std::unique_ptr<SpoolWriter> spool,
     : pool_(pool),
       spool_(std::move(spool)),
       hooks_(std::move(hooks)),
-      decoder_(*spool_, DecoderHooks{hooks_.api_name, hooks_.enrich_device, 0}) {}
+      decoder_(*spool_, DecoderHooks{hooks_.api_name, hooks_.enrich_device, is_own_thread}) {}
 
 WriterThread::~WriterThread() {
   if (thread_.joinable()) stop_and_join();
@@ -40,7 +40,6 @@ void WriterThread::run() {
   try {
     const uint32_t tid = current_thread_id();
     thread_id_.store(tid, std::memory_order_release);
-    decoder_.set_ignored_thread(tid);
     if (hooks_.on_start) {
       hooks_.on_start(*spool_);
       flush_chunk();

@@ -331,7 +331,7 @@ TEST_F(DecoderTest, UnknownCallbackIdGetsAPlaceholderName) {
 }
 
 TEST_F(DecoderTest, OwnThreadApiRecordsAreDropped) {
-  decoder.set_ignored_thread(777);
+  decoder.set_own_thread_check([](uint32_t tid) { return tid == 777; });
   CUpti_ActivityAPI r{};
   r.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
   r.cbid = 20;
