@@ -44,7 +44,11 @@ struct MetricSet {
 // sol, memory, compute, occupancy, stalls, roofline.
 const std::vector<MetricSet>& metric_sets();
 
-// The GPU-wide counters sampled by --gpu-metrics (PM sampling), in report order.
+// The GPU-wide counters `gpuscope profile --gpu-metrics` samples (NVML GPM), in report order.
+const std::vector<MetricInfo>& gpm_sample_metrics();
+
+// The GPU-wide counters CUPTI's PM sampling would sample (not used by `gpuscope profile`: see
+// docs/metrics.md), in report order after the GPM ones.
 const std::vector<MetricInfo>& gpu_sample_metrics();
 
 // The known description of `name` (from any set or the GPU samples), or null.

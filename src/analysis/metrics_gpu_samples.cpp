@@ -24,12 +24,16 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
-// Position of a metric in the report: the known sampling metrics first, in their table order.
+// Position of a metric in the report: the known sampling metrics first (GPM's, then PM
+// sampling's), in their table order.
 size_t order_of(const std::string& metric) {
-  const auto& known = gpu_sample_metrics();
-  for (size_t i = 0; i < known.size(); ++i)
-    if (metric == known[i].name) return i;
-  return known.size();
+  size_t position = 0;
+  for (const auto* known : {&gpm_sample_metrics(), &gpu_sample_metrics()})
+    for (const MetricInfo& m : *known) {
+      if (metric == m.name) return position;
+      ++position;
+    }
+  return position;
 }
 
 GpuMetricSeries describe_series(const std::string& metric, std::vector<Sample> samples, TimeNs start, TimeNs end,

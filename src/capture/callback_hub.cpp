@@ -7,7 +7,7 @@ namespace {
 struct Users {
   const CuptiApi* api = nullptr;
   KernelProfiler* kernels = nullptr;
-  GpuSampler* sampler = nullptr;
+  DeviceSampler* sampler = nullptr;
 };
 
 Users g_users;  // set once, before the subscription delivers anything
@@ -30,7 +30,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 
 }  // namespace
 
-std::string subscribe_callbacks(const CuptiApi& api, KernelProfiler* kernels, GpuSampler* sampler) {
+std::string subscribe_callbacks(const CuptiApi& api, KernelProfiler* kernels, DeviceSampler* sampler) {
   const ProfilerApi& p = api.profiler;
   if (!p.Subscribe || !p.EnableCallback || !p.GetDeviceId) return "this libcupti lacks the callback API";
   g_users = Users{&api, kernels, sampler};

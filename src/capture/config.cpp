@@ -61,7 +61,7 @@ ConfigResult parse_config(const char* text, bool require_spool) {
   InjectConfig& config = result.config;
   bool seen_spool = false, seen_driver = false, seen_flush = false, seen_buffer = false,
        seen_cupti = false, seen_metrics = false, seen_kernel = false, seen_skip = false, seen_count = false,
-       seen_hz = false;
+       seen_hz = false, seen_source = false;
 
   std::string_view rest(text);
   while (!rest.empty()) {
@@ -123,7 +123,12 @@ ConfigResult parse_config(const char* text, bool require_spool) {
       if (!parse_u64(value, config.launch_count) || config.launch_count == 0) return bad_value("a count >= 1");
     } else if (key == "gpu_metrics_hz") {
       if (repeated(seen_hz)) return duplicate();
-      if (!parse_uint(value, 10, 20000, config.gpu_metrics_hz)) return bad_value("10..20000");
+      if (!parse_uint(value, 1, 20000, config.gpu_metrics_hz)) return bad_value("1..20000");
+    } else if (key == "gpu_metrics_source") {
+      if (repeated(seen_source)) return duplicate();
+      if (value == "gpm") config.gpu_metrics_pm = false;
+      else if (value == "pm") config.gpu_metrics_pm = true;
+      else return bad_value("gpm or pm");
     } else {
       return failure(std::string(kConfigEnvVar) + ": unknown key '" + std::string(key) + "'");
     }

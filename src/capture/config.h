@@ -16,8 +16,10 @@
 //                        UTF-8, so any character can pass through this format)
 //   launch_skip=N        skip the first N matching kernel launches (default 0)
 //   launch_count=N       then measure at most N launches (default: all)
-//   gpu_metrics_hz=N     PM sampling of GPU-wide counters at N samples/s, 10..20000
+//   gpu_metrics_hz=N     sample GPU-wide counters at most N times a second, 1..20000
 //                        (default 0 = off)
+//   gpu_metrics_source=gpm|pm  what samples them: NVML GPM (default) or CUPTI's PM
+//                        sampling (unsafe with CUDA 13.0; for investigating it only)
 // Values cannot contain ';'. Unknown or repeated keys are errors: the CLI writes this
 // string, so a surprise here means a version mismatch we want to hear about.
 #pragma once
@@ -40,7 +42,8 @@ struct InjectConfig {
   std::string kernel_regex;          // empty: every kernel
   uint64_t launch_skip = 0;
   uint64_t launch_count = UINT64_MAX;
-  uint32_t gpu_metrics_hz = 0;       // 0: no PM sampling
+  uint32_t gpu_metrics_hz = 0;       // 0: no GPU-wide sampling
+  bool gpu_metrics_pm = false;       // gpu_metrics_source=pm: CUPTI PM sampling, not NVML GPM
 
   size_t buffer_bytes() const { return size_t{buffer_kb} * 1024; }
 };

@@ -44,6 +44,19 @@ int current_context_device() {
   return static_cast<int>(dev);
 }
 
+std::string device_pci_bus_id(int ordinal) {
+  using GetFn = CUresult (*)(CUdevice*, int);
+  using BusIdFn = CUresult (*)(char*, int, CUdevice);
+  static const auto get = driver_symbol<GetFn>("cuDeviceGet");
+  static const auto bus_id = driver_symbol<BusIdFn>("cuDeviceGetPCIBusId");
+  CUdevice dev{};
+  char text[32] = {};  // "dddd:bb:dd.f" and a NUL fit; CUDA asks for at least 13
+  if (get == nullptr || bus_id == nullptr || get(&dev, ordinal) != CUDA_SUCCESS ||
+      bus_id(text, static_cast<int>(sizeof(text)), dev) != CUDA_SUCCESS)
+    return "";
+  return text;
+}
+
 void enrich_device_from_driver(spool::DeviceRecord& device) {
   using GetFn = CUresult (*)(CUdevice*, int);
   using AttrFn = CUresult (*)(int*, CUdevice_attribute, CUdevice);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "spool/format.h"
 
@@ -19,6 +20,10 @@ uint32_t cuda_runtime_version();
 
 // The device ordinal of the calling thread's current context, or -1.
 int current_context_device();
+
+// The PCI bus id of CUDA device `ordinal` ("0000:19:00.0"), for finding it in NVML; "" when
+// unknown. Call it on one of our threads (threads.h): its driver API record is then dropped.
+std::string device_pci_bus_id(int ordinal);
 
 // Adds what CUPTI's DEVICE record lacks: memory clock (kHz) and bus width (bits),
 // via cuDeviceGetAttribute. Called on the writer thread (its driver API records, if

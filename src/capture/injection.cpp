@@ -39,6 +39,7 @@
 #include "capture/cupti_session.h"
 #include "capture/driver_probe.h"
 #include "capture/callback_hub.h"
+#include "capture/gpm_sampler.h"
 #include "capture/gpu_sampler.h"
 #include "capture/kernel_profiler.h"
 #include "capture/log.h"
@@ -70,7 +71,7 @@ struct Capture {
   PeriodicFlusher flusher;
   MetricsOutbox metrics;                            // range profiler / PM sampling -> writer
   std::unique_ptr<KernelProfiler> kernel_profiler;  // only with metrics=
-  std::unique_ptr<GpuSampler> gpu_sampler;          // only with gpu_metrics_hz=
+  std::unique_ptr<DeviceSampler> gpu_sampler;       // only with gpu_metrics_hz=
   uint32_t pid = 0;
   uint32_t parent_pid = 0;
   int64_t start_ns = 0;
@@ -196,9 +197,14 @@ void start_metrics(Capture& capture) {
     capture.kernel_profiler = std::make_unique<KernelProfiler>(capture.cupti.api, config, capture.metrics);
     if (!capture.kernel_profiler->start()) capture.kernel_profiler.reset();
   }
-  if (config.gpu_metrics_hz > 0) {
-    capture.gpu_sampler = std::make_unique<GpuSampler>(capture.cupti.api, config.gpu_metrics_hz, capture.metrics);
-    if (!capture.gpu_sampler->start()) capture.gpu_sampler.reset();
+  if (config.gpu_metrics_hz > 0 && config.gpu_metrics_pm) {
+    auto sampler = std::make_unique<GpuSampler>(capture.cupti.api, config.gpu_metrics_hz, capture.metrics);
+    if (sampler->start()) capture.gpu_sampler = std::move(sampler);
+  } else if (config.gpu_metrics_hz > 0) {
+    GpmSamplerOptions options;
+    options.rate_hz = config.gpu_metrics_hz;
+    auto sampler = std::make_unique<GpmSampler>(options, capture.metrics);
+    if (sampler->start()) capture.gpu_sampler = std::move(sampler);
   }
   if (!capture.kernel_profiler && !capture.gpu_sampler) return;
   const std::string error =
@@ -277,7 +283,9 @@ void start_capture() {
   g_capture.store(capture, std::memory_order_release);
   pthread_atfork(nullptr, nullptr, on_fork_child);
 
-  const SessionSettings settings{config.driver_api, config.flush_ms, config.gpu_metrics_hz == 0};
+  // CUPTI's PM sampling cannot decode while kernels are traced (gpu_sampler.h); NVML GPM can.
+  const bool trace_kernels = config.gpu_metrics_hz == 0 || !config.gpu_metrics_pm;
+  const SessionSettings settings{config.driver_api, config.flush_ms, trace_kernels};
   const SessionResult session = start_activity(cupti.api, settings, on_buffer_requested, on_buffer_completed);
   if (!session.ok) {
     capture->pool.close();  // callbacks that still come recycle their buffers at once

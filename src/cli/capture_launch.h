@@ -26,7 +26,7 @@ struct CaptureSettings {
   std::string kernel_regex;          // only these kernels get metrics; empty: all
   uint64_t launch_skip = 0;
   uint64_t launch_count = 0;         // 0: no limit
-  uint32_t gpu_metrics_hz = 0;       // PM sampling rate; 0: off
+  uint32_t gpu_metrics_hz = 0;       // GPU-wide sampling (NVML GPM), at most this many/s; 0: off
 };
 
 // The environment that injects the capture library and tells it where to spool; with

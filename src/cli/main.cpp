@@ -94,11 +94,12 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   profile_cmd
       ->add_option("--gpu-metrics", profile.gpu_metrics_hz,
-                   "Sample GPU-wide counters (SM, tensor, DRAM, PCIe) over time at RATE Hz (default 10000). "
-                   "Refused in this build: CUPTI's PM sampling is not safe for the program yet (docs/metrics.md)")
+                   "Sample GPU-wide counters (GPU, SM, occupancy, tensor and FP pipes, DRAM, PCIe) over the run "
+                   "with NVML GPM, at most RATE samples/s (default 10; GPM's counters advance every ~100 ms "
+                   "on an H100, so faster rates give no more). Hopper or newer; not with --metrics")
       ->expected(0, 1)
-      ->default_str("10000")
-      ->check(CLI::Range(10, 20000));
+      ->default_str("10")
+      ->check(CLI::Range(1, 20000));
   profile_cmd->add_flag("--keep-spools", profile.keep_spools,
                         "Keep the per-process spool files after import");
   add_report_flags(*profile_cmd, profile.report);
@@ -181,7 +182,8 @@ int main(int argc, char** argv) {
   metrics_cmd->add_flag("--chips", metrics.chips, "List the chips this CUPTI supports");
   metrics_cmd->add_option("--chip", metrics.chip, "Chip name, e.g. GH100; default: the local GPU's");
   metrics_cmd->add_flag("--sampling", metrics.sampling,
-                        "PM sampling (profile --gpu-metrics) instead of per-kernel range profiling");
+                        "CUPTI PM sampling instead of per-kernel range profiling (profile --gpu-metrics "
+                        "samples with NVML GPM, not this)");
   metrics_cmd->add_option("--filter", metrics.filter, "--list: only names containing SUBSTR (case-insensitive)");
   metrics_cmd->add_flag("--submetrics", metrics.submetrics, "--list: also each metric's rollups and submetrics");
   metrics_cmd->add_option("--metrics", metrics.metric_sets,

@@ -183,9 +183,10 @@ int list_sets(const MetricsOptions& options) {
   json sets = json::array();
   for (const MetricSet& set : metric_sets())
     sets.push_back({{"name", set.name}, {"description", set.description}, {"metrics", describe(set.metrics)}});
-  const json gpu_samples = describe(gpu_sample_metrics());
+  const json gpu_samples = describe(gpm_sample_metrics());
+  const json pm_sampling = describe(gpu_sample_metrics());
   if (options.format == "json") {
-    std::cout << json{{"sets", sets}, {"gpu_samples", gpu_samples}}.dump(2) << "\n";
+    std::cout << json{{"sets", sets}, {"gpu_samples", gpu_samples}, {"pm_sampling", pm_sampling}}.dump(2) << "\n";
     return 0;
   }
   auto print_metrics = [](const json& metrics) {
@@ -198,8 +199,10 @@ int list_sets(const MetricsOptions& options) {
     print_metrics(set["metrics"]);
     std::cout << "\n";
   }
-  std::cout << "full: every set above\n\ngpu samples (profile --gpu-metrics, PM sampling over the whole run):\n";
+  std::cout << "full: every set above\n\ngpu samples (profile --gpu-metrics: NVML GPM over the whole run):\n";
   print_metrics(gpu_samples);
+  std::cout << "\nPM sampling (CUPTI; not used by profile, see docs/metrics.md; metrics --check --sampling):\n";
+  print_metrics(pm_sampling);
   return 0;
 }
 

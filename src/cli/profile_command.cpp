@@ -69,14 +69,11 @@ CaptureSettings capture_settings(const ProfileOptions& options) {
   const bool wants_metrics = !options.metric_sets.empty() || !options.raw_metrics.empty();
   if (!wants_metrics && (!options.kernel_regex.empty() || options.launch_skip > 0 || options.launch_count > 0))
     throw Error("--kernel, --launch-skip and --launch-count choose kernels for --metrics/--metric; give one of those");
-  // PM sampling is built (src/capture/gpu_sampler.cpp) but not safe yet: it must never harm
-  // the program, and on an H100 with CUDA 13.0 some sampled runs ended with a corrupted heap.
-  if (options.gpu_metrics_hz > 0)
-    throw Error("--gpu-metrics is refused in this build: CUPTI's PM sampling (CUDA 13.0) corrupted the profiled "
-                "program's heap in some runs on an H100, and gpuscope must not harm the program "
-                "(docs/metrics.md, GPU-wide samples); use --metrics for per-kernel counters");
-  // (When --gpu-metrics is allowed again, refuse it together with --metrics: both need the
-  // GPU's performance-monitor hardware, which CUPTI gives to one of them at a time.)
+  // Kernel replay serializes the GPU and replays each kernel many times: GPU-wide samples of
+  // such a run would describe the replay, not the program.
+  if (options.gpu_metrics_hz > 0 && wants_metrics)
+    throw Error("--gpu-metrics and --metrics/--metric cannot be combined: kernel replay changes what the GPU does "
+                "over time; profile twice");
   std::string error;
   if (wants_metrics && !expand_metric_sets(options.metric_sets, options.raw_metrics, settings.metrics, error))
     throw Error(error);

@@ -151,10 +151,30 @@ const std::vector<MetricInfo>& gpu_sample_metrics() {
   return metrics;
 }
 
+const std::vector<MetricInfo>& gpm_sample_metrics() {
+  // NVML GPM values, each over one sample window. "gpm__" names them apart from CUPTI's
+  // counters: NVML defines them itself (nvml.h), close to but not the same as those.
+  static const std::vector<MetricInfo> metrics = {
+      {"gpm__graphics_active.pct", U::Percent, "GPU active"},
+      {"gpm__sm_active.pct", U::Percent, "SM active"},
+      {"gpm__sm_occupancy.pct", U::Percent, "Warps active (occupancy)"},
+      {"gpm__tensor_active.pct", U::Percent, "Tensor pipe active"},
+      {"gpm__dram_bandwidth.pct", U::Percent, "DRAM bandwidth, % of peak"},
+      {"gpm__fp64_active.pct", U::Percent, "FP64 pipe active (non-tensor)"},
+      {"gpm__fp32_active.pct", U::Percent, "FP32 pipe active (non-tensor)"},
+      {"gpm__fp16_active.pct", U::Percent, "FP16 pipe active (non-tensor)"},
+      {"gpm__pcie_to_gpu_bytes.per_second", U::BytesPerSecond, "PCIe to the GPU"},
+      {"gpm__pcie_from_gpu_bytes.per_second", U::BytesPerSecond, "PCIe from the GPU"},
+  };
+  return metrics;
+}
+
 const MetricInfo* find_metric(std::string_view name) {
   for (const MetricSet& set : metric_sets())
     for (const MetricInfo& m : set.metrics)
       if (name == m.name) return &m;
+  for (const MetricInfo& m : gpm_sample_metrics())
+    if (name == m.name) return &m;
   for (const MetricInfo& m : gpu_sample_metrics())
     if (name == m.name) return &m;
   return nullptr;

@@ -25,7 +25,17 @@ std::string short_label(const analysis::GpuMetricSeries& m) {
       {"dram__bytes_read.sum.per_second", "DRAM rd"},
       {"dram__bytes_write.sum.per_second", "DRAM wr"},
       {"pcie__read_bytes.sum.per_second", "PCIe rd"},
-      {"pcie__write_bytes.sum.per_second", "PCIe wr"}};
+      {"pcie__write_bytes.sum.per_second", "PCIe wr"},
+      {"gpm__graphics_active.pct", "GPU"},
+      {"gpm__sm_active.pct", "SM"},
+      {"gpm__sm_occupancy.pct", "Warps"},
+      {"gpm__tensor_active.pct", "Tensor"},
+      {"gpm__dram_bandwidth.pct", "DRAM %"},
+      {"gpm__fp64_active.pct", "FP64"},
+      {"gpm__fp32_active.pct", "FP32"},
+      {"gpm__fp16_active.pct", "FP16"},
+      {"gpm__pcie_to_gpu_bytes.per_second", "PCIe in"},
+      {"gpm__pcie_from_gpu_bytes.per_second", "PCIe out"}};
   for (const auto& [metric, label] : kShort)
     if (m.metric == metric) return label;
   return m.label;

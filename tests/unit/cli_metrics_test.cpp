@@ -47,14 +47,16 @@ TEST(CliMetricsSets, ListsEverySetWithoutCupti) {
   for (const MetricSet& set : metric_sets()) EXPECT_TRUE(contains(text.out, std::string(set.name) + ": ")) << set.name;
   EXPECT_TRUE(contains(text.out, "sm__throughput.avg.pct_of_peak_sustained_elapsed"));
   EXPECT_TRUE(contains(text.out, "Achieved occupancy"));
-  EXPECT_TRUE(contains(text.out, "pcie__read_bytes.sum.per_second"));  // the GPU samples
+  EXPECT_TRUE(contains(text.out, "gpm__sm_active.pct"));               // the GPU samples (NVML GPM)
+  EXPECT_TRUE(contains(text.out, "pcie__read_bytes.sum.per_second"));  // PM sampling's list
 
   const CliResult json = metrics("--sets --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
   ASSERT_EQ(doc["sets"].size(), metric_sets().size());
   EXPECT_EQ(doc["sets"][0]["metrics"][0]["name"], metric_sets()[0].metrics[0].name);
-  EXPECT_EQ(doc["gpu_samples"].size(), gpu_sample_metrics().size());
+  EXPECT_EQ(doc["gpu_samples"].size(), gpm_sample_metrics().size());
+  EXPECT_EQ(doc["pm_sampling"].size(), gpu_sample_metrics().size());
 }
 
 TEST(CliMetricsSets, LoadAndUsageErrorsAreOneLine) {

@@ -67,8 +67,8 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
       {"--metric 'a b'", "bad metric name 'a b'"},
       {"--kernel gemm", "choose kernels for --metrics/--metric"},
       {"--metrics sol --kernel '('", "is not a valid regular expression"},
-      {"--gpu-metrics", "--gpu-metrics is refused in this build"},
-      {"--gpu-metrics=1000 --metrics sol", "--gpu-metrics is refused in this build"},
+      {"--gpu-metrics --metrics sol", "--gpu-metrics and --metrics/--metric cannot be combined"},
+      {"--gpu-metrics=1000 --metric dram__bytes_read.sum", "--gpu-metrics and --metrics/--metric cannot be combined"},
   };
   for (const auto& [options, message] : cases) {
     CliResult r = gpuscope(dir, "profile " + options + " -- /bin/sh -c 'touch ran.txt'",
@@ -79,7 +79,8 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
     EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt")) << options;
   }
   // Out-of-range values are rejected by the option parser, with exit 2 as well.
-  EXPECT_EQ(gpuscope(dir, "profile --gpu-metrics=5 -- /bin/true").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "profile --gpu-metrics=0 -- /bin/true").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "profile --gpu-metrics=20001 -- /bin/true").exit_code, 2);
   EXPECT_EQ(gpuscope(dir, "profile --metrics sol --launch-count 0 -- /bin/true").exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt"));
 }

@@ -141,6 +141,11 @@ TEST(CaptureConfig, MetricKeys) {
   EXPECT_EQ(r.config.launch_skip, 3u);
   EXPECT_EQ(r.config.launch_count, 2u);
   EXPECT_EQ(r.config.gpu_metrics_hz, 10000u);
+  EXPECT_FALSE(r.config.gpu_metrics_pm);  // NVML GPM unless asked for PM sampling
+  r = parse_config("spool=/tmp/c;gpu_metrics_hz=1;gpu_metrics_source=pm", true);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.gpu_metrics_hz, 1u);
+  EXPECT_TRUE(r.config.gpu_metrics_pm);
 }
 
 TEST(CaptureConfig, MetricKeyDefaultsAndErrors) {
@@ -152,7 +157,10 @@ TEST(CaptureConfig, MetricKeyDefaultsAndErrors) {
   EXPECT_FALSE(parse_config("spool=/tmp/c;kernel_hex=6", true).ok);         // odd length
   EXPECT_FALSE(parse_config("spool=/tmp/c;kernel_hex=zz", true).ok);        // not hex
   EXPECT_FALSE(parse_config("spool=/tmp/c;launch_count=0", true).ok);       // nothing to measure
-  EXPECT_FALSE(parse_config("spool=/tmp/c;gpu_metrics_hz=5", true).ok);     // below 10 Hz
+  EXPECT_FALSE(parse_config("spool=/tmp/c;gpu_metrics_hz=0", true).ok);     // below 1 Hz
+  EXPECT_FALSE(parse_config("spool=/tmp/c;gpu_metrics_hz=20001", true).ok);
+  EXPECT_FALSE(parse_config("spool=/tmp/c;gpu_metrics_source=nvml", true).ok);
+  EXPECT_FALSE(parse_config("spool=/tmp/c;gpu_metrics_source=pm;gpu_metrics_source=pm", true).ok);
   EXPECT_FALSE(parse_config("spool=/tmp/c;metrics=,", true).ok);            // no names
   EXPECT_FALSE(parse_config("spool=/tmp/c;launch_skip=-1", true).ok);
 }
