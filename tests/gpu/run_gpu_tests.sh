@@ -205,12 +205,26 @@ expect "metrics: bad metric keeps the program's exit status" $? -eq 3
 expect "metrics: bad metric named in the status" "$(q badm.gpuscope "SELECT COUNT(*) FROM metric_collections WHERE status LIKE '%no_such__metric%'")" -eq 1
 expect "metrics: bad metric, trace still captured" "$(q badm.gpuscope "SELECT COUNT(*) FROM kernels")" -ge 1
 
-# 12. GPU-wide sampling is refused in this build (PM sampling corrupted programs' heaps on an
-#     H100, docs/metrics.md): one line, exit 2, the program not started.
-"$gpuscope" profile --no-report -o pm --gpu-metrics -- "$mk" --iters 5 >"$logs/pm.out" 2>"$logs/pm.err"
-expect "gpu metrics: refused with exit 2" $? -eq 2
-expect "gpu metrics: one-line reason" "$(grep -c 'gpu-metrics is refused' "$logs/pm.err")" -eq 1
-expect "gpu metrics: program not started" "$(grep -c RESULT "$logs/pm.out")" -eq 0
+# 12. GPU-wide sampling (NVML GPM): samples over the run, kernels still traced, results
+#     unchanged; the GPU's ~100 ms windows, the SMs busy while 1000 FMA kernels (~1 ms each) run.
+plain_result=$("$mk" --iters 3 | grep '^RESULT' | sed 's/ wall_ms=[0-9.]*//')
+"$gpuscope" profile --no-report -o gpm --gpu-metrics -- "$mk" --iters 3 >"$logs/gpm.out" 2>"$logs/gpm.err"
+expect "gpu metrics: exit code" $? -eq 0
+expect "gpu metrics: results unchanged" "$(grep '^RESULT' "$logs/gpm.out" | sed 's/ wall_ms=[0-9.]*//' | grep -c -x -F "$plain_result")" -eq 1
+expect "gpu metrics: kernels still traced (12)" "$(q gpm.gpuscope "SELECT COUNT(*) FROM kernels")" -eq 12
+expect "gpu metrics: sampling ok" "$(q gpm.gpuscope "SELECT COUNT(*) FROM metric_collections WHERE kind = 'sampling' AND status = 'ok'")" -eq 1
+"$gpuscope" profile --no-report -o gpmb --gpu-metrics -- "$mk" --only fma --iters 1000 >"$logs/gpmb.out" 2>"$logs/gpmb.err"
+expect "gpu metrics: FMA run exit code" $? -eq 0
+expect "gpu metrics: >= 5 samples of SM active" "$(q gpmb.gpuscope "SELECT COUNT(*) FROM gpu_metric_samples_named WHERE metric = 'gpm__sm_active.pct'")" -ge 5
+window_ms=$(q gpmb.gpuscope "SELECT CAST(AVG(end_ns - start_ns) / 1000000 AS INT) FROM gpu_metric_samples_named WHERE metric = 'gpm__sm_active.pct'")
+expect "gpu metrics: mean window >= 80 ms" "$window_ms" -ge 80
+expect "gpu metrics: mean window <= 200 ms" "$window_ms" -le 200
+expect "gpu metrics: SM active >= 80% while the FMA kernels run" "$(q gpmb.gpuscope "SELECT CAST(MAX(value) AS INT) FROM gpu_metric_samples_named WHERE metric = 'gpm__sm_active.pct'")" -ge 80
+"$gpuscope" report gpmb.gpuscope >"$logs/gpmb.report" 2>>"$logs/report.err"
+expect "gpu metrics: report has the GPU utilization section" "$(grep -c '^GPU utilization' "$logs/gpmb.report")" -eq 1
+"$gpuscope" profile --no-report -o gpmx --gpu-metrics --metrics sol -- "$mk" --iters 1 >"$logs/gpmx.out" 2>"$logs/gpmx.err"
+expect "gpu metrics with --metrics: refused with exit 2" $? -eq 2
+expect "gpu metrics with --metrics: program not started" "$(grep -c RESULT "$logs/gpmx.out")" -eq 0
 
 # 10. The report is produced in every format, from the file alone.
 for fmt in text markdown json; do
