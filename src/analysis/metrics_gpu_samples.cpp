@@ -77,8 +77,11 @@ GpuMetricSeries describe_series(const std::string& metric, std::vector<Sample> s
 std::vector<GpuUtilization> summarize_gpu_samples(const Trace& trace, size_t buckets) {
   // (pid, device) -> metric -> samples; std::map keeps every order deterministic.
   std::map<std::pair<uint32_t, uint32_t>, std::map<std::string, std::vector<Sample>>> by_device;
-  for (const GpuMetricSample& x : trace.gpu_metric_samples)
+  for (const GpuMetricSample& x : trace.gpu_metric_samples) {
+    // A value the sampler could not compute (NaN: NVML failed that one metric) is absent, not 0.
+    if (!std::isfinite(x.value)) continue;
     by_device[{x.pid, x.device}][trace.strings.get(x.metric)].push_back({x.start, x.end, x.value});
+  }
 
   std::vector<GpuUtilization> out;
   for (auto& [key, metrics] : by_device) {

@@ -41,7 +41,10 @@ constexpr GpmCounter kCounters[] = {
 // One sampled device: its NVML handle and where its current window started.
 struct Sampled {
   std::unique_ptr<NvmlGpm::Device> gpm;
+  // The window's start on the wall clock (what the samples carry) and on a steady clock
+  // (what its length is measured with: the wall clock may jump).
   int64_t window_start_ns = 0;
+  std::chrono::steady_clock::time_point window_start;
   bool failed = false;
 };
 
@@ -110,6 +113,7 @@ struct GpmSampler::Impl {
     if (d.gpm && (error = d.gpm->sample()).empty()) {
       d.gpm->advance();  // the first sample starts the first window
       d.window_start_ns = realtime_ns();
+      d.window_start = std::chrono::steady_clock::now();
       return;
     }
     d.failed = true;
@@ -122,20 +126,23 @@ struct GpmSampler::Impl {
     std::vector<double> values;
     std::string error = d.gpm->sample();
     const int64_t now = realtime_ns();
+    const auto steady_now = std::chrono::steady_clock::now();
+    const int64_t length_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(steady_now - d.window_start).count();
     const bool advanced = error.empty() && d.gpm->measure(ids, values, error);
-    if (error.empty() && !advanced && now - d.window_start_ns > kStuckAfterNs)
+    if (error.empty() && !advanced && length_ns > kStuckAfterNs)
       error = "GPM counters did not advance for 5 s";
     if (!error.empty()) {
       d.failed = true;
       return report_failure("device " + std::to_string(device) + ": " + error + "; later samples are missing");
     }
-    if (!advanced || (!final && now - d.window_start_ns < min_window_ns)) return;  // the window goes on
+    if (!advanced || (!final && length_ns < min_window_ns)) return;  // the window goes on
     for (size_t i = 0; i < values.size(); ++i) values[i] *= kCounters[i].scale;
     outbox.push_sample(device, d.window_start_ns, now, values);
     ++windows;
-    window_ns_total += now - d.window_start_ns;
+    window_ns_total += length_ns;
     d.gpm->advance();
     d.window_start_ns = now;
+    d.window_start = steady_now;
   }
 
   void run() {

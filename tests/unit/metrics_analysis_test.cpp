@@ -239,6 +239,18 @@ TEST(GpuSamples, StatisticsAndOverlapWeightedBuckets) {
   EXPECT_DOUBLE_EQ(g[0].metrics[1].buckets[3], 1e12);
 }
 
+TEST(GpuSamples, ValuesThatCouldNotBeComputedAreAbsent) {
+  TraceBuilder b;
+  testing::add_sample(b.trace(), "gpm__sm_active.pct", 0, kMs, 40);
+  testing::add_sample(b.trace(), "gpm__sm_active.pct", kMs, 2 * kMs, std::nan(""));
+  testing::add_sample(b.trace(), "gpm__sm_active.pct", 2 * kMs, 3 * kMs, 60);
+  const auto g = summarize_gpu_samples(b.trace(), 20);
+  ASSERT_EQ(g.size(), 1u);
+  EXPECT_EQ(g[0].metrics[0].samples, 2u);
+  EXPECT_DOUBLE_EQ(g[0].metrics[0].mean, 50);
+  EXPECT_EQ(g[0].metrics[0].label, "SM active");  // GPM's names are known
+}
+
 TEST(GpuSamples, NoMoreBucketsThanSamples) {
   TraceBuilder b;
   for (int i = 0; i < 3; ++i) testing::add_sample(b.trace(), "x", i * kMs, (i + 1) * kMs, i);
