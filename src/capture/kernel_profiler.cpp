@@ -3,20 +3,17 @@
 #include <cxxabi.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <regex>
-#include <thread>
 #include <unordered_map>
 
 #include "capture/cupti_compat.h"
 #include "capture/driver_probe.h"
 #include "capture/log.h"
 #include "capture/metrics_host.h"
-#include "capture/threads.h"
 
 namespace gpuscope::capture {
 namespace {
@@ -24,11 +21,6 @@ namespace {
 // Ranges one counter data image holds before it is re-initialized. We decode after every
 // kernel, so a few are enough; more only cost memory per context.
 constexpr size_t kRangesPerImage = 16;
-
-// The early preparation (prepare_early) retries while CUDA is still starting: this library
-// is loaded from inside cuInit, and CUPTI's profiler calls fail until cuInit has returned.
-constexpr auto kEarlyRetryPause = std::chrono::milliseconds(2);
-constexpr int kEarlyAttempts = 5000;  // ~10 s; later, the first measured launch prepares
 
 constexpr CUpti_CallbackId kRuntimeLaunches[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020,
@@ -102,9 +94,6 @@ struct KernelProfiler::Impl {
   // Set once --launch-count launches are measured: later launches return before taking the
   // mutex, so a long run pays nothing per launch after its measured ones.
   std::atomic<bool> enough{false};
-  std::atomic<bool> stopping{false};  // finish(): the early preparation gives up
-  std::thread preparer;               // runs prepare_early()
-  bool profiler_initialized = false;
   std::unique_ptr<MetricsHost> host;
   MetricConfig metric_config;
   std::string chip;
@@ -153,74 +142,38 @@ struct KernelProfiler::Impl {
     return matched > config.launch_skip;
   }
 
-  // The chip of CUDA device `device`, or "" with `error` set.
-  std::string chip_of(int device, std::string& error) const {
+  // The chip of the calling thread's current device, or "".
+  std::string chip_of_current_device() const {
+    const int device = current_context_device();
     auto params = GPUSCOPE_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
     params.deviceIndex = device < 0 ? 0 : static_cast<size_t>(device);
-    CUptiResult rc = p.DeviceGetChipName(&params);
-    if (rc != CUPTI_SUCCESS || params.pChipName == nullptr) {
-      error = cupti_failure("cuptiDeviceGetChipName", rc);
-      return "";
-    }
+    if (p.DeviceGetChipName(&params) != CUPTI_SUCCESS || params.pChipName == nullptr) return "";
     return params.pChipName;
   }
 
-  enum class Prepared { Ready, NotYet, Failed };
-
-  // Profiler initialization, chip and host configuration, once per process; `mutex` held.
-  // The configuration is built for the current context's device, or device 0 when there is
-  // no context yet (early); context_state() checks every context's chip against it.
-  // `early`: CUDA may not have finished starting, so a failing CUPTI call is retried later
-  // (NotYet) instead of turning collection off.
-  Prepared prepare_process(bool early) {
-    if (host) return Prepared::Ready;
-    if (off.load()) return Prepared::Failed;
-    if (!profiler_initialized) {
-      auto init = GPUSCOPE_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
-      if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS) {
-        if (early) return Prepared::NotYet;
-        fail(cupti_failure("cuptiProfilerInitialize", rc));
-        return Prepared::Failed;
-      }
-      profiler_initialized = true;
-    }
+  // Chip, host configuration and profiler initialization, once per process, on the first
+  // measured launch's thread. (Doing this on a thread of ours from start-up, to overlap the
+  // program's own start-up, saved ~70 ms per run on an H100 but crashed a program with
+  // SIGSEGV in 1 of 4 GPU test runs: CUPTI's profiler initialization must not race with the
+  // program's CUDA start-up.)
+  bool prepare_process() {
+    if (host) return true;
+    auto init = GPUSCOPE_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
+    if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS) return refuse(cupti_failure("cuptiProfilerInitialize", rc));
+    chip = chip_of_current_device();
+    if (chip.empty()) return refuse("cuptiDeviceGetChipName failed: the profiled GPU's chip is unknown");
     std::string error;
-    const std::string found = chip_of(current_context_device(), error);
-    if (found.empty()) {
-      if (early) return Prepared::NotYet;
-      fail(error);
-      return Prepared::Failed;
-    }
-    chip = found;
     auto created = MetricsHost::create(api, chip, ProfilerKind::RangeProfiler, error);
-    if (!created) {
-      fail(error);
-      return Prepared::Failed;
-    }
+    if (!created) return refuse(error);
     // Validating (on scratch objects) costs as much as building the configuration (~50 ms on
     // an H100 for `sol`), so it runs only when building fails, to name the bad metric.
     if (error = created->build_config(config.metrics, metric_config); !error.empty()) {
       const std::string culprit = created->validate(config.metrics);
-      fail(culprit.empty() ? error : culprit);
-      return Prepared::Failed;
+      return refuse(culprit.empty() ? error : culprit);
     }
     host = std::move(created);
     publish();
-    return Prepared::Ready;
-  }
-
-  // On our own thread, from start-up: initializing the profiler and building the
-  // configuration (~0.2 s on an H100) then overlaps the program's own start-up (context
-  // creation, reading its inputs) instead of delaying its first measured launch. Holds
-  // `mutex` only per attempt; a launch that comes first prepares on its own thread.
-  void prepare_early() {
-    for (int attempt = 0; attempt < kEarlyAttempts && !stopping.load(); ++attempt) {
-      {
-        std::lock_guard<std::mutex> lock(mutex);
-        if (prepare_process(/*early=*/true) != Prepared::NotYet) return;
-      }
-      std::this_thread::sleep_for(kEarlyRetryPause);
-    }
+    return true;
   }
 
   std::string configure(ContextState& state) {
@@ -251,12 +204,10 @@ struct KernelProfiler::Impl {
     if (found != contexts.end()) return found->second.object ? &found->second : nullptr;
     ContextState& state = contexts[context];  // a failed context stays in the map, empty
     // One configuration serves the process: it is only valid on a device of its chip.
-    std::string error;
-    const std::string context_chip = chip_of(current_context_device(), error);
-    if (context_chip != chip) {
-      fail(context_chip.empty() ? error
-                                : "a kernel ran on a " + context_chip + " GPU, but this run's metrics were set up for " +
-                                      chip + " (one GPU model per process)");
+    if (std::string other = chip_of_current_device(); other != chip) {
+      fail(other.empty() ? "cuptiDeviceGetChipName failed for a second GPU"
+                         : "a kernel ran on a " + other + " GPU, but this run's metrics were set up for " + chip +
+                               " (one GPU model per process)");
       return nullptr;
     }
     auto enable = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params);
@@ -299,7 +250,7 @@ struct KernelProfiler::Impl {
   }
 
   bool begin(const CUpti_CallbackData& data) {
-    if (off.load() || !wanted(data.symbolName) || prepare_process(/*early=*/false) != Prepared::Ready) return false;
+    if (off.load() || !wanted(data.symbolName) || !prepare_process()) return false;
     ContextState* state = context_state(data.context);
     if (state == nullptr) return false;
     auto start = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
@@ -360,10 +311,7 @@ struct KernelProfiler::Impl {
 KernelProfiler::KernelProfiler(const CuptiApi& api, const InjectConfig& config, MetricsOutbox& outbox)
     : impl_(std::make_unique<Impl>(api, config, outbox)) {}
 
-KernelProfiler::~KernelProfiler() {
-  impl_->stopping.store(true);
-  if (impl_->preparer.joinable()) impl_->preparer.join();
-}
+KernelProfiler::~KernelProfiler() = default;
 
 bool KernelProfiler::start() {
   Impl& impl = *impl_;
@@ -374,11 +322,6 @@ bool KernelProfiler::start() {
     return false;
   }
   impl.publish();
-  try {
-    impl.preparer = start_quiet_thread("gpuscope-prep", [&impl] { impl.prepare_early(); });
-  } catch (...) {
-    // No thread: the first measured launch prepares, as it would have anyway.
-  }
   return true;
 }
 
@@ -398,8 +341,6 @@ void KernelProfiler::on_launch_callback(const CUpti_CallbackData& data) {
 
 void KernelProfiler::finish() {
   Impl& impl = *impl_;
-  impl.stopping.store(true);
-  if (impl.preparer.joinable()) impl.preparer.join();
   std::lock_guard<std::mutex> guard(impl.mutex);
   if (impl.status == "ok" && impl.profiled == 0)
     impl.status = impl.matched == 0 && impl.filter ? "no kernel matched the --kernel filter" : "no kernel was measured";

@@ -10,10 +10,6 @@
 // values go to the MetricsOutbox under the launch's correlation id — the id of the outermost
 // API call, which is the id CUPTI gives the kernel's activity record.
 //
-// The one-time set-up (profiler initialization, the configuration image: ~0.2 s on an H100)
-// starts on our own thread as soon as the library is loaded, so it overlaps the program's
-// start-up; the first measured launch waits for it only if it is not done yet.
-//
 // Launches are measured one at a time (a mutex held from entry to exit): kernel replay
 // serializes the GPU anyway. Timings in a capture with metrics are therefore not those of a
 // plain run; the report says so.
