@@ -216,8 +216,9 @@ struct GpuSampler::Impl {
   // 13.0 every teardown we tried corrupted the program's heap (abort or segfault at exit):
   // cuptiPmSamplingStop with or without Disable after it, and a last decode at context
   // destruction or at exit. Leaving sampling on until the process ends corrupted it less often
-  // but still did (2 of 8 runs with a 25 ms decode period), which is why the CLI refuses
-  // --gpu-metrics for now (docs/metrics.md); this code stays for that investigation.
+  // but still did (2 of 8 runs with a 25 ms decode period), which is why `profile
+  // --gpu-metrics` samples with NVML GPM instead (docs/metrics.md); this code stays for that
+  // investigation (gpu_metrics_source=pm).
   void end(DeviceSampling& d) { d.done = true; }
 
   // The program is destroying a context on `device` (usually cudart's teardown at exit): from
