@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace gpuscope::capture {
 
@@ -18,6 +19,9 @@ class DeviceSampler {
   virtual void device_released(uint32_t device) = 0;
   // At exit: the last samples go to the outbox, and the sampler's thread ends.
   virtual void stop() = 0;
+  // The callbacks that name the program's devices cannot be had: stop now, with `why` as the
+  // collection's status (instead of an "ok" without samples).
+  virtual void abandon(const std::string& why) = 0;
 };
 
 }  // namespace gpuscope::capture

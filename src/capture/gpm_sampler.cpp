@@ -207,4 +207,10 @@ void GpmSampler::stop() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
+void GpmSampler::abandon(const std::string& why) {
+  stop();  // the thread's state is ours from here on
+  impl_->status = why;
+  impl_->publish();
+}
+
 }  // namespace gpuscope::capture

@@ -44,6 +44,7 @@ class GpmSampler : public DeviceSampler {
   // the end of the run is part of its utilization.
   void device_released(uint32_t) override {}
   void stop() override;
+  void abandon(const std::string& why) override;
 
   struct Impl;
 

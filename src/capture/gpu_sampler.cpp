@@ -311,4 +311,13 @@ void GpuSampler::stop() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
+void GpuSampler::abandon(const std::string& why) {
+  stop();
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->status = why;
+  }
+  impl_->publish(why);
+}
+
 }  // namespace gpuscope::capture

@@ -43,6 +43,7 @@ class GpuSampler : public DeviceSampler {
   void device_released(uint32_t device) override;
   // At exit: end every device and join the thread (no CUPTI teardown, see gpu_sampler.cpp).
   void stop() override;
+  void abandon(const std::string& why) override;
 
   struct Impl;
 

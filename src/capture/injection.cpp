@@ -209,7 +209,10 @@ void start_metrics(Capture& capture) {
   if (!capture.kernel_profiler && !capture.gpu_sampler) return;
   const std::string error =
       subscribe_callbacks(capture.cupti.api, capture.kernel_profiler.get(), capture.gpu_sampler.get());
-  if (!error.empty()) log_line("metrics: %s; metrics are off, the trace is still captured", error.c_str());
+  if (error.empty()) return;
+  log_line("metrics: %s; metrics are off, the trace is still captured", error.c_str());
+  if (capture.kernel_profiler) capture.kernel_profiler->abandon(error);
+  if (capture.gpu_sampler) capture.gpu_sampler->abandon(error);
 }
 
 // --- Start-up --------------------------------------------------------------------------------

@@ -339,6 +339,14 @@ void KernelProfiler::on_launch_callback(const CUpti_CallbackData& data) {
   }
 }
 
+void KernelProfiler::abandon(const std::string& why) {
+  Impl& impl = *impl_;
+  std::lock_guard<std::mutex> guard(impl.mutex);
+  if (impl.off.exchange(true)) return;
+  impl.status = why;  // the caller says it on stderr, once for every user of the callbacks
+  impl.publish();
+}
+
 void KernelProfiler::finish() {
   Impl& impl = *impl_;
   std::lock_guard<std::mutex> guard(impl.mutex);

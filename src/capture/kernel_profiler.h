@@ -45,6 +45,8 @@ class KernelProfiler {
   void on_launch_callback(const CUpti_CallbackData& data);
   // Writes the final MetricCollection status (at exit).
   void finish();
+  // The launch callbacks cannot be had: collection is off, with `why` as its status.
+  void abandon(const std::string& why);
 
   struct Impl;
 

@@ -243,6 +243,30 @@ TEST_F(InjectionE2E, MetricsWithoutRangeProfilerFailOpen) {
   EXPECT_TRUE(r.of(sp::RecordKind::KernelMetric).empty());
 }
 
+// GPU-wide sampling learns the program's devices from CUPTI's context callbacks; a libcupti
+// without the callback API (the fake) leaves it blind. The capture says so in the sampling
+// status instead of an "ok" without samples, and the kernel metrics likewise.
+TEST_F(InjectionE2E, SamplingWithoutCallbacksSaysWhy) {
+  pid_t pid = 0;
+  int status = run_child(config(";gpu_metrics_hz=10"),
+                         [&](void* inject) {
+                           if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+                           exit(7);
+                         },
+                         &pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+  test::ReadSpool r = spool_of(pid);
+  ASSERT_TRUE(r.has_end);
+  EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)), "ok");  // tracing runs
+  const auto collections = r.of(sp::RecordKind::MetricCollection);
+  ASSERT_FALSE(collections.empty());
+  const auto last = collections.back().as<sp::MetricCollectionRecord>();
+  EXPECT_EQ(last.kind, static_cast<uint8_t>(sp::MetricCollectionKind::Sampling));
+  EXPECT_NE(r.strings.at(last.status).find("lacks the callback API"), std::string::npos) << r.strings.at(last.status);
+  EXPECT_TRUE(r.of(sp::RecordKind::GpuSample).empty());
+}
+
 // The program's own CUPTI client (torch.profiler's Kineto) registers its buffer callbacks
 // through libgpuscope_preload.so: gpuscope takes its buffers back first, never flushes again
 // (not periodically, not at exit), and records when it lost the records.
