@@ -26,6 +26,11 @@ using namespace std::chrono_literals;
 
 fs::path test_dir() { return fs::read_symlink("/proc/self/exe").parent_path(); }
 
+template <class Fn>
+Fn sym(void* handle, const char* name) {
+  return reinterpret_cast<Fn>(dlsym(handle, name));
+}
+
 class InjectionE2E : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -75,13 +80,37 @@ class InjectionE2E : public ::testing::Test {
     return n;
   }
 
+  // A child that starts the capture with `extra` config and exits with `code`: its exit
+  // status must pass through and its spool end with tracing "ok" (the fake has the activity
+  // API). Returns the spool and its last MetricCollection record, with that record's status.
+  struct MetricsRun {
+    test::ReadSpool spool;
+    sp::MetricCollectionRecord last{};
+    std::string status;
+  };
+  MetricsRun metrics_run(const std::string& extra, int code) {
+    pid_t pid = 0;
+    const int status = run_child(config(extra),
+                                 [&](void* inject) {
+                                   if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+                                   exit(code);
+                                 },
+                                 &pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == code) << "wait status " << status;
+    MetricsRun run{spool_of(pid), {}, ""};
+    EXPECT_TRUE(run.spool.has_end);
+    EXPECT_EQ(run.spool.texts[static_cast<uint32_t>(sp::TextKey::CaptureStatus)], "ok");  // tracing runs
+    const auto collections = run.spool.of(sp::RecordKind::MetricCollection);
+    EXPECT_FALSE(collections.empty());
+    if (!collections.empty()) {
+      run.last = collections.back().as<sp::MetricCollectionRecord>();
+      run.status = run.spool.strings.at(run.last.status);
+    }
+    return run;
+  }
+
   fs::path inject_, fake_, preload_, dir_;
 };
-
-template <class Fn>
-Fn sym(void* handle, const char* name) {
-  return reinterpret_cast<Fn>(dlsym(handle, name));
-}
 
 uint64_t loss_total(const test::ReadSpool& r, const std::string& what) {
   uint64_t total = 0;
@@ -222,49 +251,22 @@ TEST_F(InjectionE2E, OptionalKindRefusalIsPartial) {
 // A libcupti without the range profiler (the fake has only the activity API): metric
 // collection fails open with its reason in the spool; tracing and the exit status are intact.
 TEST_F(InjectionE2E, MetricsWithoutRangeProfilerFailOpen) {
-  pid_t pid = 0;
-  int status = run_child(config(";metrics=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed"),
-                         [&](void* inject) {
-                           if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
-                           exit(6);
-                         },
-                         &pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 6);
-  test::ReadSpool r = spool_of(pid);
-  ASSERT_TRUE(r.has_end);
-  EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)), "ok");  // tracing runs
-  const auto collections = r.of(sp::RecordKind::MetricCollection);
-  ASSERT_FALSE(collections.empty());
-  const auto last = collections.back().as<sp::MetricCollectionRecord>();
-  EXPECT_EQ(last.kind, static_cast<uint8_t>(sp::MetricCollectionKind::Kernel));
-  EXPECT_NE(r.strings.at(last.status).find("lacks the range profiler"), std::string::npos) << r.strings.at(last.status);
-  EXPECT_EQ(last.metrics, 2u);
-  EXPECT_TRUE(r.of(sp::RecordKind::KernelMetric).empty());
+  const MetricsRun run =
+      metrics_run(";metrics=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed", 6);
+  EXPECT_EQ(run.last.kind, static_cast<uint8_t>(sp::MetricCollectionKind::Kernel));
+  EXPECT_NE(run.status.find("lacks the range profiler"), std::string::npos) << run.status;
+  EXPECT_EQ(run.last.metrics, 2u);
+  EXPECT_TRUE(run.spool.of(sp::RecordKind::KernelMetric).empty());
 }
 
 // GPU-wide sampling learns the program's devices from CUPTI's context callbacks; a libcupti
 // without the callback API (the fake) leaves it blind. The capture says so in the sampling
-// status instead of an "ok" without samples, and the kernel metrics likewise.
+// status instead of an "ok" without samples.
 TEST_F(InjectionE2E, SamplingWithoutCallbacksSaysWhy) {
-  pid_t pid = 0;
-  int status = run_child(config(";gpu_metrics_hz=10"),
-                         [&](void* inject) {
-                           if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
-                           exit(7);
-                         },
-                         &pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 7);
-  test::ReadSpool r = spool_of(pid);
-  ASSERT_TRUE(r.has_end);
-  EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)), "ok");  // tracing runs
-  const auto collections = r.of(sp::RecordKind::MetricCollection);
-  ASSERT_FALSE(collections.empty());
-  const auto last = collections.back().as<sp::MetricCollectionRecord>();
-  EXPECT_EQ(last.kind, static_cast<uint8_t>(sp::MetricCollectionKind::Sampling));
-  EXPECT_NE(r.strings.at(last.status).find("lacks the callback API"), std::string::npos) << r.strings.at(last.status);
-  EXPECT_TRUE(r.of(sp::RecordKind::GpuSample).empty());
+  const MetricsRun run = metrics_run(";gpu_metrics_hz=10", 7);
+  EXPECT_EQ(run.last.kind, static_cast<uint8_t>(sp::MetricCollectionKind::Sampling));
+  EXPECT_NE(run.status.find("lacks the callback API"), std::string::npos) << run.status;
+  EXPECT_TRUE(run.spool.of(sp::RecordKind::GpuSample).empty());
 }
 
 // The program's own CUPTI client (torch.profiler's Kineto) registers its buffer callbacks
