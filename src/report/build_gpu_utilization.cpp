@@ -88,10 +88,13 @@ std::optional<Section> build_gpu_utilization_section(const Trace& trace) {
                             num(m.p95, u), num(m.max, u), text(sparkline(m))});
     }
     const TimeNs span = d.end - d.start;
-    stats.notes.push_back(fmt::format("Samples every {} over {}; P95 by nearest rank. Over time: {} equal buckets, "
+    // NVML GPM's values (gpm__*) are NVML's own definitions over GPM's ~100 ms windows.
+    const bool gpm = !d.metrics.empty() && d.metrics.front().metric.rfind("gpm__", 0) == 0;
+    stats.notes.push_back(fmt::format("{}amples every {} over {}; P95 by nearest rank. Over time: {} equal buckets, "
                                       "first to last sample; percentages on a 0-100% scale, rates on 0 to their "
                                       "largest bucket.",
-                                      format_duration(double(d.interval_ns)), format_duration(double(span)), buckets));
+                                      gpm ? "NVML GPM s" : "S", format_duration(double(d.interval_ns)),
+                                      format_duration(double(span)), buckets));
     s.tables.push_back(std::move(stats));
 
     Table series;

@@ -138,6 +138,27 @@ TEST(MetricsReport, GpuUtilizationSeriesInBaseUnits) {
   EXPECT_EQ(series["columns"][1]["unit"], "bytes/s");
 }
 
+TEST(MetricsReport, GpmSamplesAreLabelledAndNamedAsSuch) {
+  // NVML GPM's ~100 ms windows: GPM's own labels and short column titles, and a note that says
+  // where the samples come from.
+  TraceBuilder b;
+  b.run(0, 500 * kMs);
+  for (int i = 0; i < 4; ++i) {
+    testing::add_sample(b.trace(), "gpm__sm_active.pct", i * 100 * kMs, (i + 1) * 100 * kMs, 25.0 * i);
+    testing::add_sample(b.trace(), "gpm__pcie_to_gpu_bytes.per_second", i * 100 * kMs, (i + 1) * 100 * kMs, 1e9);
+  }
+  const json r = report_json(b.trace());
+  const json& s = section(r, "gpu_utilization");
+  const json& stats = s["tables"][0];
+  EXPECT_EQ(stats["rows"][0]["metric"], "SM active");
+  EXPECT_EQ(stats["rows"][1]["metric"], "PCIe to the GPU");
+  EXPECT_EQ(stats["rows"][0]["mean"], 37.5);
+  EXPECT_EQ(stats["notes"][0].get<std::string>().rfind("NVML GPM samples every 100.0 ms over 400.0 ms", 0), 0u)
+      << stats["notes"][0];
+  EXPECT_EQ(s["tables"][1]["columns"][1]["title"], "SM");
+  EXPECT_EQ(s["tables"][1]["columns"][2]["title"], "PCIe in");
+}
+
 TEST(MetricsUnits, FlopRatesAndIntensity) {
   using report::format_value;
   using report::Unit;
