@@ -64,6 +64,15 @@ struct MetricDiffItem {
   Comparison cmp;
 };
 
+// One GPU-wide sampled metric (`--gpu-metrics`) of the whole run (diff_utilization.cpp).
+struct UtilizationDiffItem {
+  std::string metric;  // e.g. "gpm__sm_active.pct"
+  // Over one value per run: the run's mean of the metric over all its samples, weighted by
+  // their windows (all GPUs and processes of the run together). A single capture is one run,
+  // so comparing two of them is TooFew: benches (`bench --gpu-metrics`) give the test.
+  Comparison cmp;
+};
+
 // "higher", "lower", or the verdict's own text for the others.
 const char* metric_verdict(Verdict verdict);
 
@@ -86,6 +95,9 @@ struct DiffResult {
   // (a metric value such as a percentage does not add up over an iteration).
   std::vector<MetricDiffItem> metrics;
   bool base_has_metrics = false, new_has_metrics = false;
+  // GPU utilization, only when both files have GPU-wide samples, in report order.
+  std::vector<UtilizationDiffItem> utilization;
+  bool base_has_samples = false, new_has_samples = false;
 };
 
 // Iteration specs with an empty range: compare instances (or whole runs).

@@ -51,6 +51,10 @@ const std::vector<MetricInfo>& gpm_sample_metrics();
 // docs/metrics.md), in report order after the GPM ones.
 const std::vector<MetricInfo>& gpu_sample_metrics();
 
+// Where a GPU-wide sample metric goes in reports: GPM's list first, then PM sampling's, in
+// their table order; any other name after them (callers order those by name).
+size_t gpu_sample_rank(std::string_view name);
+
 // The known description of `name` (from any set or the GPU samples), or null.
 const MetricInfo* find_metric(std::string_view name);
 

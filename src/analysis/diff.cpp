@@ -328,6 +328,9 @@ DiffResult diff_traces(const Trace& base, const Trace& next, const CompareOption
   result.base_has_metrics = !base.kernel_metrics.empty();
   result.new_has_metrics = !next.kernel_metrics.empty();
   result.metrics = detail::diff_kernel_metrics(base, next, base.runs.size() >= 2 && next.runs.size() >= 2, options);
+  result.base_has_samples = !base.gpu_metric_samples.empty();
+  result.new_has_samples = !next.gpu_metric_samples.empty();
+  result.utilization = detail::diff_utilization(base, next, options);
   return result;
 }
 

@@ -27,10 +27,20 @@ class KernelKeys {
   std::set<std::string> split_;
 };
 
+// A base median of 0 (no bank conflicts, an idle tensor pipe) leaves the relative change and
+// its bootstrap interval undefined, yet a metric that goes from 0 to something is exactly
+// what should be flagged: there the rank test alone decides (Slower = higher).
+void judge_from_zero(Comparison& c, const CompareOptions& options);
+
 // Compares each kernel metric per kernel group (diff_metrics.cpp). Empty unless
 // both traces have kernel metrics. by_runs: one value per run (the median of the
 // run's launches) instead of one per launch.
 std::vector<MetricDiffItem> diff_kernel_metrics(const Trace& base, const Trace& next, bool by_runs,
                                                 const CompareOptions& options);
+
+// Compares each GPU-wide sampled metric by its per-run means (diff_utilization.cpp). Empty
+// unless both traces have GPU samples.
+std::vector<UtilizationDiffItem> diff_utilization(const Trace& base, const Trace& next,
+                                                  const CompareOptions& options);
 
 }  // namespace gpuscope::analysis::detail

@@ -56,17 +56,14 @@ std::vector<double> samples_of(const std::vector<std::pair<uint32_t, double>>& v
   return out;
 }
 
-// A base median of 0 (no bank conflicts, no spills) leaves the relative change and
-// its bootstrap interval undefined, yet a metric that goes from 0 to something is
-// exactly what should be flagged: there the rank test alone decides.
+}  // namespace
+
 void judge_from_zero(Comparison& c, const CompareOptions& options) {
   if (c.base_median != 0 || c.new_median == 0 || c.verdict != Verdict::NoChange) return;
   if (!(c.test.p_value < options.alpha)) return;
   c.significant = true;
   c.verdict = c.new_median > 0 ? Verdict::Slower : Verdict::Faster;
 }
-
-}  // namespace
 
 std::vector<MetricDiffItem> diff_kernel_metrics(const Trace& base, const Trace& next, bool by_runs,
                                                 const CompareOptions& options) {

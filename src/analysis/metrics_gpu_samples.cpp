@@ -24,18 +24,6 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
 }
 
-// Position of a metric in the report: the known sampling metrics first (GPM's, then PM
-// sampling's), in their table order.
-size_t order_of(const std::string& metric) {
-  size_t position = 0;
-  for (const auto* known : {&gpm_sample_metrics(), &gpu_sample_metrics()})
-    for (const MetricInfo& m : *known) {
-      if (metric == m.name) return position;
-      ++position;
-    }
-  return position;
-}
-
 GpuMetricSeries describe_series(const std::string& metric, std::vector<Sample> samples, TimeNs start, TimeNs end,
                                 size_t buckets) {
   GpuMetricSeries s;
@@ -115,7 +103,7 @@ std::vector<GpuUtilization> summarize_gpu_samples(const Trace& trace, size_t buc
     std::vector<std::string> names;
     for (const auto& [name, samples] : metrics) names.push_back(name);
     std::stable_sort(names.begin(), names.end(),
-                     [](const std::string& a, const std::string& b) { return order_of(a) < order_of(b); });
+                     [](const std::string& a, const std::string& b) { return gpu_sample_rank(a) < gpu_sample_rank(b); });
     for (const std::string& name : names) g.metrics.push_back(describe_series(name, metrics[name], g.start, g.end, n));
     out.push_back(std::move(g));
   }

@@ -36,6 +36,7 @@ OneRun capture_once(const BenchOptions& o, const std::string& library, const std
   CaptureSettings settings;
   settings.driver_api = o.driver_api;
   settings.flush_ms = o.flush_ms;
+  settings.gpu_metrics_hz = o.gpu_metrics_hz;
   auto env = injection_environment(settings, library, prefix);
   if (!o.seed_env.empty()) env[o.seed_env] = std::to_string(index);
   OneRun run;
@@ -75,7 +76,8 @@ int run_bench(const BenchOptions& o) {
   bench.run.host = hostname();
   bench.run.gpuscope_version = GPUSCOPE_VERSION;
   bench.run.options = "bench runs=" + std::to_string(o.runs) + " warmup=" + std::to_string(o.warmup) +
-                      " driver_api=" + (o.driver_api ? "1" : "0") + " flush_ms=" + std::to_string(o.flush_ms);
+                      " driver_api=" + (o.driver_api ? "1" : "0") + " flush_ms=" + std::to_string(o.flush_ms) +
+                      (o.gpu_metrics_hz ? " gpu_metrics_hz=" + std::to_string(o.gpu_metrics_hz) : "");
   int first_failure = 0;
   for (int i = 0; i < o.warmup + o.runs; ++i) {
     const bool warmup = i < o.warmup;

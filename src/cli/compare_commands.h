@@ -2,6 +2,7 @@
 // main.cpp fills these plain structs from flags; the commands return exit codes.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,7 @@ struct BenchOptions {
   bool force = false;
   bool driver_api = false;
   int flush_ms = 500;
+  uint32_t gpu_metrics_hz = 0;  // --gpu-metrics[=RATE]: NVML GPM samples in every run; 0: off
   std::string seed_env;  // when set: this variable = the run's index (1..runs; warm-ups 0) in its environment
   std::string format = "text";
   IterationSettings iterations;  // also print the spread across iterations

@@ -166,6 +166,13 @@ int main(int argc, char** argv) {
   bench_cmd->add_flag("--driver-api", bench.driver_api, "Also trace CUDA driver API calls");
   bench_cmd->add_option("--flush-ms", bench.flush_ms, "How often captured records reach the disk, in ms");
   bench_cmd->add_option("--seed-env", bench.seed_env, "Set this environment variable to the run number in each run");
+  bench_cmd
+      ->add_option("--gpu-metrics", bench.gpu_metrics_hz,
+                   "Sample GPU-wide counters with NVML GPM in every run, at most RATE samples/s (default 10), as "
+                   "profile --gpu-metrics; diff then compares GPU utilization run by run")
+      ->expected(0, 1)
+      ->default_str("10")
+      ->check(CLI::Range(1, 20000));
   bench_cmd->add_option("--format", bench.format, "Summary format: text, markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   add_iteration_flags(*bench_cmd, bench.iterations, "also print the spread across iterations");

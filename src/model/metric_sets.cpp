@@ -169,6 +169,16 @@ const std::vector<MetricInfo>& gpm_sample_metrics() {
   return metrics;
 }
 
+size_t gpu_sample_rank(std::string_view name) {
+  size_t position = 0;
+  for (const auto* known : {&gpm_sample_metrics(), &gpu_sample_metrics()})
+    for (const MetricInfo& m : *known) {
+      if (name == m.name) return position;
+      ++position;
+    }
+  return position;
+}
+
 const MetricInfo* find_metric(std::string_view name) {
   for (const MetricSet& set : metric_sets())
     for (const MetricInfo& m : set.metrics)

@@ -207,6 +207,35 @@ void limit_kernels(Table& t, const std::vector<analysis::MetricDiffItem>& items,
   t.rows.resize(kept);
 }
 
+// The columns of one compared metric (kernel metrics, GPU utilization): its label, the two
+// sides' counts and medians, the statistics, the verdict, and last its full name (the text
+// renderer shortens the last column to fit; JSON and markdown keep it whole).
+void append_metric_columns(Table& t, const char* count_title, const char* median_title) {
+  t.columns.push_back(text_column("label", "Metric"));
+  t.columns.push_back(num_column("base_count", fmt::format("Base {}", count_title), Unit::Count));
+  t.columns.push_back(num_column("new_count", fmt::format("New {}", count_title), Unit::Count));
+  t.columns.push_back(num_column("base_median", fmt::format("Base {}", median_title), Unit::Plain));
+  t.columns.push_back(num_column("new_median", fmt::format("New {}", median_title), Unit::Plain));
+  t.columns.push_back(num_column("change", "Change", Unit::Percent));
+  t.columns.push_back(text_column("ci95", "95% CI"));
+  t.columns.push_back(text_column("p_value", "p"));
+  t.columns.push_back(text_column("verdict", "Verdict"));
+  t.columns.push_back(text_column("metric", "Metric name", TextStyle::Identifier));
+}
+
+void append_metric_cells(std::vector<Cell>& row, const std::string& metric, const analysis::Comparison& c) {
+  const MetricInfo* info = find_metric(metric);
+  const Unit unit = metric_unit(metric);
+  const bool both = c.base_count > 0 && c.new_count > 0;
+  const std::optional<double> change = std::isnan(c.change_percent) ? std::nullopt : std::optional(c.change_percent);
+  for (Cell cell : {text(info ? info->label : metric), num(static_cast<double>(c.base_count), Unit::Count),
+                    num(static_cast<double>(c.new_count), Unit::Count),
+                    c.base_count ? num(c.base_median, unit) : Cell{}, c.new_count ? num(c.new_median, unit) : Cell{},
+                    both ? opt_num(change, Unit::Percent) : Cell{}, text(ci_text(c.ci)), text(p_text(c.test.p_value)),
+                    text(analysis::metric_verdict(c.verdict)), text(metric)})
+    row.push_back(std::move(cell));
+}
+
 // "Kernel metrics": per kernel group and metric, the medians and the same statistics as durations.
 Section metrics_section(const analysis::DiffResult& diff, size_t top) {
   Section s;
@@ -215,33 +244,11 @@ Section metrics_section(const analysis::DiffResult& diff, size_t top) {
   Table t;
   t.key = "kernel_metrics";
   t.title = diff.by_runs ? "Kernel metrics: median per run" : "Kernel metrics: value per launch";
-  t.columns = {text_column("kernel", "Kernel", TextStyle::Identifier),
-               text_column("detail", "Launch configuration"),
-               text_column("label", "Metric"),
-               num_column("base_count", "Base n", Unit::Count),
-               num_column("new_count", "New n", Unit::Count),
-               num_column("base_median", "Base median", Unit::Plain),
-               num_column("new_median", "New median", Unit::Plain),
-               num_column("change", "Change", Unit::Percent),
-               text_column("ci95", "95% CI"),
-               text_column("p_value", "p"),
-               text_column("verdict", "Verdict"),
-               // Last: the text renderer shortens it to fit; JSON and markdown keep it whole.
-               text_column("metric", "Metric name", TextStyle::Identifier)};
+  t.columns = {text_column("kernel", "Kernel", TextStyle::Identifier), text_column("detail", "Launch configuration")};
+  append_metric_columns(t, "n", "median");
   for (const analysis::MetricDiffItem& m : diff.metrics) {
-    const auto& c = m.cmp;
-    const MetricInfo* info = find_metric(m.metric);
-    const Unit unit = metric_unit(m.metric);
-    const bool both = c.base_count > 0 && c.new_count > 0;
-    t.rows.push_back({text(m.kernel), text(m.detail), text(info ? info->label : m.metric),
-                      num(static_cast<double>(c.base_count), Unit::Count),
-                      num(static_cast<double>(c.new_count), Unit::Count),
-                      c.base_count ? num(c.base_median, unit) : Cell{}, c.new_count ? num(c.new_median, unit) : Cell{},
-                      both ? opt_num(std::isnan(c.change_percent) ? std::nullopt : std::optional(c.change_percent),
-                                     Unit::Percent)
-                           : Cell{},
-                      text(ci_text(c.ci)), text(p_text(c.test.p_value)), text(analysis::metric_verdict(c.verdict)),
-                      text(m.metric)});
+    t.rows.push_back({text(m.kernel), text(m.detail)});
+    append_metric_cells(t.rows.back(), m.metric, m.cmp);
   }
   if (std::none_of(diff.metrics.begin(), diff.metrics.end(), [](const auto& m) { return !m.detail.empty(); })) {
     t.columns.erase(t.columns.begin() + 1);
@@ -257,12 +264,37 @@ Section metrics_section(const analysis::DiffResult& diff, size_t top) {
   return s;
 }
 
-// One file with kernel metrics and one without: say why there is no metrics section.
+// "GPU utilization": each GPU-wide sampled metric, one value per run (its window-weighted mean).
+Section utilization_section(const analysis::DiffResult& diff) {
+  Section s;
+  s.key = "gpu_utilization";
+  s.title = "GPU utilization";
+  Table t;
+  t.key = "gpu_utilization";
+  t.title = "GPU-wide samples: mean per run";
+  append_metric_columns(t, "runs", "mean");
+  for (const analysis::UtilizationDiffItem& u : diff.utilization) {
+    t.rows.emplace_back();
+    append_metric_cells(t.rows.back(), u.metric, u.cmp);
+  }
+  t.notes.push_back("Each run's value is the mean of its samples weighted by their windows (all GPUs of the run); "
+                    "with several runs the columns show the median of those means. A single capture is one run: "
+                    "two of them give the means without a test ('too few'); benches (gpuscope bench "
+                    "--gpu-metrics) give one value per run and the test.");
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+// One file with kernel metrics or GPU samples and one without: say why there is no section.
 void add_metrics_note(const analysis::DiffResult& diff, Section& s) {
-  if (diff.base_has_metrics == diff.new_has_metrics) return;
-  s.notes.push_back(fmt::format("Kernel metrics are only in the {} capture: not compared (capture both with "
-                                "'gpuscope profile --metrics ...').",
-                                diff.base_has_metrics ? "base" : "new"));
+  if (diff.base_has_metrics != diff.new_has_metrics)
+    s.notes.push_back(fmt::format("Kernel metrics are only in the {} capture: not compared (capture both with "
+                                  "'gpuscope profile --metrics ...').",
+                                  diff.base_has_metrics ? "base" : "new"));
+  if (diff.base_has_samples != diff.new_has_samples)
+    s.notes.push_back(fmt::format("GPU-wide samples are only in the {} capture: not compared (capture both with "
+                                  "--gpu-metrics).",
+                                  diff.base_has_samples ? "base" : "new"));
 }
 
 }  // namespace
@@ -292,6 +324,7 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
     r.sections.push_back(std::move(s));
   }
   if (!diff.metrics.empty()) r.sections.push_back(metrics_section(diff, info.top));
+  if (!diff.utilization.empty()) r.sections.push_back(utilization_section(diff));
   return render_as(r, format);
 }
 
