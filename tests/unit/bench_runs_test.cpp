@@ -181,6 +181,22 @@ TEST(BenchCli, RunsTheProgramAndKeepsEveryMeasuredRun) {
   EXPECT_EQ(bench_cli(dir, "bench -n 1 -o c -- true").code, 2);
 }
 
+TEST(BenchCli, GpuMetricsReachEveryRunsCapture) {
+  const std::string dir = testing::scratch_dir("bench_cli_gpu_metrics");
+  CliResult ok = bench_cli(dir, "bench -n 2 --warmup 0 -o g --gpu-metrics=20 -- sh -c 'echo $GPUSCOPE_INJECT_CONFIG >> cfg.txt'");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  std::ifstream cfg(dir + "/cfg.txt");
+  std::string line;
+  int runs = 0;
+  while (std::getline(cfg, line)) {
+    ++runs;
+    EXPECT_NE(line.find(";gpu_metrics_hz=20"), std::string::npos) << line;
+  }
+  EXPECT_EQ(runs, 2);
+  EXPECT_NE(read_trace(dir + "/g.gpuscope").run.options.find("gpu_metrics_hz=20"), std::string::npos);
+  EXPECT_EQ(bench_cli(dir, "bench -n 2 -o h --gpu-metrics=0 -- true").code, 2);
+}
+
 TEST(BenchCli, AMissingIterationRangeIsBadInputButTheRunsAreKept) {
   const std::string dir = testing::scratch_dir("bench_cli_iterations");
   CliResult r = bench_cli(dir, "bench -n 2 --warmup 0 -o it --iteration-range step -- true");
