@@ -142,27 +142,29 @@ struct KernelProfiler::Impl {
     return matched > config.launch_skip;
   }
 
-  // The chip of the calling thread's current device, or "".
-  std::string chip_of_current_device() const {
+  // The chip of the calling thread's current device, or "" with `error` set.
+  std::string chip_of_current_device(std::string& error) const {
     const int device = current_context_device();
     auto params = GPUSCOPE_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
     params.deviceIndex = device < 0 ? 0 : static_cast<size_t>(device);
-    if (p.DeviceGetChipName(&params) != CUPTI_SUCCESS || params.pChipName == nullptr) return "";
+    if (CUptiResult rc = p.DeviceGetChipName(&params); rc != CUPTI_SUCCESS || params.pChipName == nullptr) {
+      error = cupti_failure("cuptiDeviceGetChipName", rc);
+      return "";
+    }
     return params.pChipName;
   }
 
   // Chip, host configuration and profiler initialization, once per process, on the first
   // measured launch's thread. (Doing this on a thread of ours from start-up, to overlap the
   // program's own start-up, saved ~70 ms per run on an H100 but crashed a program with
-  // SIGSEGV in 1 of 4 GPU test runs: CUPTI's profiler initialization must not race with the
+  // SIGSEGV in 1 of 3 GPU test runs: CUPTI's profiler initialization must not race with the
   // program's CUDA start-up.)
   bool prepare_process() {
     if (host) return true;
     auto init = GPUSCOPE_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
     if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS) return refuse(cupti_failure("cuptiProfilerInitialize", rc));
-    chip = chip_of_current_device();
-    if (chip.empty()) return refuse("cuptiDeviceGetChipName failed: the profiled GPU's chip is unknown");
     std::string error;
+    if ((chip = chip_of_current_device(error)).empty()) return refuse(error);
     auto created = MetricsHost::create(api, chip, ProfilerKind::RangeProfiler, error);
     if (!created) return refuse(error);
     // Validating (on scratch objects) costs as much as building the configuration (~50 ms on
@@ -204,8 +206,9 @@ struct KernelProfiler::Impl {
     if (found != contexts.end()) return found->second.object ? &found->second : nullptr;
     ContextState& state = contexts[context];  // a failed context stays in the map, empty
     // One configuration serves the process: it is only valid on a device of its chip.
-    if (std::string other = chip_of_current_device(); other != chip) {
-      fail(other.empty() ? "cuptiDeviceGetChipName failed for a second GPU"
+    std::string error;
+    if (std::string other = chip_of_current_device(error); other != chip) {
+      fail(other.empty() ? error
                          : "a kernel ran on a " + other + " GPU, but this run's metrics were set up for " + chip +
                                " (one GPU model per process)");
       return nullptr;

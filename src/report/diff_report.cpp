@@ -228,12 +228,11 @@ void append_metric_cells(std::vector<Cell>& row, const std::string& metric, cons
   const Unit unit = metric_unit(metric);
   const bool both = c.base_count > 0 && c.new_count > 0;
   const std::optional<double> change = std::isnan(c.change_percent) ? std::nullopt : std::optional(c.change_percent);
-  for (Cell cell : {text(info ? info->label : metric), num(static_cast<double>(c.base_count), Unit::Count),
-                    num(static_cast<double>(c.new_count), Unit::Count),
-                    c.base_count ? num(c.base_median, unit) : Cell{}, c.new_count ? num(c.new_median, unit) : Cell{},
-                    both ? opt_num(change, Unit::Percent) : Cell{}, text(ci_text(c.ci)), text(p_text(c.test.p_value)),
-                    text(analysis::metric_verdict(c.verdict)), text(metric)})
-    row.push_back(std::move(cell));
+  row.insert(row.end(), {text(info ? info->label : metric), num(static_cast<double>(c.base_count), Unit::Count),
+                         num(static_cast<double>(c.new_count), Unit::Count),
+                         c.base_count ? num(c.base_median, unit) : Cell{}, c.new_count ? num(c.new_median, unit) : Cell{},
+                         both ? opt_num(change, Unit::Percent) : Cell{}, text(ci_text(c.ci)),
+                         text(p_text(c.test.p_value)), text(analysis::metric_verdict(c.verdict)), text(metric)});
 }
 
 // "Kernel metrics": per kernel group and metric, the medians and the same statistics as durations.
