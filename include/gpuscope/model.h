@@ -224,7 +224,11 @@ struct DataLoss {
   uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
-// Time CUPTI itself spent (buffer flushes, instrumentation), per CUPTI's records.
+// Time CUPTI itself spent (buffer flushes, instrumentation), per CUPTI's records; also
+// gpuscope's own metric collection on the program's threads, under these two kinds (written by
+// the capture library's kernel profiler, cut out of the timeline by analysis_profiler_time.h).
+inline constexpr char kMetricSetupOverhead[] = "gpuscope_metric_setup";    // one-time set-up
+inline constexpr char kKernelReplayOverhead[] = "gpuscope_kernel_replay";  // one measured launch
 struct CuptiOverhead {
   uint32_t pid = 0;
   StringId kind = 0;

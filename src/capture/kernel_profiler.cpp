@@ -14,6 +14,7 @@
 #include "capture/driver_probe.h"
 #include "capture/log.h"
 #include "capture/metrics_host.h"
+#include "capture/process_info.h"
 
 namespace gpuscope::capture {
 namespace {
@@ -56,6 +57,10 @@ struct ThreadLaunch {
   int depth = 0;
   ContextState* profiling = nullptr;  // non-null: the range profiler runs for this launch
   uint32_t correlation_id = 0;
+  // CLOCK_REALTIME ns: entry of the launch call's first callback, and the end of the
+  // one-time set-up it did (0: none). Our callbacks run outside CUPTI's API record of the
+  // call, so this is the only record of the time they take.
+  int64_t entered_ns = 0, setup_end_ns = 0;
 };
 thread_local ThreadLaunch t_launch;
 
@@ -243,7 +248,10 @@ struct KernelProfiler::Impl {
   // entry to its exit: one measured launch at a time, in the whole process.
   void on_enter(const CUpti_CallbackData& data) {
     if (off.load() || enough.load()) return;
+    const int64_t entered = realtime_ns();
     mutex.lock();
+    t_launch.entered_ns = entered;
+    t_launch.setup_end_ns = 0;
     bool measuring = false;
     try {
       measuring = begin(data);
@@ -253,9 +261,12 @@ struct KernelProfiler::Impl {
   }
 
   bool begin(const CUpti_CallbackData& data) {
-    if (off.load() || !wanted(data.symbolName) || !prepare_process()) return false;
+    if (off.load() || !wanted(data.symbolName)) return false;
+    const bool fresh = !host || contexts.find(data.context) == contexts.end();
+    if (!prepare_process()) return false;
     ContextState* state = context_state(data.context);
     if (state == nullptr) return false;
+    if (fresh) t_launch.setup_end_ns = realtime_ns();
     auto start = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params);
     start.pRangeProfilerObject = state->object;
     if (CUptiResult rc = p.RangeStart(&start); rc != CUPTI_SUCCESS) {
@@ -276,9 +287,17 @@ struct KernelProfiler::Impl {
         fail(error);
       }
       publish();
+      record_profiler_time();
     } catch (...) {
     }
     mutex.unlock();
+  }
+
+  // The launch's set-up (if any) and replay time, for analysis to take out of the timeline.
+  void record_profiler_time() {
+    const int64_t replay_start = t_launch.setup_end_ns ? t_launch.setup_end_ns : t_launch.entered_ns;
+    if (t_launch.setup_end_ns) outbox.push_profiler_time(kMetricSetupOverhead, t_launch.entered_ns, t_launch.setup_end_ns);
+    outbox.push_profiler_time(kKernelReplayOverhead, replay_start, realtime_ns());
   }
 
   // Stop, decode, evaluate the new ranges (normally exactly one: this launch).

@@ -34,6 +34,13 @@ void MetricsOutbox::push_sample(uint32_t device, int64_t start_ns, int64_t end_n
   samples_.push_back({device, start_ns, end_ns, values});
 }
 
+// Not bounded like the values: one record per measured launch, and each launch costs the
+// program milliseconds of replay, so these cannot pile up faster than the writer drains them.
+void MetricsOutbox::push_profiler_time(const char* kind, int64_t start_ns, int64_t end_ns) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  profiler_times_.push_back({kind, start_ns, end_ns});
+}
+
 void MetricsOutbox::set_collection(const spool::MetricCollectionRecord& record, std::string status, std::string chip) {
   std::lock_guard<std::mutex> lock(mutex_);
   Collection& c = collections_[record.kind == static_cast<uint8_t>(spool::MetricCollectionKind::Sampling) ? 1 : 0];
@@ -46,6 +53,7 @@ void MetricsOutbox::set_collection(const spool::MetricCollectionRecord& record, 
 void MetricsOutbox::drain(RecordSink& sink) {
   std::vector<KernelValues> kernels;
   std::vector<SampleValues> samples;
+  std::vector<ProfilerTime> profiler_times;
   Collection collections[2];
   std::vector<std::string> kernel_names, sample_names;
   {
@@ -54,6 +62,7 @@ void MetricsOutbox::drain(RecordSink& sink) {
     std::lock_guard<std::mutex> lock(mutex_);
     kernels.swap(kernels_);
     samples.swap(samples_);
+    profiler_times.swap(profiler_times_);
     pending_values_ = 0;
     for (int i = 0; i < 2; ++i) {
       collections[i] = collections_[i];
@@ -85,6 +94,13 @@ void MetricsOutbox::drain(RecordSink& sink) {
       record.metric = sample_ids[i];
       sink.add(spool::RecordKind::GpuSample, record);
     }
+  }
+  for (const ProfilerTime& t : profiler_times) {
+    spool::OverheadRecord record{};
+    record.start_ns = t.start_ns;
+    record.end_ns = t.end_ns;
+    record.kind = sink.intern(t.kind);
+    sink.add(spool::RecordKind::Overhead, record);
   }
   for (Collection& c : collections) {
     if (!c.pending) continue;

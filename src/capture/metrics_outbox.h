@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "capture/record_sink.h"
+#include "gpuscope/model.h"  // kMetricSetupOverhead, kKernelReplayOverhead
 
 namespace gpuscope::capture {
 
@@ -30,6 +31,10 @@ class MetricsOutbox {
   void push_kernel(uint32_t correlation_id, const std::vector<double>& values);
   // `values[i]` belongs to sample metric name i; times in ns (CLOCK_REALTIME).
   void push_sample(uint32_t device, int64_t start_ns, int64_t end_ns, const std::vector<double>& values);
+  // Time the metric collection itself took on a program thread (CLOCK_REALTIME ns), written
+  // as an overhead record of `kind` (kMetricSetupOverhead, kKernelReplayOverhead), so analysis can
+  // take it out of the program's timeline (docs/capture.md).
+  void push_profiler_time(const char* kind, int64_t start_ns, int64_t end_ns);
   // Replaces the last status of that kind; written at the next drain.
   void set_collection(const spool::MetricCollectionRecord& record, std::string status, std::string chip);
 
@@ -48,6 +53,10 @@ class MetricsOutbox {
     int64_t start_ns, end_ns;
     std::vector<double> values;
   };
+  struct ProfilerTime {
+    const char* kind;  // a string literal
+    int64_t start_ns, end_ns;
+  };
   struct Collection {
     bool pending = false;
     spool::MetricCollectionRecord record{};
@@ -58,6 +67,7 @@ class MetricsOutbox {
   std::vector<std::string> kernel_names_, sample_names_;
   std::vector<KernelValues> kernels_;
   std::vector<SampleValues> samples_;
+  std::vector<ProfilerTime> profiler_times_;
   Collection collections_[2];  // by MetricCollectionKind
   size_t pending_values_ = 0;
   uint64_t dropped_ = 0;

@@ -79,5 +79,24 @@ TEST(MetricsOutbox, DropsAndCountsBeyondTheBound) {
   EXPECT_EQ(box.dropped(), 2u);
 }
 
+TEST(MetricsOutbox, ProfilerTimeBecomesOverheadRecordsOfItsKind) {
+  MetricsOutbox box;
+  box.push_profiler_time(kMetricSetupOverhead, 1000, 1900);
+  box.push_profiler_time(kKernelReplayOverhead, 1900, 5000);
+  RecordingSink sink;
+  box.drain(sink);
+  auto records = all_of<spool::OverheadRecord>(sink, spool::RecordKind::Overhead);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(sink.str(records[0].kind), "gpuscope_metric_setup");
+  EXPECT_EQ(records[0].start_ns, 1000);
+  EXPECT_EQ(records[0].end_ns, 1900);
+  EXPECT_EQ(sink.str(records[1].kind), "gpuscope_kernel_replay");
+  EXPECT_EQ(records[1].end_ns, 5000);
+
+  RecordingSink again;  // drained once
+  box.drain(again);
+  EXPECT_TRUE(again.records.empty());
+}
+
 }  // namespace
 }  // namespace gpuscope::capture
