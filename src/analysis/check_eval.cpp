@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
+#include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/check.h"
 
 namespace gpuscope::check {
@@ -105,9 +106,13 @@ size_t CheckResult::failures() const {
   return static_cast<size_t>(std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.passed; }));
 }
 
-CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* baseline,
+CheckResult evaluate(const RuleSet& rules, const Trace& capture, const Trace* baseline,
                      const analysis::CompareOptions& options, const analysis::IterationSpec& baseline_iterations,
                      const analysis::IterationSpec& trace_iterations) {
+  // The program's timeline, without the profiler's time (a capture made with --metrics);
+  // diff_traces does the same for the baseline.
+  const analysis::AnalysisView view(capture);
+  const Trace& trace = view.trace();
   if (rules.needs_baseline() && !baseline)
     throw Error(rules.source + ": [[baseline]] rules and [[metric]] change limits need --baseline BASE.gpuscope");
   // Metrics first: a capture without them fails fast, before any output.

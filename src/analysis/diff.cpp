@@ -13,8 +13,10 @@
 #include "analysis/diff_internal.h"
 #include "analysis/grouping.h"
 #include "common/error.h"
+#include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
+#include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/analysis_iterations.h"
 #include "gpuscope/analysis_runs.h"
 
@@ -285,8 +287,12 @@ const char* to_string(DiffCategory category) {
   return "?";
 }
 
-DiffResult diff_traces(const Trace& base, const Trace& next, const CompareOptions& options,
+DiffResult diff_traces(const Trace& base_capture, const Trace& new_capture, const CompareOptions& options,
                        const IterationSpec& base_iterations, const IterationSpec& new_iterations) {
+  // The programs' timelines, without the profiler's time (captures made with --metrics).
+  const AnalysisView base_view(base_capture), new_view(new_capture);
+  const Trace& base = base_view.trace();
+  const Trace& next = new_view.trace();
   DiffResult result;
   result.options = options;
   result.base_runs = base.runs.size();

@@ -6,7 +6,8 @@
 
 namespace gpuscope::report {
 
-Section build_summary_section(const analysis::ExecutiveSummary& e, const analysis::DataQuality& quality) {
+Section build_summary_section(const analysis::ExecutiveSummary& e, const analysis::DataQuality& quality,
+                              const analysis::ProfilerTime& cut) {
   using analysis::share_percent;
   Section s;
   s.key = "summary";
@@ -19,6 +20,8 @@ Section build_summary_section(const analysis::ExecutiveSummary& e, const analysi
     case analysis::WallSource::EventSpan: wall_note = "first to last captured event (no launcher times)"; break;
     case analysis::WallSource::None: wall_note = "nothing captured"; break;
   }
+  // The analysed timeline is the program's: what kernel replay for --metrics added is cut out.
+  if (cut.total_ns() > 0) wall_note += ", less " + format_duration(static_cast<double>(cut.total_ns())) + " of metric collection (Data quality)";
   s.lines.push_back({"wall_time", "Wall time",
                      e.wall_source == analysis::WallSource::None ? opt_num(std::nullopt, Unit::Ns) : num(wall, Unit::Ns), wall_note});
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpuscope/analysis.h"
+#include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/model.h"
 #include "gpuscope/report.h"
 #include "report/model.h"
@@ -14,8 +15,9 @@
 namespace gpuscope::report {
 
 Section build_run_section(const Trace& trace, size_t top);
-Section build_summary_section(const analysis::ExecutiveSummary& summary,
-                              const analysis::DataQuality& quality);
+// `cut`: the profiler's time taken out of the timeline (captures made with --metrics).
+Section build_summary_section(const analysis::ExecutiveSummary& summary, const analysis::DataQuality& quality,
+                              const analysis::ProfilerTime& cut = {});
 Section build_kernel_section(const Trace& trace, size_t top);
 Section build_memory_section(const Trace& trace, size_t top);
 Section build_api_section(const Trace& trace, size_t top);
@@ -33,8 +35,9 @@ std::vector<Section> build_kernel_metric_sections(const Trace& trace, size_t top
 std::optional<Section> build_gpu_utilization_section(const Trace& trace);
 void add_metric_collection_lines(Section& quality, const Trace& trace);
 
-// The whole report model, in report order.
-Report build_report(const Trace& trace, const ReportOptions& options);
+// The whole report model, in report order, for a trace already without the profiler's time
+// (`cut` says how much was taken out).
+Report build_report(const Trace& trace, const ReportOptions& options, const analysis::ProfilerTime& cut = {});
 
 // The duration columns shared by kernel, API and NVTX tables.
 inline void add_stats_columns(Table& t, bool with_spread) {

@@ -5,19 +5,20 @@
 #include <cctype>
 
 #include "common/error.h"
+#include "gpuscope/analysis_profiler_time.h"
 #include "report/builder.h"
 #include "report/renderers.h"
 
 namespace gpuscope {
 namespace report {
 
-Report build_report(const Trace& trace, const ReportOptions& options) {
+Report build_report(const Trace& trace, const ReportOptions& options, const analysis::ProfilerTime& cut) {
   const size_t top = options.top;
   const auto summary = analysis::summarize_executive(trace);
   const auto quality = analysis::assess_data_quality(trace);
   Report r;
   r.sections.push_back(build_run_section(trace, top));
-  r.sections.push_back(build_summary_section(summary, quality));
+  r.sections.push_back(build_summary_section(summary, quality, cut));
   r.sections.push_back(build_bottleneck_section(trace, top));
   r.sections.push_back(build_recommendations_section(trace, summary.wall_ns));
   r.sections.push_back(build_kernel_section(trace, top));
@@ -36,7 +37,8 @@ Report build_report(const Trace& trace, const ReportOptions& options) {
 }  // namespace report
 
 std::string render_report(const Trace& trace, const ReportOptions& options, ReportFormat format) {
-  const report::Report model = report::build_report(trace, options);
+  const analysis::AnalysisView view(trace);  // the program's timeline, without the profiler's time
+  const report::Report model = report::build_report(view.trace(), options, view.profiler_time());
   switch (format) {
     case ReportFormat::Text: return report::render_text(model);
     case ReportFormat::Markdown: return report::render_markdown(model);
