@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "gpuscope/analysis_timeline.h"
 #include "analysis/timeline_util.h"
@@ -150,9 +151,13 @@ Stats launch_delays(const Trace& t) {
   auto key = [](uint32_t pid, uint32_t corr) { return (static_cast<uint64_t>(pid) << 32) | corr; };
   for (const ApiCall& c : t.api_calls)
     if (c.correlation_id != 0) call_start.emplace(key(c.pid, c.correlation_id), c.start);
+  // A kernel replayed for metrics has no measured start (the importer places it), so no delay.
+  std::unordered_set<uint64_t> replayed;
+  for (const KernelMetric& m : t.kernel_metrics) replayed.insert(key(m.pid, m.correlation_id));
   std::vector<double> delays;
   for (const Kernel& k : t.kernels) {
     if (k.graph_id != 0) continue;  // graph nodes share one launch call
+    if (replayed.count(key(k.pid, k.correlation_id))) continue;
     auto it = call_start.find(key(k.pid, k.correlation_id));
     if (it != call_start.end() && k.start >= it->second) delays.push_back(static_cast<double>(k.start - it->second));
   }

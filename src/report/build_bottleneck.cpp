@@ -2,6 +2,8 @@
 // main thread, categories sum to wall time) and the GPU timeline per device.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "gpuscope/analysis_timeline.h"
 #include "report/builder.h"
 
@@ -105,7 +107,9 @@ Section build_bottleneck_section(const Trace& trace, size_t top) {
   if (a.context_creation_ns > 0)
     s.lines.push_back({"context_creation_at", "Context created at", num(double(a.context_creation_at - a.start), Unit::Ns),
                        "since the run started"});
-  s.lines.push_back({"launch_delay_median", "Launch to start (median)", num(tl.launch_delay.median, Unit::Ns),
+  const std::optional<double> delay =
+      tl.launch_delay.count ? std::optional<double>(tl.launch_delay.median) : std::nullopt;  // none: undefined
+  s.lines.push_back({"launch_delay_median", "Launch to start (median)", opt_num(delay, Unit::Ns),
                      "kernel start minus its launch call's start, " + plural(tl.launch_delay.count, "kernel", "kernels")});
   s.tables.push_back(attribution_table(a));
   s.tables.push_back(device_table(tl));
