@@ -197,6 +197,20 @@ expect "metrics: triad DRAM throughput >= 60%" "$(q mx.gpuscope "SELECT CAST(MIN
 expect "metrics: triad reads 2 x 256 MiB from DRAM (+-2%)" "$(q mx.gpuscope "SELECT CAST(ABS(MIN(value) / 536870912.0 - 1) * 100 AS INT) FROM kernel_metrics_named WHERE kernel LIKE 'triad%' AND metric = 'dram__bytes_read.sum'")" -le 2
 "$gpuscope" report mx.gpuscope >"$logs/mx.report" 2>>"$logs/report.err"
 expect "metrics: report shows the bound verdicts" "$(grep -E -c '^(fma_kernel|triad_kernel).*(compute|memory)$' "$logs/mx.report")" -eq 2
+# The profiler's own time: recorded per measured launch, and cut out of the analysed timeline,
+# so the report's wall time is the program's (within 1.5x of a run traced without metrics).
+overhead_rows() { q mx.gpuscope "SELECT COUNT(*) FROM cupti_overhead o JOIN strings s ON s.id = o.kind_id WHERE s.value = '$1'"; }
+expect "metrics: one replay interval per measured launch" "$(overhead_rows gpuscope_kernel_replay)" -eq 8
+expect "metrics: one set-up interval" "$(overhead_rows gpuscope_metric_setup)" -eq 1
+expect "metrics: every measured launch call lies inside its replay interval" "$(q mx.gpuscope "SELECT COUNT(*) FROM api_calls_named a WHERE a.name LIKE 'cudaLaunchKernel%' AND a.correlation_id IN (SELECT correlation_id FROM kernel_metrics) AND EXISTS (SELECT 1 FROM cupti_overhead o JOIN strings s ON s.id = o.kind_id WHERE s.value = 'gpuscope_kernel_replay' AND o.start_ns <= a.start_ns AND a.end_ns <= o.end_ns)")" -eq 8
+expect "metrics: report says how much collection time it cut" "$(grep -c 'less .* of metric collection' "$logs/mx.report")" -eq 1
+"$gpuscope" profile --no-report -o mxplain -- "$mk" --iters 2 >/dev/null 2>"$logs/mxplain.err"
+report_wall_ms() { "$gpuscope" report --format json "$1" | python3 -c "import json,sys; r=json.load(sys.stdin); print(int([l for s in r['sections'] if s['key']=='summary' for l in s['lines'] if l['key']=='wall_time'][0]['value']/1e6))"; }
+plain_wall_ms=$(report_wall_ms mxplain.gpuscope)
+cut_wall_ms=$(report_wall_ms mx.gpuscope)
+raw_wall_ms=$(q mx.gpuscope "SELECT (end_ns - start_ns) / 1000000 FROM run")
+echo "     wall ms: traced $plain_wall_ms, with metrics $raw_wall_ms as run, $cut_wall_ms as analysed"
+expect "metrics: analysed wall time within 1.5x of the traced run's" "$((cut_wall_ms * 2))" -le "$((plain_wall_ms * 3))"
 "$gpuscope" profile --no-report -o flt --metrics sol --kernel 'transpose' --launch-skip 1 --launch-count 2 -- "$mk" --iters 2 >/dev/null 2>"$logs/flt.err"
 expect "metrics: --kernel/--launch-skip/--launch-count measure exactly 2" "$(q flt.gpuscope "SELECT COUNT(DISTINCT correlation_id) FROM kernel_metrics")" -eq 2
 expect "metrics: filter skipped the first transpose" "$(q flt.gpuscope "SELECT COUNT(*) FROM kernel_metrics_named WHERE kernel LIKE 'transpose_conflicts%' AND metric = 'gpu__time_duration.sum'")" -eq 1
