@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job, end to end. With a GPU: profile the BSR sparse GEMM sample as the
 # seed's baseline did (allocations and pageable copies every iteration), then the
-# fixed version (--persistent --pinned), and report both. Without a GPU: report on
-# captures of the same two runs recorded on a real H100, and say so.
+# fixed version (--persistent --pinned), and report both; then the fixed version's kernel
+# with hardware metrics (--metrics full). Without a GPU: report on captures of the same
+# three runs recorded on real H100/H200s (tests/data), and say so.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,11 +15,14 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -
   echo "== GPU found: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
   "$gpuscope" profile -f -o "$out/bsr_baseline" --no-report -- "$build/samples/bsr_spmm"
   "$gpuscope" profile -f -o "$out/bsr_fixed" --no-report -- "$build/samples/bsr_spmm" --persistent --pinned
-  baseline="$out/bsr_baseline.gpuscope" fixed="$out/bsr_fixed.gpuscope"
+  "$gpuscope" profile -f -o "$out/bsr_metrics" --no-report --metrics full -- "$build/samples/bsr_spmm" --persistent --pinned
+  baseline="$out/bsr_baseline.gpuscope" fixed="$out/bsr_fixed.gpuscope" metrics="$out/bsr_metrics.gpuscope"
 else
-  baseline="$here/tests/data/bsr_spmm_baseline.gpuscope" fixed="$here/tests/data/bsr_spmm_fixed.gpuscope"
-  card=$("$gpuscope" query "$baseline" "SELECT name FROM devices LIMIT 1")
-  echo "== No GPU here: reporting on captures recorded earlier on a real $card (tests/data), not a live run."
+  data="$here/tests/data"
+  baseline="$data/bsr_spmm_baseline.gpuscope" fixed="$data/bsr_spmm_fixed.gpuscope" metrics="$data/bsr_spmm_metrics.gpuscope"
+  card() { "$gpuscope" query "$1" "SELECT name FROM devices LIMIT 1"; }
+  echo "== No GPU here: reporting on captures recorded earlier (tests/data), not a live run:"
+  echo "   baseline and fixed on a real $(card "$baseline"), hardware metrics on a real $(card "$metrics")."
 fi
 echo
 echo "######## Baseline: bsr_spmm (cudaMalloc + pageable copies every iteration)"
@@ -26,3 +30,6 @@ echo "######## Baseline: bsr_spmm (cudaMalloc + pageable copies every iteration)
 echo
 echo "######## Fixed: bsr_spmm --persistent --pinned"
 "$gpuscope" report "$fixed"
+echo
+echo "######## Hardware metrics: bsr_spmm --persistent --pinned, profiled with --metrics full"
+"$gpuscope" report "$metrics"

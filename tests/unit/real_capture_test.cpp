@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "gpuscope/analysis_profiler_time.h"
+#include "gpuscope/analysis_rules.h"
 #include "gpuscope/report.h"
 #include "gpuscope/store.h"
 
@@ -54,6 +56,35 @@ TEST(RealCapture, BsrSpmmFixedAllocatesOnceAndCopiesPinned) {
   EXPECT_EQ(count_host_kind(t, MemoryKind::Pageable), 0u);
   EXPECT_EQ(count_host_kind(t, MemoryKind::Pinned), 25u);
   EXPECT_TRUE(report_contains(t, "HtoD (pinned)"));
+}
+
+// `--metrics full` on an H100: every launch measured, and the analysis reads the program's
+// timeline, not the replay's (the same trace findings as a run without metrics).
+TEST(RealCapture, BsrSpmmWithHardwareMetrics) {
+  const Trace t = load("bsr_spmm_metrics.gpuscope");
+  ASSERT_EQ(t.metric_collections.size(), 1u);
+  EXPECT_EQ(t.metric_collections[0].status, "ok");
+  EXPECT_EQ(t.metric_collections[0].passes, 22u);
+  EXPECT_EQ(t.metric_collections[0].kernels_profiled, 5u);
+  EXPECT_EQ(t.kernel_metrics.size(), 5u * 78u);
+  // 2 x M x N x K_eff tensor FLOPs per launch: 2 x 8192 x 8192 x 2048, exactly.
+  size_t exact = 0;
+  for (const KernelMetric& m : t.kernel_metrics)
+    if (t.strings.get(m.metric) == "sm__ops_path_tensor_src_fp16.sum" && m.value == 274877906944.0) ++exact;
+  EXPECT_EQ(exact, 5u);
+
+  const analysis::AnalysisView view(t);
+  EXPECT_EQ(view.profiler_time().launches, 5u);
+  EXPECT_GT(view.profiler_time().setup_ns, 500'000'000);   // 1.2 s for `full` on this H100
+  EXPECT_GT(view.profiler_time().replay_ns, 2'000'000'000);  // ~0.6 s per launch
+  const TimeNs analysed_wall = view.trace().run.end - view.trace().run.start;
+  EXPECT_LT(analysed_wall, 2'500'000'000) << "the program alone ran 1.5 s traced";
+  std::set<std::string> rules;
+  for (const auto& f : analysis::run_rules(view.trace())) rules.insert(f.rule);
+  EXPECT_FALSE(rules.count("gpu_idle_gaps")) << "the replay is not the program's idle GPU";
+  EXPECT_TRUE(rules.count("large_result_copy"));
+  EXPECT_TRUE(rules.count("memory_bound_kernel"));
+  EXPECT_TRUE(report_contains(t, "of metric collection (Data quality)"));
 }
 
 TEST(RealCapture, SegfaultedProgramIsTruncatedButKeepsItsData) {
