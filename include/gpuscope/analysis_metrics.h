@@ -166,7 +166,10 @@ struct PrecisionRoof {
   std::string precision;  // "FP64", "FP32", "FP16", "Tensor"
   double flops = 0;
   double achieved = 0;           // FLOP/s over the kernel's duration
-  std::optional<double> peak;    // FLOP/s: peak fma per cycle x 2 x SM clock; none for Tensor
+  // FLOP/s: peak fma per cycle x 2 x SM clock; for Tensor, the peak of the instruction paths
+  // the kernel ran (metrics_roofline.cpp), none when their peaks were not collected.
+  std::optional<double> peak;
+  std::string mix;  // Tensor: the paths and their shares of the ops, e.g. "wgmma BF16 100%"
 };
 
 struct LevelRoof {

@@ -3,6 +3,8 @@
 //   FLOPs per precision = add + mul + 2 x fma thread instructions (FP64, FP32, FP16 alike);
 //   tensor FLOPs        = sm__ops_path_tensor_src_* ops (INT8 ops are not FLOPs);
 //   peak FLOP/s         = peak fma thread instructions per cycle x 2 x SM clock (Hz);
+//   tensor peak         = the kernel's tensor ops / the cycles they need at each instruction
+//                         path's peak (wgmma, mma.sync; precision; sparsity) x SM clock;
 //   peak bandwidth      = peak bytes per cycle x the unit's clock, for DRAM, L2 and L1;
 //   attainable          = min(peak FLOP/s, intensity x bandwidth at each level).
 // Only peaks the capture measured are used: without them there is no roof, never a guessed one.
@@ -60,6 +62,59 @@ constexpr TensorMetric kTensor[] = {
     {"sm__ops_path_tensor_src_fp64.sum", "FP64", true},
 };
 
+// Tensor-core instruction paths, each with its own peak ops per cycle (the roofline set
+// collects `<metric>.peak_sustained`; metric_sets.cpp lists the same paths). On an H100, wgmma
+// dense FP16 peaks at 4096 ops per cycle per SM, mma.sync at two thirds of that, sparse at twice.
+struct TensorPath {
+  const char* metric;
+  const char* label;
+};
+constexpr TensorPath kTensorPaths[] = {
+    {"sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum", "wgmma FP16"},
+    {"sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_on.sum", "wgmma FP16 sparse"},
+    {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum", "wgmma BF16"},
+    {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_on.sum", "wgmma BF16 sparse"},
+    {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_off.sum", "wgmma TF32"},
+    {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_on.sum", "wgmma TF32 sparse"},
+    {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum", "mma.sync FP16->FP32"},
+    {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_on.sum", "mma.sync FP16->FP32 sparse"},
+    {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16_sparsity_off.sum", "mma.sync FP16->FP16"},
+    {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16_sparsity_on.sum", "mma.sync FP16->FP16 sparse"},
+    {"sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.sum", "mma.sync BF16"},
+    {"sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_on.sum", "mma.sync BF16 sparse"},
+    {"sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32_sparsity_off.sum", "mma.sync TF32"},
+    {"sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32_sparsity_on.sum", "mma.sync TF32 sparse"},
+    {"sm__ops_path_tensor_src_fp8_sparsity_off.sum", "FP8"},
+    {"sm__ops_path_tensor_src_fp8_sparsity_on.sum", "FP8 sparse"},
+    {"sm__ops_path_tensor_src_fp64.sum", "FP64"},
+};
+
+// Paths below this share of a kernel's tensor ops are left out of its mix description.
+constexpr double kMixShare = 0.01;
+
+// The tensor roof of the instructions the kernel ran: total ops / sum(ops_i / peak_i) per cycle
+// x the SM clock. None unless every path that ran has its peak and the paths account for the
+// kernel's tensor FLOPs (else the roof would be of some other mix).
+std::optional<double> tensor_peak(const KernelMetricValues& k, double tensor_flops, std::string& mix) {
+  double ops = 0, cycles = 0;
+  std::vector<std::pair<double, const char*>> parts;
+  for (const TensorPath& p : kTensorPaths) {
+    const auto n = k.get(p.metric);
+    if (!n || !(*n > 0)) continue;
+    const auto peak = k.get(std::string(p.metric) + ".peak_sustained");
+    if (!peak || !(*peak > 0)) return std::nullopt;
+    ops += *n;
+    cycles += *n / *peak;
+    parts.emplace_back(*n, p.label);
+  }
+  if (!(ops > 0) || ops < 0.99 * tensor_flops) return std::nullopt;
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [n, label] : parts)
+    if (n >= kMixShare * ops)
+      mix += (mix.empty() ? "" : ", ") + std::string(label) + " " + std::to_string(static_cast<int>(n / ops * 100 + 0.5)) + "%";
+  return product(ops / cycles, k.get("sm__cycles_elapsed.avg.per_second"));
+}
+
 }  // namespace
 
 ScalarFlops scalar_flops(const KernelMetricValues& k) {
@@ -105,10 +160,11 @@ std::optional<Roofline> roofline(const KernelMetricValues& k) {
       {"FP64", s.fp64, 0, peak_flops(k, "d")},
       {"FP32", s.fp32, 0, peak_flops(k, "f")},
       {"FP16", s.fp16, 0, peak_flops(k, "h")},
-      {"Tensor", tensor_ops ? tensor->float_ops : 0, 0, std::nullopt},  // no tensor peak is collected
+      {"Tensor", tensor_ops ? tensor->float_ops : 0, 0, std::nullopt},
   };
   for (PrecisionRoof p : candidates) {
     if (!(p.flops > 0)) continue;
+    if (p.precision == "Tensor") p.peak = tensor_peak(k, p.flops, p.mix);
     p.achieved = seconds > 0 ? p.flops / seconds : 0;
     r.precisions.push_back(p);
   }

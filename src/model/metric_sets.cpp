@@ -56,6 +56,33 @@ std::vector<MetricInfo> flop_metrics() {
       {"sm__ops_path_tensor_src_fp64.sum", U::Count, "Tensor ops FP64"}};
 }
 
+// Tensor-core operations per instruction path (Hopper): wgmma (hgmma) and mma.sync (hmma) by
+// precision and sparsity, each with its own peak per cycle, so the tensor roof is the one of
+// the instructions a kernel ran (wgmma dense FP16 runs 1.5x mma.sync's rate on an H100).
+// Keep in sync with kTensorPaths in src/analysis/metrics_roofline.cpp.
+std::vector<MetricInfo> tensor_path_metrics() {
+  // Built once: MetricInfo holds plain pointers into these names.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const char* path : {"sm__ops_path_tensor_op_hgmma_src_fp16", "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32",
+                             "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32", "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32",
+                             "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16", "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32",
+                             "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32", "sm__ops_path_tensor_src_fp8"})
+      for (const char* sparsity : {"_sparsity_off.sum", "_sparsity_on.sum"}) {
+        out.push_back(std::string(path) + sparsity);
+        out.push_back(out.back() + ".peak_sustained");
+      }
+    out.push_back("sm__ops_path_tensor_src_fp64.sum.peak_sustained");
+    return out;
+  }();
+  std::vector<MetricInfo> out;
+  for (const std::string& name : names) {
+    const bool peak = name.ends_with(".peak_sustained");
+    out.push_back({name.c_str(), peak ? U::PerCycle : U::Count, peak ? "Tensor path peak" : "Tensor path ops"});
+  }
+  return out;
+}
+
 // `head`, then `tail` appended.
 std::vector<MetricInfo> join(std::vector<MetricInfo> head, const std::vector<MetricInfo>& tail) {
   head.insert(head.end(), tail.begin(), tail.end());
@@ -101,7 +128,7 @@ std::vector<MetricSet> build_sets() {
                    {"sm__cycles_active.avg", U::Cycles, "SM active cycles"}}});
   sets.push_back({"stalls", "warp stall breakdown: warps stalled per issue cycle, by reason", stall_metrics()});
   sets.push_back({"roofline", "roofline: FLOPs and bytes per memory level, and the device's peaks",
-                  join(join({{"gpu__time_duration.sum", U::Nanoseconds, "Duration"}}, flop_metrics()),
+                  join(join(join({{"gpu__time_duration.sum", U::Nanoseconds, "Duration"}}, flop_metrics()),
                   {{"dram__bytes.sum", U::Bytes, "DRAM bytes"},
                    {"lts__t_bytes.sum", U::Bytes, "L2 bytes"},
                    {"l1tex__t_bytes.sum", U::Bytes, "L1 bytes"},
@@ -115,7 +142,8 @@ std::vector<MetricSet> build_sets() {
                    {"lts__t_bytes.sum.peak_sustained", U::PerCycle, "L2 bytes peak"},
                    {"lts__cycles_elapsed.avg.per_second", U::PerSecond, "L2 clock"},
                    {"l1tex__t_bytes.sum.peak_sustained", U::PerCycle, "L1 bytes peak"},
-                   {"l1tex__cycles_elapsed.avg.per_second", U::PerSecond, "L1 clock"}})});
+                   {"l1tex__cycles_elapsed.avg.per_second", U::PerSecond, "L1 clock"}}),
+                  tensor_path_metrics())});
   return sets;
 }
 

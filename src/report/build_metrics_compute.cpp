@@ -139,7 +139,7 @@ std::optional<Section> build_roofline_section(const std::vector<KernelMetrics>& 
                 num_column("l2", "L2", Unit::FlopsPerByte), num_column("l1", "L1", Unit::FlopsPerByte),
                 num_column("dram_ridge", "DRAM ridge", Unit::FlopsPerByte)};
   std::vector<std::string> notes;
-  bool no_peaks = false, tensor = false;
+  bool no_peaks = false, tensor_without_peak = false;
   const std::optional<double> none;
   for (const KernelMetrics& k : kernels) {
     if (!k.roofline) continue;
@@ -167,8 +167,9 @@ std::optional<Section> build_roofline_section(const std::vector<KernelMetrics>& 
                        opt_num(level[1], Unit::FlopsPerByte), opt_num(level[2], Unit::FlopsPerByte),
                        opt_num(ridge, Unit::FlopsPerByte)});
     if (!shown(roof, top)) continue;
-    tensor |= p.precision == "Tensor";
+    tensor_without_peak |= p.precision == "Tensor" && !p.peak;
     no_peaks |= p.precision != "Tensor" && !r.attainable;
+    if (!p.mix.empty()) notes.push_back(fmt::format("{}: tensor peak of the instructions it ran: {}.", k.values.name, p.mix));
     std::string others;
     for (size_t i = 1; i < r.precisions.size(); ++i) {
       const auto& q = r.precisions[i];
@@ -186,7 +187,9 @@ std::optional<Section> build_roofline_section(const std::vector<KernelMetrics>& 
                        "capture measured; Of roof: achieved / attainable. Region: DRAM intensity below the DRAM ridge "
                        "(peak / DRAM bandwidth) is memory-bound, above it compute-bound.");
   if (no_peaks) roof.notes.push_back("No roof where the peaks were not collected (the roofline set measures them).");
-  if (tensor) roof.notes.push_back("Tensor: no tensor-core peak is collected, so tensor-dominated kernels have no roof.");
+  if (tensor_without_peak)
+    roof.notes.push_back("Tensor: no roof without the peaks of the tensor instruction paths (wgmma, mma.sync by precision "
+                         "and sparsity), which the roofline set collects on Hopper.");
   for (std::string& n : notes) roof.notes.push_back(std::move(n));
   Section s;
   s.key = "roofline";

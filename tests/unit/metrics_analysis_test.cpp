@@ -214,6 +214,37 @@ TEST(Roofline, ComputeRegionAndNoRoofWithoutPeaksOrForTensorWork) {
   EXPECT_FALSE(r->attainable);
 }
 
+// The tensor roof is the peak of the instructions the kernel ran. Modelled on bsr_spmm on an H100
+// (WMMA, i.e. mma.sync FP16->FP32: 2.749e11 tensor FLOPs in 1.149 ms; there, at a 1.778 GHz SM
+// clock, 37.3% of the mma.sync peak while its tensor pipe was active 37.9% of the time).
+TEST(Roofline, TensorRoofOfTheInstructionsTheKernelRan) {
+  const double ops = 274877906944.0;
+  const testing::Metrics base = testing::sol(37, 67, 47, 58, 68, 1.149e6) + testing::flops(0, 0, 0, ops) +
+                                testing::level_bytes(1.8e9, 5e9, 4.6e9) + testing::h100_peaks();  // SM clock 1.755 GHz
+  auto r = analyze_one(base + testing::tensor_path(testing::kMmaSyncFp16, ops, 360448)).roofline;
+  ASSERT_TRUE(r);
+  const PrecisionRoof& p = r->precisions.front();
+  EXPECT_EQ(p.precision, "Tensor");
+  ASSERT_TRUE(p.peak);
+  EXPECT_NEAR(*p.peak, 360448 * 1.755e9, 1);
+  EXPECT_EQ(p.mix, "mma.sync FP16->FP32 100%");
+  EXPECT_NEAR(p.achieved, ops / 1.149e-3, 1e3);
+
+  // Half the ops on wgmma, half on mma.sync: the peak of the mix is the harmonic one.
+  r = analyze_one(base + testing::tensor_path(testing::kWgmmaBf16, ops / 2, 540672) +
+                  testing::tensor_path(testing::kMmaSyncFp16, ops / 2, 360448))
+          .roofline;
+  EXPECT_NEAR(*r->precisions.front().peak, 2.0 / (1.0 / 540672 + 1.0 / 360448) * 1.755e9, 1);
+  EXPECT_EQ(r->precisions.front().mix, "wgmma BF16 50%, mma.sync FP16->FP32 50%");
+
+  // A path without its peak, or paths that miss part of the tensor FLOPs: no roof, no guess.
+  r = analyze_one(base + testing::Metrics{{testing::kMmaSyncFp16, ops}}).roofline;
+  EXPECT_FALSE(r->precisions.front().peak);
+  EXPECT_FALSE(r->attainable);
+  r = analyze_one(base + testing::tensor_path(testing::kMmaSyncFp16, ops / 2, 360448)).roofline;
+  EXPECT_FALSE(r->precisions.front().peak);
+}
+
 TEST(GpuSamples, StatisticsAndOverlapWeightedBuckets) {
   TraceBuilder b;
   b.run(0, 100 * kMs);

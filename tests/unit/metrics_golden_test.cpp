@@ -45,7 +45,8 @@ std::vector<KernelPlan> plans() {
        sol(84.1, 42.6, 11.2, 38.5, 42.6, 1.6e6) + memory(4.2e8, 1.34e8, 2.1, 72.4, 0, 2.79e6) + occupancy(18.6, 11.9) +
            stalls({{"gmma", 9.5}, {"barrier", 2.3}, {"long_scoreboard", 1.1}, {"wait", 0.9}, {"math_pipe_throttle", 0.7},
                    {"not_selected", 0.4}, {"dispatch_stall", 0.2}}, 18.0) +
-           flops(2.1e8, 1.1e8, 0, 1.1e12) + level_bytes(5.54e8, 2.9e9, 3.1e9) + h100_peaks() + extra(81.3, 6.2, 18.0),
+           flops(2.1e8, 1.1e8, 0, 1.1e12) + level_bytes(5.54e8, 2.9e9, 3.1e9) + h100_peaks() + extra(81.3, 6.2, 18.0) +
+           tensor_path("sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum", 1.1e12, 540672),
        100, 99, 18.6, 81, 11.2, 2.6e11, 8.4e10},
       {"fused_gelu_matmul_naive(__half const*, __half const*, __half*, int)", 2, 6'000'000, 65536, 256, 64, 0, 0,
        sol(45.3, 38.2, 14.8, 38.2, 31.0, 6e6) + memory(1.7e8, 3.4e7, 61.5, 88.9, 0, 1.05e7) + occupancy(46.8, 29.9) +

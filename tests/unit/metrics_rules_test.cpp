@@ -69,6 +69,21 @@ TEST(RuleFarFromRoofline, UpperBoundIsKernelTimeTimesTheMissingFraction) {
   EXPECT_TRUE(f->shares_time_with.empty());
 }
 
+// A wgmma GEMM at 30 % of its tensor roof, far right of every ridge: compute-bound, tensor advice.
+TEST(RuleFarFromRoofline, TensorKernelsAreJudgedAgainstTheirInstructionsPeak) {
+  const double ops = 0.3 * 540672 * 1.755e9 * 1e-3;  // 30 % of the wgmma peak for 1 ms
+  const Metrics gemm = testing::sol(60, 30, 10, 20, 30, 1e6) + testing::flops(0, 0, 0, ops) +
+                       testing::level_bytes(1e8, 5e8, 5e8) + testing::h100_peaks() +
+                       testing::tensor_path(testing::kWgmmaBf16, ops, 540672);
+  const auto f = find(rules_for(gemm), "far_from_roofline");
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(static_cast<double>(*f->saving_ns), 20e6 * 0.7, 1e3);
+  EXPECT_NE(f->evidence[0].find("Tensor at"), std::string::npos) << f->evidence[0];
+  EXPECT_NE(f->evidence[0].find("bound by Tensor peak; compute-bound region"), std::string::npos) << f->evidence[0];
+  EXPECT_NE(f->advice.find("wgmma"), std::string::npos) << f->advice;
+  EXPECT_EQ(f->advice.find("use tensor cores for matrix products"), std::string::npos) << f->advice;
+}
+
 TEST(RuleFarFromRoofline, SilentNearTheRoofAndWithoutPeaks) {
   // Measured in 0.5 ms: 4 TFLOP/s, 59.7 % of the roof.
   EXPECT_FALSE(find(rules_for(memory_side_roofline(5e5)), "far_from_roofline"));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "gpuscope/analysis_metrics.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/analysis_rules.h"
 #include "gpuscope/report.h"
@@ -66,7 +67,7 @@ TEST(RealCapture, BsrSpmmWithHardwareMetrics) {
   EXPECT_EQ(t.metric_collections[0].status, "ok");
   EXPECT_EQ(t.metric_collections[0].passes, 22u);
   EXPECT_EQ(t.metric_collections[0].kernels_profiled, 5u);
-  EXPECT_EQ(t.kernel_metrics.size(), 5u * 78u);
+  EXPECT_EQ(t.kernel_metrics.size(), 5u * 111u);
   // 2 x M x N x K_eff tensor FLOPs per launch: 2 x 8192 x 8192 x 2048, exactly.
   size_t exact = 0;
   for (const KernelMetric& m : t.kernel_metrics)
@@ -85,6 +86,14 @@ TEST(RealCapture, BsrSpmmWithHardwareMetrics) {
   EXPECT_TRUE(rules.count("large_result_copy"));
   EXPECT_TRUE(rules.count("memory_bound_kernel"));
   EXPECT_TRUE(report_contains(t, "of metric collection (Data quality)"));
+  // Its WMMA code runs mma.sync, whose H100 peak is 2/3 of wgmma's: the roof is that one's.
+  const auto kernels = analysis::analyze_kernel_metrics(view.trace());
+  ASSERT_EQ(kernels.size(), 1u);
+  ASSERT_TRUE(kernels[0].roofline);
+  const analysis::PrecisionRoof& tensor = kernels[0].roofline->precisions.front();
+  EXPECT_EQ(tensor.mix, "mma.sync FP16->FP32 100%");
+  ASSERT_TRUE(tensor.peak);
+  EXPECT_NEAR(*tensor.peak / 1e12, 642.2, 1.0);  // 360,448 ops/cycle x its 1.78 GHz SM clock
 }
 
 TEST(RealCapture, SegfaultedProgramIsTruncatedButKeepsItsData) {

@@ -17,7 +17,7 @@ class FarFromRooflineRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     Finding f;
     double saving = 0;
-    bool memory_region = false, compute_region = false, conflicts = false, tail = false;
+    bool memory_region = false, compute_region = false, tensor_compute = false, conflicts = false, tail = false;
     for (const KernelMetrics& k : top_metric_kernels(ctx.trace)) {
       if (!far_from_roof(k)) continue;
       const Roofline& r = *k.roofline;
@@ -25,7 +25,7 @@ class FarFromRooflineRule final : public Rule {
       const double fraction = *r.roof_percent / 100.0;
       const double lost = k.values.total_ns * (1.0 - fraction);
       saving += lost;
-      (r.region == "memory" ? memory_region : compute_region) = true;
+      (r.region == "memory" ? memory_region : p.precision == "Tensor" ? tensor_compute : compute_region) = true;
       conflicts |= has_bank_conflicts(k);
       tail |= has_tail(k);
       std::string line = fmt::format("{}: {} at {}, {} of the {} attainable (bound by {}; {}-bound region", k.values.name,
@@ -54,6 +54,10 @@ class FarFromRooflineRule final : public Rule {
     if (compute_region)
       advice += "Compute-bound region: issue fewer non-FMA instructions (fuse mul + add, cheaper index math), add "
                 "instruction-level parallelism, and use tensor cores for matrix products. ";
+    if (tensor_compute)
+      advice += "Tensor cores below their peak: keep them fed (deeper shared-memory pipelines with TMA/cp.async, "
+                "larger tiles, more MMAs in flight); on Hopper, wgmma runs 1.5x the rate mma.sync/WMMA can "
+                "(CUTLASS 3 / CuTe or cuBLAS use it). ";
     f.advice = advice + "The Warp stalls section says what the warps wait for.";
     return f;
   }
