@@ -211,6 +211,20 @@ cut_wall_ms=$(report_wall_ms mx.gpuscope)
 raw_wall_ms=$(q mx.gpuscope "SELECT (end_ns - start_ns) / 1000000 FROM run")
 echo "     wall ms: traced $plain_wall_ms, with metrics $raw_wall_ms as run, $cut_wall_ms as analysed"
 expect "metrics: analysed wall time within 1.5x of the traced run's" "$((cut_wall_ms * 2))" -le "$((plain_wall_ms * 3))"
+# The tensor roof: bsr_spmm's WMMA kernel runs mma.sync, and the share of that path's peak it
+# reaches must match how busy its tensor pipe was (H100: 37.3 % vs 37.9 %).
+"$gpuscope" profile --no-report -o tr --metrics roofline,compute -- "$samples/bsr_spmm" --persistent --pinned --iters 2 >"$logs/tr.out" 2>"$logs/tr.err"
+expect "tensor roof: exit code" $? -eq 0
+tensor_check=$("$gpuscope" report --format json tr.gpuscope | python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+tables = {t['key']: t for s in r['sections'] for t in s['tables']}
+roof, tc = tables['roofline']['rows'][0], tables['tensor_cores']['rows'][0]
+mma = any('mma.sync FP16->FP32 100%' in n for n in tables['roofline']['notes'])
+print(int(mma), int(abs(roof['achieved'] / roof['peak'] * 100 - tc['pipe_active']) * 10))")
+read -r tensor_mma tensor_gap_tenths <<<"$tensor_check"
+expect "tensor roof: bsr_spmm's kernel runs mma.sync FP16" "$tensor_mma" -eq 1
+expect "tensor roof: share of the peak within 5 pp of tensor pipe active" "$tensor_gap_tenths" -le 50
 "$gpuscope" profile --no-report -o flt --metrics sol --kernel 'transpose' --launch-skip 1 --launch-count 2 -- "$mk" --iters 2 >/dev/null 2>"$logs/flt.err"
 expect "metrics: --kernel/--launch-skip/--launch-count measure exactly 2" "$(q flt.gpuscope "SELECT COUNT(DISTINCT correlation_id) FROM kernel_metrics")" -eq 2
 expect "metrics: filter skipped the first transpose" "$(q flt.gpuscope "SELECT COUNT(*) FROM kernel_metrics_named WHERE kernel LIKE 'transpose_conflicts%' AND metric = 'gpu__time_duration.sum'")" -eq 1
