@@ -39,16 +39,31 @@ class TimeCuts {
   std::vector<TimeNs> before_;
 };
 
-// The replayed kernel inside a replay interval: the one of that process ending last in it
-// (the importer places a replayed kernel at the end of its launch call).
-const Kernel* replayed_kernel(const Trace& t, uint32_t pid, const Interval& replay) {
-  const Kernel* found = nullptr;
-  for (const Kernel& k : t.kernels) {
-    if (k.pid != pid || k.start < replay.start || k.end > replay.end || k.end <= k.start) continue;
-    if (!found || k.end > found->end) found = &k;
+// Kernels by start time, to find the one inside each replay interval without scanning them all.
+class KernelIndex {
+ public:
+  explicit KernelIndex(const std::vector<Kernel>& kernels) {
+    for (const Kernel& k : kernels)
+      if (k.end > k.start) by_start_.push_back(&k);
+    std::sort(by_start_.begin(), by_start_.end(), [](const Kernel* a, const Kernel* b) { return a->start < b->start; });
   }
-  return found;
-}
+
+  // The replayed kernel of a replay interval: the one of that process ending last in it (the
+  // importer places a replayed kernel at the end of its launch call).
+  const Kernel* replayed(uint32_t pid, const Interval& replay) const {
+    const Kernel* found = nullptr;
+    auto it = std::lower_bound(by_start_.begin(), by_start_.end(), replay.start,
+                               [](const Kernel* k, TimeNs t) { return k->start < t; });
+    for (; it != by_start_.end() && (*it)->start <= replay.end; ++it) {
+      const Kernel& k = **it;
+      if (k.pid == pid && k.end <= replay.end && (!found || k.end > found->end)) found = &k;
+    }
+    return found;
+  }
+
+ private:
+  std::vector<const Kernel*> by_start_;
+};
 
 template <class Record>
 void shift(std::vector<Record>& records, const TimeCuts& cuts) {
@@ -67,6 +82,7 @@ bool is_profiler_time_kind(std::string_view kind) {
 Trace cut_profiler_time(const Trace& trace, ProfilerTime* cut) {
   std::vector<Interval> cuts;
   std::map<uint32_t, ProfilerTime> by_pid;
+  const KernelIndex kernels(trace.kernels);
   for (const CuptiOverhead& o : trace.overheads) {
     const std::string& kind = trace.strings.get(o.kind);
     if (!is_profiler_time_kind(kind) || o.end <= o.start || o.start <= 0) continue;
@@ -78,7 +94,7 @@ Trace cut_profiler_time(const Trace& trace, ProfilerTime* cut) {
     }
     ++p.launches;
     const Interval replay{o.start, o.end};
-    if (const Kernel* k = replayed_kernel(trace, o.pid, replay)) {
+    if (const Kernel* k = kernels.replayed(o.pid, replay)) {
       cuts.push_back({replay.start, k->start});
       cuts.push_back({k->end, replay.end});
       p.replay_ns += (replay.end - replay.start) - (k->end - k->start);
