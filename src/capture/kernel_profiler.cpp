@@ -1,17 +1,14 @@
 #include "capture/kernel_profiler.h"
 
-#include <cxxabi.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <regex>
-#include <unordered_map>
 
 #include "capture/cupti_compat.h"
 #include "capture/driver_probe.h"
+#include "capture/launch_filter.h"
 #include "capture/log.h"
 #include "capture/metrics_host.h"
 #include "capture/process_info.h"
@@ -64,27 +61,14 @@ struct ThreadLaunch {
 };
 thread_local ThreadLaunch t_launch;
 
-std::string demangled(const char* name) {
-  int status = 0;
-  char* text = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-  std::string out = status == 0 && text != nullptr ? text : name;
-  std::free(text);
-  return out;
-}
-
 }  // namespace
 
 struct KernelProfiler::Impl {
   Impl(const CuptiApi& api, const InjectConfig& config, MetricsOutbox& outbox)
-      : api(api), p(api.profiler), config(config), outbox(outbox) {
+      : api(api), p(api.profiler), config(config), outbox(outbox),
+        filter(config.kernel_regex, config.launch_skip, config.launch_count, filter_error) {
     for (const std::string& name : config.metrics) name_ptrs.push_back(name.c_str());
-    if (!config.kernel_regex.empty()) {
-      try {
-        filter.emplace(config.kernel_regex, std::regex::ECMAScript | std::regex::optimize);
-      } catch (const std::regex_error&) {
-        fail("the --kernel regex '" + config.kernel_regex + "' is not a valid ECMAScript regex");
-      }
-    }
+    if (!filter_error.empty()) fail(filter_error);
   }
 
   const CuptiApi& api;
@@ -92,7 +76,8 @@ struct KernelProfiler::Impl {
   const InjectConfig& config;
   MetricsOutbox& outbox;
   std::vector<const char*> name_ptrs;
-  std::optional<std::regex> filter;
+  std::string filter_error;  // set by `filter` for a bad --kernel regex
+  LaunchFilter filter;
 
   std::mutex mutex;  // held from a measured launch's entry to its exit; guards all below
   std::atomic<bool> off{false};
@@ -103,8 +88,7 @@ struct KernelProfiler::Impl {
   MetricConfig metric_config;
   std::string chip;
   std::map<CUcontext, ContextState> contexts;
-  std::unordered_map<std::string, bool> name_matches;
-  uint64_t matched = 0, profiled = 0, failed = 0;
+  uint64_t profiled = 0, failed = 0;
   std::string status = "ok";
 
   void publish() {
@@ -133,18 +117,9 @@ struct KernelProfiler::Impl {
   std::string cupti_failure(const char* call, CUptiResult rc) const { return cupti_call_failure(api, call, rc); }
 
   bool wanted(const char* symbol) {
-    if (filter) {
-      const std::string name = symbol ? symbol : "";
-      auto [it, fresh] = name_matches.try_emplace(name, false);
-      if (fresh) it->second = std::regex_search(name, *filter) || std::regex_search(demangled(name.c_str()), *filter);
-      if (!it->second) return false;
-    }
-    ++matched;
-    if (profiled + failed >= config.launch_count) {
-      enough.store(true);
-      return false;
-    }
-    return matched > config.launch_skip;
+    const LaunchFilter::Verdict verdict = filter.next(symbol, profiled + failed);
+    if (verdict == LaunchFilter::Verdict::Done) enough.store(true);
+    return verdict == LaunchFilter::Verdict::Measure;
   }
 
   // The chip of the calling thread's current device, or "" with `error` set.
@@ -373,7 +348,7 @@ void KernelProfiler::finish() {
   Impl& impl = *impl_;
   std::lock_guard<std::mutex> guard(impl.mutex);
   if (impl.status == "ok" && impl.profiled == 0)
-    impl.status = impl.matched == 0 && impl.filter ? "no kernel matched the --kernel filter" : "no kernel was measured";
+    impl.status = impl.filter.matched() == 0 && impl.filter.by_name() ? "no kernel matched the --kernel filter" : "no kernel was measured";
   impl.publish();
 }
 

@@ -3,7 +3,7 @@
 // How: the library's callback subscriber (callback_hub.h) hands us the kernel-launch API
 // calls (runtime and driver).
 // On entry to the outermost launch call of a thread, if the kernel passes the filters
-// (--kernel regex, --launch-skip, --launch-count), the range profiler is started in
+// (--kernel regex, --launch-skip, --launch-count: launch_filter.h), the range profiler is started in
 // auto-range / kernel-replay mode: CUPTI runs that one kernel as many times as the metrics
 // need passes, saving and restoring the device memory it touches, so the program's results
 // are unchanged. On exit the profiler is stopped, the range decoded and evaluated, and the
@@ -11,8 +11,9 @@
 // API call, which is the id CUPTI gives the kernel's activity record.
 //
 // Launches are measured one at a time (a mutex held from entry to exit): kernel replay
-// serializes the GPU anyway. Timings in a capture with metrics are therefore not those of a
-// plain run; the report says so.
+// serializes the GPU anyway. The time this takes on the launching thread (the one-time set-up,
+// each launch's replay) is recorded as overhead records, and analysis cuts it out of the
+// program's timeline (analysis_profiler_time.h).
 //
 // Fail open: any CUPTI error turns metric collection off for the rest of the run (the trace
 // goes on), with one "gpuscope: ..." line and the reason in the MetricCollection record.
