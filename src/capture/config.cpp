@@ -59,8 +59,8 @@ ConfigResult parse_config(const char* text, bool require_spool) {
   }
   ConfigResult result;
   InjectConfig& config = result.config;
-  bool seen_spool = false, seen_driver = false, seen_flush = false, seen_buffer = false,
-       seen_cupti = false, seen_metrics = false, seen_kernel = false, seen_skip = false, seen_count = false,
+  bool seen_spool = false, seen_driver = false, seen_flush = false, seen_buffer = false, seen_cupti = false,
+       seen_metrics = false, seen_required = false, seen_kernel = false, seen_skip = false, seen_count = false,
        seen_hz = false, seen_source = false;
 
   std::string_view rest(text);
@@ -112,6 +112,10 @@ ConfigResult parse_config(const char* text, bool require_spool) {
       if (repeated(seen_metrics)) return duplicate();
       config.metrics = split_commas(value);
       if (config.metrics.empty()) return bad_value("comma-separated metric names");
+    } else if (key == "required") {
+      if (repeated(seen_required)) return duplicate();
+      config.required_metrics = split_commas(value);
+      if (config.required_metrics.empty()) return bad_value("comma-separated metric names");
     } else if (key == "kernel_hex") {
       if (repeated(seen_kernel)) return duplicate();
       if (!decode_hex(value, config.kernel_regex) || config.kernel_regex.empty()) return bad_value("hex-encoded regex");

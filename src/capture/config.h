@@ -12,6 +12,9 @@
 //   cupti=/path          libcupti.so.13 to load when none is already loaded (optional)
 //   metrics=a.sum,b.pct  per-kernel hardware metrics to collect with the range profiler,
 //                        full Perfworks names, comma-separated (the CLI expands sets)
+//   required=a.sum,...   those of `metrics` the user named (--metric): collected on any chip
+//                        or not at all; the others come from sets, and a chip without them
+//                        drops them (metrics_host.h, select_for_chip)
 //   kernel_hex=HEX       only kernels whose name matches this ECMAScript regex (hex-encoded
 //                        UTF-8, so any character can pass through this format)
 //   launch_skip=N        skip the first N matching kernel launches (default 0)
@@ -39,6 +42,7 @@ struct InjectConfig {
   uint32_t buffer_kb = 8192;
   std::string cupti_path;  // empty: search (see cupti_loader.h)
   std::vector<std::string> metrics;  // empty: no range profiling
+  std::vector<std::string> required_metrics;  // of `metrics`: never dropped for the chip
   std::string kernel_regex;          // empty: every kernel
   uint64_t launch_skip = 0;
   uint64_t launch_count = UINT64_MAX;

@@ -67,7 +67,6 @@ struct KernelProfiler::Impl {
   Impl(const CuptiApi& api, const InjectConfig& config, MetricsOutbox& outbox)
       : api(api), p(api.profiler), config(config), outbox(outbox),
         filter(config.kernel_regex, config.launch_skip, config.launch_count, filter_error) {
-    for (const std::string& name : config.metrics) name_ptrs.push_back(name.c_str());
     if (!filter_error.empty()) fail(filter_error);
   }
 
@@ -75,7 +74,9 @@ struct KernelProfiler::Impl {
   const ProfilerApi& p;
   const InjectConfig& config;
   MetricsOutbox& outbox;
-  std::vector<const char*> name_ptrs;
+  // What is collected: the configured metrics, less those this chip lacks (for_this_chip).
+  std::vector<std::string> metrics = config.metrics;
+  std::vector<const char*> name_ptrs;  // into `metrics`, once it is final
   std::string filter_error;  // set by `filter` for a bad --kernel regex
   LaunchFilter filter;
 
@@ -97,7 +98,7 @@ struct KernelProfiler::Impl {
     record.kernels_profiled = profiled;
     record.kernels_failed = failed;
     record.passes = static_cast<uint32_t>(metric_config.passes);
-    record.metrics = static_cast<uint32_t>(config.metrics.size());
+    record.metrics = static_cast<uint32_t>(metrics.size());
     outbox.set_collection(record, status, chip);
   }
 
@@ -149,13 +150,45 @@ struct KernelProfiler::Impl {
     if (!created) return refuse(error);
     // Validating (on scratch objects) costs as much as building the configuration (~50 ms on
     // an H100 for `sol`), so it runs only when building fails, to name the bad metric.
-    if (error = created->build_config(config.metrics, metric_config); !error.empty()) {
-      const std::string culprit = created->validate(config.metrics);
-      return refuse(culprit.empty() ? error : culprit);
+    if (error = created->build_config(metrics, metric_config); !error.empty()) {
+      if (!(created = for_this_chip(std::move(created), error))) return false;
     }
     host = std::move(created);
+    name_ptrs.clear();
+    for (const std::string& name : metrics) name_ptrs.push_back(name.c_str());
+    outbox.set_kernel_metric_names(metrics);  // before any value: none is pushed until now
     publish();
     return true;
+  }
+
+  // The sets are written for Hopper: on a chip without some of their metrics, collect the rest
+  // and record what was left out (the user's own --metric names are never dropped). Returns
+  // the host configured with what this chip has, or null after refusing with the reason.
+  std::unique_ptr<MetricsHost> for_this_chip(std::unique_ptr<MetricsHost> failed, const std::string& build_error) {
+    std::vector<std::string> on_chip;
+    ChipSelection selection;
+    if (failed->base_metric_names(on_chip).empty())
+      selection = select_for_chip(metrics, config.required_metrics, on_chip);
+    if (selection.dropped.empty() || !selection.missing_required.empty()) {
+      const std::string culprit = failed->validate(metrics);  // names the bad one
+      refuse(culprit.empty() ? build_error : culprit);
+      return nullptr;
+    }
+    std::string error;
+    auto host = MetricsHost::create(api, chip, ProfilerKind::RangeProfiler, error);  // one configuration per object
+    if (!host || !(error = host->build_config(selection.kept, metric_config)).empty()) {
+      refuse(error.empty() ? build_error : error);
+      return nullptr;
+    }
+    std::string names;
+    for (const std::string& name : selection.dropped) names += (names.empty() ? "" : ", ") + name;
+    outbox.add_loss("metrics_not_on_chip", selection.dropped.size(),
+                    std::to_string(selection.dropped.size()) + " metrics of the requested sets do not exist on " +
+                        chip + " and were not collected: " + names);
+    log_line("metrics: %zu metrics of the sets do not exist on %s; collecting the other %zu", selection.dropped.size(),
+             chip.c_str(), selection.kept.size());
+    metrics = std::move(selection.kept);
+    return host;
   }
 
   std::string configure(ContextState& state) {
@@ -294,7 +327,7 @@ struct KernelProfiler::Impl {
     }
     std::vector<double> values;
     for (size_t range = state.evaluated; range < info.numTotalRanges; ++range) {
-      if (std::string error = host->evaluate(state.counter_data, range, config.metrics, values); !error.empty())
+      if (std::string error = host->evaluate(state.counter_data, range, metrics, values); !error.empty())
         return error;
       outbox.push_kernel(correlation_id, values);
       ++profiled;

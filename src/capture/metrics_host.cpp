@@ -1,6 +1,7 @@
 #include "capture/metrics_host.h"
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 namespace gpuscope::capture {
@@ -139,6 +140,32 @@ MetricsHost::~MetricsHost() {
 
 std::string MetricsHost::failure(const std::string& what, CUptiResult rc) const {
   return what + " on " + chip_ + " (" + profiler_kind_name(kind_) + "): " + cupti_result_text(api_, rc);
+}
+
+std::string MetricsHost::base_metric_names(std::vector<std::string>& out) const {
+  out.clear();
+  for (CUpti_MetricType type : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
+    auto base = GPUSCOPE_CUPTI_PARAMS(CUpti_Profiler_Host_GetBaseMetrics_Params);
+    base.pHostObject = object_;
+    base.metricType = type;
+    if (CUptiResult rc = api_.profiler.HostGetBaseMetrics(&base); rc != CUPTI_SUCCESS)
+      return failure(std::string("cannot list ") + metric_type_name(type) + " metrics", rc);
+    for (size_t i = 0; i < base.numMetrics; ++i) out.push_back(text(base.ppMetricNames[i]));
+  }
+  return "";
+}
+
+ChipSelection select_for_chip(const std::vector<std::string>& wanted, const std::vector<std::string>& required,
+                              const std::vector<std::string>& chip_metrics) {
+  const std::set<std::string> on_chip(chip_metrics.begin(), chip_metrics.end());
+  ChipSelection out;
+  for (const std::string& name : wanted) {
+    const bool known = on_chip.count(name.substr(0, name.find('.'))) > 0;
+    const bool must = std::find(required.begin(), required.end(), name) != required.end();
+    if (known) out.kept.push_back(name);
+    else (must ? out.missing_required : out.dropped).push_back(name);
+  }
+  return out;
 }
 
 std::string MetricsHost::list_metrics(bool with_submetrics, std::vector<MetricDescription>& out) const {

@@ -57,6 +57,17 @@ struct MetricConfig {
 // The chips this CUPTI knows, e.g. {"GA100", "GH100", ...}; "" or an error.
 std::string supported_chips(const CuptiApi& api, std::vector<std::string>& chips);
 
+// gpuscope's metric sets are written for Hopper (GH100); another chip lacks some of their
+// metrics (AD102 and GB100 have no sm__ops_path_tensor_src_fp16, for one). The metrics of
+// `wanted` whose base metric the chip has (`chip_metrics`, base names) are `kept`, in order;
+// the others are `dropped` — except `required` ones (the user's own --metric), which are never
+// dropped: one the chip lacks is in `missing_required`.
+struct ChipSelection {
+  std::vector<std::string> kept, dropped, missing_required;
+};
+ChipSelection select_for_chip(const std::vector<std::string>& wanted, const std::vector<std::string>& required,
+                              const std::vector<std::string>& chip_metrics);
+
 // One CUPTI host object for one chip and profiler kind (RAII: deinitialized on destruction).
 class MetricsHost {
  public:
@@ -75,6 +86,10 @@ class MetricsHost {
 
   // Every base metric of every type, in CUPTI's order (counters, ratios, throughputs).
   std::string list_metrics(bool with_submetrics, std::vector<MetricDescription>& out) const;
+
+  // The base names of every metric of the chip, without descriptions (cheaper than
+  // list_metrics: three calls to CUPTI).
+  std::string base_metric_names(std::vector<std::string>& out) const;
 
   // Checks full names ("dram__bytes_read.sum") on scratch objects, so this object stays
   // unconfigured. The error names the first bad metric. For PM sampling the list must also

@@ -41,6 +41,11 @@ void MetricsOutbox::push_profiler_time(const char* kind, int64_t start_ns, int64
   profiler_times_.push_back({kind, start_ns, end_ns});
 }
 
+void MetricsOutbox::add_loss(std::string what, uint64_t count, std::string detail) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  losses_.push_back({std::move(what), std::move(detail), count});
+}
+
 void MetricsOutbox::set_collection(const spool::MetricCollectionRecord& record, std::string status, std::string chip) {
   std::lock_guard<std::mutex> lock(mutex_);
   Collection& c = collections_[record.kind == static_cast<uint8_t>(spool::MetricCollectionKind::Sampling) ? 1 : 0];
@@ -54,6 +59,7 @@ void MetricsOutbox::drain(RecordSink& sink) {
   std::vector<KernelValues> kernels;
   std::vector<SampleValues> samples;
   std::vector<ProfilerTime> profiler_times;
+  std::vector<Loss> losses;
   Collection collections[2];
   std::vector<std::string> kernel_names, sample_names;
   {
@@ -63,6 +69,7 @@ void MetricsOutbox::drain(RecordSink& sink) {
     kernels.swap(kernels_);
     samples.swap(samples_);
     profiler_times.swap(profiler_times_);
+    losses.swap(losses_);
     pending_values_ = 0;
     for (int i = 0; i < 2; ++i) {
       collections[i] = collections_[i];
@@ -101,6 +108,13 @@ void MetricsOutbox::drain(RecordSink& sink) {
     record.end_ns = t.end_ns;
     record.kind = sink.intern(t.kind);
     sink.add(spool::RecordKind::Overhead, record);
+  }
+  for (const Loss& l : losses) {
+    spool::LossRecord record{};
+    record.count = l.count;
+    record.what = sink.intern(l.what);
+    record.detail = sink.intern(l.detail);
+    sink.add(spool::RecordKind::Loss, record);
   }
   for (Collection& c : collections) {
     if (!c.pending) continue;

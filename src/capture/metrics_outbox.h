@@ -35,6 +35,9 @@ class MetricsOutbox {
   // as an overhead record of `kind` (kMetricSetupOverhead, kKernelReplayOverhead), so analysis can
   // take it out of the program's timeline (docs/capture.md).
   void push_profiler_time(const char* kind, int64_t start_ns, int64_t end_ns);
+  // A data loss of metric collection (e.g. metrics_not_on_chip), written as a spool Loss
+  // record: `count` of `what`, and one line for people.
+  void add_loss(std::string what, uint64_t count, std::string detail);
   // Replaces the last status of that kind; written at the next drain.
   void set_collection(const spool::MetricCollectionRecord& record, std::string status, std::string chip);
 
@@ -57,6 +60,10 @@ class MetricsOutbox {
     const char* kind;  // a string literal
     int64_t start_ns, end_ns;
   };
+  struct Loss {
+    std::string what, detail;
+    uint64_t count;
+  };
   struct Collection {
     bool pending = false;
     spool::MetricCollectionRecord record{};
@@ -68,6 +75,7 @@ class MetricsOutbox {
   std::vector<KernelValues> kernels_;
   std::vector<SampleValues> samples_;
   std::vector<ProfilerTime> profiler_times_;
+  std::vector<Loss> losses_;
   Collection collections_[2];  // by MetricCollectionKind
   size_t pending_values_ = 0;
   uint64_t dropped_ = 0;

@@ -71,6 +71,11 @@ std::map<std::string, std::string> injection_environment(const CaptureSettings& 
   if (!settings.metrics.empty()) {
     config += ";metrics=";
     for (size_t i = 0; i < settings.metrics.size(); ++i) config += (i ? "," : "") + settings.metrics[i];
+    if (!settings.required_metrics.empty()) {
+      config += ";required=";
+      for (size_t i = 0; i < settings.required_metrics.size(); ++i)
+        config += (i ? "," : "") + settings.required_metrics[i];
+    }
     if (!settings.kernel_regex.empty()) config += ";kernel_hex=" + hex(settings.kernel_regex);
     if (settings.launch_skip > 0) config += ";launch_skip=" + std::to_string(settings.launch_skip);
     if (settings.launch_count > 0) config += ";launch_count=" + std::to_string(settings.launch_count);

@@ -23,6 +23,7 @@ struct CaptureSettings {
   bool driver_api = false;
   int flush_ms = 500;
   std::vector<std::string> metrics;  // full metric names (sets already expanded); empty: none
+  std::vector<std::string> required_metrics;  // of `metrics`, the user's own --metric names
   std::string kernel_regex;          // only these kernels get metrics; empty: all
   uint64_t launch_skip = 0;
   uint64_t launch_count = 0;         // 0: no limit

@@ -77,6 +77,7 @@ CaptureSettings capture_settings(const ProfileOptions& options) {
   std::string error;
   if (wants_metrics && !expand_metric_sets(options.metric_sets, options.raw_metrics, settings.metrics, error))
     throw Error(error);
+  settings.required_metrics = options.raw_metrics;  // the sets adapt to the chip; these do not
   // CUPTI leaves the timestamps of a replayed kernel's record empty; its measured duration is
   // what the importer places it on the timeline with, so it is always collected.
   const std::string duration = "gpu__time_duration.sum";

@@ -85,6 +85,24 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt"));
 }
 
+// The capture config carries the expanded sets, and separately the user's own --metric names,
+// which a chip without them must not drop (the sets' metrics it may).
+TEST(Cli, ProfileMarksTheUsersOwnMetricsAsRequired) {
+  const std::string dir = testing::scratch_dir("cli_profile_required");
+  CliResult r = gpuscope(dir, "profile -o p --no-report --metrics occupancy --metric dram__bytes_read.sum -- "
+                              "/bin/sh -c 'echo $GPUSCOPE_INJECT_CONFIG > cfg.txt'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string config;
+  std::getline(std::ifstream(dir + "/cfg.txt"), config);
+  EXPECT_NE(config.find(";metrics=gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"),
+            std::string::npos)
+      << config;
+  EXPECT_NE(config.find(";required=dram__bytes_read.sum"), std::string::npos) << config;
+  r = gpuscope(dir, "profile -o q --no-report --metrics occupancy -- /bin/sh -c 'echo $GPUSCOPE_INJECT_CONFIG > cfg.txt'");
+  std::getline(std::ifstream(dir + "/cfg.txt"), config);
+  EXPECT_EQ(config.find("required="), std::string::npos) << config;
+}
+
 TEST(Cli, ProfilePassesExitStatusAndSignalsThrough) {
   const std::string dir = testing::scratch_dir("cli_status");
   std::ofstream(dir + "/fake_inject.so") << "x";

@@ -132,10 +132,11 @@ TEST(CaptureConfig, MetricKeys) {
   // kernel_hex: "gemm|spmm" in hex.
   ConfigResult r = parse_config(
       "spool=/tmp/c;metrics=gpu__time_duration.sum,dram__bytes_read.sum;kernel_hex=67656d6d7c73706d6d;"
-      "launch_skip=3;launch_count=2;gpu_metrics_hz=10000",
+      "launch_skip=3;launch_count=2;gpu_metrics_hz=10000;required=dram__bytes_read.sum",
       true);
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.config.metrics.size(), 2u);
+  EXPECT_EQ(r.config.required_metrics, std::vector<std::string>{"dram__bytes_read.sum"});
   EXPECT_EQ(r.config.metrics[1], "dram__bytes_read.sum");
   EXPECT_EQ(r.config.kernel_regex, "gemm|spmm");
   EXPECT_EQ(r.config.launch_skip, 3u);
@@ -162,6 +163,8 @@ TEST(CaptureConfig, MetricKeyDefaultsAndErrors) {
   EXPECT_FALSE(parse_config("spool=/tmp/c;gpu_metrics_source=nvml", true).ok);
   EXPECT_FALSE(parse_config("spool=/tmp/c;gpu_metrics_source=pm;gpu_metrics_source=pm", true).ok);
   EXPECT_FALSE(parse_config("spool=/tmp/c;metrics=,", true).ok);            // no names
+  EXPECT_FALSE(parse_config("spool=/tmp/c;required=", true).ok);
+  EXPECT_TRUE(r.config.required_metrics.empty());
   EXPECT_FALSE(parse_config("spool=/tmp/c;launch_skip=-1", true).ok);
 }
 

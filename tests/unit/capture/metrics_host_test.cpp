@@ -150,5 +150,40 @@ TEST_F(MetricsHostTest, OneConfigurationPerObject) {
   EXPECT_NE(h->build_config({"dram__bytes_read.sum"}, config), "");
 }
 
+// Other chips lack some of the Hopper-written sets' metrics: what select_for_chip keeps still
+// builds a configuration there, and the sets lose only what the chip does not have.
+TEST_F(MetricsHostTest, TheSetsAdaptToChipsThatLackSomeOfTheirMetrics) {
+  std::vector<std::string> full;
+  std::string error;
+  ASSERT_TRUE(expand_metric_sets("full", {}, full, error)) << error;
+  for (const char* chip : {"GA100", "AD102", "GB100"}) {
+    auto h = MetricsHost::create(*api_, chip, ProfilerKind::RangeProfiler, error);
+    ASSERT_TRUE(h) << error;
+    std::vector<std::string> on_chip;
+    ASSERT_EQ(h->base_metric_names(on_chip), "");
+    const ChipSelection sel = select_for_chip(full, {}, on_chip);
+    EXPECT_FALSE(sel.dropped.empty()) << chip;
+    EXPECT_TRUE(sel.missing_required.empty());
+    EXPECT_NE(std::find(sel.dropped.begin(), sel.dropped.end(), "sm__ops_path_tensor_src_fp16.sum"), sel.dropped.end())
+        << chip;
+    EXPECT_NE(std::find(sel.kept.begin(), sel.kept.end(), "gpu__time_duration.sum"), sel.kept.end()) << chip;
+    EXPECT_EQ(sel.kept.size() + sel.dropped.size(), full.size());
+    MetricConfig config;
+    EXPECT_EQ(h->build_config(sel.kept, config), "") << chip;
+    EXPECT_GT(config.passes, 0u) << chip;
+  }
+  // On the chip the sets are written for, nothing is dropped.
+  std::vector<std::string> gh100;
+  ASSERT_EQ(host()->base_metric_names(gh100), "");
+  EXPECT_TRUE(select_for_chip(full, {}, gh100).dropped.empty());
+}
+
+TEST(SelectForChip, TheUsersOwnMetricsAreNeverDropped) {
+  const ChipSelection sel = select_for_chip({"a__x.sum", "b__y.avg.pct", "c__z.sum"}, {"c__z.sum"}, {"a__x"});
+  EXPECT_EQ(sel.kept, std::vector<std::string>{"a__x.sum"});
+  EXPECT_EQ(sel.dropped, std::vector<std::string>{"b__y.avg.pct"});
+  EXPECT_EQ(sel.missing_required, std::vector<std::string>{"c__z.sum"});
+}
+
 }  // namespace
 }  // namespace gpuscope::capture
