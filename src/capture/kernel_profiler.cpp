@@ -74,7 +74,7 @@ struct KernelProfiler::Impl {
   const ProfilerApi& p;
   const InjectConfig& config;
   MetricsOutbox& outbox;
-  // What is collected: the configured metrics, less those this chip lacks (for_this_chip).
+  // What is collected: the configured metrics, less those this chip lacks (configure_for_chip).
   std::vector<std::string> metrics = config.metrics;
   std::vector<const char*> name_ptrs;  // into `metrics`, once it is final
   std::string filter_error;  // set by `filter` for a bad --kernel regex
@@ -146,49 +146,27 @@ struct KernelProfiler::Impl {
     if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS) return refuse(cupti_failure("cuptiProfilerInitialize", rc));
     std::string error;
     if ((chip = chip_of_current_device(error)).empty()) return refuse(error);
-    auto created = MetricsHost::create(api, chip, ProfilerKind::RangeProfiler, error);
-    if (!created) return refuse(error);
-    // Validating (on scratch objects) costs as much as building the configuration (~50 ms on
-    // an H100 for `sol`), so it runs only when building fails, to name the bad metric.
-    if (error = created->build_config(metrics, metric_config); !error.empty()) {
-      if (!(created = for_this_chip(std::move(created), error))) return false;
-    }
-    host = std::move(created);
-    name_ptrs.clear();
+    ChipConfig chosen = configure_for_chip(api, chip, config.metrics, config.required_metrics);
+    if (!chosen.host) return refuse(chosen.error);
+    if (!chosen.dropped.empty()) record_not_on_chip(chosen);
+    host = std::move(chosen.host);
+    metric_config = std::move(chosen.config);
+    metrics = std::move(chosen.collected);
     for (const std::string& name : metrics) name_ptrs.push_back(name.c_str());
     outbox.set_kernel_metric_names(metrics);  // before any value: none is pushed until now
     publish();
     return true;
   }
 
-  // The sets are written for Hopper: on a chip without some of their metrics, collect the rest
-  // and record what was left out (the user's own --metric names are never dropped). Returns
-  // the host configured with what this chip has, or null after refusing with the reason.
-  std::unique_ptr<MetricsHost> for_this_chip(std::unique_ptr<MetricsHost> failed, const std::string& build_error) {
-    std::vector<std::string> on_chip;
-    ChipSelection selection;
-    if (failed->base_metric_names(on_chip).empty())
-      selection = select_for_chip(metrics, config.required_metrics, on_chip);
-    if (selection.dropped.empty() || !selection.missing_required.empty()) {
-      const std::string culprit = failed->validate(metrics);  // names the bad one
-      refuse(culprit.empty() ? build_error : culprit);
-      return nullptr;
-    }
-    std::string error;
-    auto host = MetricsHost::create(api, chip, ProfilerKind::RangeProfiler, error);  // one configuration per object
-    if (!host || !(error = host->build_config(selection.kept, metric_config)).empty()) {
-      refuse(error.empty() ? build_error : error);
-      return nullptr;
-    }
+  // The sets are written for Hopper; what this chip lacks of them is a loss people should see.
+  void record_not_on_chip(const ChipConfig& chosen) {
     std::string names;
-    for (const std::string& name : selection.dropped) names += (names.empty() ? "" : ", ") + name;
-    outbox.add_loss("metrics_not_on_chip", selection.dropped.size(),
-                    std::to_string(selection.dropped.size()) + " metrics of the requested sets do not exist on " +
-                        chip + " and were not collected: " + names);
-    log_line("metrics: %zu metrics of the sets do not exist on %s; collecting the other %zu", selection.dropped.size(),
-             chip.c_str(), selection.kept.size());
-    metrics = std::move(selection.kept);
-    return host;
+    for (const std::string& name : chosen.dropped) names += (names.empty() ? "" : ", ") + name;
+    outbox.add_loss("metrics_not_on_chip", chosen.dropped.size(),
+                    std::to_string(chosen.dropped.size()) + " metrics of the requested sets do not exist on " + chip +
+                        " and were not collected: " + names);
+    log_line("metrics: %zu metrics of the sets do not exist on %s; collecting the other %zu", chosen.dropped.size(),
+             chip.c_str(), chosen.collected.size());
   }
 
   std::string configure(ContextState& state) {

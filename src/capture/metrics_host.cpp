@@ -168,6 +168,38 @@ ChipSelection select_for_chip(const std::vector<std::string>& wanted, const std:
   return out;
 }
 
+ChipConfig configure_for_chip(const CuptiApi& api, const std::string& chip, const std::vector<std::string>& names,
+                              const std::vector<std::string>& required) {
+  ChipConfig out;
+  out.host = MetricsHost::create(api, chip, ProfilerKind::RangeProfiler, out.error);
+  if (!out.host) return out;
+  // Validating (on scratch objects) costs as much as building the configuration (~50 ms on an
+  // H100 for `sol`), so it runs only when building fails, to name the bad metric.
+  const std::string build_error = out.host->build_config(names, out.config);
+  if (build_error.empty()) {
+    out.collected = names;
+    return out;
+  }
+  std::vector<std::string> on_chip;
+  ChipSelection selection;
+  if (out.host->base_metric_names(on_chip).empty()) selection = select_for_chip(names, required, on_chip);
+  if (selection.dropped.empty() || !selection.missing_required.empty()) {
+    const std::string culprit = out.host->validate(names);
+    out.error = culprit.empty() ? build_error : culprit;
+    out.host.reset();
+    return out;
+  }
+  out.host = MetricsHost::create(api, chip, ProfilerKind::RangeProfiler, out.error);  // one configuration per object
+  if (out.host) out.error = out.host->build_config(selection.kept, out.config);
+  if (!out.error.empty()) {
+    out.host.reset();
+    return out;
+  }
+  out.collected = std::move(selection.kept);
+  out.dropped = std::move(selection.dropped);
+  return out;
+}
+
 std::string MetricsHost::list_metrics(bool with_submetrics, std::vector<MetricDescription>& out) const {
   out.clear();
   const ProfilerApi& p = api_.profiler;

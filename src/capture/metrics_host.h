@@ -68,6 +68,7 @@ struct ChipSelection {
 ChipSelection select_for_chip(const std::vector<std::string>& wanted, const std::vector<std::string>& required,
                               const std::vector<std::string>& chip_metrics);
 
+
 // One CUPTI host object for one chip and profiler kind (RAII: deinitialized on destruction).
 class MetricsHost {
  public:
@@ -121,5 +122,19 @@ class MetricsHost {
   std::unique_ptr<std::vector<uint8_t>> counter_availability_;
   bool configured_ = false;
 };
+
+// The range profiler's configuration of `names` for `chip`, adapted to it: when building all of
+// them fails, the metrics the chip lacks are left out (select_for_chip; never `required` ones)
+// and the rest is built on a fresh host object. `error` (one line, naming the bad metric when
+// there is one) when nothing can be built.
+struct ChipConfig {
+  std::unique_ptr<MetricsHost> host;  // configured with `collected`
+  MetricConfig config;
+  std::vector<std::string> collected;  // what the configuration measures, in order
+  std::vector<std::string> dropped;    // metrics of the sets this chip lacks
+  std::string error;
+};
+ChipConfig configure_for_chip(const CuptiApi& api, const std::string& chip, const std::vector<std::string>& names,
+                              const std::vector<std::string>& required);
 
 }  // namespace gpuscope::capture

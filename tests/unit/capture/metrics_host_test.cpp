@@ -178,6 +178,38 @@ TEST_F(MetricsHostTest, TheSetsAdaptToChipsThatLackSomeOfTheirMetrics) {
   EXPECT_TRUE(select_for_chip(full, {}, gh100).dropped.empty());
 }
 
+// What the capture library does at its first measured launch (kernel_profiler.cpp).
+TEST_F(MetricsHostTest, ConfigureForChipAdaptsTheSetsButNotTheUsersMetrics) {
+  std::vector<std::string> full;
+  std::string error;
+  ASSERT_TRUE(expand_metric_sets("full", {}, full, error)) << error;
+
+  ChipConfig hopper = configure_for_chip(*api_, kChip, full, {});
+  ASSERT_TRUE(hopper.host) << hopper.error;
+  EXPECT_EQ(hopper.collected, full);
+  EXPECT_TRUE(hopper.dropped.empty());
+  EXPECT_EQ(hopper.config.passes, 22u);
+
+  ChipConfig ada = configure_for_chip(*api_, "AD102", full, {"dram__bytes_read.sum"});
+  ASSERT_TRUE(ada.host) << ada.error;
+  EXPECT_FALSE(ada.dropped.empty());
+  EXPECT_EQ(ada.collected.size() + ada.dropped.size(), full.size());
+  EXPECT_GT(ada.config.passes, 0u);
+  EXPECT_NE(std::find(ada.collected.begin(), ada.collected.end(), "dram__bytes_read.sum"), ada.collected.end());
+
+  ChipConfig refused = configure_for_chip(*api_, "AD102", full, {"sm__ops_path_tensor_src_fp16.sum"});
+  EXPECT_FALSE(refused.host);
+  EXPECT_NE(refused.error.find("sm__ops_path_tensor_src_fp16.sum"), std::string::npos) << refused.error;
+
+  // A name no chip has: dropped from the sets' list; named in the error when it is the user's.
+  ChipConfig typo = configure_for_chip(*api_, kChip, {"gpu__time_duration.sum", "sm__no_such_metric.sum"}, {});
+  ASSERT_TRUE(typo.host) << typo.error;
+  EXPECT_EQ(typo.dropped, std::vector<std::string>{"sm__no_such_metric.sum"});
+  typo = configure_for_chip(*api_, kChip, {"gpu__time_duration.sum", "sm__no_such_metric.sum"}, {"sm__no_such_metric.sum"});
+  EXPECT_FALSE(typo.host);
+  EXPECT_NE(typo.error.find("sm__no_such_metric.sum"), std::string::npos) << typo.error;
+}
+
 TEST(SelectForChip, TheUsersOwnMetricsAreNeverDropped) {
   const ChipSelection sel = select_for_chip({"a__x.sum", "b__y.avg.pct", "c__z.sum"}, {"c__z.sum"}, {"a__x"});
   EXPECT_EQ(sel.kept, std::vector<std::string>{"a__x.sum"});
