@@ -12,8 +12,12 @@
 //           -> chips: ["GA100", ...], cupti: {path, version}
 //   char* gpuscope_cupti_host_metrics(const char* chip, int pm_sampling, int with_submetrics)
 //           -> chip, profiler, metrics: [{name, type, description, hw_unit, dim_unit[, submetrics]}]
-//   char* gpuscope_cupti_host_check(const char* chip, int pm_sampling, const char* const* names, size_t count)
-//           -> chip, profiler, metrics (count), passes, config_bytes; or the first bad name as error
+//   char* gpuscope_cupti_host_check(const char* chip, int pm_sampling, const char* const* names, size_t count,
+//                                   const char* const* required, size_t required_count)
+//           -> chip, profiler, metrics (count collected), passes, config_bytes, not_on_chip: [names]; or the
+//              first bad name as error. The range profiler adapts the list to the chip as the capture
+//              library does (configure_for_chip: `required` names are never left out); PM sampling
+//              does not.
 //   char* gpuscope_cupti_host_local_chip(void)
 //           -> chip: "GH100" and devices: N, or chip: null and reason: why there is no GPU
 //   void  gpuscope_cupti_host_free(char* json)
@@ -36,7 +40,7 @@ using gpuscope::capture::MetricsHost;
 using gpuscope::capture::ProfilerKind;
 using json = nlohmann::json;
 
-constexpr int kAbiVersion = 1;
+constexpr int kAbiVersion = 2;
 
 #define GPUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -164,22 +168,31 @@ GPUSCOPE_EXPORT char* gpuscope_cupti_host_metrics(const char* chip, int pm_sampl
   });
 }
 
-GPUSCOPE_EXPORT char* gpuscope_cupti_host_check(const char* chip, int pm_sampling,
-                                                                       const char* const* names, size_t count) {
+GPUSCOPE_EXPORT char* gpuscope_cupti_host_check(const char* chip, int pm_sampling, const char* const* names,
+                                                size_t count, const char* const* required, size_t required_count) {
   return answer([&](const CuptiApi& api, json& doc) {
-    std::string error;
-    auto host = MetricsHost::create(api, chip_text(chip), kind_of(pm_sampling), error);
-    if (!host) return error;
-    std::vector<std::string> list;
-    for (size_t i = 0; i < count; ++i) list.push_back(names[i] ? names[i] : "");
-    gpuscope::capture::MetricConfig config;
-    if (error = host->build_config(list, config); !error.empty()) return error;
-    doc["chip"] = host->chip();
-    doc["profiler"] = gpuscope::capture::profiler_kind_name(host->kind());
-    doc["metrics"] = list.size();
-    doc["passes"] = config.passes;
-    doc["config_bytes"] = config.image.size();
-    return error;
+    const auto strings = [](const char* const* texts, size_t n) {
+      std::vector<std::string> out;
+      for (size_t i = 0; i < n; ++i) out.push_back(texts[i] ? texts[i] : "");
+      return out;
+    };
+    const std::vector<std::string> list = strings(names, count);
+    gpuscope::capture::ChipConfig chosen;
+    if (pm_sampling) {
+      chosen.host = MetricsHost::create(api, chip_text(chip), ProfilerKind::PmSampling, chosen.error);
+      if (chosen.host) chosen.error = chosen.host->build_config(list, chosen.config);
+      chosen.collected = list;
+    } else {
+      chosen = gpuscope::capture::configure_for_chip(api, chip_text(chip), list, strings(required, required_count));
+    }
+    if (!chosen.host || !chosen.error.empty()) return chosen.error;
+    doc["chip"] = chosen.host->chip();
+    doc["profiler"] = gpuscope::capture::profiler_kind_name(chosen.host->kind());
+    doc["metrics"] = chosen.collected.size();
+    doc["passes"] = chosen.config.passes;
+    doc["config_bytes"] = chosen.config.image.size();
+    doc["not_on_chip"] = chosen.dropped;
+    return std::string();
   });
 }
 

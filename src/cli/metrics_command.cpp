@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 constexpr const char* kHostLibrary = "libgpuscope_cupti_host.so";
-constexpr int kHostAbiVersion = 1;  // host_library.cpp's kAbiVersion
+constexpr int kHostAbiVersion = 2;  // host_library.cpp's kAbiVersion
 
 // The loaded host library. Never unloaded: libcupti, which it loads, does not like that.
 class CuptiHost {
@@ -43,7 +43,7 @@ class CuptiHost {
     if (abi() != kHostAbiVersion) throw Error(path + " is from another gpuscope version (ABI " + std::to_string(abi()) + ")");
     chips_ = reinterpret_cast<char* (*)()>(sym("gpuscope_cupti_host_chips"));
     metrics_ = reinterpret_cast<char* (*)(const char*, int, int)>(sym("gpuscope_cupti_host_metrics"));
-    check_ = reinterpret_cast<char* (*)(const char*, int, const char* const*, size_t)>(sym("gpuscope_cupti_host_check"));
+    check_ = reinterpret_cast<CheckFn>(sym("gpuscope_cupti_host_check"));
     local_chip_ = reinterpret_cast<char* (*)()>(sym("gpuscope_cupti_host_local_chip"));
     free_ = reinterpret_cast<void (*)(char*)>(sym("gpuscope_cupti_host_free"));
   }
@@ -52,10 +52,16 @@ class CuptiHost {
   json metrics(const std::string& chip, bool sampling, bool submetrics) const {
     return take(metrics_(chip.c_str(), sampling, submetrics));
   }
-  json check(const std::string& chip, bool sampling, const std::vector<std::string>& names) const {
-    std::vector<const char*> c;
-    for (const std::string& name : names) c.push_back(name.c_str());
-    return take(check_(chip.c_str(), sampling, c.data(), c.size()));
+  // `required`: names a chip without them must not drop (the user's --metric), as in profile.
+  json check(const std::string& chip, bool sampling, const std::vector<std::string>& names,
+             const std::vector<std::string>& required) const {
+    const auto c_strings = [](const std::vector<std::string>& texts) {
+      std::vector<const char*> out;
+      for (const std::string& text : texts) out.push_back(text.c_str());
+      return out;
+    };
+    const auto n = c_strings(names), r = c_strings(required);
+    return take(check_(chip.c_str(), sampling, n.data(), n.size(), r.data(), r.size()));
   }
   json local_chip() const { return take(local_chip_()); }
 
@@ -90,7 +96,8 @@ class CuptiHost {
 
   char* (*chips_)() = nullptr;
   char* (*metrics_)(const char*, int, int) = nullptr;
-  char* (*check_)(const char*, int, const char* const*, size_t) = nullptr;
+  using CheckFn = char* (*)(const char*, int, const char* const*, size_t, const char* const*, size_t);
+  CheckFn check_ = nullptr;
   char* (*local_chip_)() = nullptr;
   void (*free_)(char*) = nullptr;
 };
@@ -215,19 +222,27 @@ int check_metrics(const MetricsOptions& options, const CuptiHost& host) {
   } else if (std::string error; !expand_metric_sets(options.metric_sets, options.raw_metrics, names, error)) {
     throw Error(error);
   }
-  json doc = host.check(resolve_chip(options, host), options.sampling, names);
+  json doc = host.check(resolve_chip(options, host), options.sampling, names, options.raw_metrics);
   doc["names"] = names;
   if (options.format == "json") {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
   const size_t passes = doc["passes"].get<size_t>();
-  std::cout << doc["chip"].get<std::string>() << " (" << doc["profiler"].get<std::string>() << "): " << names.size()
+  const std::string chip = doc["chip"].get<std::string>();
+  std::cout << chip << " (" << doc["profiler"].get<std::string>() << "): " << doc["metrics"].get<size_t>()
             << " metrics valid; " << passes << (passes == 1 ? " pass" : " passes");
   // Kernel replay: each pass reruns the kernel with another slice of the counters.
   if (!options.sampling)
     std::cout << " (each kernel runs " << (passes == 1 ? "once" : std::to_string(passes) + " times") << ")";
   std::cout << "\n";
+  // The sets are written for Hopper; profile leaves out, and counts, what another chip lacks.
+  const json& left_out = doc["not_on_chip"];
+  if (!left_out.empty()) {
+    std::cout << left_out.size() << " metrics of the sets do not exist on " << chip
+              << "; profile leaves them out and counts them (metrics_not_on_chip):\n";
+    for (const json& name : left_out) std::cout << "  " << name.get<std::string>() << "\n";
+  }
   return 0;
 }
 

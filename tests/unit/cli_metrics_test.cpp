@@ -108,6 +108,22 @@ TEST_F(CliMetrics, CheckPrintsPasses) {
   EXPECT_TRUE(contains(sampling.out, "; 1 pass")) << sampling.out;
 }
 
+// On a chip without some of the (Hopper-written) sets' metrics, --check says what profile
+// would leave out; a --metric the chip lacks stays an error, as in profile.
+TEST_F(CliMetrics, CheckSaysWhatAnotherChipLeavesOut) {
+  const CliResult text = metrics("--check --metrics full --chip AD102");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "metrics of the sets do not exist on AD102; profile leaves them out")) << text.out;
+  EXPECT_TRUE(contains(text.out, "\n  sm__ops_path_tensor_src_fp16.sum\n")) << text.out;
+  const CliResult json = metrics("--check --metrics full --chip AD102 --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["metrics"].get<size_t>() + doc["not_on_chip"].size(), doc["names"].size());
+  EXPECT_TRUE(nlohmann::json::parse(metrics("--check --metrics full --chip GH100 --format json").out)["not_on_chip"].empty());
+  expect_one_line_error(metrics("--check --metrics full --metric sm__ops_path_tensor_src_fp16.sum --chip AD102"),
+                        "metric 'sm__ops_path_tensor_src_fp16.sum' is not available on AD102");
+}
+
 TEST_F(CliMetrics, BadChipAndMetricAreOneLine) {
   expect_one_line_error(metrics("--list --chip XX100"), "chip 'XX100' is not supported by this CUPTI (supported: ");
   expect_one_line_error(metrics("--check --metrics sol --metric foo.sum --chip GH100"),
