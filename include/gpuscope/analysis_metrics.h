@@ -157,6 +157,9 @@ struct TensorUse {
   // FP16 math on the FMA pipe and no tensor op at all, at an intensity that matrix math has
   // (docs/metrics.md): worth checking whether a matrix product is hand-rolled.
   bool half_math_without_tensor = false;
+  // Some tensor-op counters of the sets are missing (a non-Hopper chip): `ops` is empty and the
+  // tensor FLOPs are unknown.
+  bool ops_incomplete = false;
 };
 std::optional<TensorUse> tensor_use(const KernelMetricValues& k);
 

@@ -89,6 +89,9 @@ constexpr TensorPath kTensorPaths[] = {
     {"sm__ops_path_tensor_src_fp64.sum", "FP64"},
 };
 
+// Tensor pipe activity (%) from which a kernel counts as doing tensor work.
+constexpr double kTensorWorkPercent = 1.0;
+
 // Paths below this share of a kernel's tensor ops are left out of its mix description.
 constexpr double kMixShare = 0.01;
 
@@ -130,11 +133,21 @@ ScalarFlops scalar_flops(const KernelMetricValues& k) {
 std::optional<TensorUse> tensor_use(const KernelMetricValues& k) {
   TensorUse t;
   t.pipe_active_percent = k.get("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active");
+  size_t collected = 0;
   for (const TensorMetric& m : kTensor) {
     const auto ops = k.get(m.metric);
     if (!ops) continue;
+    ++collected;
     t.ops.push_back({m.precision, *ops});
     (m.is_float ? t.float_ops : t.int_ops) += *ops;
+  }
+  // Chips other than Hopper name some of these counters differently (Ada and Ampere count FP16
+  // by destination precision): with one missing, the tensor FLOPs are unknown, not the sum of
+  // the others.
+  if (collected > 0 && collected < std::size(kTensor)) {
+    t.ops.clear();
+    t.float_ops = t.int_ops = 0;
+    t.ops_incomplete = true;
   }
   t.scalar = scalar_flops(k);
   if (!t.pipe_active_percent && t.ops.empty()) return std::nullopt;
@@ -150,6 +163,9 @@ std::optional<TensorUse> tensor_use(const KernelMetricValues& k) {
 std::optional<Roofline> roofline(const KernelMetricValues& k) {
   const ScalarFlops s = scalar_flops(k);
   const auto tensor = tensor_use(k);
+  // Tensor work of unknown FLOPs: the dominant precision is unknown, so no roofline point.
+  if (tensor && tensor->ops_incomplete && tensor->pipe_active_percent.value_or(0) >= kTensorWorkPercent)
+    return std::nullopt;
   const bool tensor_ops = tensor && !tensor->ops.empty();
   if (!s.collected && !tensor_ops) return std::nullopt;
 

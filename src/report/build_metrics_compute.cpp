@@ -92,9 +92,11 @@ std::optional<Section> build_tensor_section(const std::vector<KernelMetrics>& ke
                num_column("fp16_fma_flops", "FP16 FMA-pipe", Unit::Count),
                num_column("fp32_fma_flops", "FP32 FMA-pipe", Unit::Count)};
   std::vector<std::string> flagged;
+  bool incomplete = false;
   for (const KernelMetrics& k : kernels) {
     if (!k.tensor) continue;
     const auto& u = *k.tensor;
+    incomplete |= u.ops_incomplete;
     const double seconds = k.values.duration_ns() * 1e-9;
     std::optional<double> ops, rate, fp16, fp32;
     if (!u.ops.empty()) ops = u.float_ops;
@@ -112,6 +114,10 @@ std::optional<Section> build_tensor_section(const std::vector<KernelMetrics>& ke
   limit_rows(t, top);
   t.notes.push_back("Tensor FLOPs: tensor-core operations (sm__ops_path_tensor_src_*) as ncu counts them, INT8 left "
                     "out (By precision includes it). FMA-pipe: FLOPs of add + mul + 2 x fma instructions.");
+  if (incomplete)
+    t.notes.push_back("'-' Tensor FLOPs: this chip lacks some of the tensor-op counters of gpuscope's sets (they are "
+                      "Hopper's; Ada and Ampere count FP16 by destination precision), so its tensor FLOPs are unknown "
+                      "and it has no roofline point; the tensor pipe's activity is measured.");
   for (std::string& f : flagged) t.notes.push_back(std::move(f));
   Section s;
   s.key = "tensor_cores";

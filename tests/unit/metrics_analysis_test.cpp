@@ -245,6 +245,25 @@ TEST(Roofline, TensorRoofOfTheInstructionsTheKernelRan) {
   EXPECT_FALSE(r->precisions.front().peak);
 }
 
+// On a chip without one of the sets' tensor counters (Ada and Ampere have no
+// sm__ops_path_tensor_src_fp16, the capture leaves it out), the tensor FLOPs are unknown, not
+// the sum of the other precisions (0), and a kernel doing tensor work gets no roofline point.
+TEST(TensorCores, MissingTensorCountersMakeTheFlopsUnknown) {
+  testing::Metrics ada = testing::flops(1e9, 0, 0, 5e11) + testing::level_bytes(1e9, 1e9, 1e10) + testing::h100_peaks();
+  std::erase_if(ada, [](const auto& m) { return m.first == "sm__ops_path_tensor_src_fp16.sum"; });
+  const auto busy = analyze_one(ada + testing::Metrics{{"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 80}});
+  ASSERT_TRUE(busy.tensor);
+  EXPECT_TRUE(busy.tensor->ops_incomplete);
+  EXPECT_TRUE(busy.tensor->ops.empty());
+  EXPECT_EQ(busy.tensor->float_ops, 0);
+  EXPECT_FALSE(busy.tensor->half_math_without_tensor);
+  EXPECT_FALSE(busy.roofline);
+  // No tensor work: the FP32 roofline stands.
+  const auto idle = analyze_one(ada + testing::Metrics{{"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 0}});
+  ASSERT_TRUE(idle.roofline);
+  EXPECT_EQ(idle.roofline->precisions.front().precision, "FP32");
+}
+
 TEST(GpuSamples, StatisticsAndOverlapWeightedBuckets) {
   TraceBuilder b;
   b.run(0, 100 * kMs);
