@@ -1,10 +1,8 @@
 #include "capture/kernel_profiler.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <map>
 #include <mutex>
-#include <optional>
 
 #include "capture/cupti_compat.h"
 #include "capture/driver_probe.h"
