@@ -55,6 +55,15 @@ const std::vector<MetricInfo>& gpu_sample_metrics();
 // their table order; any other name after them (callers order those by name).
 size_t gpu_sample_rank(std::string_view name);
 
+// Tensor-core instruction paths (Hopper), each with its own peak per cycle: the roofline set
+// collects `metric` and `metric + ".peak_sustained"` for each, and the tensor roof of a kernel
+// is the one of the paths it ran (metrics_roofline.cpp).
+struct TensorPath {
+  const char* metric;  // e.g. "sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum"
+  const char* label;   // for people: "wgmma FP16"
+};
+const std::vector<TensorPath>& tensor_paths();
+
 // The known description of `name` (from any set or the GPU samples), or null.
 const MetricInfo* find_metric(std::string_view name);
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "gpuscope/analysis_metrics.h"
+#include "gpuscope/metric_sets.h"
 
 namespace gpuscope::analysis {
 namespace {
@@ -62,33 +63,6 @@ constexpr TensorMetric kTensor[] = {
     {"sm__ops_path_tensor_src_fp64.sum", "FP64", true},
 };
 
-// Tensor-core instruction paths, each with its own peak ops per cycle (the roofline set
-// collects `<metric>.peak_sustained`; metric_sets.cpp lists the same paths). On an H100, wgmma
-// dense FP16 peaks at 4096 ops per cycle per SM, mma.sync at two thirds of that, sparse at twice.
-struct TensorPath {
-  const char* metric;
-  const char* label;
-};
-constexpr TensorPath kTensorPaths[] = {
-    {"sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum", "wgmma FP16"},
-    {"sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_on.sum", "wgmma FP16 sparse"},
-    {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum", "wgmma BF16"},
-    {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_on.sum", "wgmma BF16 sparse"},
-    {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_off.sum", "wgmma TF32"},
-    {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_on.sum", "wgmma TF32 sparse"},
-    {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum", "mma.sync FP16->FP32"},
-    {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_on.sum", "mma.sync FP16->FP32 sparse"},
-    {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16_sparsity_off.sum", "mma.sync FP16->FP16"},
-    {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16_sparsity_on.sum", "mma.sync FP16->FP16 sparse"},
-    {"sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.sum", "mma.sync BF16"},
-    {"sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_on.sum", "mma.sync BF16 sparse"},
-    {"sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32_sparsity_off.sum", "mma.sync TF32"},
-    {"sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32_sparsity_on.sum", "mma.sync TF32 sparse"},
-    {"sm__ops_path_tensor_src_fp8_sparsity_off.sum", "FP8"},
-    {"sm__ops_path_tensor_src_fp8_sparsity_on.sum", "FP8 sparse"},
-    {"sm__ops_path_tensor_src_fp64.sum", "FP64"},
-};
-
 // Tensor pipe activity (%) from which a kernel counts as doing tensor work.
 constexpr double kTensorWorkPercent = 1.0;
 
@@ -101,7 +75,9 @@ constexpr double kMixShare = 0.01;
 std::optional<double> tensor_peak(const KernelMetricValues& k, double tensor_flops, std::string& mix) {
   double ops = 0, cycles = 0;
   std::vector<std::pair<double, const char*>> parts;
-  for (const TensorPath& p : kTensorPaths) {
+  // Each path's peak ops per cycle: on an H100, wgmma dense FP16 peaks at 4096 per SM,
+  // mma.sync at two thirds of that, sparse at twice (docs/metrics.md).
+  for (const TensorPath& p : tensor_paths()) {
     const auto n = k.get(p.metric);
     if (!n || !(*n > 0)) continue;
     const auto peak = k.get(std::string(p.metric) + ".peak_sustained");

@@ -56,29 +56,24 @@ std::vector<MetricInfo> flop_metrics() {
       {"sm__ops_path_tensor_src_fp64.sum", U::Count, "Tensor ops FP64"}};
 }
 
-// Tensor-core operations per instruction path (Hopper): wgmma (hgmma) and mma.sync (hmma) by
-// precision and sparsity, each with its own peak per cycle, so the tensor roof is the one of
-// the instructions a kernel ran (wgmma dense FP16 runs 1.5x mma.sync's rate on an H100).
-// Keep in sync with kTensorPaths in src/analysis/metrics_roofline.cpp.
+// Each tensor instruction path's ops and peak per cycle, so the tensor roof is the one of the
+// instructions a kernel ran (wgmma dense FP16 runs 1.5x mma.sync's rate on an H100). The FP64
+// path's ops are already among flop_metrics().
 std::vector<MetricInfo> tensor_path_metrics() {
   // Built once: MetricInfo holds plain pointers into these names.
-  static const std::vector<std::string> names = [] {
+  static const std::vector<std::string> peaks = [] {
     std::vector<std::string> out;
-    for (const char* path : {"sm__ops_path_tensor_op_hgmma_src_fp16", "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32",
-                             "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32", "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32",
-                             "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16", "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32",
-                             "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32", "sm__ops_path_tensor_src_fp8"})
-      for (const char* sparsity : {"_sparsity_off.sum", "_sparsity_on.sum"}) {
-        out.push_back(std::string(path) + sparsity);
-        out.push_back(out.back() + ".peak_sustained");
-      }
-    out.push_back("sm__ops_path_tensor_src_fp64.sum.peak_sustained");
+    for (const TensorPath& path : tensor_paths()) out.push_back(std::string(path.metric) + ".peak_sustained");
     return out;
   }();
+  const std::vector<MetricInfo> by_precision = flop_metrics();
   std::vector<MetricInfo> out;
-  for (const std::string& name : names) {
-    const bool peak = name.ends_with(".peak_sustained");
-    out.push_back({name.c_str(), peak ? U::PerCycle : U::Count, peak ? "Tensor path peak" : "Tensor path ops"});
+  for (size_t i = 0; i < tensor_paths().size(); ++i) {
+    const char* ops = tensor_paths()[i].metric;
+    const bool collected = std::any_of(by_precision.begin(), by_precision.end(),
+                                       [&](const MetricInfo& m) { return std::string_view(m.name) == ops; });
+    if (!collected) out.push_back({ops, U::Count, "Tensor path ops"});
+    out.push_back({peaks[i].c_str(), U::PerCycle, "Tensor path peak"});
   }
   return out;
 }
@@ -156,6 +151,29 @@ bool valid_raw_name(std::string_view name) {
 
 std::string stall_metric_name(std::string_view reason) {
   return "smsp__average_warps_issue_stalled_" + std::string(reason) + "_per_issue_active.ratio";
+}
+
+const std::vector<TensorPath>& tensor_paths() {
+  static const std::vector<TensorPath> paths = {
+      {"sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum", "wgmma FP16"},
+      {"sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_on.sum", "wgmma FP16 sparse"},
+      {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum", "wgmma BF16"},
+      {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_on.sum", "wgmma BF16 sparse"},
+      {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_off.sum", "wgmma TF32"},
+      {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_on.sum", "wgmma TF32 sparse"},
+      {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum", "mma.sync FP16->FP32"},
+      {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_on.sum", "mma.sync FP16->FP32 sparse"},
+      {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16_sparsity_off.sum", "mma.sync FP16->FP16"},
+      {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16_sparsity_on.sum", "mma.sync FP16->FP16 sparse"},
+      {"sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.sum", "mma.sync BF16"},
+      {"sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_on.sum", "mma.sync BF16 sparse"},
+      {"sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32_sparsity_off.sum", "mma.sync TF32"},
+      {"sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32_sparsity_on.sum", "mma.sync TF32 sparse"},
+      {"sm__ops_path_tensor_src_fp8_sparsity_off.sum", "FP8"},
+      {"sm__ops_path_tensor_src_fp8_sparsity_on.sum", "FP8 sparse"},
+      {"sm__ops_path_tensor_src_fp64.sum", "FP64"},
+  };
+  return paths;
 }
 
 const std::vector<MetricSet>& metric_sets() {
