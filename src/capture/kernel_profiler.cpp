@@ -52,8 +52,8 @@ struct ThreadLaunch {
   int depth = 0;
   ContextState* profiling = nullptr;  // non-null: the range profiler runs for this launch
   uint32_t correlation_id = 0;
-  // CLOCK_REALTIME ns: entry of the launch call's first callback, and the end of the
-  // one-time set-up it did (0: none). Our callbacks run outside CUPTI's API record of the
+  // CLOCK_REALTIME ns of a measured launch: when our work on it began (in the launch call's
+  // first callback), and the end of the one-time set-up it did (0: none). Our callbacks run outside CUPTI's API record of the
   // call, so this is the only record of the time they take.
   int64_t entered_ns = 0, setup_end_ns = 0;
 };
@@ -232,10 +232,7 @@ struct KernelProfiler::Impl {
   // entry to its exit: one measured launch at a time, in the whole process.
   void on_enter(const CUpti_CallbackData& data) {
     if (off.load() || enough.load()) return;
-    const int64_t entered = realtime_ns();
     mutex.lock();
-    t_launch.entered_ns = entered;
-    t_launch.setup_end_ns = 0;
     bool measuring = false;
     try {
       measuring = begin(data);
@@ -246,6 +243,8 @@ struct KernelProfiler::Impl {
 
   bool begin(const CUpti_CallbackData& data) {
     if (off.load() || !wanted(data.symbolName)) return false;
+    t_launch.entered_ns = realtime_ns();  // the profiler's time on this launch starts here
+    t_launch.setup_end_ns = 0;
     const bool fresh = !host || contexts.find(data.context) == contexts.end();
     if (!prepare_process()) return false;
     ContextState* state = context_state(data.context);
