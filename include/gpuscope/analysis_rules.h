@@ -12,6 +12,17 @@
 
 namespace gpuscope::analysis {
 
+// Where on the timeline a finding's evidence lies: one instance it talks about (a call, a copy, a
+// kernel, an idle gap) or the time range it judges. The HTML report zooms there when the finding
+// is clicked. Capture clock, ns; pid 0 when the span is not one process's.
+struct EvidenceSpan {
+  uint32_t pid = 0;
+  TimeNs start = 0, end = 0;
+};
+
+// A finding keeps at most this many spans: the ones that weigh most (longest first).
+inline constexpr size_t kMaxEvidenceSpans = 64;
+
 struct Finding {
   std::string rule;   // stable id, e.g. "allocation_in_loop"
   std::string title;  // one line for people
@@ -24,6 +35,8 @@ struct Finding {
   // Rules whose estimates count some of the same time (the same calls or copies): their
   // savings are not additive with this one. The report says so where both fire.
   std::vector<std::string> shares_time_with;
+  // The instances or range the evidence is about, in time order (at most kMaxEvidenceSpans).
+  std::vector<EvidenceSpan> spans;
 };
 
 // All rules that fire, by estimated saving descending (unestimated last), then id.

@@ -85,7 +85,7 @@ CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* base
                      const analysis::IterationSpec& trace_iterations = {});
 
 // Text or markdown summary (JSON too) through the shared report renderers.
-std::string render_check(const CheckResult& result, ReportFormat format);
+std::string render_check(const CheckResult& result, const ReportFormat& format);
 // JUnit XML: one <testsuite>, one <testcase> per outcome, <failure> when it failed.
 std::string render_junit(const CheckResult& result);
 

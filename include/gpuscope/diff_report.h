@@ -18,6 +18,6 @@ struct DiffReportInfo {
 };
 
 // Deterministic: the same result and info give the same bytes.
-std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& info, ReportFormat format);
+std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& info, const ReportFormat& format);
 
 }  // namespace gpuscope

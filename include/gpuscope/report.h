@@ -6,12 +6,33 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpuscope/model.h"
 
 namespace gpuscope {
 
-enum class ReportFormat { Text, Markdown, Json };
+namespace report {
+struct Report;
+}
+
+// One output format of the reports: its name, what it is, and the renderer that lays out a
+// report model in it. The registry (src/report/formats.cpp) is the one list of formats: the
+// commands' --format choices, their --help and the parsing all come from it.
+struct ReportFormat {
+  std::string name;                  // "text"
+  std::vector<std::string> aliases;  // other accepted names: "txt"
+  std::string description;           // for --help
+  // The renderer draws the run itself (the HTML timeline): report models made for it carry the
+  // trace laid out as tracks (report::Report::timeline).
+  bool draws_timeline = false;
+  std::string (*render)(const report::Report&) = nullptr;
+};
+
+// Every format, in --help order.
+const std::vector<ReportFormat>& report_formats();
+// The formats' names, in order, for the CLI's choices.
+std::vector<std::string> report_format_names();
 
 struct ReportOptions {
   size_t top = 15;  // rows per table; 0 = all
@@ -20,9 +41,9 @@ struct ReportOptions {
 // Deterministic: the same trace and options give the same bytes.
 // Text fits about 120 columns (long names are shortened in the middle);
 // markdown is GitHub-flavoured; JSON carries raw base-unit numbers with units.
-std::string render_report(const Trace& trace, const ReportOptions& options, ReportFormat format);
+std::string render_report(const Trace& trace, const ReportOptions& options, const ReportFormat& format);
 
-// "text", "markdown" (or "md"), "json"; throws gpuscope::Error on anything else.
-ReportFormat parse_report_format(std::string_view name);
+// A format by name or alias, case-insensitive; throws gpuscope::Error naming the formats on anything else.
+const ReportFormat& parse_report_format(std::string_view name);
 
 }  // namespace gpuscope

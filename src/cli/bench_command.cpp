@@ -67,7 +67,7 @@ int run_bench(const BenchOptions& o) {
   if (o.runs < 2 || o.runs > 10000) throw Error("-n must be between 2 and 10000 (statistics need at least 2 runs)");
   if (o.warmup < 0 || o.warmup > 1000) throw Error("--warmup must be between 0 and 1000");
   if (o.flush_ms < 10 || o.flush_ms > 60000) throw Error("--flush-ms must be between 10 and 60000");
-  const ReportFormat format = parse_report_format(o.format);
+  const ReportFormat& format = parse_report_format(o.format);
   const std::string library = find_inject_library(o.inject_library);
   const std::string output = choose_output(o);
 

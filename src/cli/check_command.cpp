@@ -9,7 +9,7 @@
 namespace gpuscope::cli {
 
 int run_check(const CheckOptions& options) {
-  const ReportFormat format = parse_report_format(options.format);
+  const ReportFormat& format = parse_report_format(options.format);
   // The rules first: a broken rules file is reported before any capture is read.
   const check::RuleSet rules = check::read_rules(options.rules);
   if (!options.baseline.empty() && !rules.needs_baseline())

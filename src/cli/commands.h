@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,7 +13,7 @@
 namespace gpuscope::cli {
 
 struct ReportSettings {
-  std::string format = "text";  // text | markdown | json
+  std::string format = "text";  // a name from the format registry (gpuscope/report.h)
   size_t top = 15;
 };
 
@@ -46,6 +48,16 @@ struct ImportOptions {
   bool force = false;
 };
 
+// `gpuscope export FILE --format chrome|perfetto -o OUT` (export_command.cpp).
+struct ExportOptions {
+  std::string input;
+  std::string output;           // -o OUT; required
+  std::string format;           // a name from the export registry (gpuscope/export.h)
+  std::optional<uint32_t> run;  // --run N: only bench run N; nullopt: every run
+  bool gzip = false;            // --gzip, or an output name ending in .gz
+  bool force = false;           // overwrite an existing output
+};
+
 struct QueryOptions {
   std::string input;
   std::string sql;
@@ -72,6 +84,7 @@ int run_profile(const ProfileOptions& options);
 int run_report(const ReportOptions& options);
 int run_import(const ImportOptions& options);
 int run_query(const QueryOptions& options);
+int run_export(const ExportOptions& options);
 int run_metrics(const MetricsOptions& options);
 
 // Shared by profile and report. `profile` renders the trace it has just written

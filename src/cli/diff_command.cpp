@@ -26,7 +26,7 @@ void write_output(const std::string& path, const std::string& text) {
 }
 
 int run_diff(const DiffOptions& options) {
-  const ReportFormat format = parse_report_format(options.format);
+  const ReportFormat& format = parse_report_format(options.format);
   if (options.fail_if_slower_percent && *options.fail_if_slower_percent < 0)
     throw Error("--fail-if-slower must be a percentage >= 0");
   const Trace base = read_trace(options.base);

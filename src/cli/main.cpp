@@ -11,14 +11,28 @@
 #include "cli/commands.h"
 #include "cli/compare_commands.h"
 #include "common/error.h"
+#include "gpuscope/export.h"
+#include "gpuscope/report.h"
 
 namespace {
 
 using namespace gpuscope::cli;
 
+// "text, markdown, json or html", from a registry's names.
+std::string or_list(const std::vector<std::string>& names) {
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i) list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return list;
+}
+
+// --format for every command that renders a report model; the choices are the format registry's.
+void add_format_flag(CLI::App& command, std::string& format, const std::string& what) {
+  command.add_option("--format", format, what + ": " + or_list(gpuscope::report_format_names()))
+      ->check(CLI::IsMember(gpuscope::report_format_names(), CLI::ignore_case));
+}
+
 void add_report_flags(CLI::App& command, ReportSettings& settings) {
-  command.add_option("--format", settings.format, "Report format: text, markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  add_format_flag(command, settings.format, "Report format");
   command.add_option("--top", settings.top, "Rows per table (0 = all)");
 }
 
@@ -120,6 +134,20 @@ int main(int argc, char** argv) {
   import_cmd->add_option("-o,--output", import.output, "Capture name")->required();
   import_cmd->add_flag("-f,--force", import.force, "Overwrite an existing capture");
 
+  ExportOptions exporting;
+  auto* export_cmd = app.add_subcommand(
+      "export", "Write a capture as a trace for other viewers (Perfetto UI, chrome://tracing, torch.profiler tools)");
+  export_cmd->add_option("file", exporting.input, "A .gpuscope capture")->required();
+  export_cmd->add_option("--format", exporting.format, "Trace format: " + or_list(gpuscope::export_format_names()))
+      ->required()
+      ->check(CLI::IsMember(gpuscope::export_format_names(), CLI::ignore_case));
+  export_cmd->add_option("-o,--output", exporting.output, "Write the trace here (a name ending in .gz is gzipped)")
+      ->required();
+  export_cmd->add_option("--run", exporting.run, "Bench captures: only bench run N (default: every run, a group each)")
+      ->check(CLI::PositiveNumber);
+  export_cmd->add_flag("--gzip", exporting.gzip, "Gzip the output whatever its name");
+  export_cmd->add_flag("-f,--force", exporting.force, "Overwrite an existing output file");
+
   QueryOptions query;
   auto* query_cmd = app.add_subcommand(
       "query", "Run read-only SQL on a capture; rows are printed tab-separated");
@@ -134,8 +162,7 @@ int main(int argc, char** argv) {
   diff_cmd->add_option("base", diff.base, "Baseline .gpuscope capture")->required();
   diff_cmd->add_option("new", diff.next, "New .gpuscope capture")->required();
   diff_cmd->add_option("-o,--output", diff.output, "Write the comparison here instead of stdout");
-  diff_cmd->add_option("--format", diff.format, "text, markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  add_format_flag(*diff_cmd, diff.format, "Comparison format");
   diff_cmd->add_option("--top", diff.top, "Rows per table (default 0 = all)");
   auto* fail_opt = diff_cmd->add_option("--fail-if-slower", fail_if_slower,
                                         "Exit 1 when any significant regression exceeds PCT %");
@@ -148,8 +175,7 @@ int main(int argc, char** argv) {
   check_cmd->add_option("file", check.input, "The .gpuscope capture to check")->required();
   check_cmd->add_option("--rules", check.rules, "Rules file (TOML, see docs/diff.md)")->required();
   check_cmd->add_option("--baseline", check.baseline, "Baseline capture for [[baseline]] rules");
-  check_cmd->add_option("--format", check.format, "text, markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  add_format_flag(*check_cmd, check.format, "Gates format");
   check_cmd->add_option("--junit", check.junit, "Also write JUnit XML here");
   add_stats_flags(*check_cmd, check.stats);
   add_iteration_flags(*check_cmd, check.iterations, "[[baseline]] rules compare one value per iteration per item");
@@ -173,8 +199,7 @@ int main(int argc, char** argv) {
       ->expected(0, 1)
       ->default_str("10")
       ->check(CLI::Range(1, 20000));
-  bench_cmd->add_option("--format", bench.format, "Summary format: text, markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  add_format_flag(*bench_cmd, bench.format, "Summary format");
   add_iteration_flags(*bench_cmd, bench.iterations, "also print the spread across iterations");
   bench_cmd->prefix_command();
 
@@ -216,6 +241,7 @@ int main(int argc, char** argv) {
     }
     if (*report_cmd) return run_report(report);
     if (*import_cmd) return run_import(import);
+    if (*export_cmd) return run_export(exporting);
     if (*query_cmd) return run_query(query);
     if (*metrics_cmd) {
       metrics.host_library = env_or_empty("GPUSCOPE_CUPTI_HOST_LIB");

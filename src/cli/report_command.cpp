@@ -9,7 +9,7 @@
 namespace gpuscope::cli {
 
 std::string render(const Trace& trace, const ReportSettings& settings) {
-  const ReportFormat format = parse_report_format(settings.format);
+  const ReportFormat& format = parse_report_format(settings.format);
   gpuscope::ReportOptions options;
   options.top = settings.top;
   return render_report(trace, options, format);

@@ -81,7 +81,7 @@ Table spread_table(const std::vector<analysis::RunMetric>& metrics, const Spread
 }  // namespace
 }  // namespace report
 
-std::string render_bench(const analysis::BenchSummary& summary, const std::string& capture_label, ReportFormat format,
+std::string render_bench(const analysis::BenchSummary& summary, const std::string& capture_label, const ReportFormat& format,
                          const analysis::IterationBench* iterations) {
   using namespace report;
   Report r;

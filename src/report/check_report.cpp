@@ -67,7 +67,7 @@ std::string xml_escape(const std::string& s) {
 
 }  // namespace
 
-std::string render_check(const CheckResult& result, ReportFormat format) {
+std::string render_check(const CheckResult& result, const ReportFormat& format) {
   using namespace report;
   Report r;
   r.title = "gpuscope check";

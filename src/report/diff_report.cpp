@@ -299,7 +299,7 @@ void add_metrics_note(const analysis::DiffResult& diff, Section& s) {
 }  // namespace
 }  // namespace report
 
-std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& info, ReportFormat format) {
+std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& info, const ReportFormat& format) {
   using namespace report;
   Report r;
   r.title = "gpuscope diff";

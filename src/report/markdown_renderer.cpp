@@ -78,7 +78,7 @@ std::string render_markdown(const Report& report) {
     }
     for (size_t i = 0; i < s.tables.size(); ++i) {
       if (i > 0 || !s.lines.empty()) out += "\n";
-      render_table(out, s.tables[i]);
+      render_table(out, without_machine_columns(s.tables[i]));
     }
     for (const std::string& note : s.notes) out += "\n" + escape(note) + "\n";
   }

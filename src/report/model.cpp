@@ -5,11 +5,29 @@
 
 namespace gpuscope::report {
 
+Table without_machine_columns(const Table& table) {
+  Table out = table;
+  for (size_t c = out.columns.size(); c-- > 0;) {
+    if (!out.columns[c].for_machines) continue;
+    out.columns.erase(out.columns.begin() + static_cast<std::ptrdiff_t>(c));
+    for (auto& row : out.rows)
+      if (c < row.size()) row.erase(row.begin() + static_cast<std::ptrdiff_t>(c));
+  }
+  return out;
+}
+
 void limit_rows(Table& table, size_t top) {
   if (top == 0 || table.rows.size() <= top) return;
   table.omitted_rows = table.rows.size() - top;
   table.rows.resize(top);
   table.notes.push_back(plural(table.omitted_rows, "more row", "more rows") + " not shown (--top 0 shows all).");
+}
+
+std::shared_ptr<const Timeline> make_timeline(const Trace& trace) {
+  auto timeline = std::make_shared<Timeline>();
+  timeline->trace = &trace;
+  timeline->layout = tracks::layout_tracks(trace);
+  return timeline;
 }
 
 std::string plural(size_t n, const std::string& one, const std::string& many) {

@@ -6,12 +6,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "export/tracks.h"
+#include "gpuscope/model.h"
 
 namespace gpuscope::report {
 
@@ -47,6 +52,16 @@ struct Column {
   std::string title;  // header shown to people
   std::optional<Unit> unit;  // nullopt: a text column
   TextStyle style = TextStyle::Plain;
+  // A number for machines and plots only (JSON, HTML): text and markdown leave the column out,
+  // e.g. the bounds of a confidence interval that a text column already shows as "[-3.1%, +0.4%]".
+  bool for_machines = false;
+};
+
+// A place on the run's timeline that a table talks about (a finding's evidence). Capture
+// clock, ns; pid 0 when it is not one process's.
+struct Span {
+  uint32_t pid = 0;
+  TimeNs start = 0, end = 0;
 };
 
 struct Table {
@@ -57,6 +72,7 @@ struct Table {
   size_t omitted_rows = 0;  // rows dropped by --top; the note says so
   std::string empty_text = "none captured";
   std::vector<std::string> notes;
+  std::vector<Span> spans;  // where the evidence lies; the HTML report zooms there
 };
 
 // One "label: value" line, e.g. "Wall time: 228.3 ms (launcher start to exit)".
@@ -78,9 +94,18 @@ struct Section {
   std::string empty_text = "none captured";
 };
 
+// The run laid out for the formats that draw it (ReportFormat::draws_timeline): the trace's
+// tracks and the trace they refer to, which the caller of the renderer keeps alive.
+struct Timeline {
+  const Trace* trace = nullptr;
+  tracks::Layout layout;
+};
+std::shared_ptr<const Timeline> make_timeline(const Trace& trace);
+
 struct Report {
   std::string title = "gpuscope report";
   std::vector<Section> sections;
+  std::shared_ptr<const Timeline> timeline;  // null unless the format draws the run
 };
 
 // ---- Helpers for the builders ----------------------------------------------
@@ -99,6 +124,12 @@ inline Column text_column(std::string key, std::string title, TextStyle style = 
 inline Column num_column(std::string key, std::string title, Unit unit) {
   return Column{std::move(key), std::move(title), unit, TextStyle::Plain};
 }
+inline Column machine_column(std::string key, std::string title, Unit unit) {
+  return Column{std::move(key), std::move(title), unit, TextStyle::Plain, true};
+}
+
+// The table as people read it (text, markdown): without its for_machines columns.
+Table without_machine_columns(const Table& table);
 
 // Keeps the first `top` rows (0 = all) and records how many were dropped.
 void limit_rows(Table& table, size_t top);

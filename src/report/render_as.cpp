@@ -1,16 +1,9 @@
-// render_as(): one switch from a ReportFormat to its renderer, for the
-// commands that build their own report model (diff, check).
+// render_as(): a format's renderer, for the commands that build their own report model (diff,
+// check, bench).
 #include "report/renderers.h"
 
 namespace gpuscope::report {
 
-std::string render_as(const Report& report, ReportFormat format) {
-  switch (format) {
-    case ReportFormat::Text: return render_text(report);
-    case ReportFormat::Markdown: return render_markdown(report);
-    case ReportFormat::Json: return render_json(report);
-  }
-  return render_text(report);
-}
+std::string render_as(const Report& report, const ReportFormat& format) { return format.render(report); }
 
 }  // namespace gpuscope::report

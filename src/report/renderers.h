@@ -17,6 +17,6 @@ std::string render_markdown(const Report& report);
 std::string render_json(const Report& report);
 
 // The renderer for a format (gpuscope/report.h's ReportFormat).
-std::string render_as(const Report& report, ReportFormat format);
+std::string render_as(const Report& report, const ReportFormat& format);
 
 }  // namespace gpuscope::report

@@ -1,10 +1,6 @@
 // render_report(): analyses -> report model -> the chosen renderer.
 #include "gpuscope/report.h"
 
-#include <algorithm>
-#include <cctype>
-
-#include "common/error.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "report/builder.h"
 #include "report/renderers.h"
@@ -36,25 +32,11 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
 
 }  // namespace report
 
-std::string render_report(const Trace& trace, const ReportOptions& options, ReportFormat format) {
+std::string render_report(const Trace& trace, const ReportOptions& options, const ReportFormat& format) {
   const analysis::AnalysisView view(trace);  // the program's timeline, without the profiler's time
-  const report::Report model = report::build_report(view.trace(), options, view.profiler_time());
-  switch (format) {
-    case ReportFormat::Text: return report::render_text(model);
-    case ReportFormat::Markdown: return report::render_markdown(model);
-    case ReportFormat::Json: return report::render_json(model);
-  }
-  throw Error("unknown report format");
-}
-
-ReportFormat parse_report_format(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lower == "text" || lower == "txt") return ReportFormat::Text;
-  if (lower == "markdown" || lower == "md") return ReportFormat::Markdown;
-  if (lower == "json") return ReportFormat::Json;
-  throw Error("unknown report format '" + std::string(name) + "' (expected text, markdown or json)");
+  report::Report model = report::build_report(view.trace(), options, view.profiler_time());
+  if (format.draws_timeline) model.timeline = report::make_timeline(view.trace());
+  return format.render(model);
 }
 
 }  // namespace gpuscope

@@ -146,7 +146,7 @@ std::string render_text(const Report& report) {
     if (!s.lines.empty()) render_lines(out, s.lines);
     for (size_t i = 0; i < s.tables.size(); ++i) {
       if (i > 0 || !s.lines.empty()) out += "\n";
-      render_table(out, s.tables[i]);
+      render_table(out, without_machine_columns(s.tables[i]));
     }
     if (!s.notes.empty()) out += "\n";
     for (const std::string& note : s.notes) out += note_lines(note);

@@ -101,7 +101,7 @@ min = 50
   EXPECT_EQ(r.outcomes[1].target, "copy_kernel (SM throughput)");
   EXPECT_DOUBLE_EQ(r.outcomes[1].value, 21.5);
   EXPECT_FALSE(r.outcomes[1].passed);
-  const std::string text = render_check(r, ReportFormat::Text);
+  const std::string text = render_check(r, parse_report_format("text"));
   EXPECT_NE(text.find("21.5%"), std::string::npos) << "formatted in the metric's unit\n" << text;
   EXPECT_NE(text.find(">= 50.0%"), std::string::npos) << text;
 
@@ -179,7 +179,7 @@ max_increase_pct = 1000
   EXPECT_TRUE(std::isinf(r.outcomes[4].value)) << "from a base of 0";
   EXPECT_FALSE(r.outcomes[4].passed);
 
-  const std::string md = render_check(r, ReportFormat::Markdown);
+  const std::string md = render_check(r, parse_report_format("markdown"));
   EXPECT_NE(md.find("up from 0"), std::string::npos) << md;
   EXPECT_NE(md.find(">= -10.0%"), std::string::npos) << md;
   const std::string junit = render_junit(r);

@@ -129,7 +129,7 @@ TEST(CheckGates, BaselineRulesAreSignificanceAware) {
   EXPECT_TRUE(regressed.outcomes[0].passed);  // the kernel: no significant change either way
   EXPECT_FALSE(regressed.outcomes[1].passed);
   EXPECT_EQ(regressed.outcomes[1].message, "slower");
-  const std::string md = render_check(regressed, ReportFormat::Markdown);
+  const std::string md = render_check(regressed, parse_report_format("markdown"));
   EXPECT_NE(md.find("FAILED: 1 of 2 checks"), std::string::npos) << md;
 }
 

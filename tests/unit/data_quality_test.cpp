@@ -35,7 +35,7 @@ TEST(DataQuality, LongSilenceAfterSharedCuptiIsAPossibleLoss) {
   EXPECT_EQ(q.shared_cupti_silences[0].pid, 666u);
   EXPECT_EQ(q.shared_cupti_silences[0].silent_ns, 11'000'000'000);
   EXPECT_FALSE(q.complete());
-  const std::string text = render_report(shared_cupti_trace(true, 12'000'000'000), {}, ReportFormat::Text);
+  const std::string text = render_report(shared_cupti_trace(true, 12'000'000'000), {}, parse_report_format("text"));
   EXPECT_NE(text.find("torch.profiler"), std::string::npos);
 }
 
@@ -56,7 +56,7 @@ TEST(DataQuality, AKnownTakeoverReplacesTheGuess) {
   ASSERT_EQ(q.losses.size(), 1u);
   EXPECT_EQ(q.losses[0].what, "cupti_taken_over");
   EXPECT_FALSE(q.complete());
-  const std::string text = render_report(t, {}, ReportFormat::Text);
+  const std::string text = render_report(t, {}, parse_report_format("text"));
   EXPECT_EQ(text.find("Possible loss"), std::string::npos);
   EXPECT_NE(text.find("took them at 1.000 s"), std::string::npos);
 }

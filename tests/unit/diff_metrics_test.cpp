@@ -65,8 +65,8 @@ TEST(DiffMetrics, NoMetricsNoSectionAndNoError) {
   const analysis::DiffResult none = analysis::diff_traces(plain.trace(), plain.trace(), {});
   EXPECT_TRUE(none.metrics.empty());
   DiffReportInfo info{"a.gpuscope", "b.gpuscope", std::nullopt, 0};
-  EXPECT_EQ(render_diff(none, info, ReportFormat::Text).find("Kernel metrics"), std::string::npos);
-  const auto json = nlohmann::json::parse(render_diff(none, info, ReportFormat::Json));
+  EXPECT_EQ(render_diff(none, info, parse_report_format("text")).find("Kernel metrics"), std::string::npos);
+  const auto json = nlohmann::json::parse(render_diff(none, info, parse_report_format("json")));
   for (const auto& s : json["sections"]) EXPECT_NE(s["key"], "kernel_metrics");
 
   // Only one file has metrics: still no comparison, and the summary says why.
@@ -74,21 +74,21 @@ TEST(DiffMetrics, NoMetricsNoSectionAndNoError) {
   EXPECT_TRUE(one.metrics.empty());
   EXPECT_TRUE(one.new_has_metrics);
   EXPECT_FALSE(one.base_has_metrics);
-  const std::string text = render_diff(one, info, ReportFormat::Text);
+  const std::string text = render_diff(one, info, parse_report_format("text"));
   EXPECT_NE(text.find("Kernel metrics are only in the new capture"), std::string::npos) << text;
 }
 
 TEST(DiffMetrics, RendersTheKernelMetricsSectionInEveryFormat) {
   const analysis::DiffResult d = analysis::diff_traces(capture(1000, 80), capture(1500, 80), {});
   DiffReportInfo info{"base.gpuscope", "new.gpuscope", std::nullopt, 0};
-  const std::string text = render_diff(d, info, ReportFormat::Text);
+  const std::string text = render_diff(d, info, parse_report_format("text"));
   EXPECT_NE(text.find("Kernel metrics"), std::string::npos);
   EXPECT_NE(text.find("DRAM bytes read"), std::string::npos) << "the label from metric_sets.h";
   EXPECT_NE(text.find("higher"), std::string::npos);
-  const std::string md = render_diff(d, info, ReportFormat::Markdown);
+  const std::string md = render_diff(d, info, parse_report_format("markdown"));
   EXPECT_NE(md.find("SM throughput"), std::string::npos);
 
-  const auto json = nlohmann::json::parse(render_diff(d, info, ReportFormat::Json));
+  const auto json = nlohmann::json::parse(render_diff(d, info, parse_report_format("json")));
   const nlohmann::json* table = nullptr;
   for (const auto& s : json["sections"])
     if (s["key"] == "kernel_metrics") table = &s["tables"][0];
@@ -105,7 +105,7 @@ TEST(DiffMetrics, RendersTheKernelMetricsSectionInEveryFormat) {
 
   // --top 1 keeps every metric of the first kernel.
   info.top = 1;
-  const auto top = nlohmann::json::parse(render_diff(d, info, ReportFormat::Json));
+  const auto top = nlohmann::json::parse(render_diff(d, info, parse_report_format("json")));
   for (const auto& s : top["sections"])
     if (s["key"] == "kernel_metrics") {
       EXPECT_EQ(s["tables"][0]["rows"].size(), 2u);

@@ -117,7 +117,7 @@ TEST(Diff, CopiesMatchBySizeClassAndSplitByHostKindOnlyWhenMixed) {
 TEST(Diff, EmptyTracesGiveNoItemsAndRender) {
   DiffResult d = diff_traces(Trace{}, Trace{}, {});
   EXPECT_TRUE(d.items.empty());
-  const std::string text = render_diff(d, {"a", "b", std::nullopt, 0}, ReportFormat::Text);
+  const std::string text = render_diff(d, {"a", "b", std::nullopt, 0}, parse_report_format("text"));
   EXPECT_NE(text.find("none in either capture"), std::string::npos);
 }
 
@@ -158,13 +158,13 @@ TEST(Diff, RealBsrSpmmFixIsFasterOnCopiesAndNeutralOnTheKernel) {
 
 TEST(Diff, OutputIsDeterministicInEveryFormat) {
   const Trace a = load("bsr_spmm_baseline.gpuscope"), b = load("bsr_spmm_fixed.gpuscope");
-  for (ReportFormat f : {ReportFormat::Text, ReportFormat::Markdown, ReportFormat::Json}) {
+  for (ReportFormat f : {parse_report_format("text"), parse_report_format("markdown"), parse_report_format("json")}) {
     const std::string one = render_diff(diff_traces(a, b, {}), {"base", "new", 5.0, 0}, f);
     const std::string two = render_diff(diff_traces(a, b, {}), {"base", "new", 5.0, 0}, f);
     EXPECT_EQ(one, two);
     EXPECT_NE(one.find("faster"), std::string::npos);
   }
-  const std::string md = render_diff(diff_traces(a, b, {}), {"base", "new", 5.0, 0}, ReportFormat::Markdown);
+  const std::string md = render_diff(diff_traces(a, b, {}), {"base", "new", 5.0, 0}, parse_report_format("markdown"));
   EXPECT_NE(md.find("| DtoH \\[256 MiB, 512 MiB) |"), std::string::npos) << md;
   EXPECT_NE(md.find("Gate --fail-if-slower 5%: FAILED: memory HtoD \\[4 KiB, 8 KiB)"), std::string::npos) << md;
 }

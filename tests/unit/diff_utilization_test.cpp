@@ -87,7 +87,7 @@ TEST(DiffUtilization, ValuesThatCouldNotBeComputedAreLeftOut) {
 TEST(DiffUtilization, RendersTheSectionAndSaysWhenOnlyOneFileHasSamples) {
   const analysis::DiffResult d = analysis::diff_traces(bench(40, 0), bench(80, 50), {});
   DiffReportInfo info{"base.gpuscope", "new.gpuscope", std::nullopt, 0};
-  const auto json = nlohmann::json::parse(render_diff(d, info, ReportFormat::Json));
+  const auto json = nlohmann::json::parse(render_diff(d, info, parse_report_format("json")));
   const nlohmann::json* table = nullptr;
   for (const auto& s : json["sections"])
     if (s["key"] == "gpu_utilization") table = &s["tables"][0];
@@ -97,14 +97,14 @@ TEST(DiffUtilization, RendersTheSectionAndSaysWhenOnlyOneFileHasSamples) {
   EXPECT_EQ(row["metric"], kSm);
   EXPECT_EQ(row["base_count"], 5);
   EXPECT_EQ(row["verdict"], "higher");
-  const std::string text = render_diff(d, info, ReportFormat::Text);
+  const std::string text = render_diff(d, info, parse_report_format("text"));
   EXPECT_NE(text.find("GPU-wide samples: mean per run"), std::string::npos) << text;
 
   Trace plain = run_of(40, 10);
   plain.gpu_metric_samples.clear();
   const analysis::DiffResult one = analysis::diff_traces(plain, run_of(40, 10), {});
   EXPECT_TRUE(one.utilization.empty());
-  const std::string one_text = render_diff(one, info, ReportFormat::Text);
+  const std::string one_text = render_diff(one, info, parse_report_format("text"));
   EXPECT_NE(one_text.find("GPU-wide samples are only in the new capture"), std::string::npos) << one_text;
   EXPECT_EQ(one_text.find("GPU-wide samples: mean per run"), std::string::npos);
 }

@@ -214,7 +214,7 @@ TEST(Iterations, RealBsrSpmmIterationsAreFasterAndTheKernelIsNot) {
   // The baseline's first iteration pays for the first cudaMalloc calls: the warm-up hint says so.
   EXPECT_GT(by_iteration.base_iterations.first_ratio, 5);
   EXPECT_LT(by_iteration.new_iterations.first_ratio, kWarmupRatio);
-  const std::string text = render_diff(by_iteration, {"base", "new", std::nullopt, 0}, ReportFormat::Text);
+  const std::string text = render_diff(by_iteration, {"base", "new", std::nullopt, 0}, parse_report_format("text"));
   EXPECT_NE(text.find("base: the first iteration of process 680 took"), std::string::npos) << text;
   EXPECT_NE(text.find("Totals: time per iteration"), std::string::npos);
   // The reverse comparison: the same iterations, slower.
@@ -237,7 +237,7 @@ TEST(Iterations, BenchSpreadPoolsTheIterationsOfEveryRun) {
   EXPECT_EQ(b.metrics[0].values.size(), 8u);
   EXPECT_FALSE(b.metrics[0].unstable);  // 9.0 to 9.1 ms
   EXPECT_TRUE(b.metrics[2].per_kernel);
-  const std::string text = render_bench(summarize_bench(bench), "b", ReportFormat::Text, &b);
+  const std::string text = render_bench(summarize_bench(bench), "b", parse_report_format("text"), &b);
   EXPECT_NE(text.find("Across iterations"), std::string::npos) << text;
   EXPECT_NE(text.find("NVTX range 'iteration': 8 (10 found, 2 warm-up skipped) in 2 processes"), std::string::npos)
       << text;

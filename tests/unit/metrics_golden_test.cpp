@@ -125,13 +125,13 @@ Trace metrics_capture() {
 }
 
 
-TEST(MetricsGolden, Text) { expect_golden("metrics_report.txt", render_report(metrics_capture(), {}, ReportFormat::Text)); }
+TEST(MetricsGolden, Text) { expect_golden("metrics_report.txt", render_report(metrics_capture(), {}, parse_report_format("text"))); }
 
 TEST(MetricsGolden, Markdown) {
-  expect_golden("metrics_report.md", render_report(metrics_capture(), {}, ReportFormat::Markdown));
+  expect_golden("metrics_report.md", render_report(metrics_capture(), {}, parse_report_format("markdown")));
 }
 
-TEST(MetricsGolden, Json) { expect_golden("metrics_report.json", render_report(metrics_capture(), {}, ReportFormat::Json)); }
+TEST(MetricsGolden, Json) { expect_golden("metrics_report.json", render_report(metrics_capture(), {}, parse_report_format("json"))); }
 
 TEST(MetricsGolden, RecordOrderDoesNotMatter) {
   Trace forward = metrics_capture();
@@ -140,7 +140,7 @@ TEST(MetricsGolden, RecordOrderDoesNotMatter) {
   std::reverse(reversed.kernel_metrics.begin(), reversed.kernel_metrics.end());
   std::reverse(reversed.gpu_metric_samples.begin(), reversed.gpu_metric_samples.end());
   std::reverse(reversed.metric_collections.begin(), reversed.metric_collections.end());
-  EXPECT_EQ(render_report(forward, {}, ReportFormat::Text), render_report(reversed, {}, ReportFormat::Text));
+  EXPECT_EQ(render_report(forward, {}, parse_report_format("text")), render_report(reversed, {}, parse_report_format("text")));
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ const char* const kMetricSections[] = {"speed_of_light", "memory_workload", "ach
 json report_json(const Trace& t, size_t top = 15) {
   ReportOptions options;
   options.top = top;
-  return json::parse(render_report(t, options, ReportFormat::Json));
+  return json::parse(render_report(t, options, parse_report_format("json")));
 }
 
 std::vector<std::string> section_keys(const json& r) {
@@ -101,7 +101,7 @@ TEST(MetricsReport, FailedCollectionSaysTheTraceWasStillCaptured) {
   m.status = "ERR_NVGPUCTRPERM: no permission to read GPU performance counters (run as root, or set "
              "NVreg_RestrictProfilingToAdminUsers=0)";
   b.trace().metric_collections.push_back(m);
-  const std::string text = render_report(b.trace(), {}, ReportFormat::Text);
+  const std::string text = render_report(b.trace(), {}, parse_report_format("text"));
   EXPECT_NE(text.find("Metric collection    failed    pid 1: ERR_NVGPUCTRPERM: no permission"), std::string::npos) << text;
   EXPECT_NE(text.find("the trace was still captured, without kernel metrics"), std::string::npos);
   EXPECT_EQ(text.find("Speed of light"), std::string::npos);

@@ -108,7 +108,7 @@ TEST(ProfilerTime, TheReportAnalysesTheProgramsTimeline) {
   EXPECT_LT(after.get(TimeCategory::OtherApi), 20 * kMs);
 
   ReportOptions options;
-  const std::string text = render_report(t, options, ReportFormat::Text);
+  const std::string text = render_report(t, options, parse_report_format("text"));
   EXPECT_NE(text.find("less 542.0 ms of metric collection"), std::string::npos) << text;
   EXPECT_NE(text.find("metric_collection_cut"), std::string::npos);
 }

@@ -27,7 +27,7 @@ size_t count_host_kind(const Trace& t, MemoryKind kind) {
 }
 
 bool report_contains(const Trace& t, const std::string& text) {
-  return render_report(t, {}, ReportFormat::Text).find(text) != std::string::npos;
+  return render_report(t, {}, parse_report_format("text")).find(text) != std::string::npos;
 }
 
 TEST(RealCapture, BsrSpmmBaselineAllocatesAndCopiesPageableEveryIteration) {
@@ -118,7 +118,7 @@ TEST(RealCapture, ChildProcessesAreCapturedWithTheirPids) {
 
 TEST(RealCapture, ReportsAreDeterministic) {
   const Trace t = load("bsr_spmm_baseline.gpuscope");
-  for (ReportFormat f : {ReportFormat::Text, ReportFormat::Markdown, ReportFormat::Json})
+  for (ReportFormat f : {parse_report_format("text"), parse_report_format("markdown"), parse_report_format("json")})
     EXPECT_EQ(render_report(t, {}, f), render_report(load("bsr_spmm_baseline.gpuscope"), {}, f));
 }
 

@@ -36,22 +36,25 @@ const json& find_section(const json& report, const std::string& key) {
 }
 
 TEST(ReportFormatName, ParsesKnownNames) {
-  EXPECT_EQ(parse_report_format("text"), ReportFormat::Text);
-  EXPECT_EQ(parse_report_format("markdown"), ReportFormat::Markdown);
-  EXPECT_EQ(parse_report_format("md"), ReportFormat::Markdown);
-  EXPECT_EQ(parse_report_format("JSON"), ReportFormat::Json);
-  EXPECT_THROW(parse_report_format("html"), Error);
+  EXPECT_EQ(parse_report_format("text").name, "text");
+  EXPECT_EQ(parse_report_format("txt").name, "text");
+  EXPECT_EQ(parse_report_format("markdown").name, "markdown");
+  EXPECT_EQ(parse_report_format("md").name, "markdown");
+  EXPECT_EQ(parse_report_format("JSON").name, "json");
+  EXPECT_THROW(parse_report_format("pdf"), Error);
   EXPECT_THROW(parse_report_format(""), Error);
+  // One registry: every name it lists parses to itself.
+  for (const std::string& name : report_format_names()) EXPECT_EQ(parse_report_format(name).name, name);
 }
 
 TEST(ReportEmpty, EveryFormatRendersAndSaysNoneCaptured) {
   const Trace empty;
-  const std::string text = render_report(empty, {}, ReportFormat::Text);
+  const std::string text = render_report(empty, {}, parse_report_format("text"));
   EXPECT_NE(text.find("Kernel time: none captured"), std::string::npos);
   EXPECT_NE(text.find("CUDA runtime API: none captured"), std::string::npos);
-  const std::string md = render_report(empty, {}, ReportFormat::Markdown);
+  const std::string md = render_report(empty, {}, parse_report_format("markdown"));
   EXPECT_NE(md.find("_none captured_"), std::string::npos);
-  const json j = json::parse(render_report(empty, {}, ReportFormat::Json));
+  const json j = json::parse(render_report(empty, {}, parse_report_format("json")));
   EXPECT_EQ(j["format"], "gpuscope-report");
   EXPECT_EQ(j["sections"].size(), 11u);  // + bottleneck, recommendations, launch configuration
   EXPECT_TRUE(find_section(j, "summary")["lines"][0]["value"].is_null());  // wall time undefined
@@ -62,7 +65,7 @@ TEST(ReportText, FitsInto120ColumnsWithLongNames) {
   std::string long_name = "void cutlass::Kernel2<cutlass::gemm::kernel::GemmUniversal<";
   for (int i = 0; i < 20; ++i) long_name += "cutlass::gemm::collective::CollectiveMma<" + std::to_string(i) + ">, ";
   long_name += "void>>(Params)";
-  const std::string text = render_report(trace_with_kernels({long_name, "short"}), {}, ReportFormat::Text);
+  const std::string text = render_report(trace_with_kernels({long_name, "short"}), {}, parse_report_format("text"));
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
@@ -85,7 +88,7 @@ TEST(ReportText, ShortenMiddleKeepsUtf8Intact) {
 
 TEST(ReportMarkdown, EscapesPipesAndBackticksInNames) {
   const std::string md =
-      render_report(trace_with_kernels({"op<a|b>", "tick`name"}), {}, ReportFormat::Markdown);
+      render_report(trace_with_kernels({"op<a|b>", "tick`name"}), {}, parse_report_format("markdown"));
   EXPECT_NE(md.find("`op<a\\|b>`"), std::string::npos) << md;
   EXPECT_NE(md.find("``tick`name``"), std::string::npos) << md;
 }
@@ -100,7 +103,7 @@ TEST(ReportJson, NumbersAreRawBaseUnits) {
   m.start = 0;
   m.end = 2'000'000;
   t.memcpys.push_back(m);
-  const json j = json::parse(render_report(t, {}, ReportFormat::Json));
+  const json j = json::parse(render_report(t, {}, parse_report_format("json")));
 
   const json& kernel_table = find_section(j, "kernels")["tables"][0];
   EXPECT_EQ(kernel_table["rows"][0]["total"], 615'837);
@@ -116,7 +119,7 @@ TEST(ReportJson, NumbersAreRawBaseUnits) {
 
 TEST(ReportJson, InvalidUtf8NameDoesNotThrow) {
   const std::string bad = std::string("kernel_\xff\xfe");
-  EXPECT_NO_THROW(json::parse(render_report(trace_with_kernels({bad}), {}, ReportFormat::Json)));
+  EXPECT_NO_THROW(json::parse(render_report(trace_with_kernels({bad}), {}, parse_report_format("json"))));
 }
 
 TEST(ReportTop, LimitsRowsAndZeroMeansAll) {
@@ -124,7 +127,7 @@ TEST(ReportTop, LimitsRowsAndZeroMeansAll) {
   for (int i = 0; i < 30; ++i) names.push_back("kernel_" + std::to_string(100 + i));
   const Trace t = trace_with_kernels(names);
 
-  const json limited = json::parse(render_report(t, {}, ReportFormat::Json));
+  const json limited = json::parse(render_report(t, {}, parse_report_format("json")));
   const json& table = find_section(limited, "kernels")["tables"][0];
   EXPECT_EQ(table["rows"].size(), 15u);
   EXPECT_EQ(table["rows_omitted"], 15);
@@ -132,9 +135,9 @@ TEST(ReportTop, LimitsRowsAndZeroMeansAll) {
 
   ReportOptions all;
   all.top = 0;
-  const json full = json::parse(render_report(t, all, ReportFormat::Json));
+  const json full = json::parse(render_report(t, all, parse_report_format("json")));
   EXPECT_EQ(find_section(full, "kernels")["tables"][0]["rows"].size(), 30u);
-  EXPECT_NE(render_report(t, {}, ReportFormat::Text).find("15 more rows not shown"), std::string::npos);
+  EXPECT_NE(render_report(t, {}, parse_report_format("text")).find("15 more rows not shown"), std::string::npos);
 }
 
 TEST(ReportRun, SignalAndTruncationAreShown) {
@@ -147,7 +150,7 @@ TEST(ReportRun, SignalAndTruncationAreShown) {
   p.capture_status = "ok";
   t.processes.push_back(p);
   t.data_loss.push_back({99, "spool_truncated", 1, "last chunk incomplete"});
-  const std::string text = render_report(t, {}, ReportFormat::Text);
+  const std::string text = render_report(t, {}, parse_report_format("text"));
   EXPECT_NE(text.find("killed by signal 11 (SIGSEGV)"), std::string::npos);
   EXPECT_NE(text.find("Truncated processes  1"), std::string::npos) << text;
   EXPECT_NE(text.find("spool_truncated"), std::string::npos);
@@ -156,7 +159,7 @@ TEST(ReportRun, SignalAndTruncationAreShown) {
 
 TEST(ReportSummary, EventSpanFallbackIsLabelled) {
   Trace t = trace_with_kernels({"k"});
-  const std::string text = render_report(t, {}, ReportFormat::Text);
+  const std::string text = render_report(t, {}, parse_report_format("text"));
   EXPECT_NE(text.find("first to last captured event"), std::string::npos);
 }
 

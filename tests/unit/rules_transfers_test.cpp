@@ -137,12 +137,12 @@ TEST(RuleLargeResultCopy, BsrSpmmResultCopyCountsAtPinnedRateOnTopOfPageableCopi
 }
 
 TEST(RuleLargeResultCopy, TheReportSaysWhichSavingsAreNotAdditive) {
-  const std::string text = render_report(result_loop(5).trace(), {}, ReportFormat::Text);
+  const std::string text = render_report(result_loop(5).trace(), {}, parse_report_format("text"));
   EXPECT_NE(text.find("Not additive: large_result_copy + copies_not_overlapped count some of the same time"),
             std::string::npos);
   EXPECT_NE(text.find("Not additive with copies_not_overlapped"), std::string::npos);
   // Only where both fire: a single-rule report carries no such note.
-  EXPECT_EQ(render_report(tiny_copies(50, true).trace(), {}, ReportFormat::Text).find("Not additive"), std::string::npos);
+  EXPECT_EQ(render_report(tiny_copies(50, true).trace(), {}, parse_report_format("text")).find("Not additive"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,33 @@
+// Trace exports for the viewers people already use: Chrome Trace Event JSON in the dialect
+// PyTorch's profiler (Kineto) writes, and Perfetto's native protobuf. One registry
+// (src/export/exporters.cpp); a new format is its writer plus one line there. Every export
+// is made from the same track layout as the HTML timeline (src/export/tracks.h). docs/export.md.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpuscope/model.h"
+
+namespace gpuscope {
+
+namespace tracks {
+struct Layout;
+}
+
+struct ExportFormat {
+  std::string name;         // "chrome", "perfetto"
+  std::string description;  // for --help and docs
+  std::string extension;    // what the output is usually named: ".json", ".perfetto-trace"
+  // Writes `trace`, laid out as `layout`, to `out`. Throws gpuscope::Error.
+  void (*write)(const Trace& trace, const tracks::Layout& layout, std::ostream& out) = nullptr;
+};
+
+const std::vector<ExportFormat>& export_formats();
+std::vector<std::string> export_format_names();
+// By name, case-insensitive; throws gpuscope::Error naming the formats on anything else.
+const ExportFormat& find_export_format(std::string_view name);
+
+}  // namespace gpuscope
