@@ -4,7 +4,7 @@
 # library and the samples are skipped and everything else still builds.
 set -euo pipefail
 packages=(cmake ninja-build g++ make libsqlite3-dev libcli11-dev libfmt-dev
-          nlohmann-json3-dev libgtest-dev libtomlplusplus-dev)
+          nlohmann-json3-dev libgtest-dev libtomlplusplus-dev zlib1g-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
