@@ -38,6 +38,10 @@ std::string p_text(double p) {
   return fmt::format("{:.3f}", p);
 }
 
+Cell bound(double percent) {
+  return opt_num(std::isnan(percent) ? std::nullopt : std::optional(percent), Unit::Percent);
+}
+
 Cell ns_or_blank(const DiffItem& item, bool base) {
   const size_t n = base ? item.cmp.base_count : item.cmp.new_count;
   return n == 0 ? Cell{} : num(base ? item.cmp.base_median : item.cmp.new_median, Unit::Ns);
@@ -96,7 +100,9 @@ Table items_table(DiffCategory category, const std::vector<const DiffItem*>& ite
                num_column("base_median", "Base median", Unit::Ns), num_column("new_median", "New median", Unit::Ns),
                num_column("change", "Change", Unit::Percent), text_column("ci95", "95% CI"),
                text_column("p_value", "p"), num_column("cliffs_delta", "Cliff's d", Unit::Plain),
-               text_column("verdict", "Verdict")};
+               text_column("verdict", "Verdict"),
+               // The interval's bounds as numbers, for JSON and the HTML forest plot.
+               machine_column("ci_low", "95% CI low", Unit::Percent), machine_column("ci_high", "95% CI high", Unit::Percent)};
   const bool memory = category == DiffCategory::Memory;
   if (memory) {
     t.columns.push_back(num_column("base_bandwidth", "Base BW", Unit::BytesPerSecond));
@@ -113,7 +119,7 @@ Table items_table(DiffCategory category, const std::vector<const DiffItem*>& ite
         both ? opt_num(std::isnan(c.change_percent) ? std::nullopt : std::optional(c.change_percent), Unit::Percent)
              : Cell{},
         text(ci_text(c.ci)), text(p_text(c.test.p_value)), judged ? num(c.cliffs_delta, Unit::Plain) : Cell{},
-        text(to_string(c.verdict))};
+        text(to_string(c.verdict)), both ? bound(c.ci.low) : Cell{}, both ? bound(c.ci.high) : Cell{}};
     if (memory) {
       row.push_back(opt_num(i->base_bandwidth_bps, Unit::BytesPerSecond));
       row.push_back(opt_num(i->new_bandwidth_bps, Unit::BytesPerSecond));

@@ -15,6 +15,8 @@ inline constexpr size_t kTextWidth = 120;
 std::string render_text(const Report& report);
 std::string render_markdown(const Report& report);
 std::string render_json(const Report& report);
+// One self-contained page; draws report.timeline when the model carries one (html_renderer.cpp).
+std::string render_html(const Report& report);
 
 // The renderer for a format (gpuscope/report.h's ReportFormat).
 std::string render_as(const Report& report, const ReportFormat& format);

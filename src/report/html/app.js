@@ -1,0 +1,104 @@
+// app.js: starts the page: theme, payload, timeline, charts, search and evidence links, and
+// window.gpuscope, the interface the browser tests and people's own scripts use (docs/report.md).
+(function () {
+  const root = document.documentElement;
+  const dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  root.dataset.theme = dark ? "dark" : "light";
+  let timeline = null, data = null, firstPaintMs = null;
+
+  const status = (text) => {
+    const s = document.getElementById("gs-timeline-status");
+    if (s) {
+      s.textContent = text;
+      s.hidden = !text;
+    }
+  };
+
+  function startTimeline(t) {
+    const canvas = document.getElementById("gs-timeline");
+    if (!canvas || !t) return;
+    timeline = new GS.Timeline(canvas, t);
+    timeline.attach(document.getElementById("gs-tooltip"));
+    timeline.resize();
+    timeline.draw();
+    firstPaintMs = performance.now();
+    status(t.untimed ? `${t.untimed.toLocaleString()} records without valid times are not drawn.` : "");
+    window.addEventListener("resize", () => {
+      timeline.resize();
+      timeline.draw();
+    });
+  }
+
+  function startCharts(report, t) {
+    const panel = document.getElementById("gs-charts");
+    const heading = document.createElement("h2");
+    heading.textContent = "Charts";
+    panel.appendChild(heading);
+    const grid = document.createElement("div");
+    grid.className = "gs-chart-grid";
+    panel.appendChild(grid);
+    for (const name of ["forest", "kernel_breakdown", "kernel_durations", "memory_in_use", "gpu_utilization",
+                        "nvtx_durations", "roofline"])
+      GS.figures[name](grid, report, t);
+    if (!grid.children.length) panel.hidden = true;
+  }
+
+  function wireLinks() {
+    for (const link of document.querySelectorAll("[data-evidence]"))
+      link.addEventListener("click", (e) => {
+        e.preventDefault();
+        if (timeline && timeline.showEvidence(data.timeline.evidence[link.dataset.evidence]))
+          document.getElementById("gs-timeline-panel").scrollIntoView({ block: "start" });
+      });
+    const search = document.getElementById("gs-search");
+    search.addEventListener("input", () => {
+      if (timeline) search.title = `${timeline.search(search.value).toLocaleString()} matching slices`;
+    });
+    document.getElementById("gs-theme").addEventListener("click", () => {
+      root.dataset.theme = root.dataset.theme === "dark" ? "light" : "dark";
+      if (timeline) timeline.draw();
+    });
+  }
+
+  const selectionOf = (hit) => {
+    if (!hit) return null;
+    const info = timeline.sliceInfo(hit), links = timeline.linksOf(hit).map((l) => timeline.sliceInfo(l));
+    if (timeline.data.tracks[hit.track].kind === "stream") info.launch = links[0] || null;
+    else info.gpu = links;
+    return info;
+  };
+
+  const ready = (async () => {
+    data = await GS.loadPayload();
+    startTimeline(data.timeline);
+    startCharts(data.report, data.timeline);
+    wireLinks();
+    return { firstPaintMs };
+  })();
+  ready.catch((error) => {
+    status(`The timeline and charts could not be shown: ${error.message}. The report below is complete.`);
+    console.error(error);
+  });
+
+  window.gpuscope = {
+    ready,
+    origin: () => (data && data.timeline ? data.timeline.origin : null),
+    view: () => (timeline ? { ...timeline.view } : null),
+    setView: (start, end) => (timeline.setView(start, end), { ...timeline.stats }),
+    lastDraw: () => (timeline ? { ...timeline.stats } : null),
+    locate(kind, n) {
+      const code = GS.KINDS.indexOf(kind), r = timeline.canvas.getBoundingClientRect();
+      const box = timeline.boxes.filter((b) => timeline.data.tracks[b.track].sliceKind[b.i] === code)[n];
+      if (!box) return null;
+      const x0 = Math.max(box.x, timeline.labelWidth), x1 = Math.min(box.x + box.w, timeline.width);
+      return { x: r.left + (x0 + x1) / 2, y: r.top + box.y + box.h / 2 };
+    },
+    selection: () => (timeline ? selectionOf(timeline.selection) : null),
+    search: (text) => {
+      document.getElementById("gs-search").value = text;
+      return timeline ? timeline.search(text) : 0;
+    },
+    evidence: (rule) => (data && data.timeline && data.timeline.evidence[rule] ? data.timeline.evidence[rule].map((s) => ({ start: s[0], end: s[1] })) : []),
+    report: () => (data ? data.report : null),
+  };
+})();
