@@ -8,7 +8,7 @@ GS.figures = {
     if (!rows.length) return;
     const W = 620, bar = 18, H = rows.length * (bar + 6) + 30, left = 250;
     const svg = GS.figure(container, "kernel_breakdown", "Kernel time breakdown (share of all kernel time)", W, H);
-    const x = GS.scale(0, Math.max(...rows.map((r) => r.time_percent || 0), 1), left, W - 70);
+    const x = GS.scale(0, Math.max(...rows.map((r) => r.time_percent || 0), 1), left, W - 140);
     rows.forEach((r, k) => {
       const y = 10 + k * (bar + 6);
       GS.svg("text", { x: left - 6, y: y + 13, "text-anchor": "end" }, svg, GS.shortName(r.name, 38));
@@ -125,9 +125,10 @@ GS.figures = {
     const W = 620, H = 320, box = { left: 90, right: W - 20, top: 12, bottom: H - 60 };
     const svg = GS.figure(container, "roofline", "Roofline (DRAM), one point per kernel", W, H);
     const x = GS.scale(xLo, xHi, box.left, box.right, true), y = GS.scale(yLo, yHi, box.bottom, box.top, true);
-    const flops = (v) => (v >= 1e12 ? `${(v / 1e12).toPrecision(3)} T` : v >= 1e9 ? `${(v / 1e9).toPrecision(3)} G` : v.toPrecision(2));
-    GS.axes(svg, box, x, y, GS.ticks(xLo, xHi, true), GS.ticks(yLo, yHi, true), (v) => `${v}`, flops,
-            "arithmetic intensity, FLOP per DRAM byte", "FLOP/s");
+    const digits = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+    const flops = (v) => (v >= 1e12 ? `${digits(v / 1e12)} T` : v >= 1e9 ? `${digits(v / 1e9)} G` : `${digits(v / 1e6)} M`);
+    GS.axes(svg, box, x, y, GS.ticks(xLo, xHi, true), GS.ticks(yLo, yHi, true), (v) => `${v}`, (v) => `${flops(v)}FLOP/s`,
+            "arithmetic intensity, FLOP per DRAM byte", "");
     for (const p of roofs.values()) {
       const bandwidth = p.peak / p.ai.dram_ridge;
       const d = `M${x(xLo)},${y(Math.max(bandwidth * xLo, yLo))}L${x(p.ai.dram_ridge)},${y(p.peak)}L${x(xHi)},${y(p.peak)}`;

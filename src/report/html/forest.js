@@ -28,7 +28,7 @@ GS.figures.forest = function (container, report) {
     const y = box.top + k * row + row / 2;
     const verdict = item.verdict === "faster" ? "gs-faster" : item.verdict === "slower" ? "gs-slower" : "gs-nochange";
     const g = GS.svg("g", { class: `gs-forest-row ${verdict}` }, svg);
-    GS.svg("text", { x: left - 6, y: y + 4, "text-anchor": "end" }, g, GS.shortName(`${item.category}: ${item.name}`, 46));
+    GS.svg("text", { x: left - 6, y: y + 4, "text-anchor": "end" }, g, GS.shortName(`${item.category}: ${item.name}${item.detail ? ` [${item.detail}]` : ""}`, 46));
     GS.svg("line", { x1: x(item.ci_low), x2: x(item.ci_high), y1: y, y2: y, class: "gs-interval" }, g);
     const filled = verdict !== "gs-nochange";
     GS.mark("circle", { cx: x(item.change), cy: y, r: 4.5, class: filled ? "gs-filled" : "gs-hollow" }, g,
