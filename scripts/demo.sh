@@ -3,7 +3,8 @@
 # seed's baseline did (allocations and pageable copies every iteration), then the
 # fixed version (--persistent --pinned), and report both; then the fixed version's kernel
 # with hardware metrics (--metrics full). Without a GPU: report on captures of the same
-# three runs recorded on real H100/H200s (tests/data), and say so.
+# three runs recorded on real H100/H200s (tests/data), and say so. Each capture is also written
+# as an HTML report (timeline, charts) and a Perfetto trace, and the comparison as an HTML page.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,3 +34,14 @@ echo "######## Fixed: bsr_spmm --persistent --pinned"
 echo
 echo "######## Hardware metrics: bsr_spmm --persistent --pinned, profiled with --metrics full"
 "$gpuscope" report "$metrics"
+
+echo
+echo "######## To look at: HTML reports (open in a browser) and Perfetto traces (ui.perfetto.dev)"
+for name in baseline fixed metrics; do
+  capture=${!name}
+  "$gpuscope" report "$capture" --format html -o "$out/bsr_$name.html"
+  "$gpuscope" export "$capture" --format perfetto -f -o "$out/bsr_$name.perfetto-trace"
+  echo "   $name: $out/bsr_$name.html  $out/bsr_$name.perfetto-trace"
+done
+"$gpuscope" diff "$baseline" "$fixed" --format html -o "$out/bsr_diff.html"
+echo "   baseline vs fixed: $out/bsr_diff.html"
