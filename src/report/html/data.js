@@ -28,7 +28,10 @@ GS.loadPayload = async function () {
 
 function decodeTimeline(t, column) {
   const tracks = t.tracks.map((track, index) => decodeTrack(track, index, column));
-  const counters = t.counters.map((c) => ({ ...c, t: column(c.t), v: column(c.v) }));
+  const counters = t.counters.map((c) => {
+    const v = column(c.v);
+    return { ...c, t: column(c.t), v, max: GS.largest(v) };
+  });
   return {
     origin: t.origin, end: t.end, untimed: t.untimed, names: t.names, groups: t.groups, tracks, counters,
     configs: t.configs, memoryKinds: t.memory_kinds, evidence: t.evidence || {},
@@ -80,6 +83,13 @@ function splitRows(track, rowCount) {
   }
   return rows;
 }
+
+// The largest value of an array of any length (Math.max(...a) overflows the stack past ~100k); 0 if none.
+GS.largest = function (values) {
+  let max = 0;
+  for (let i = 0; i < values.length; i++) if (values[i] > max) max = values[i];
+  return max;
+};
 
 // First index i in the ascending array a (from `lo`) with a[i] > value.
 GS.firstAbove = function (a, value, lo = 0) {

@@ -56,7 +56,7 @@ GS.figures = {
     const shown = Math.min(counters.length, 4);
     const W = 620, H = 230 + shown * 15, box = { left: 80, right: W - 20, top: 12, bottom: 180 };
     const svg = GS.figure(container, name, title, W, H);
-    const maxValue = Math.max(...counters.map((c) => Math.max(0, ...c.v)), unit === "%" ? 100 : 1);
+    const maxValue = Math.max(...counters.map((c) => c.max), unit === "%" ? 100 : 1);
     const x = GS.scale(0, Math.max(timeline.end, 1), box.left, box.right), y = GS.scale(0, maxValue, box.bottom, box.top);
     const format = unit === "bytes" ? GS.bytes : (v) => `${v.toFixed(0)}${unit === "%" ? "%" : ""}`;
     GS.axes(svg, box, x, y, GS.ticks(0, timeline.end), GS.ticks(0, maxValue), GS.duration, format, "time into the run", "");
@@ -70,7 +70,7 @@ GS.figures = {
       const group = timeline.groups[c.group];
       const label = `${c.name} · ${group.name}`;
       GS.mark("path", { d, fill: "none", stroke: colour, "stroke-width": 1.5 }, svg,
-              `${label}\nmax ${format(Math.max(...c.v))}, ${c.t.length} points`);
+              `${label}\nmax ${format(c.max)}, ${c.t.length} points`);
       legend.push([label, colour]);
     });
     GS.legend(svg, legend.slice(0, shown), box.left, box.bottom + 50);
@@ -97,8 +97,7 @@ GS.figures = {
     if (!series.length) return;
     const W = 620, H = 240 + series.length * 15, box = { left: 80, right: W - 20, top: 12, bottom: 180 };
     const svg = GS.figure(container, "nvtx_durations", "NVTX range durations over the run", W, H);
-    const all = series.flatMap(([, s]) => s.map((p) => p.dur));
-    const yMax = Math.max(...all, 1);
+    const yMax = Math.max(1, ...series.map(([, s]) => GS.largest(s.map((p) => p.dur))));
     const x = GS.scale(0, Math.max(timeline.end, 1), box.left, box.right), y = GS.scale(0, yMax * 1.05, box.bottom, box.top);
     GS.axes(svg, box, x, y, GS.ticks(0, timeline.end), GS.ticks(0, yMax), GS.duration, GS.duration, "start, into the run", "");
     series.forEach(([name, s], k) => {

@@ -187,8 +187,7 @@ GS.Timeline = class {
   // A step function; per pixel column the highest value in it, so no peak disappears.
   drawCounter(lane) {
     const c = this.data.counters[lane.counter], ctx = this.ctx;
-    let max = 0;
-    for (let i = 0; i < c.v.length; i++) max = Math.max(max, c.v[i]);
+    const max = c.max;
     lane.max = max;
     if (!c.t.length || max <= 0) return;
     const top = lane.y + 4, h = lane.h - 8, yOf = (v) => top + h - (v / max) * h;
