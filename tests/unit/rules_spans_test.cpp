@@ -1,15 +1,17 @@
 // Evidence spans (Finding::spans) beyond the per-rule tests: the shared helper that caps and
 // orders them, rules that judge whole kernels pointing at that kernel's launches only, every
-// finding on the real captures.
+// finding on the real captures, and the JSON report carrying them on finding tables only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "analysis/rules/rule.h"
 #include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
 #include "gpuscope/analysis_timeline.h"
+#include "gpuscope/report.h"
 #include "gpuscope/store.h"
 #include "metrics_trace.h"
 #include "span_checks.h"
@@ -126,6 +128,27 @@ TEST(EvidenceSpans, BsrSpmmAllocationSpansAreTheLoopsAllocationCalls) {
     ASSERT_NE(call, t.api_calls.end()) << s.start;
     EXPECT_EQ(classify_api(t.strings.get(call->name)), ApiClass::Allocation) << t.strings.get(call->name);
   }
+}
+
+TEST(EvidenceSpans, JsonReportCarriesThemOnFindingTablesOnly) {
+  const Trace t = load("bsr_spmm_baseline.gpuscope");
+  const auto fs = run_rules(t);
+  const auto report = nlohmann::json::parse(render_report(t, {}, parse_report_format("json")));
+  size_t with_spans = 0;
+  for (const auto& section : report["sections"])
+    for (const auto& table : section["tables"]) {
+      if (!table.contains("spans")) continue;
+      ++with_spans;
+      const std::string key = table["key"];
+      ASSERT_EQ(key.rfind("finding_", 0), 0u) << key;
+      const auto f = find(fs, key.substr(8));
+      ASSERT_TRUE(f) << key;
+      ASSERT_EQ(table["spans"].size(), f->spans.size()) << key;
+      EXPECT_EQ(table["spans"][0]["pid"], f->spans[0].pid);
+      EXPECT_EQ(table["spans"][0]["start"], f->spans[0].start);
+      EXPECT_EQ(table["spans"][0]["end"], f->spans[0].end);
+    }
+  EXPECT_EQ(with_spans, fs.size());
 }
 
 }  // namespace
