@@ -52,6 +52,12 @@ Json table_json(const Table& t) {
   j["rows"] = std::move(rows);
   j["rows_omitted"] = t.omitted_rows;
   j["notes"] = t.notes;
+  // Only tables that point at the timeline (findings) carry spans: other output stays as it was.
+  if (!t.spans.empty()) {
+    Json spans = Json::array();
+    for (const Span& s : t.spans) spans.push_back({{"pid", s.pid}, {"start", s.start}, {"end", s.end}});
+    j["spans"] = std::move(spans);
+  }
   return j;
 }
 

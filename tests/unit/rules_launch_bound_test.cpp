@@ -14,6 +14,7 @@
 
 #include "gpuscope/analysis_rules.h"
 #include "find_finding.h"
+#include "span_checks.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
@@ -49,7 +50,8 @@ TraceBuilder stream_launches(int host_work_at = -1, TimeNs call_ns = kCall) {
 }
 
 TEST(RuleLaunchBound, ReplaysEachIterationAsOneGraphWithH200NodeCosts) {
-  const auto f = find(run_rules(stream_launches().trace()), "launch_bound");
+  TraceBuilder b = stream_launches();
+  const auto f = find(run_rules(b.trace()), "launch_bound");
   ASSERT_TRUE(f);
   // Per iteration, stream launches: the last kernel ends (kNodes-1) x 6.48 us + 7.83 + 1.67 us after the first call.
   const TimeNs before = (kNodes - 1) * (kCall + kLoop) + kStartAfterCall + kKernel;
@@ -65,6 +67,12 @@ TEST(RuleLaunchBound, ReplaysEachIterationAsOneGraphWithH200NodeCosts) {
   EXPECT_NE(f->estimate.find("NVIDIA H200 defaults"), std::string::npos);
   EXPECT_NE(f->evidence[1].find("4.79 us per kernel"), std::string::npos);  // (6.48 - 1.67 us) x 199/200 of idle GPU
   EXPECT_NE(f->evidence[2].find("5 stretches"), std::string::npos);
+  // Spans: the 5 stretches, each an iteration's first launch call to its last kernel's end
+  // (the NVTX range closes 10 us after that kernel).
+  testing::expect_spans_in_run(*f, b.trace());
+  testing::SpanTimes stretches;
+  for (const NvtxRange& r : b.trace().nvtx_ranges) stretches.emplace_back(r.start, r.end - 10 * kUs);
+  EXPECT_EQ(testing::span_times(*f), stretches);
 }
 
 // Graph launch costs the driver's CPU time like a launch call does: on a host whose launch
@@ -84,6 +92,7 @@ TEST(RuleLaunchBound, HostWorkBetweenLaunchesSplitsTheStretchAndIsKept) {
   ASSERT_TRUE(whole && split);
   EXPECT_NE(split->evidence[2].find("10 stretches of consecutive launches (largest 100)"), std::string::npos)
       << split->evidence[2];
+  EXPECT_EQ(split->spans.size(), 10u);  // one per stretch: the host work splits each iteration in two
   // Without the fix the 100 us of host work sits on the critical path with the GPU idle. With it,
   // the host work runs while the first graph's 100 kernels run, and the second graph's submission
   // (100 x 1.398 us) overlaps them too, so the split trace saves more per iteration:

@@ -7,12 +7,15 @@
 
 #include "gpuscope/analysis_rules.h"
 #include "find_finding.h"
+#include "span_checks.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
 namespace {
 
 using testing::find;
+using testing::SpanTimes;
+using testing::span_times;
 using testing::TraceBuilder;
 constexpr TimeNs kUs = 1000, kMs = 1'000'000;
 
@@ -49,12 +52,21 @@ TraceBuilder allocating_loop(bool allocate) {
 }
 
 TEST(RuleAllocation, FiresOnTheRepeatedPartOnlyAndNotWhenFixed) {
-  const auto fs = run_rules(allocating_loop(true).trace());
+  TraceBuilder b = allocating_loop(true);
+  const auto fs = run_rules(b.trace());
   const auto f = find(fs, "allocation_in_loop");
   ASSERT_TRUE(f);
   // Iterations 2..5: 4 x (1 ms + 0.5 ms); the host work between calls is kept, so all of it is saved.
   EXPECT_EQ(*f->saving_ns, 4 * (1 * kMs + 500 * kUs));
   EXPECT_NE(f->evidence[0].find("instances 2..5 of NVTX range 'iteration'"), std::string::npos);
+  // Spans: the cudaMalloc and cudaFree calls of iterations 2..5, not the first iteration's.
+  testing::expect_spans_in_run(*f, b.trace());
+  SpanTimes calls;
+  for (int i = 1; i < 5; ++i) {
+    const TimeNs t0 = 1 * kMs + i * 5 * kMs;
+    calls.insert(calls.end(), {{t0, t0 + 1 * kMs}, {t0 + 4 * kMs, t0 + 4 * kMs + 500 * kUs}});
+  }
+  EXPECT_EQ(span_times(*f), calls);
   EXPECT_FALSE(find(run_rules(allocating_loop(false).trace()), "allocation_in_loop"));
 }
 
@@ -80,6 +92,8 @@ TEST(RulePageable, UsesMeasuredPinnedBandwidthOfTheSameDirection) {
   ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 3 * 8 * kMs);  // each 10 ms copy becomes 2 ms
   EXPECT_NE(f->estimate.find("measured"), std::string::npos);
+  testing::expect_spans_in_run(*f, b.trace());  // the three pageable copies, not the pinned one
+  EXPECT_EQ(span_times(*f), (SpanTimes{{10 * kMs, 20 * kMs}, {30 * kMs, 40 * kMs}, {50 * kMs, 60 * kMs}}));
 }
 
 TEST(RulePageable, FallsBackToTheLinkDefaultAndNeverSlowsACopyDown) {
@@ -109,6 +123,10 @@ TEST(RuleExcessiveSync, SyncAfterEveryLaunchButTheLastIsRemovable) {
   // Without the first 9 syncs the host issues a launch every 110 us; the GPU (100 us each) keeps up,
   // and the last sync waits for the last kernel: 9 x 100 us saved.
   EXPECT_EQ(*f->saving_ns, 900 * kUs);
+  testing::expect_spans_in_run(*f, b.trace());  // the 9 removable syncs: all but the last
+  SpanTimes syncs;
+  for (int i = 0; i < 9; ++i) syncs.emplace_back(1 * kMs + i * 210 * kUs + 10 * kUs, 1 * kMs + i * 210 * kUs + 110 * kUs);
+  EXPECT_EQ(span_times(*f), syncs);
 }
 
 TEST(RuleUnstable, OneSlowInstanceOutOfTen) {
@@ -121,6 +139,9 @@ TEST(RuleUnstable, OneSlowInstanceOutOfTen) {
   const auto f = find(run_rules(b.trace()), "unstable_timings");
   ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 900 * kUs);
+  testing::expect_spans_in_run(*f, b.trace());  // the instances of the unstable kernel: all 10 launches
+  ASSERT_EQ(f->spans.size(), 10u);
+  EXPECT_EQ(f->spans[4].end - f->spans[4].start, 1000 * kUs);
 }
 
 TEST(RuleIdleGaps, HostWorkWhileTheGpuIdlesButNotWhenAnotherStreamKeepsItBusy) {
@@ -131,6 +152,8 @@ TEST(RuleIdleGaps, HostWorkWhileTheGpuIdlesButNotWhenAnotherStreamKeepsItBusy) {
   const auto f = find(run_rules(b.trace()), "gpu_idle_gaps");
   ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 6 * kMs - 5 * kUs);
+  testing::expect_spans_in_run(*f, b.trace());
+  EXPECT_EQ(span_times(*f), (SpanTimes{{2 * kMs, 8 * kMs}}));  // the gap itself: first kernel's end to the second's start
   b.kernel("b", 1500 * kUs, 8 * kMs, b.api("cudaLaunchKernel", 996 * kUs, 999 * kUs), 2);  // overlapping stream
   EXPECT_FALSE(find(run_rules(b.trace()), "gpu_idle_gaps"));
 }
@@ -147,6 +170,8 @@ TEST(RuleCopyOverlap, SerialCopyThenKernelPerIterationButNotWhenAlreadyOverlappe
   const auto f = find(run_rules(b.trace()), "copies_not_overlapped");
   ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 2 * 1 * kMs);  // steady instances 2 and 3: min(2 ms, 1 ms) each
+  testing::expect_spans_in_run(*f, b.trace());  // the copies of steady instances 2 and 3
+  EXPECT_EQ(span_times(*f), (SpanTimes{{5 * kMs, 7 * kMs}, {9 * kMs, 11 * kMs}}));
 
   TraceBuilder o;  // the same work with the kernel already running under the copy
   o.run(1, 20 * kMs);
@@ -169,6 +194,8 @@ TEST(RuleTail, PartialLastWaveAndNotForWholeWaves) {
   const auto f = find(run_rules(b.trace()), "tail_effect");
   ASSERT_TRUE(f);
   EXPECT_NEAR(*f->saving_ns / 1e6, 10.0 * (2 - 2200.0 / 2112) / 2, 0.001);
+  testing::expect_spans_in_run(*f, b.trace());
+  EXPECT_EQ(span_times(*f), (SpanTimes{{1 * kMs, 11 * kMs}}));  // the kernel's launch
   b.trace().kernels[0].grid[0] = 2 * 2112;  // exactly 2 waves
   EXPECT_FALSE(find(run_rules(b.trace()), "tail_effect"));
 }
@@ -184,6 +211,8 @@ TEST(RuleOccupancy, NamesTheLimiterAndGivesNoTimeEstimate) {
   ASSERT_EQ(f->evidence.size(), 1u);
   EXPECT_NE(f->evidence[0].find("limited by registers"), std::string::npos);
   EXPECT_NE(f->evidence[0].find("<= 168 regs/thread would fit 3 blocks/SM"), std::string::npos);
+  testing::expect_spans_in_run(*f, b.trace());
+  EXPECT_EQ(span_times(*f), (SpanTimes{{1 * kMs, 11 * kMs}}));
   b.trace().kernels[0].registers_per_thread = 32;  // 16 blocks of 4 warps: 100 %
   EXPECT_FALSE(find(run_rules(b.trace()), "low_occupancy"));
 }
@@ -200,6 +229,8 @@ TEST(RuleSyncCopies, HostWorkAfterABlockingCopyCouldOverlapIt) {
   // After copies 1 and 2: 2 ms of host work each. The host work after the last copy is not
   // counted: no later CUDA call bounds it, and the end of a run usually consumes the result.
   EXPECT_EQ(*f->saving_ns, 2 * kMs + 2 * kMs);
+  testing::expect_spans_in_run(*f, b.trace());  // the three blocking calls
+  EXPECT_EQ(span_times(*f), (SpanTimes{{1 * kMs, 4 * kMs}, {6 * kMs, 9 * kMs}, {11 * kMs, 14 * kMs}}));
 }
 
 TEST(RuleStartup, ContextCreationOverlappableWithHostWork) {
@@ -212,6 +243,9 @@ TEST(RuleStartup, ContextCreationOverlappableWithHostWork) {
   const auto f = find(run_rules(b.trace()), "startup_cost");
   ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 100 * kMs - 50 * kUs);
+  // The start-up interval: the first CUDA call to the end of the context-creating cudaMalloc.
+  testing::expect_spans_in_run(*f, b.trace());
+  EXPECT_EQ(span_times(*f), (SpanTimes{{1 * kMs, 400 * kMs}}));
 
   TraceBuilder early;  // context created before any host work: nothing to overlap
   early.run(1, 500 * kMs);

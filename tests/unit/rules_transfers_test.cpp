@@ -10,6 +10,7 @@
 #include "gpuscope/report.h"
 #include "gpuscope/store.h"
 #include "find_finding.h"
+#include "span_checks.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
@@ -47,7 +48,8 @@ TraceBuilder tiny_copies(int n, bool large_copy, bool kernel_between = false) {
 }
 
 TEST(RuleTinyTransfers, BurstBecomesOneCopyAtTheMeasuredLargeCopyBandwidth) {
-  const auto f = find(run_rules(tiny_copies(50, true).trace()), "many_tiny_transfers");
+  TraceBuilder b = tiny_copies(50, true);
+  const auto f = find(run_rules(b.trace()), "many_tiny_transfers");
   ASSERT_TRUE(f);
   // Per burst the host path was 50 x 10 us calls + 49 x 1 us between them = 549 us. Batched: one call
   // (6 us to the copy, 2 us fixed + 200 KiB at 53.7 GB/s = 3.8 us, 2 us after) + the 49 us of host work.
@@ -55,6 +57,12 @@ TEST(RuleTinyTransfers, BurstBecomesOneCopyAtTheMeasuredLargeCopyBandwidth) {
   EXPECT_NEAR(static_cast<double>(*f->saving_ns), 5 * (549e3 - batched), 5 * 10.0);
   EXPECT_NE(f->estimate.find("measured on this trace's copies >= 1 MiB"), std::string::npos);
   EXPECT_NE(f->evidence[0].find("HtoD pinned: 250 copies under 64 KiB in 5 bursts"), std::string::npos);
+  // Spans: the 5 bursts (750 us apart from 3 ms), each from its first copy's start (6 us into its
+  // call) to its 50th copy's end (49 x 11 us + 8 us), not the large copy.
+  testing::expect_spans_in_run(*f, b.trace());
+  testing::SpanTimes bursts;
+  for (int i = 0; i < 5; ++i) bursts.emplace_back(3 * kMs + i * 750 * kUs + 6 * kUs, 3 * kMs + i * 750 * kUs + 547 * kUs);
+  EXPECT_EQ(testing::span_times(*f), bursts);
 }
 
 TEST(RuleTinyTransfers, WithoutLargeCopiesUsesTheLinkDefault) {
@@ -103,7 +111,8 @@ TraceBuilder result_loop(TimeNs result_ms, uint64_t result_bytes = 256 << 20) {
 }
 
 TEST(RuleLargeResultCopy, OverlapsEachResultWithTheNextIterationsWork) {
-  const auto fs = run_rules(result_loop(5).trace());
+  TraceBuilder b = result_loop(5);
+  const auto fs = run_rules(b.trace());
   const auto f = find(fs, "large_result_copy");
   ASSERT_TRUE(f);
   // Steady instances 2..4: the results of 2 and 3 hide under the next instance's 1.99 ms HtoD + 1 ms kernel.
@@ -112,6 +121,11 @@ TEST(RuleLargeResultCopy, OverlapsEachResultWithTheNextIterationsWork) {
   // copies_not_overlapped fires on the same copies: the report must not add the two.
   ASSERT_TRUE(find(fs, "copies_not_overlapped"));
   EXPECT_EQ(f->shares_time_with, std::vector<std::string>{"copies_not_overlapped"});
+  // Spans: the result copies of steady instances 2..4 (the evidence counts all three).
+  testing::expect_spans_in_run(*f, b.trace());
+  testing::SpanTimes results;
+  for (int i = 1; i < 4; ++i) results.emplace_back(i * 20 * kMs + 4 * kMs, i * 20 * kMs + 9 * kMs);
+  EXPECT_EQ(testing::span_times(*f), results);
 }
 
 TEST(RuleLargeResultCopy, NotForASmallShareOrASmallCopy) {

@@ -23,6 +23,7 @@ class AllocationRule final : public Rule {
     std::map<std::string, std::pair<size_t, TimeNs>> by_name;  // calls, ns
     std::map<std::string, size_t> ranges;
     TimeNs first = 0, last = 0;
+    std::vector<EvidenceSpan> spans;  // the calls counted
     for (size_t i : ctx.main_calls) {
       const ApiCall& c = ctx.trace.api_calls[i];
       const std::string& name = ctx.name_of(c);
@@ -30,6 +31,7 @@ class AllocationRule final : public Rule {
       TimeNs keep = 0;  // host time the fixed program still spends in this call
       if (ctx.context_creation && ctx.context_creation->api_index == i) keep = ctx.context_creation->excess_ns;
       s.api_ns[i] = keep;
+      spans.push_back(span_of(c));
       auto& [n, ns] = by_name[name];
       ++n;
       ns += duration(c.start, c.end) - keep;
@@ -53,6 +55,7 @@ class AllocationRule final : public Rule {
     for (const auto& [range, n] : ranges)
       if (!range.empty()) f.evidence.push_back(fmt::format("{} of them inside NVTX range '{}'", n, range));
     if (std::string line = context_creation_in_first_instance(ctx); !line.empty()) f.evidence.push_back(line);
+    f.spans = evidence_spans(std::move(spans));
     f.advice = "Allocate the buffers once before the loop and reuse them (or use a pool / cudaMallocAsync); "
                "free them after the loop.";
     return f;

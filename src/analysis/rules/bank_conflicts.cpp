@@ -52,6 +52,7 @@ class BankConflictRule final : public Rule {
     Finding f;
     double saving = 0;
     bool roof = false, tail = false, all_with_stalls = true;
+    std::vector<std::string> named;
     for (const KernelMetrics& k : top_metric_kernels(ctx.trace)) {
       if (!has_bank_conflicts(k)) continue;
       const MemoryWorkload& m = *k.memory;
@@ -75,6 +76,7 @@ class BankConflictRule final : public Rule {
       line += fmt::format("; {} {} of {}", waits ? "about" : "up to", ms(static_cast<TimeNs>(lost)),
                           ms(static_cast<TimeNs>(k.values.total_ns)));
       f.evidence.push_back(line);
+      named.push_back(k.values.name);
     }
     if (f.evidence.empty() || !ctx.worth(static_cast<TimeNs>(saving))) return std::nullopt;
     f.rule = id();
@@ -90,6 +92,7 @@ class BankConflictRule final : public Rule {
                        "of it";
     if (roof) f.shares_time_with.push_back("far_from_roofline");
     if (tail) f.shares_time_with.push_back("tail_effect");
+    f.spans = kernel_launch_spans(ctx.trace, named);
     f.advice = "Give each thread of a warp a different bank: pad shared arrays (e.g. [32][33] instead of [32][32] for "
                "a transpose), swizzle the layout (XOR the column with the row, as CUTLASS/CuTe layouts do), or read "
                "128-bit vectors along the fastest-varying index; then check the conflict counts again.";

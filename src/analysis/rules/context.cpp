@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
+#include "analysis/grouping.h"
 #include "analysis/rules/rule.h"
 
 namespace gpuscope::analysis::rules {
@@ -134,6 +136,29 @@ Bandwidth default_link_bandwidth(const Trace& t, uint32_t pid, uint32_t device) 
   if (d && d->compute_major >= 9) return {50e9, "default for PCIe Gen5 x16: 50 GB/s"};
   if (d && d->compute_major == 8) return {25e9, "default for PCIe Gen4 x16: 25 GB/s"};
   return {12e9, "default for PCIe Gen3 x16: 12 GB/s"};
+}
+
+std::vector<EvidenceSpan> evidence_spans(std::vector<EvidenceSpan> spans) {
+  std::erase_if(spans, [](const EvidenceSpan& s) { return s.start <= 0 || s.end < s.start; });
+  const auto by_start = [](const EvidenceSpan& a, const EvidenceSpan& b) {
+    return std::tie(a.start, a.end, a.pid) < std::tie(b.start, b.end, b.pid);
+  };
+  if (spans.size() > kMaxEvidenceSpans) {
+    // Longest first; stable over the start order so equal lengths keep the earlier ones.
+    std::sort(spans.begin(), spans.end(), by_start);
+    std::stable_sort(spans.begin(), spans.end(),
+                     [](const EvidenceSpan& a, const EvidenceSpan& b) { return a.end - a.start > b.end - b.start; });
+    spans.resize(kMaxEvidenceSpans);
+  }
+  std::sort(spans.begin(), spans.end(), by_start);
+  return spans;
+}
+
+std::vector<EvidenceSpan> kernel_launch_spans(const Trace& t, const std::vector<std::string>& names) {
+  std::vector<EvidenceSpan> out;
+  for (const Kernel& k : t.kernels)
+    if (std::find(names.begin(), names.end(), detail::kernel_name(t, k)) != names.end()) out.push_back(span_of(k));
+  return evidence_spans(std::move(out));
 }
 
 std::string ms(TimeNs ns) { return fmt::format("{:.2f} ms", ns / 1e6); }

@@ -42,6 +42,10 @@ class CopyComputeOverlapRule final : public Rule {
     f.evidence.push_back(fmt::format("{} steady instances{}: {} of copies and {} of kernels per instance, {} overlapped",
                                      n, ctx.repeated.range_name.empty() ? "" : " of NVTX range '" + ctx.repeated.range_name + "'",
                                      ms(copy_ns / TimeNs(n)), ms(kernel_ns / TimeNs(n)), ms(overlapped / TimeNs(n))));
+    std::vector<EvidenceSpan> spans;  // the copies of the steady instances, which pipelining would hide
+    for (const Memcpy& e : ctx.trace.memcpys)
+      if (e.pid == ctx.main->pid && ctx.repeated.contains(e.start)) spans.push_back(span_of(e));
+    f.spans = evidence_spans(std::move(spans));
     f.advice = "Pipeline the iterations: double buffers on two or more streams, cudaMemcpyAsync from pinned memory, "
                "so the copies of one iteration run while another computes.";
     return f;

@@ -20,6 +20,7 @@ class DominantStallRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     Finding f;
     std::vector<std::string> reasons;  // in order of first appearance (kernel order)
+    std::vector<std::string> named;
     for (const KernelMetrics& k : top_metric_kernels(ctx.trace)) {
       if (!k.stalls || at_roof(k)) continue;
       const WarpStalls& w = *k.stalls;
@@ -39,12 +40,14 @@ class DominantStallRule final : public Rule {
       if (k.sol) line += fmt::format("; SM {} and memory {} of peak", pct(k.sol->sm_percent), pct(k.sol->memory_percent));
       line += fmt::format("; {:.1f}% of kernel time", k.values.kernel_share_percent);
       f.evidence.push_back(line);
+      named.push_back(k.values.name);
     }
     if (f.evidence.empty()) return std::nullopt;
     f.rule = id();
     f.title = reasons.size() == 1 ? "Warps mostly stall on " + reasons.front() : "One stall reason dominates a top kernel";
     f.estimate = "not estimated: a stall costs time only while no other warp can issue, and the metrics do not say "
                  "how much of it other warps hid";
+    f.spans = kernel_launch_spans(ctx.trace, named);
     for (const std::string& r : reasons) {
       const StallGuidance* g = stall_guidance(r);
       if (!g) {

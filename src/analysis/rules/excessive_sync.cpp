@@ -36,9 +36,11 @@ class ExcessiveSyncRule final : public Rule {
     }
     Scenario s;
     TimeNs waited = 0;
+    std::vector<EvidenceSpan> spans;  // the removable syncs
     for (size_t i : syncs) {
       if (keep.count(i)) continue;
       s.api_ns[i] = 0;
+      spans.push_back(span_of(ctx.trace.api_calls[i]));
       waited += duration(ctx.trace.api_calls[i].start, ctx.trace.api_calls[i].end);
     }
     if (s.api_ns.empty()) return std::nullopt;
@@ -53,6 +55,7 @@ class ExcessiveSyncRule final : public Rule {
                                      syncs.size(), s.api_ns.size(), ms(waited)));
     if (ctx.repeated.instances >= 2)
       f.evidence.push_back(fmt::format("{:.1f} per instance of the repeated part", double(syncs.size()) / ctx.repeated.instances));
+    f.spans = evidence_spans(std::move(spans));
     f.advice = "Synchronize once where the host needs results (or use events and cudaStreamWaitEvent between streams) "
                "instead of after every launch.";
     return f;

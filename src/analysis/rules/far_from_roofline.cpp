@@ -18,6 +18,7 @@ class FarFromRooflineRule final : public Rule {
     Finding f;
     double saving = 0;
     bool memory_region = false, compute_region = false, tensor_compute = false, conflicts = false, tail = false;
+    std::vector<std::string> named;
     for (const KernelMetrics& k : top_metric_kernels(ctx.trace)) {
       if (!far_from_roof(k)) continue;
       const Roofline& r = *k.roofline;
@@ -37,6 +38,7 @@ class FarFromRooflineRule final : public Rule {
       line += fmt::format("); {} of kernel time, up to {} less at its roof", ms(static_cast<TimeNs>(k.values.total_ns)),
                           ms(static_cast<TimeNs>(lost)));
       f.evidence.push_back(line);
+      named.push_back(k.values.name);
     }
     if (f.evidence.empty() || !ctx.worth(static_cast<TimeNs>(saving))) return std::nullopt;
     f.rule = id();
@@ -46,6 +48,7 @@ class FarFromRooflineRule final : public Rule {
                  "roof; a kernel that overlaps host work or other kernels saves less wall time";
     if (conflicts) f.shares_time_with.push_back("shared_bank_conflicts");
     if (tail) f.shares_time_with.push_back("tail_effect");
+    f.spans = kernel_launch_spans(ctx.trace, named);
     std::string advice;
     if (memory_region)
       advice += "Memory-bound region: reach the bandwidth roof with coalesced, vectorized accesses and more bytes in "

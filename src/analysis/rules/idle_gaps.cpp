@@ -23,12 +23,14 @@ class IdleGapRule final : public Rule {
     TimeNs host = 0, idle = 0;
     size_t gaps = 0;
     const IdleGap* longest = nullptr;
+    std::vector<EvidenceSpan> spans;  // the gaps counted
     for (const DeviceTimeline& d : tl.devices) {
       if (d.pid != ctx.main->pid) continue;
       idle += d.idle_ns;
       for (const IdleGap& g : d.gaps) {
         host += g.cpu.outside_ns;
         ++gaps;
+        spans.push_back({d.pid, g.start, g.end});
         if (!longest || g.cpu.outside_ns > longest->cpu.outside_ns) longest = &g;
       }
     }
@@ -43,6 +45,7 @@ class IdleGapRule final : public Rule {
     f.evidence.push_back(fmt::format("longest host-work gap: {} at {}{}", ms(longest->end - longest->start),
                                      ctx.at(longest->start),
                                      ctx.nvtx_at(longest->start).empty() ? "" : ", NVTX range '" + ctx.nvtx_at(longest->start) + "'"));
+    f.spans = evidence_spans(std::move(spans));
     f.advice = "Issue GPU work asynchronously and ahead of the host work (streams, double buffering), or move the "
                "host work off the launching thread.";
     return f;

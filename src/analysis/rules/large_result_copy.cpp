@@ -49,9 +49,11 @@ class LargeResultCopyRule final : public Rule {
     TimeNs saving = 0, shared = 0, result = 0, recorded = 0, span = 0;
     size_t with_result = 0, copies = 0;
     uint64_t bytes = 0;
+    std::vector<EvidenceSpan> spans;  // the result copies
     for (size_t j = 0; j < inst.size(); ++j) {
       const Instance& a = inst[j];
       if (a.copies == 0) continue;
+      for (const Interval& r : a.result) spans.push_back({ctx.main->pid, r.start, r.end});
       ++with_result, result += a.result_ns, recorded += a.recorded_ns, span += duration(a.span.start, a.span.end);
       copies += a.copies, bytes += a.bytes;
       if (j + 1 == inst.size()) continue;  // nothing after the last instance to hide it under
@@ -82,6 +84,7 @@ class LargeResultCopyRule final : public Rule {
     f.evidence.push_back(fmt::format("{} of the saving is overlap with kernels, which copies_not_overlapped also "
                                      "counts: do not add the two", ms(shared)));
     f.shares_time_with.push_back("copies_not_overlapped");
+    f.spans = evidence_spans(std::move(spans));
     f.advice = "Keep results on the device for the next step, copy back only the part the host needs, or copy them "
                "with cudaMemcpyAsync from pinned memory on a second stream while the next iteration computes.";
     return f;

@@ -107,9 +107,12 @@ class LaunchBoundRule final : public Rule {
     const GraphCost cost = graph_cost(ctx, static_cast<double>(launch_ns) / static_cast<double>(launches));
     Scenario s;
     size_t graphs = 0, largest = 0;
+    std::vector<EvidenceSpan> spans;  // each graph candidate: its first call's start to its last kernel's end
     for (auto& st : stretches) {
       if (st.size() < 2) continue;  // one launch gains nothing from a graph
       const double n = static_cast<double>(st.size());
+      spans.push_back({ctx.main->pid, t.api_calls[st.front()].start,
+                       std::max(t.api_calls[st.back()].end, kernel.at(t.api_calls[st.back()].correlation_id)->end)});
       s.graphs.push_back({st, static_cast<TimeNs>(cost.host * n), static_cast<TimeNs>(cost.first * n),
                           static_cast<TimeNs>(cost.gap)});
       ++graphs, largest = std::max(largest, st.size());
@@ -131,6 +134,7 @@ class LaunchBoundRule final : public Rule {
                                      ms(idle), idle / 1e3 / static_cast<double>(launches)));
     f.evidence.push_back(fmt::format("{} stretches of consecutive launches (largest {}), each a graph candidate", graphs,
                                      largest));
+    f.spans = evidence_spans(std::move(spans));
     f.advice = "Capture the launch sequence in a CUDA graph (stream capture) and replay it, or fuse the small kernels.";
     return f;
   }

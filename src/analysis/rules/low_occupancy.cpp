@@ -30,6 +30,7 @@ class OccupancyRule final : public Rule {
     double all = 0;
     for (const Kernel& k : ctx.trace.kernels) all += static_cast<double>(duration(k.start, k.end));
     Finding f;
+    std::vector<std::string> named;
     for (const KernelOccupancy& k : kernel_occupancy(ctx.trace, 5)) {
       if (!k.occupancy || k.total_ns < kMinKernelShare * all || k.occupancy->occupancy_percent >= kLowOccupancyPercent)
         continue;
@@ -45,11 +46,13 @@ class OccupancyRule final : public Rule {
             break;
           }
       f.evidence.push_back(line);
+      named.push_back(k.name);
     }
     if (f.evidence.empty()) return std::nullopt;
     f.rule = id();
     f.title = "Low theoretical occupancy in a top kernel";
     f.estimate = "not estimated: the gain depends on what the kernel is bound by";
+    f.spans = kernel_launch_spans(ctx.trace, named);
     f.advice = "Cap registers (__launch_bounds__(threads, minBlocks) or -maxrregcount), shrink shared memory per "
                "block, or give each block more warps; check with Nsight Compute that latency, not throughput, limits it.";
     return f;

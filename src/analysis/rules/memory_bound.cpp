@@ -19,6 +19,7 @@ class MemoryBoundRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     Finding f;
     bool dram = false, l2 = false, l1 = false;
+    std::vector<std::string> named;
     for (const KernelMetrics& k : top_metric_kernels(ctx.trace)) {
       if (!k.sol || k.sol->bound != Bound::Memory) continue;
       const SpeedOfLight& s = *k.sol;
@@ -37,12 +38,14 @@ class MemoryBoundRule final : public Rule {
       }
       line += fmt::format("; {:.1f}% of kernel time", k.values.kernel_share_percent);
       f.evidence.push_back(line);
+      named.push_back(k.values.name);
     }
     if (f.evidence.empty()) return std::nullopt;
     f.rule = id();
     f.title = "Memory-bound kernel: it needs fewer bytes, not more math";
     f.estimate = "not estimated: near its memory roof a kernel is faster only if it moves fewer bytes, and how many "
                  "can go is not in the metrics (far_from_roofline estimates the headroom to the roof when collected)";
+    f.spans = kernel_launch_spans(ctx.trace, named);
     std::string advice;
     if (dram)
       advice += "DRAM-bound: fuse it with the kernels that produce or consume its data, keep reused data in L2 "

@@ -17,6 +17,7 @@ class NoTensorCoresRule final : public Rule {
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     Finding f;
+    std::vector<std::string> named;
     for (const KernelMetrics& k : top_metric_kernels(ctx.trace)) {
       if (!k.tensor || !k.tensor->half_math_without_tensor) continue;
       const ScalarFlops& s = k.tensor->scalar;
@@ -31,6 +32,7 @@ class NoTensorCoresRule final : public Rule {
         line += fmt::format("; FMA pipe {}", pct(*fma));
       line += fmt::format("; {:.1f}% of kernel time", k.values.kernel_share_percent);
       f.evidence.push_back(line);
+      named.push_back(k.values.name);
     }
     if (f.evidence.empty()) return std::nullopt;
     f.rule = id();
@@ -38,6 +40,7 @@ class NoTensorCoresRule final : public Rule {
     f.estimate = "not estimated: tensor cores help only if the math is a matrix product (GEMM, convolution, "
                  "attention), which the counters cannot tell; where it is, their FP16 peak is many times the FMA "
                  "pipe's";
+    f.spans = kernel_launch_spans(ctx.trace, named);
     f.advice = "If the kernel multiplies matrices, use a tensor-core path: cuBLAS/cuBLASLt or CUTLASS, or WMMA / "
                "mma.sync (wgmma on sm_90) in a custom kernel, with FP16/BF16 inputs and FP32 accumulation. If it is "
                "elementwise math after all, use packed half2 arithmetic instead.";

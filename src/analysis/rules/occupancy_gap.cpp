@@ -18,6 +18,7 @@ class OccupancyGapRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     Finding f;
     bool small_grid = false, tail = false, uneven = false;
+    std::vector<std::string> named;
     for (const KernelMetrics& k : top_metric_kernels(ctx.trace)) {
       if (!k.occupancy || !k.occupancy->large_gap || at_roof(k)) continue;
       const AchievedOccupancy& a = *k.occupancy;
@@ -25,6 +26,7 @@ class OccupancyGapRule final : public Rule {
       small_grid |= a.cause == OccupancyGapCause::SmallGrid;
       tail |= a.cause == OccupancyGapCause::Tail;
       uneven |= a.cause == OccupancyGapCause::UnevenWork;
+      named.push_back(k.values.name);
       f.evidence.push_back(fmt::format("{}: achieved occupancy {} against {} theoretical ({} blocks/SM of {} warps, "
                                        "limited by {}): {}; {:.1f}% of kernel time",
                                        k.values.name, pct(a.achieved_percent), pct(o.occupancy_percent), o.blocks_per_sm,
@@ -36,6 +38,7 @@ class OccupancyGapRule final : public Rule {
     f.title = "Achieved occupancy far below theoretical";
     f.estimate = "not estimated: more resident warps help only a latency-bound kernel, and by how much the metrics "
                  "do not say (see Warp stalls)";
+    f.spans = kernel_launch_spans(ctx.trace, named);
     if (small_grid)
       f.advice += "Grid smaller than one wave: launch more, smaller blocks (split the work, e.g. split-K for "
                   "reductions and GEMMs) so every SM holds as many warps as fit, or run independent kernels "

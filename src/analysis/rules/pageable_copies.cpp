@@ -36,6 +36,7 @@ class PageableRule final : public Rule {
     Scenario s;
     std::map<std::string, std::tuple<size_t, uint64_t, TimeNs, TimeNs>> by_dir;  // n, bytes, ns, new ns
     std::map<std::string, std::string> sources;
+    std::vector<EvidenceSpan> spans;  // the copies re-timed
     for (size_t i = 0; i < t.memcpys.size(); ++i) {
       const Memcpy& m = t.memcpys[i];
       if (m.pid != ctx.main->pid || host_side(m) != MemoryKind::Pageable || m.end <= m.start) continue;
@@ -44,6 +45,7 @@ class PageableRule final : public Rule {
       const TimeNs then = std::min<TimeNs>(now, static_cast<TimeNs>(static_cast<double>(m.bytes) / bw.bytes_per_s * 1e9));
       s.memcpy_ns[i] = then;
       s.memcpy_post_ns[i] = kPinnedReturnNs;
+      spans.push_back(span_of(m));
       auto& [n, bytes, old_ns, new_ns] = by_dir[to_string(m.kind)];
       ++n, bytes += m.bytes, old_ns += now, new_ns += then;
       sources[to_string(m.kind)] = bw.source;
@@ -65,6 +67,7 @@ class PageableRule final : public Rule {
       f.evidence.push_back(fmt::format("{} pageable: {} copies, {:.2f} GB in {} ({}), {} at pinned bandwidth", dir, n,
                                        bytes / 1e9, ms(old_ns), gbps(bytes / (old_ns / 1e9)), ms(new_ns)));
     }
+    f.spans = evidence_spans(std::move(spans));
     f.advice = "Allocate the host buffers with cudaMallocHost/cudaHostAlloc (or cudaHostRegister existing ones) "
                "once, outside the repeated part; pinned memory also allows cudaMemcpyAsync overlap.";
     return f;

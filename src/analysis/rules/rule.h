@@ -93,6 +93,19 @@ struct Bandwidth {
 // link's raw rate, per direction (context.cpp lists the links and where the numbers come from).
 Bandwidth default_link_bandwidth(const Trace& t, uint32_t pid, uint32_t device);
 
+// Where a finding's evidence lies (Finding::spans). Every rule passes all the instances its
+// evidence talks about; this keeps the kMaxEvidenceSpans longest (ties: the earlier), sorted by
+// start, and drops records without times (start <= 0 or end < start).
+std::vector<EvidenceSpan> evidence_spans(std::vector<EvidenceSpan> spans);
+// An API call, copy or kernel as a span of its process.
+template <class Record>
+EvidenceSpan span_of(const Record& r) {
+  return {r.pid, r.start, r.end};
+}
+// The launches of the kernel groups named (summarize_kernels' names: demangled, else mangled),
+// for rules that judge whole kernels; already passed through evidence_spans.
+std::vector<EvidenceSpan> kernel_launch_spans(const Trace& t, const std::vector<std::string>& names);
+
 // Small formatting helpers for evidence lines (units in the text).
 std::string ms(TimeNs ns);        // "104.4 ms"
 std::string gbps(double bytes_per_s);  // "55.4 GB/s"

@@ -24,12 +24,14 @@ class SyncCopyRule final : public Rule {
     mark_blocking(t, ctx.main->pid, blocking);
     TimeNs saving = 0, blocked = 0;
     size_t count = 0;
+    std::vector<EvidenceSpan> spans;  // the blocking calls
     for (size_t n = 0; n < ctx.main_calls.size(); ++n) {
       const size_t i = ctx.main_calls[n];
       if (!blocking[i]) continue;
       const ApiCall& c = t.api_calls[i];
       ++count;
       blocked += duration(c.start, c.end);
+      spans.push_back(span_of(c));
       TimeNs host = 0, cursor = c.end;
       for (size_t m = n + 1; m < ctx.main_calls.size(); ++m) {
         const ApiCall& d = t.api_calls[ctx.main_calls[m]];
@@ -48,6 +50,7 @@ class SyncCopyRule final : public Rule {
     f.estimate = "host work after each blocking call (until the next call that must wait) overlapped with it; "
                  "upper bound";
     f.evidence.push_back(fmt::format("{} blocking copy/memset calls on the main thread, {} blocked", count, ms(blocked)));
+    f.spans = evidence_spans(std::move(spans));
     f.advice = "Use cudaMemcpyAsync/cudaMemsetAsync on a stream (pinned host memory for real asynchrony) and "
                "synchronize only where the host needs the data.";
     return f;

@@ -38,6 +38,7 @@ class TailRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     Finding f;
     TimeNs saving = 0;
+    std::vector<std::string> named;  // estimated or not, each kernel named in the evidence
     const std::vector<KernelMetricValues> metrics = kernel_metric_values(ctx.trace);
     for (const KernelOccupancy& k : kernel_occupancy(ctx.trace, 5)) {
       if (!k.occupancy || k.occupancy->waves <= 1.0) continue;
@@ -47,6 +48,7 @@ class TailRule final : public Rule {
                                          "throughput-bound (SM {:.0f}%, memory {:.0f}% of peak): a partial wave runs "
                                          "faster per block; not estimated",
                                          k.name, o.waves, o.last_wave_percent, sol->sm_percent, sol->memory_percent));
+        named.push_back(k.name);
         continue;
       }
       const double whole = std::ceil(o.waves);
@@ -55,12 +57,14 @@ class TailRule final : public Rule {
       saving += lost;
       f.evidence.push_back(fmt::format("{}: {:.2f} waves of {} blocks/SM; last wave fills {:.0f}% of the SM slots, ~{} idle",
                                        k.name, o.waves, o.blocks_per_sm, o.last_wave_percent, ms(lost)));
+      named.push_back(k.name);
     }
     if (!ctx.worth(saving)) return std::nullopt;
     f.rule = id();
     f.title = "Tail effect: partial last wave";
     f.saving_ns = saving;
     f.estimate = "idle SM slots of the last wave, assuming equal-length waves";
+    f.spans = kernel_launch_spans(ctx.trace, named);
     f.advice = "Size the grid to whole waves (blocks = k x blocks/SM x SMs), or use a persistent-block / stream-K "
                "schedule that balances the remainder.";
     return f;

@@ -114,6 +114,10 @@ class TinyTransfersRule final : public Rule {
     const std::string range = ctx.nvtx_at(first.start);
     f.evidence.push_back(fmt::format("largest burst: {} copies at {}{}", biggest->copies.size(), ctx.at(first.start),
                                      range.empty() ? "" : " in NVTX range '" + range + "'"));
+    std::vector<EvidenceSpan> spans;  // each burst, the unit that becomes one copy: first copy's start to last's end
+    for (const Burst& b : all)
+      spans.push_back({ctx.main->pid, t.memcpys[b.copies.front()].start, t.memcpys[b.copies.back()].end});
+    f.spans = evidence_spans(std::move(spans));
     f.advice = "Pack the small pieces into one contiguous (pinned) buffer and copy it once per burst, or keep the "
                "data on the device; for many scattered pieces, a gather kernel or cudaMemcpy2D/3D.";
     return f;

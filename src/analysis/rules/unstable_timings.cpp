@@ -28,11 +28,13 @@ class UnstableRule final : public Rule {
     }
     Finding f;
     TimeNs saving = 0;
+    std::vector<std::string> named;
     for (const KernelGroup& g : summarize_kernels(ctx.trace)) {
       if (g.duration.count < kMinLaunches || g.duration.cv_percent < kMinCvPercent) continue;
       TimeNs above = 0;
       for (TimeNs d : by_name[g.name]) above += std::max<TimeNs>(0, d - static_cast<TimeNs>(g.duration.median));
       saving += above;
+      named.push_back(g.name);
       f.evidence.push_back(fmt::format("{}: {} launches, CV {:.0f}%, median {}, max {}; {} above the median", g.name,
                                        g.duration.count, g.duration.cv_percent, ms(static_cast<TimeNs>(g.duration.median)),
                                        ms(static_cast<TimeNs>(g.duration.max)), ms(above)));
@@ -42,6 +44,7 @@ class UnstableRule final : public Rule {
     f.title = "Unstable kernel timings";
     f.saving_ns = saving;
     f.estimate = "time above the median if every instance ran at the median";
+    f.spans = kernel_launch_spans(ctx.trace, named);
     f.advice = "Look for contention (other processes, concurrent streams), clock changes (lock clocks when "
                "benchmarking), first-launch effects, or data-dependent work.";
     return f;
