@@ -12,4 +12,15 @@ namespace gpuscope::exporting {
 // Chrome Trace Event JSON in the dialect PyTorch's profiler (Kineto) writes (chrome_trace.cpp).
 void write_chrome_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out);
 
+struct PerfettoOptions {
+  // Kernel launch details (grid, block, registers, shared memory, correlation id) as debug
+  // annotations. On: what the export writes. Off: what the size test also measures, so
+  // docs/export.md can say what the details cost.
+  bool launch_details = true;
+};
+
+// Perfetto's native protobuf trace, TracePacket by TracePacket (perfetto_trace.cpp).
+void write_perfetto_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out,
+                          const PerfettoOptions& options = {});
+
 }  // namespace gpuscope::exporting

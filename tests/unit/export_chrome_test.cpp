@@ -63,7 +63,8 @@ void expect_valid_chrome_trace(const Trace& trace, const Json& doc, const std::s
 
   // One lane's slices nest (a viewer would otherwise stack them wrongly).
   for (auto& [lane, list] : slices) {
-    std::sort(list.begin(), list.end(), [](auto a, auto b) { return a.first < b.first || (a.first == b.first && a.second > b.second); });
+    std::sort(list.begin(), list.end(),
+              [](auto a, auto b) { return a.first < b.first || (a.first == b.first && a.second > b.second); });
     std::vector<int64_t> open;  // ends of enclosing slices
     for (const auto& [start, end] : list) {
       while (!open.empty() && open.back() <= start) open.pop_back();

@@ -50,10 +50,10 @@ std::string gunzip(const std::string& data) {
   return out;
 }
 
-TEST(ExportCli, WritesFormatsAndGzip) {
+TEST(ExportCli, WritesBothFormatsAndGzip) {
   const std::string dir = testing::scratch_dir("export_cli");
-  for (const std::string args : {"--format chrome -o t.json", "--format chrome -o t.json.gz",
-                                 "--format chrome --gzip -o t.zipped"}) {
+  for (const std::string args : {"--format chrome -o t.json", "--format perfetto -o t.perfetto-trace",
+                                 "--format chrome -o t.json.gz", "--format perfetto --gzip -o t.pftrace"}) {
     const CliResult r = testing::run_gpuscope(dir, "export " + kBaseline + " " + args);
     EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
     EXPECT_EQ(lines(r.err), 1) << r.err;
@@ -64,7 +64,7 @@ TEST(ExportCli, WritesFormatsAndGzip) {
   EXPECT_LT(zipped.size(), plain.size() / 4);
   EXPECT_EQ(gunzip(zipped), plain);
   EXPECT_EQ(Json::parse(plain)["traceEvents"].empty(), false);
-  EXPECT_EQ(gunzip(testing::read_text_file(dir + "/t.zipped")), plain);
+  EXPECT_EQ(gunzip(testing::read_text_file(dir + "/t.pftrace")), testing::read_text_file(dir + "/t.perfetto-trace"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.json.tmp"));
 }
 
@@ -83,7 +83,7 @@ TEST(ExportCli, BadInputAndBadRunAreOneLine) {
   std::ofstream(dir + "/notes.gpuscope") << "not a capture\n";
   expect_one_line_error(testing::run_gpuscope(dir, "export notes.gpuscope --format chrome -o t.json"), "notes.gpuscope",
                         "corrupt");
-  expect_one_line_error(testing::run_gpuscope(dir, "export missing.gpuscope --format chrome -o t.pb"), "missing",
+  expect_one_line_error(testing::run_gpuscope(dir, "export missing.gpuscope --format perfetto -o t.pb"), "missing",
                         "missing");
   expect_one_line_error(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome --run 2 -o t.json"),
                         "is not a bench capture", "--run on a single capture");
