@@ -3,12 +3,20 @@
 #include <cctype>
 
 #include "common/error.h"
+#include "export/writers.h"
 #include "gpuscope/export.h"
 
 namespace gpuscope {
 
 const std::vector<ExportFormat>& export_formats() {
-  static const std::vector<ExportFormat> formats = {};
+  static const std::vector<ExportFormat> formats = {
+      {"chrome", "Chrome Trace Event JSON as PyTorch's profiler writes it (Perfetto UI, chrome://tracing, HTA)", ".json",
+       exporting::write_chrome_trace},
+      {"perfetto", "Perfetto's native protobuf trace (Perfetto UI, trace_processor), compact", ".perfetto-trace",
+       [](const Trace& trace, const tracks::Layout& layout, std::ostream& out) {
+         exporting::write_perfetto_trace(trace, layout, out);
+       }},
+  };
   return formats;
 }
 

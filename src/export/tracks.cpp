@@ -253,9 +253,33 @@ class Builder {
     t.rows = static_cast<uint32_t>(row_end.size());
   }
 
-  // Each process: its threads (by tid), NVTX start/end ranges, overhead; then its devices,
-  // each with its streams (by id).
+  // Each process: its threads (by tid), NVTX start/end ranges, overhead; then its devices (by
+  // ordinal), each with its streams (by id). Groups are made on first use (every process of the
+  // capture first), so they are put in this order here and every index to them renumbered.
   void order_groups() {
+    std::vector<Group>& groups = layout_.groups;
+    std::vector<uint32_t> order;  // new position -> old index
+    for (uint32_t p = 0; p < groups.size(); ++p) {
+      if (groups[p].kind != GroupKind::Process) continue;
+      order.push_back(p);
+      const size_t first_device = order.size();
+      for (uint32_t d = 0; d < groups.size(); ++d)
+        if (groups[d].kind == GroupKind::Device && groups[d].run_id == groups[p].run_id && groups[d].pid == groups[p].pid)
+          order.push_back(d);
+      std::sort(order.begin() + first_device, order.end(),
+                [&](uint32_t a, uint32_t b) { return groups[a].device < groups[b].device; });
+    }
+    std::vector<uint32_t> renumbered(groups.size());
+    std::vector<Group> ordered;
+    for (uint32_t i = 0; i < order.size(); ++i) {
+      renumbered[order[i]] = i;
+      ordered.push_back(std::move(groups[order[i]]));
+    }
+    groups = std::move(ordered);
+    for (Track& t : layout_.tracks) t.group = renumbered[t.group];
+    for (Counter& c : layout_.counters) c.group = renumbered[c.group];
+    for (auto& [key, index] : process_groups_) index = renumbered[index];
+    for (auto& [key, index] : device_groups_) index = renumbered[index];
     for (Group& g : layout_.groups)
       std::sort(g.tracks.begin(), g.tracks.end(), [&](uint32_t a, uint32_t b) {
         const Track &ta = layout_.tracks[a], &tb = layout_.tracks[b];
@@ -263,28 +287,34 @@ class Builder {
       });
   }
 
-  // A launch call and the GPU work it started share the process and the correlation id.
+  // A launch call and the GPU work it started share the process and the correlation id. The
+  // process is its group: in a bench capture the same pid (and the same correlation ids) can
+  // come back in another run.
   void add_flows() {
-    std::unordered_map<uint64_t, SliceRef> calls;  // (pid, correlation id) -> call
-    const auto key = [](uint32_t pid, uint32_t correlation) { return (uint64_t(pid) << 32) | correlation; };
+    std::unordered_map<uint64_t, SliceRef> calls;  // (process group, correlation id) -> call
+    const auto key = [](uint32_t process, uint32_t correlation) { return (uint64_t(process) << 32) | correlation; };
+    const auto process_of = [&](const Track& t) {
+      const Group& g = layout_.groups[t.group];
+      return process_groups_.at({g.run_id, g.pid});
+    };
     for (uint32_t ti = 0; ti < layout_.tracks.size(); ++ti) {
       const Track& t = layout_.tracks[ti];
       if (t.kind != TrackKind::Thread) continue;
-      const uint32_t pid = layout_.groups[t.group].pid;
+      const uint32_t process = process_of(t);
       for (uint32_t si = 0; si < t.slices.size(); ++si) {
         const Slice& s = t.slices[si];
         if (s.kind != SliceKind::RuntimeApi && s.kind != SliceKind::DriverApi) continue;
         const uint32_t correlation = trace_.api_calls[s.source].correlation_id;
-        if (correlation != 0) calls.try_emplace(key(pid, correlation), SliceRef{ti, si});
+        if (correlation != 0) calls.try_emplace(key(process, correlation), SliceRef{ti, si});
       }
     }
     for (uint32_t ti = 0; ti < layout_.tracks.size(); ++ti) {
       const Track& t = layout_.tracks[ti];
       if (t.kind != TrackKind::Stream) continue;
-      const uint32_t pid = layout_.groups[t.group].pid;
+      const uint32_t process = process_of(t);
       for (uint32_t si = 0; si < t.slices.size(); ++si) {
         const uint32_t correlation = correlation_of(t.slices[si]);
-        const auto it = correlation ? calls.find(key(pid, correlation)) : calls.end();
+        const auto it = correlation ? calls.find(key(process, correlation)) : calls.end();
         if (it != calls.end()) layout_.flows.push_back({it->second, {ti, si}, correlation});
       }
     }

@@ -1,0 +1,90 @@
+// Shared by the export tests: the captures of tests/data as `gpuscope export` sees them, what
+// each export must contain, and synthetic traces (a launch storm, hostile names).
+#pragma once
+
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "export/tracks.h"
+#include "gpuscope/analysis_profiler_time.h"
+#include "gpuscope/store.h"
+#include "trace_builder.h"
+
+namespace gpuscope::testing {
+
+inline const char* const kExportCaptures[] = {"bsr_spmm_baseline.gpuscope", "bsr_spmm_fixed.gpuscope",
+                                              "bsr_spmm_metrics.gpuscope", "crash_segv.gpuscope",
+                                              "spawn.gpuscope"};
+
+// A capture of tests/data with the profiler's time cut out, as `gpuscope export` writes it.
+inline Trace load_for_export(const std::string& name) {
+  const Trace raw = read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name);
+  return analysis::AnalysisView(raw).trace();
+}
+
+// Slices an export must hold, by Kineto category, counted from the trace itself (timed records).
+inline std::map<std::string, size_t> expected_slices(const Trace& t) {
+  std::map<std::string, size_t> n;
+  const auto timed = [](TimeNs start, TimeNs end) { return start > 0 && end >= start; };
+  for (const Kernel& k : t.kernels) n["kernel"] += timed(k.start, k.end);
+  for (const Memcpy& m : t.memcpys) n["gpu_memcpy"] += timed(m.start, m.end);
+  for (const Memset& m : t.memsets) n["gpu_memset"] += timed(m.start, m.end);
+  for (const ApiCall& c : t.api_calls)
+    n[c.domain == ApiDomain::Driver ? "cuda_driver" : "cuda_runtime"] += timed(c.start, c.end);
+  for (const NvtxRange& r : t.nvtx_ranges) n["user_annotation"] += timed(r.start, r.end);
+  for (const CuptiOverhead& o : t.overheads) n["overhead"] += timed(o.start, o.end);
+  for (auto it = n.begin(); it != n.end();) it = it->second ? std::next(it) : n.erase(it);
+  return n;
+}
+
+inline size_t total(const std::map<std::string, size_t>& counts) {
+  size_t sum = 0;
+  for (const auto& [cat, n] : counts) sum += n;
+  return sum;
+}
+
+// `launches` launches of one kernel from one thread: each a 2.0-3.0 µs cudaLaunchKernel and a
+// 1.5-3.5 µs kernel on stream 7, as a program issuing small kernels back to back produces
+// (the GPU runs behind the CPU, so kernels follow each other with short gaps).
+inline Trace launch_storm(size_t launches) {
+  TraceBuilder b;
+  const TimeNs origin = 1'700'000'000'000'000'000;
+  TimeNs cpu = origin + 1000, gpu = origin;
+  uint64_t noise = 12345;
+  const auto next = [&](TimeNs low, TimeNs high) {  // a deterministic pseudo-random ns in [low, high)
+    noise = noise * 6364136223846793005ULL + 1442695040888963407ULL;
+    return low + static_cast<TimeNs>((noise >> 33) % uint64_t(high - low));
+  };
+  for (size_t i = 0; i < launches; ++i) {
+    const TimeNs call_end = cpu + next(2000, 3000);
+    const uint32_t corr = b.api("cudaLaunchKernel", cpu, call_end);
+    const TimeNs start = std::max(gpu + next(100, 400), cpu + 1500);
+    gpu = start + next(1500, 3500);
+    b.kernel("gemm_kernel", start, gpu, corr);
+    cpu = call_end + next(200, 800);
+  }
+  b.run(origin, std::max(cpu, gpu));
+  return b.trace();
+}
+
+// Names no viewer should choke on: quotes, backslashes, control characters, invalid UTF-8.
+inline const std::string kHostileName = std::string("k\"er\\nel\n\t\x01\x1f </script> \xff\xfe \xc0\xaf end") + '\0' + "!";
+
+inline Trace hostile_trace() {
+  TraceBuilder b;
+  const TimeNs t0 = 1'700'000'000'000'000'000;
+  const uint32_t corr = b.api(kHostileName, t0 + 100, t0 + 200);
+  b.kernel(kHostileName, t0 + 300, t0 + 900, corr);
+  b.range(kHostileName, t0 + 50, t0 + 950);
+  b.trace().processes[0].command_line = kHostileName;
+  b.trace().devices[0].name = kHostileName;
+  NvtxMark mark;
+  mark.pid = mark.tid = 1;
+  mark.name = b.trace().strings.intern(kHostileName);
+  mark.timestamp = t0 + 150;
+  b.trace().nvtx_marks.push_back(mark);
+  return b.trace();
+}
+
+}  // namespace gpuscope::testing
