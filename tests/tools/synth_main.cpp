@@ -1,0 +1,42 @@
+// gpuscope_synth: writes a synthetic capture (tests/tools/synth.h) for the browser tests and the
+// benchmarks.
+//   gpuscope_synth -o storm.gpuscope --launches 1000000 [--step 100] [--seed 1]
+//   gpuscope_synth -o hostile.gpuscope --hostile
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+
+#include "gpuscope/store.h"
+#include "synth.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"Write a synthetic gpuscope capture: a launch storm of N launches, or hostile names"};
+  std::string output;
+  gpuscope::synth::StormOptions storm;
+  bool hostile = false;
+  app.add_option("-o,--output", output, "The capture to write")->required();
+  auto* launches = app.add_option("--launches", storm.launches, "cudaLaunchKernel calls (default 1000)")
+                       ->check(CLI::Range(uint64_t{1}, uint64_t{50'000'000}));
+  app.add_option("--step", storm.step, "Launches per NVTX 'step' range (default 100)")->check(CLI::PositiveNumber);
+  app.add_option("--seed", storm.seed, "Random seed (default 1)");
+  app.add_flag("--hostile", hostile, "A small capture whose names attack HTML/JS renderers")->excludes(launches);
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    const auto begin = std::chrono::steady_clock::now();
+    const gpuscope::Trace trace = hostile ? gpuscope::synth::hostile() : gpuscope::synth::launch_storm(storm);
+    const auto built = std::chrono::steady_clock::now();
+    gpuscope::write_trace(output, trace);
+    const auto written = std::chrono::steady_clock::now();
+    const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
+    std::fprintf(stderr, "gpuscope_synth: %s: %zu launches, %zu records (built in %.2f s, written in %.2f s)\n",
+                 output.c_str(), trace.kernels.size(), gpuscope::synth::record_count(trace), seconds(built - begin),
+                 seconds(written - built));
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "gpuscope_synth: %s\n", error.what());
+    return 2;
+  }
+  return 0;
+}
