@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
                       ("timeline_bench." + std::to_string(getpid()) + f.extension);
     const double ms = median_ms(reps, [&] {
       std::ofstream out(file, std::ios::binary | std::ios::trunc);
-      f.write(trace, layout, out);
+      f.write(trace, layout, {}, out);
     });
     rows.push_back({"export " + f.name + " (layout excluded)", ms, std::filesystem::file_size(file)});
     std::filesystem::remove(file);

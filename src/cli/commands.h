@@ -55,6 +55,7 @@ struct ExportOptions {
   std::string format;           // a name from the export registry (gpuscope/export.h)
   std::optional<uint32_t> run;  // --run N: only bench run N; nullopt: every run
   bool gzip = false;            // --gzip, or an output name ending in .gz
+  bool details = true;          // --no-details: leave out the GPU work's arguments (smaller)
   bool force = false;           // overwrite an existing output
 };
 

@@ -65,7 +65,7 @@ int run_export(const ExportOptions& options) {
   const analysis::AnalysisView view(trace);
   const tracks::Layout layout = tracks::layout_tracks(view.trace(), {options.run});
   const bool gzip = options.gzip || ends_with(options.output, ".gz");
-  write_file(options.output, gzip, [&](std::ostream& out) { format.write(view.trace(), layout, out); });
+  write_file(options.output, gzip, [&](std::ostream& out) { format.write(view.trace(), layout, {options.details}, out); });
   std::cerr << "gpuscope: wrote " << options.output << " (" << format.name << ", " << layout.slices << " slices, "
             << layout.flows.size() << " flows";
   if (layout.untimed) std::cerr << "; " << layout.untimed << " records without a valid time left out";

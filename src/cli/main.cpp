@@ -146,6 +146,8 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--run", exporting.run, "Bench captures: only bench run N (default: every run, a group each)")
       ->check(CLI::PositiveNumber);
   export_cmd->add_flag("--gzip", exporting.gzip, "Gzip the output whatever its name");
+  export_cmd->add_flag("--no-details", [&](int64_t) { exporting.details = false; },
+                       "Leave out the GPU work's arguments (launch configurations, bytes): a smaller file");
   export_cmd->add_flag("-f,--force", exporting.force, "Overwrite an existing output file");
 
   QueryOptions query;

@@ -35,8 +35,8 @@ const char* kineto_memory_kind(MemoryKind kind) {
 
 class ChromeWriter {
  public:
-  ChromeWriter(const Trace& trace, const tracks::Layout& layout, std::ostream& out)
-      : trace_(trace), layout_(layout), lanes_(layout), out_(out) {
+  ChromeWriter(const Trace& trace, const tracks::Layout& layout, std::ostream& out, bool details)
+      : trace_(trace), layout_(layout), lanes_(layout), out_(out), details_(details) {
     for (const Device& d : trace.devices) devices_.try_emplace({d.run_id, d.pid, d.id}, &d);
   }
 
@@ -145,6 +145,7 @@ class ChromeWriter {
       case SliceKind::Kernel: {
         const Kernel& k = trace_.kernels[s.source];
         gpu_args(k);
+        if (!details_) break;  // where it ran and what launched it only (--no-details)
         out_ << ", \"registers per thread\": " << k.registers_per_thread
              << ", \"shared memory\": " << uint64_t(k.static_shared_bytes) + k.dynamic_shared_bytes;
         if (const Device* d = device(k.run_id, k.pid, k.device); d && d->sm_count && d->warp_size) {
@@ -157,8 +158,12 @@ class ChromeWriter {
         if (k.graph_id) out_ << ", \"graph id\": " << k.graph_id << ", \"graph node id\": " << k.graph_node_id;
         break;
       }
-      case SliceKind::Memcpy: copy_args(trace_.memcpys[s.source], s); break;
-      case SliceKind::Memset: copy_args(trace_.memsets[s.source], s); break;
+      case SliceKind::Memcpy:
+        details_ ? copy_args(trace_.memcpys[s.source], s) : gpu_args(trace_.memcpys[s.source]);
+        break;
+      case SliceKind::Memset:
+        details_ ? copy_args(trace_.memsets[s.source], s) : gpu_args(trace_.memsets[s.source]);
+        break;
       case SliceKind::RuntimeApi:
       case SliceKind::DriverApi: {
         const ApiCall& c = trace_.api_calls[s.source];
@@ -261,14 +266,15 @@ class ChromeWriter {
   const tracks::Layout& layout_;
   const Lanes lanes_;
   std::ostream& out_;
+  const bool details_;  // the GPU work's arguments beyond device, stream and correlation
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, const Device*> devices_;  // (run, pid, ordinal)
   bool first_event_ = true;
 };
 
 }  // namespace
 
-void write_chrome_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out) {
-  ChromeWriter(trace, layout, out).write();
+void write_chrome_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out, bool details) {
+  ChromeWriter(trace, layout, out, details).write();
 }
 
 }  // namespace gpuscope::exporting

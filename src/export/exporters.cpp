@@ -11,10 +11,12 @@ namespace gpuscope {
 const std::vector<ExportFormat>& export_formats() {
   static const std::vector<ExportFormat> formats = {
       {"chrome", "Chrome Trace Event JSON as PyTorch's profiler writes it (Perfetto UI, chrome://tracing, HTA)", ".json",
-       exporting::write_chrome_trace},
+       [](const Trace& trace, const tracks::Layout& layout, const ExportSettings& settings, std::ostream& out) {
+         exporting::write_chrome_trace(trace, layout, out, settings.details);
+       }},
       {"perfetto", "Perfetto's native protobuf trace (Perfetto UI, trace_processor), compact", ".perfetto-trace",
-       [](const Trace& trace, const tracks::Layout& layout, std::ostream& out) {
-         exporting::write_perfetto_trace(trace, layout, out);
+       [](const Trace& trace, const tracks::Layout& layout, const ExportSettings& settings, std::ostream& out) {
+         exporting::write_perfetto_trace(trace, layout, out, {.launch_details = settings.details});
        }},
   };
   return formats;

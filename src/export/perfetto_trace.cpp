@@ -145,7 +145,7 @@ class PerfettoWriter {
       event_.varint(pf::kNameIid, name_iid(seq, layout_.names[s.name]));
       flows(starts_, {lane.track, si}, pf::kFlowIds);
       flows(ends_, {lane.track, si}, pf::kTerminatingFlowIds);
-      if (options_.launch_details) details(seq, s);
+      if (options_.launch_details) details(seq, s, ends_.count(key({lane.track, si})) > 0);
       finish_event();
       open.push_back(&s);
     }
@@ -160,8 +160,10 @@ class PerfettoWriter {
   }
 
   // GPU work's details as debug annotations. A kernel's launch configuration is one interned
-  // string, since a program launches the same few configurations over and over.
-  void details(Sequence& seq, const Slice& s) {
+  // string, since a program launches the same few configurations over and over. The correlation
+  // id only where no flow leads to the slice: a flow already joins it to its launch call, and
+  // the id would cost ~4 bytes per slice of a launch storm (docs/export.md).
+  void details(Sequence& seq, const Slice& s, bool has_flow) {
     uint32_t correlation = 0;
     switch (s.kind) {
       case SliceKind::Kernel: {
@@ -184,7 +186,7 @@ class PerfettoWriter {
         break;
       default: return;  // CPU slices: the flow leads to the GPU work and its details
     }
-    annotate(seq, "correlation", pf::kAnnotationUint, correlation);
+    if (!has_flow) annotate(seq, "correlation", pf::kAnnotationUint, correlation);
   }
 
   static std::string dims(const int32_t (&d)[3]) {

@@ -10,12 +10,12 @@
 namespace gpuscope::exporting {
 
 // Chrome Trace Event JSON in the dialect PyTorch's profiler (Kineto) writes (chrome_trace.cpp).
-void write_chrome_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out);
+// details: the GPU work's arguments (launch configuration, bytes, bandwidth) and the API calls'.
+void write_chrome_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out, bool details = true);
 
 struct PerfettoOptions {
-  // Kernel launch details (grid, block, registers, shared memory, correlation id) as debug
-  // annotations. On: what the export writes. Off: what the size test also measures, so
-  // docs/export.md can say what the details cost.
+  // GPU work's details (launch configuration, bytes, correlation id where no flow) as debug
+  // annotations; off with `gpuscope export --no-details`. The size test measures both.
   bool launch_details = true;
 };
 

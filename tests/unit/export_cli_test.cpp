@@ -1,6 +1,5 @@
 // `gpuscope export` as users run it: outputs, gzip, overwrite protection, --run, bad input.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -31,25 +30,6 @@ void expect_one_line_error(const CliResult& r, const std::string& message, const
   EXPECT_NE(r.err.find(message), std::string::npos) << what << ": " << r.err;
 }
 
-std::string gunzip(const std::string& data) {
-  z_stream z{};
-  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);  // gzip wrapper
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  std::string out;
-  char buf[1 << 16];
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - z.avail_out);
-  }
-  inflateEnd(&z);
-  EXPECT_EQ(rc, Z_STREAM_END) << "a complete gzip stream";
-  return out;
-}
-
 TEST(ExportCli, WritesBothFormatsAndGzip) {
   const std::string dir = testing::scratch_dir("export_cli");
   for (const std::string args : {"--format chrome -o t.json", "--format perfetto -o t.perfetto-trace",
@@ -62,10 +42,27 @@ TEST(ExportCli, WritesBothFormatsAndGzip) {
   const std::string plain = testing::read_text_file(dir + "/t.json");
   const std::string zipped = testing::read_text_file(dir + "/t.json.gz");
   EXPECT_LT(zipped.size(), plain.size() / 4);
-  EXPECT_EQ(gunzip(zipped), plain);
+  EXPECT_EQ(testing::gunzip(zipped), plain);
   EXPECT_EQ(Json::parse(plain)["traceEvents"].empty(), false);
-  EXPECT_EQ(gunzip(testing::read_text_file(dir + "/t.pftrace")), testing::read_text_file(dir + "/t.perfetto-trace"));
+  EXPECT_EQ(testing::gunzip(testing::read_text_file(dir + "/t.pftrace")), testing::read_text_file(dir + "/t.perfetto-trace"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.json.tmp"));
+}
+
+TEST(ExportCli, NoDetailsLeavesOutTheGpuWorksArguments) {
+  const std::string dir = testing::scratch_dir("export_cli_details");
+  for (const std::string args : {"--format chrome -o full.json", "--format chrome --no-details -o lean.json",
+                                 "--format perfetto -o full.pb", "--format perfetto --no-details -o lean.pb"})
+    ASSERT_EQ(testing::run_gpuscope(dir, "export " + kBaseline + " " + args).exit_code, 0) << args;
+  EXPECT_LT(testing::read_text_file(dir + "/lean.pb").size(), testing::read_text_file(dir + "/full.pb").size());
+  size_t kernels = 0;
+  const Json lean = Json::parse(testing::read_text_file(dir + "/lean.json"));
+  for (const Json& e : lean["traceEvents"]) {
+    if (e.value("cat", "") != "kernel") continue;
+    ++kernels;
+    EXPECT_FALSE(e["args"].contains("grid"));
+    EXPECT_TRUE(e["args"].contains("correlation"));
+  }
+  EXPECT_GT(kernels, 0u);
 }
 
 TEST(ExportCli, RefusesToOverwriteWithoutForce) {

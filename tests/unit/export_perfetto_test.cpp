@@ -174,7 +174,7 @@ TEST(ExportPerfetto, LaunchStormTakesAtMost30BytesPerSlice) {
   std::cout << "launch storm, bytes per slice: perfetto " << per_slice(plain.size()) << ", with kernel details "
             << per_slice(detailed.size()) << "; chrome JSON " << per_slice(json.str().size()) << "\n";
   EXPECT_LE(per_slice(plain.size()), 30.0);
-  EXPECT_LE(per_slice(detailed.size()), 40.0);
+  EXPECT_LE(per_slice(detailed.size()), 33.0);  // 32.3 measured (docs/export.md)
   const Decoded d = decode_trace(plain);
   EXPECT_EQ(d.begins.size(), layout.slices);
   EXPECT_EQ(d.flow_ends.size(), layout.flows.size());

@@ -2,6 +2,9 @@
 // each export must contain, and synthetic traces (a launch storm, hostile names).
 #pragma once
 
+#include <gtest/gtest.h>
+#include <zlib.h>
+
 #include <map>
 #include <sstream>
 #include <string>
@@ -12,6 +15,27 @@
 #include "trace_builder.h"
 
 namespace gpuscope::testing {
+
+// The bytes of a whole gzip stream (a test failure if it is not one).
+inline std::string gunzip(const std::string& data) {
+  z_stream z{};
+  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);  // gzip wrapper
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  std::string out;
+  char buf[1 << 16];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    z.next_out = reinterpret_cast<Bytef*>(buf);
+    z.avail_out = sizeof buf;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.append(buf, sizeof buf - z.avail_out);
+  }
+  inflateEnd(&z);
+  EXPECT_EQ(rc, Z_STREAM_END) << "a complete gzip stream";
+  return out;
+}
+
 
 inline const char* const kExportCaptures[] = {"bsr_spmm_baseline.gpuscope", "bsr_spmm_fixed.gpuscope",
                                               "bsr_spmm_metrics.gpuscope", "crash_segv.gpuscope",

@@ -2,12 +2,12 @@
 // with every section, a payload that decodes to the capture's slices, and hostile names that
 // stay data. The diff page carries the confidence intervals its forest plot draws.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "export/tracks.h"
+#include "export_test_util.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/diff_report.h"
@@ -35,17 +35,7 @@ std::string payload_bytes(const std::string& html) {
     bits = bits << 6 | uint32_t(at - digits);
     if ((count += 6) >= 8) packed.push_back(char((bits >> (count -= 8)) & 0xff));
   }
-  std::string out(64 << 20, '\0');
-  z_stream z{};
-  inflateInit2(&z, 15 + 16);
-  z.next_in = reinterpret_cast<Bytef*>(packed.data());
-  z.avail_in = uInt(packed.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = uInt(out.size());
-  EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  inflateEnd(&z);
-  return out;
+  return testing::gunzip(packed);
 }
 
 nlohmann::json payload_header(const std::string& html) {
