@@ -258,6 +258,7 @@ std::string encode_html_payload(const Report& report) {
   if (report.timeline && report.timeline->trace) {
     Json j = TimelineEncoder(*report.timeline, columns).encode();
     j["evidence"] = evidence(report, report.timeline->layout.origin);
+    j["profiler_time_cut"] = report.timeline->profiler_time_cut;
     timeline = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   }
   // render_json already replaces invalid UTF-8; the report JSON goes in as it is written.

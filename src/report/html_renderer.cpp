@@ -74,14 +74,17 @@ std::string cell_html(const Cell& cell, const Column& column) {
   return escape(cell_text(cell));
 }
 
-bool has_spans(const Section& s, const std::string& rule) {
+// A table that can be linked to: a finding (its spans may be empty: the link then says so).
+bool is_finding(const Table& t) { return t.key.rfind("finding_", 0) == 0; }
+
+bool has_finding(const Section& s, const std::string& rule) {
   for (const Table& t : s.tables)
-    if (!t.spans.empty() && evidence_id(t) == rule) return true;
+    if (is_finding(t) && evidence_id(t) == rule) return true;
   return false;
 }
 
 void render_table(std::string& out, const Section& section, const Table& t) {
-  const bool linked = !t.spans.empty();
+  const bool linked = is_finding(t) || !t.spans.empty();
   out += fmt::format("<h3{}>{}</h3>\n", linked ? " class=\"gs-evidence\" data-evidence=\"" + escape(evidence_id(t)) + "\"" : "",
                      escape(t.title));
   if (t.rows.empty() && !t.columns.empty()) out += "<p class=\"gs-empty\">" + escape(t.empty_text) + "</p>\n";
@@ -100,7 +103,7 @@ void render_table(std::string& out, const Section& section, const Table& t) {
         std::string body = cell_html(row[c], col);
         // The ranked recommendations: a rule's name links to its evidence on the timeline.
         const auto* rule = std::get_if<std::string>(&row[c]);
-        if (col.key == "rule" && rule && has_spans(section, *rule))
+        if (col.key == "rule" && rule && has_finding(section, *rule))
           body = "<a href=\"#gs-timeline-panel\" class=\"gs-evidence\" data-evidence=\"" + escape(*rule) + "\">" + body + "</a>";
         out += fmt::format("<td{}>{}</td>", col.unit ? " class=\"num\"" : "", body);
       }

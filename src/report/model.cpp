@@ -23,9 +23,10 @@ void limit_rows(Table& table, size_t top) {
   table.notes.push_back(plural(table.omitted_rows, "more row", "more rows") + " not shown (--top 0 shows all).");
 }
 
-std::shared_ptr<const Timeline> make_timeline(const Trace& trace) {
+std::shared_ptr<const Timeline> make_timeline(const Trace& trace, TimeNs profiler_time_cut) {
   auto timeline = std::make_shared<Timeline>();
   timeline->trace = &trace;
+  timeline->profiler_time_cut = profiler_time_cut;
   timeline->layout = tracks::layout_tracks(trace);
   return timeline;
 }

@@ -99,8 +99,9 @@ struct Section {
 struct Timeline {
   const Trace* trace = nullptr;
   tracks::Layout layout;
+  TimeNs profiler_time_cut = 0;  // the metric collection time cut out of `trace` (the page says so)
 };
-std::shared_ptr<const Timeline> make_timeline(const Trace& trace);
+std::shared_ptr<const Timeline> make_timeline(const Trace& trace, TimeNs profiler_time_cut = 0);
 
 struct Report {
   std::string title = "gpuscope report";

@@ -6,4 +6,4 @@ import { describeReportPage } from './report_page.mjs';
 
 const data = path.join(repo, 'tests/data');
 for (const file of fs.readdirSync(data).filter((f) => f.endsWith('.gpuscope')).sort())
-  describeReportPage(path.basename(file, '.gpuscope'), path.join(data, file), { roofline: file === 'bsr_spmm_metrics.gpuscope' });
+  describeReportPage(path.basename(file, '.gpuscope'), path.join(data, file), { roofline: file === 'bsr_spmm_metrics.gpuscope', cut: file === 'bsr_spmm_metrics.gpuscope' });

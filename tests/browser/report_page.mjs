@@ -18,7 +18,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import {
   PAGE_TIMEOUT_MS, gpuscope, htmlReport, kernelWindow, lastDraw, launchBrowser, locate, openPage, query,
-  queryNumber, screenshot, selection, setView, sqlText, view,
+  queryNumber, screenshot, selection, setView, sqlText, synthCapture, view,
 } from './lib.mjs';
 
 const T = { timeout: PAGE_TIMEOUT_MS };
@@ -69,21 +69,25 @@ async function tooltip(page) {
 // A duration as people read it: "1.05 ms", "812 ns", "3.2 µs".
 const DURATION = /\d(\.\d+)?\s*(ns|µs|us|ms|s)\b/;
 
-// options: roofline (the capture has roofline metrics), extra(ctx) (more its, same page).
+// options: roofline (the capture has roofline metrics), cut (it was made with --metrics: the page
+// shows it without the metric collection time), extra(ctx) (more its, same page).
 export function describeReportPage(label, captureOrFn, options = {}) {
   describe(`report page: ${label}`, () => {
     const ctx = {};
     before(async () => {
       ctx.capture = typeof captureOrFn === 'function' ? captureOrFn() : captureOrFn;
       ctx.html = htmlReport(ctx.capture, label);
+      // What the page's times are checked against: the capture itself, or, for one made with
+      // --metrics, its program timeline with the metric collection time cut out (as the page shows).
+      ctx.reference = options.cut ? synthCapture(`${label}.cut.gpuscope`, '--cut-profiler-time', ctx.capture) : ctx.capture;
       ctx.browser = await launchBrowser();
       Object.assign(ctx, await openPage(ctx.browser, ctx.html));
       ctx.origin = BigInt(await ctx.page.evaluate(() => gpuscope.origin()));
       ctx.full = await view(ctx.page);
       ctx.canvasWidth = await ctx.page.$eval('#gs-timeline', (c) => c.getBoundingClientRect().width);
-      ctx.window = kernelWindow(ctx.capture, ctx.origin, ctx.canvasWidth);
+      ctx.window = kernelWindow(ctx.reference, ctx.origin, ctx.canvasWidth);
       ctx.counts = Object.fromEntries(['kernels', 'memcpys', 'memory_events', 'gpu_metric_samples', 'nvtx_ranges']
-        .map((table) => [table, rowCount(ctx.capture, table)]));
+        .map((table) => [table, rowCount(ctx.reference, table)]));
     }, T);
     after(async () => { if (ctx.browser) await ctx.browser.close(); });
     const page = () => ctx.page;
@@ -110,7 +114,7 @@ export function describeReportPage(label, captureOrFn, options = {}) {
       assert.deepEqual(drawn, await lastDraw(page()), 'setView returns lastDraw()');
       const v = await view(page());
       assert.ok(near(v.start, start, end - start) && near(v.end, end, end - start), `view ${JSON.stringify(v)} after setView(${start}, ${end})`);
-      const expected = queryNumber(ctx.capture, `SELECT COUNT(*) FROM kernels WHERE ${rel('end_ns')} >= ${start} AND ${rel('start_ns')} <= ${end}`);
+      const expected = queryNumber(ctx.reference, `SELECT COUNT(*) FROM kernels WHERE ${rel('end_ns')} >= ${start} AND ${rel('start_ns')} <= ${end}`);
       assert.ok(expected > 0);
       assert.equal(drawn.kernelBoxes, expected, `kernel boxes over [${start}, ${end}]`);
     });
@@ -121,7 +125,7 @@ export function describeReportPage(label, captureOrFn, options = {}) {
       assert.ok(at, 'locate(kernel, 0)');
       await page().mouse.move(at.x, at.y);
       const text = await tooltip(page());
-      const names = query(ctx.capture, `SELECT DISTINCT name FROM kernels_named WHERE ${rel('end_ns')} >= ${ctx.window.start} AND ${rel('start_ns')} <= ${ctx.window.end}`).map((r) => r[0]);
+      const names = query(ctx.reference, `SELECT DISTINCT name FROM kernels_named WHERE ${rel('end_ns')} >= ${ctx.window.start} AND ${rel('start_ns')} <= ${ctx.window.end}`).map((r) => r[0]);
       assert.ok(names.some((n) => text.includes(n)), `tooltip "${text}" names none of ${JSON.stringify(names)}`);
       assert.match(text, DURATION);
       assert.match(text, /grid/i);
@@ -130,7 +134,7 @@ export function describeReportPage(label, captureOrFn, options = {}) {
 
     it('hovering a copy shows its bytes', T, async (t) => {
       if (ctx.counts.memcpys === 0) return t.skip('no copies in this capture');
-      const [s, e] = query(ctx.capture, `SELECT ${rel('start_ns')}, ${rel('end_ns')} FROM memcpys WHERE end_ns > start_ns
+      const [s, e] = query(ctx.reference, `SELECT ${rel('start_ns')}, ${rel('end_ns')} FROM memcpys WHERE end_ns > start_ns
         ORDER BY start_ns LIMIT 1 OFFSET (SELECT COUNT(*) / 2 FROM memcpys)`)[0].map(Number);
       await setView(page(), s - (e - s) / 2, e + (e - s) / 2);
       const at = await locate(page(), 'gpu_memcpy', 0);
@@ -149,7 +153,7 @@ export function describeReportPage(label, captureOrFn, options = {}) {
       const sel = await selection(page());
       assert.ok(sel && sel.kind === 'kernel', JSON.stringify(sel));
       const kernelStart = ctx.origin + BigInt(sel.start);
-      const [launch] = query(ctx.capture, `SELECT a.start_ns - ${ctx.origin}, a.end_ns - ${ctx.origin}, s.value
+      const [launch] = query(ctx.reference, `SELECT a.start_ns - ${ctx.origin}, a.end_ns - ${ctx.origin}, s.value
         FROM kernels_named k JOIN api_calls a ON a.pid = k.pid AND a.correlation_id = k.correlation_id
         JOIN strings s ON s.id = a.name_id
         WHERE k.start_ns = ${kernelStart} AND k.end_ns = ${ctx.origin + BigInt(sel.end)} AND k.name = ${sqlText(sel.name)}`);
@@ -226,10 +230,10 @@ export function describeReportPage(label, captureOrFn, options = {}) {
 
     it('search counts the slices whose name contains the text, ignoring case', T, async () => {
       assert.ok(await page().$('#gs-search'), '#gs-search');
-      const [top] = query(ctx.capture, 'SELECT name FROM kernels_named GROUP BY name ORDER BY COUNT(*) DESC, name LIMIT 1');
+      const [top] = query(ctx.reference, 'SELECT name FROM kernels_named GROUP BY name ORDER BY COUNT(*) DESC, name LIMIT 1');
       for (const text of [top[0].slice(0, 16).toUpperCase(), 'cudalaunchkernel', 'no such slice anywhere']) {
         const found = await page().evaluate((s) => gpuscope.search(s), text);
-        assert.equal(found, expectedSearchCount(ctx.capture, text), `search(${JSON.stringify(text)})`);
+        assert.equal(found, expectedSearchCount(ctx.reference, text), `search(${JSON.stringify(text)})`);
       }
     });
 

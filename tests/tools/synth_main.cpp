@@ -2,12 +2,17 @@
 // benchmarks.
 //   gpuscope_synth -o storm.gpuscope --launches 1000000 [--step 100] [--seed 1]
 //   gpuscope_synth -o hostile.gpuscope --hostile
+//   gpuscope_synth -o cut.gpuscope --cut-profiler-time metrics.gpuscope
+// The last writes a capture's program timeline, with the metric collection time cut out as
+// report, export and the HTML page show it (gpuscope/analysis_profiler_time.h), so the browser
+// tests can check such a page's times with plain SQL.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <exception>
 
+#include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/store.h"
 #include "synth.h"
 
@@ -21,12 +26,19 @@ int main(int argc, char** argv) {
                        ->check(CLI::Range(uint64_t{1}, uint64_t{50'000'000}));
   app.add_option("--step", storm.step, "Launches per NVTX 'step' range (default 100)")->check(CLI::PositiveNumber);
   app.add_option("--seed", storm.seed, "Random seed (default 1)");
-  app.add_flag("--hostile", hostile, "A small capture whose names attack HTML/JS renderers")->excludes(launches);
+  auto* hostile_flag =
+      app.add_flag("--hostile", hostile, "A small capture whose names attack HTML/JS renderers")->excludes(launches);
+  std::string cut_from;
+  app.add_option("--cut-profiler-time", cut_from, "Write this capture with its metric collection time cut out")
+      ->excludes(launches)
+      ->excludes(hostile_flag);
   CLI11_PARSE(app, argc, argv);
 
   try {
     const auto begin = std::chrono::steady_clock::now();
-    const gpuscope::Trace trace = hostile ? gpuscope::synth::hostile() : gpuscope::synth::launch_storm(storm);
+    const gpuscope::Trace trace = !cut_from.empty() ? gpuscope::analysis::cut_profiler_time(gpuscope::read_trace(cut_from))
+                                  : hostile         ? gpuscope::synth::hostile()
+                                                    : gpuscope::synth::launch_storm(storm);
     const auto built = std::chrono::steady_clock::now();
     gpuscope::write_trace(output, trace);
     const auto written = std::chrono::steady_clock::now();

@@ -22,7 +22,11 @@
     timeline.resize();
     timeline.draw();
     firstPaintMs = performance.now();
-    status(t.untimed ? `${t.untimed.toLocaleString()} records without valid times are not drawn.` : "");
+    const notes = [];
+    if (t.profilerTimeCut)
+      notes.push(`The metric collection time (${GS.duration(t.profilerTimeCut)}) is cut out of this timeline, as out of the report's numbers.`);
+    if (t.untimed) notes.push(`${t.untimed.toLocaleString()} records without valid times are not drawn.`);
+    status(notes.join(" "));
     window.addEventListener("resize", () => {
       timeline.resize();
       timeline.draw();
@@ -47,8 +51,9 @@
     for (const link of document.querySelectorAll("[data-evidence]"))
       link.addEventListener("click", (e) => {
         e.preventDefault();
-        if (timeline && timeline.showEvidence(data.timeline.evidence[link.dataset.evidence]))
-          document.getElementById("gs-timeline-panel").scrollIntoView({ block: "start" });
+        const spans = timeline && data.timeline.evidence[link.dataset.evidence];
+        if (spans && timeline.showEvidence(spans)) document.getElementById("gs-timeline-panel").scrollIntoView({ block: "start" });
+        else status("This finding names no instances on the timeline (see its evidence text).");
       });
     const search = document.getElementById("gs-search");
     search.addEventListener("input", () => {

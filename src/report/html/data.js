@@ -34,7 +34,7 @@ function decodeTimeline(t, column) {
   });
   return {
     origin: t.origin, end: t.end, untimed: t.untimed, names: t.names, groups: t.groups, tracks, counters,
-    configs: t.configs, memoryKinds: t.memory_kinds, evidence: t.evidence || {},
+    configs: t.configs, memoryKinds: t.memory_kinds, evidence: t.evidence || {}, profilerTimeCut: t.profiler_time_cut || 0,
   };
 }
 

@@ -146,7 +146,7 @@ Object.assign(GS.Timeline.prototype, {
   showEvidence(spans) {
     if (!spans || !spans.length) return false;
     const start = Math.min(...spans.map((s) => s[0])), end = Math.max(...spans.map((s) => s[1]));
-    const margin = Math.max((end - start) * 0.08, 1000);
+    const margin = Math.max((end - start) * 0.1, 5);  // the view stays within 1.2x of the evidence
     this.bands = spans;
     this.setView(start - margin, end + margin);
     return true;
