@@ -143,10 +143,11 @@ export function visibleText(page) {
   });
 }
 
-export async function screenshot(page, name, selector) {
+// The element `selector`, the whole page, or ({viewport: true}) what the window shows.
+export async function screenshot(page, name, selector, { viewport = false } = {}) {
   const file = path.join(outDir, `${name}.png`);
   if (selector) await (await page.$(selector)).screenshot({ path: file });
-  else await page.screenshot({ path: file, fullPage: true });
+  else await page.screenshot({ path: file, fullPage: !viewport });
   return file;
 }
 

@@ -274,6 +274,9 @@ export function describeReportPage(label, captureOrFn, options = {}) {
     });
 
     it('the theme button switches light and dark (screenshots of both)', T, async () => {
+      // A clean page for the screenshots: no search, no selection, the top finding's evidence shown.
+      await page().evaluate(() => gpuscope.search(''));
+      await page().keyboard.press('Escape');
       await setView(page(), ctx.full.start, ctx.full.end);
       const theme = () => page().evaluate(() => document.documentElement.dataset.theme);
       const first = await theme();
@@ -284,6 +287,11 @@ export function describeReportPage(label, captureOrFn, options = {}) {
         await setView(page(), ctx.full.start, ctx.full.end);
         await screenshot(page(), `${label}-timeline-${expected}`, '#gs-timeline');
         await screenshot(page(), `${label}-page-${expected}`);
+        // What a person sees first (docs/images/report_html.png is bsr_spmm_baseline's, light).
+        const link = await page().$('a.gs-evidence');
+        if (link) await link.click();
+        await page().evaluate(() => window.scrollTo(0, 0));
+        await screenshot(page(), `${label}-overview-${expected}`, null, { viewport: true });
       }
       await page().click('#gs-theme');
       assert.equal(await theme(), first);

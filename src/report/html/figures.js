@@ -29,7 +29,7 @@ GS.figures = {
     for (const [, s] of series) for (const { dur } of s) if (dur > 0) [lo, hi] = [Math.min(lo, dur), Math.max(hi, dur)];
     if (!(hi > 0)) return;
     if (hi / lo < 10) [lo, hi] = [lo / 1.5, hi * 1.5];
-    const W = 620, band = 56, H = series.length * band + 40, left = 250, bins = 40;
+    const W = 620, band = 56, H = series.length * band + 50, left = 250, bins = 40;
     const svg = GS.figure(container, "kernel_durations", "Launch duration distribution of the top kernels", W, H);
     const x = GS.scale(lo, hi, left, W - 20, true);
     series.forEach(([name, s], k) => {
