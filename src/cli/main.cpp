@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/compare_commands.h"
 #include "common/error.h"
+#include "common/names.h"
 #include "gpuscope/export.h"
 #include "gpuscope/report.h"
 
@@ -18,16 +19,9 @@ namespace {
 
 using namespace gpuscope::cli;
 
-// "text, markdown, json or html", from a registry's names.
-std::string or_list(const std::vector<std::string>& names) {
-  std::string list;
-  for (size_t i = 0; i < names.size(); ++i) list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return list;
-}
-
 // --format for every command that renders a report model; the choices are the format registry's.
 void add_format_flag(CLI::App& command, std::string& format, const std::string& what) {
-  command.add_option("--format", format, what + ": " + or_list(gpuscope::report_format_names()))
+  command.add_option("--format", format, what + ": " + gpuscope::or_list(gpuscope::report_format_names()))
       ->check(CLI::IsMember(gpuscope::report_format_names(), CLI::ignore_case));
 }
 
@@ -138,7 +132,7 @@ int main(int argc, char** argv) {
   auto* export_cmd = app.add_subcommand(
       "export", "Write a capture as a trace for other viewers (Perfetto UI, chrome://tracing, torch.profiler tools)");
   export_cmd->add_option("file", exporting.input, "A .gpuscope capture")->required();
-  export_cmd->add_option("--format", exporting.format, "Trace format: " + or_list(gpuscope::export_format_names()))
+  export_cmd->add_option("--format", exporting.format, "Trace format: " + gpuscope::or_list(gpuscope::export_format_names()))
       ->required()
       ->check(CLI::IsMember(gpuscope::export_format_names(), CLI::ignore_case));
   export_cmd->add_option("-o,--output", exporting.output, "Write the trace here (a name ending in .gz is gzipped)")

@@ -1,8 +1,6 @@
 // The registry of trace exports (gpuscope/export.h).
-#include <algorithm>
-#include <cctype>
-
 #include "common/error.h"
+#include "common/names.h"
 #include "export/writers.h"
 #include "gpuscope/export.h"
 
@@ -22,19 +20,11 @@ const std::vector<ExportFormat>& export_formats() {
   return formats;
 }
 
-std::vector<std::string> export_format_names() {
-  std::vector<std::string> names;
-  for (const ExportFormat& f : export_formats()) names.push_back(f.name);
-  return names;
-}
+std::vector<std::string> export_format_names() { return names_of(export_formats()); }
 
 const ExportFormat& find_export_format(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (const ExportFormat& f : export_formats())
-    if (f.name == lower) return f;
-  throw Error("unknown export format '" + std::string(name) + "'");
+  if (const ExportFormat* f = find_named(export_formats(), name)) return *f;
+  throw Error("unknown export format '" + std::string(name) + "' (expected " + or_list(export_format_names()) + ")");
 }
 
 }  // namespace gpuscope

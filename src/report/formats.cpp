@@ -1,9 +1,9 @@
 // The registry of output formats: the one list the CLI's --format choices, --help and parsing
 // come from. A new format is its renderer (renderers.h) plus one entry here.
 #include <algorithm>
-#include <cctype>
 
 #include "common/error.h"
+#include "common/names.h"
 #include "gpuscope/report.h"
 #include "report/renderers.h"
 
@@ -20,22 +20,14 @@ const std::vector<ReportFormat>& report_formats() {
   return formats;
 }
 
-std::vector<std::string> report_format_names() {
-  std::vector<std::string> names;
-  for (const ReportFormat& f : report_formats()) names.push_back(f.name);
-  return names;
-}
+std::vector<std::string> report_format_names() { return names_of(report_formats()); }
 
 const ReportFormat& parse_report_format(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (const ReportFormat* f = find_named(report_formats(), name)) return *f;
+  const std::string lower = lowercase(name);
   for (const ReportFormat& f : report_formats())
-    if (f.name == lower || std::find(f.aliases.begin(), f.aliases.end(), lower) != f.aliases.end()) return f;
-  std::string list;
-  const auto names = report_format_names();
-  for (size_t i = 0; i < names.size(); ++i) list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  throw Error("unknown report format '" + std::string(name) + "' (expected " + list + ")");
+    if (std::find(f.aliases.begin(), f.aliases.end(), lower) != f.aliases.end()) return f;
+  throw Error("unknown report format '" + std::string(name) + "' (expected " + or_list(report_format_names()) + ")");
 }
 
 }  // namespace gpuscope

@@ -46,7 +46,7 @@ GS.figures = {
                 svg, `${name}\n${c} launches between ${GS.duration(a)} and ${GS.duration(e)}`);
       });
     });
-    const box = { left, right: W - 20, top: 10, bottom: H - 30 };
+    const box = { left, right: W - 20, top: 10, bottom: H - 40 };
     GS.axes(svg, box, x, () => 0, GS.ticks(lo, hi, true), [], GS.duration, () => "", "launch duration (log)", "");
   },
 
