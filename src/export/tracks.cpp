@@ -1,5 +1,6 @@
 // layout_tracks(): groups, tracks, rows, flows and counters from a trace (tracks.h).
 #include "export/tracks.h"
+#include "export/tracks_order.h"
 
 #include <algorithm>
 #include <map>
@@ -28,8 +29,8 @@ class Builder {
     add_memory_counters();
     add_sample_counters();
     for (Track& t : layout_.tracks) pack_rows(t);
-    order_groups();
-    add_flows();
+    order_groups(layout_);
+    add_flows(trace_, layout_);
     set_time_bounds();
     for (const Track& t : layout_.tracks) layout_.slices += t.slices.size();
     return std::move(layout_);
@@ -227,108 +228,6 @@ class Builder {
     return layout_.counters[it->second];
   }
 
-  // Sorts slices (start, then longer first) and puts each in the lowest row that is free.
-  static void pack_rows(Track& t) {
-    std::sort(t.slices.begin(), t.slices.end(), [](const Slice& a, const Slice& b) {
-      return std::tie(a.start, b.end, a.kind, a.source) < std::tie(b.start, a.end, b.kind, b.source);
-    });
-    std::sort(t.marks.begin(), t.marks.end(), [](const Instant& a, const Instant& b) { return a.time < b.time; });
-    std::vector<TimeNs> row_end;     // end of the last slice in each row
-    std::vector<size_t> row_last;    // index of that slice
-    t.nests = true;
-    for (size_t i = 0; i < t.slices.size(); ++i) {
-      Slice& s = t.slices[i];
-      size_t row = 0;
-      while (row < row_end.size() && row_end[row] > s.start) ++row;
-      if (row == row_end.size()) {
-        row_end.push_back(0);
-        row_last.push_back(0);
-      }
-      // Nested: the slice lies inside the open slice of the row above it.
-      if (row > 0 && s.end > row_end[row - 1]) t.nests = false;
-      row_end[row] = s.end;
-      row_last[row] = i;
-      s.row = static_cast<uint32_t>(row);
-    }
-    t.rows = static_cast<uint32_t>(row_end.size());
-  }
-
-  // Each process: its threads (by tid), NVTX start/end ranges, overhead; then its devices (by
-  // ordinal), each with its streams (by id). Groups are made on first use (every process of the
-  // capture first), so they are put in this order here and every index to them renumbered.
-  void order_groups() {
-    std::vector<Group>& groups = layout_.groups;
-    std::vector<uint32_t> order;  // new position -> old index
-    for (uint32_t p = 0; p < groups.size(); ++p) {
-      if (groups[p].kind != GroupKind::Process) continue;
-      order.push_back(p);
-      const size_t first_device = order.size();
-      for (uint32_t d = 0; d < groups.size(); ++d)
-        if (groups[d].kind == GroupKind::Device && groups[d].run_id == groups[p].run_id && groups[d].pid == groups[p].pid)
-          order.push_back(d);
-      std::sort(order.begin() + first_device, order.end(),
-                [&](uint32_t a, uint32_t b) { return groups[a].device < groups[b].device; });
-    }
-    std::vector<uint32_t> renumbered(groups.size());
-    std::vector<Group> ordered;
-    for (uint32_t i = 0; i < order.size(); ++i) {
-      renumbered[order[i]] = i;
-      ordered.push_back(std::move(groups[order[i]]));
-    }
-    groups = std::move(ordered);
-    for (Track& t : layout_.tracks) t.group = renumbered[t.group];
-    for (Counter& c : layout_.counters) c.group = renumbered[c.group];
-    for (auto& [key, index] : process_groups_) index = renumbered[index];
-    for (auto& [key, index] : device_groups_) index = renumbered[index];
-    for (Group& g : layout_.groups)
-      std::sort(g.tracks.begin(), g.tracks.end(), [&](uint32_t a, uint32_t b) {
-        const Track &ta = layout_.tracks[a], &tb = layout_.tracks[b];
-        return std::tuple(ta.kind, ta.tid, ta.stream) < std::tuple(tb.kind, tb.tid, tb.stream);
-      });
-  }
-
-  // A launch call and the GPU work it started share the process and the correlation id. The
-  // process is its group: in a bench capture the same pid (and the same correlation ids) can
-  // come back in another run.
-  void add_flows() {
-    std::unordered_map<uint64_t, SliceRef> calls;  // (process group, correlation id) -> call
-    const auto key = [](uint32_t process, uint32_t correlation) { return (uint64_t(process) << 32) | correlation; };
-    const auto process_of = [&](const Track& t) {
-      const Group& g = layout_.groups[t.group];
-      return process_groups_.at({g.run_id, g.pid});
-    };
-    for (uint32_t ti = 0; ti < layout_.tracks.size(); ++ti) {
-      const Track& t = layout_.tracks[ti];
-      if (t.kind != TrackKind::Thread) continue;
-      const uint32_t process = process_of(t);
-      for (uint32_t si = 0; si < t.slices.size(); ++si) {
-        const Slice& s = t.slices[si];
-        if (s.kind != SliceKind::RuntimeApi && s.kind != SliceKind::DriverApi) continue;
-        const uint32_t correlation = trace_.api_calls[s.source].correlation_id;
-        if (correlation != 0) calls.try_emplace(key(process, correlation), SliceRef{ti, si});
-      }
-    }
-    for (uint32_t ti = 0; ti < layout_.tracks.size(); ++ti) {
-      const Track& t = layout_.tracks[ti];
-      if (t.kind != TrackKind::Stream) continue;
-      const uint32_t process = process_of(t);
-      for (uint32_t si = 0; si < t.slices.size(); ++si) {
-        const uint32_t correlation = correlation_of(t.slices[si]);
-        const auto it = correlation ? calls.find(key(process, correlation)) : calls.end();
-        if (it != calls.end()) layout_.flows.push_back({it->second, {ti, si}, correlation});
-      }
-    }
-  }
-
-  uint32_t correlation_of(const Slice& s) const {
-    switch (s.kind) {
-      case SliceKind::Kernel: return trace_.kernels[s.source].correlation_id;
-      case SliceKind::Memcpy: return trace_.memcpys[s.source].correlation_id;
-      case SliceKind::Memset: return trace_.memsets[s.source].correlation_id;
-      default: return 0;
-    }
-  }
-
   void set_time_bounds() {
     TimeNs first = 0, last = 0;
     const auto see = [&](TimeNs start, TimeNs end) {
@@ -368,6 +267,7 @@ class Builder {
   const Trace& trace_;
   const LayoutOptions& options_;
   Layout layout_;
+  // Group and track indices while slices are added (order_groups renumbers groups afterwards).
   std::map<std::pair<uint32_t, uint32_t>, uint32_t> process_groups_;                 // (run, pid)
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> device_groups_;     // (run, pid, device)
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> tracks_;            // (group, kind, id)
@@ -392,5 +292,18 @@ const char* to_string(SliceKind kind) {
 }
 
 Layout layout_tracks(const Trace& trace, const LayoutOptions& options) { return Builder(trace, options).build(); }
+
+uint32_t correlation_of(const Trace& trace, const Slice& s) {
+  switch (s.kind) {
+    case SliceKind::Kernel: return trace.kernels[s.source].correlation_id;
+    case SliceKind::Memcpy: return trace.memcpys[s.source].correlation_id;
+    case SliceKind::Memset: return trace.memsets[s.source].correlation_id;
+    case SliceKind::RuntimeApi:
+    case SliceKind::DriverApi: return trace.api_calls[s.source].correlation_id;
+    case SliceKind::Nvtx:
+    case SliceKind::Overhead: break;
+  }
+  return 0;
+}
 
 }  // namespace gpuscope::tracks

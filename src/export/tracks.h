@@ -134,4 +134,7 @@ struct LayoutOptions {
 
 Layout layout_tracks(const Trace& trace, const LayoutOptions& options = {});
 
+// The CUPTI correlation id of a slice's record (GPU work and API calls), 0 for other kinds.
+uint32_t correlation_of(const Trace& trace, const Slice& slice);
+
 }  // namespace gpuscope::tracks

@@ -121,7 +121,7 @@ class TimelineEncoder {
       name[i] = s.name;
       kind[i] = double(s.kind);
       row[i] = s.row;
-      corr[i] = correlation(s);
+      corr[i] = tracks::correlation_of(trace_, s);
     }
     Json cols;
     cols["s"] = columns_.add(start);
@@ -178,17 +178,6 @@ class TimelineEncoder {
     cols["g"] = columns_.add(config);
     cols["b"] = columns_.add(bytes);
     cols["m"] = columns_.add(memory);
-  }
-
-  double correlation(const tracks::Slice& s) const {
-    switch (s.kind) {
-      case tracks::SliceKind::Kernel: return trace_.kernels[s.source].correlation_id;
-      case tracks::SliceKind::Memcpy: return trace_.memcpys[s.source].correlation_id;
-      case tracks::SliceKind::Memset: return trace_.memsets[s.source].correlation_id;
-      case tracks::SliceKind::RuntimeApi:
-      case tracks::SliceKind::DriverApi: return trace_.api_calls[s.source].correlation_id;
-      default: return 0;
-    }
   }
 
   Json counter(const tracks::Counter& c) {
