@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   const double t_read = seconds_since(start);
 
   start = Clock::now();
-  const std::string report = gpuscope::render_report(back, {}, gpuscope::ReportFormat::Text);
+  const std::string report = gpuscope::render_report(back, {}, gpuscope::parse_report_format("text"));
   const double t_report = seconds_since(start);
 
   std::printf("| stage | seconds | records/s |\n|---|---:|---:|\n");
