@@ -110,6 +110,14 @@ GS.duration = function (ns) {
   return `${Math.abs(value) < 100 ? value.toFixed(2) : value.toFixed(1)} ${unit}`;
 };
 
+// A ruler label: the time in the unit of its magnitude, with as many decimals as the tick step
+// needs, so that ticks 1 µs apart 2 s into a run still read apart ("2.000123 s").
+GS.tick = function (ns, step) {
+  const unit = Math.abs(ns) >= 1e9 ? [1e9, "s"] : Math.abs(ns) >= 1e6 ? [1e6, "ms"] : Math.abs(ns) >= 1e3 ? [1e3, "µs"] : [1, "ns"];
+  const decimals = Math.min(9, Math.max(0, Math.ceil(Math.log10(unit[0] / step) - 1e-9)));
+  return `${(ns / unit[0]).toFixed(decimals)} ${unit[1]}`;
+};
+
 GS.bytes = function (b) {
   const units = ["B", "kB", "MB", "GB", "TB"];
   let i = 0;

@@ -290,7 +290,7 @@ GS.Timeline = class {
     for (let t = Math.ceil(this.view.start / step) * step; t <= this.view.end; t += step) {
       const x = this.x(t);
       ctx.fillRect(x, 16, 1, 8);
-      ctx.fillText(GS.duration(t), x + 3, 13);
+      ctx.fillText(GS.tick(t, step), x + 3, 13);
     }
     ctx.fillText(`view ${GS.duration(span)}`, 6, 15);
   }
