@@ -4,6 +4,7 @@
 #include <array>
 
 #include "common/sample_common.h"
+#include "gpuscope/metric_sets.h"
 
 namespace gpuscope::synth {
 namespace {
@@ -14,6 +15,7 @@ constexpr uint32_t kSideStream = 14;   // casts and the result copy
 constexpr uint32_t kNoStream = 0xFFFFFFFF;  // what CUPTI reports for memory events and syncs
 constexpr TimeNs kRunStart = 1'795'700'000'000'000'000;  // CLOCK_REALTIME ns, late 2026
 constexpr uint64_t kMiB = 1 << 20;
+constexpr TimeNs kSampleWindowNs = 100'000'000;  // NVML GPM's counters advance every ~100 ms (H100)
 
 using Rng = sample::Rng;  // splitmix64, the samples' deterministic PRNG
 
@@ -255,6 +257,23 @@ void end_run(Trace& t, Writer& w) {
   t.run.end = t.processes.back().end + 20'000'000;
 }
 
+// GPU-wide samples as `profile --gpu-metrics` records them (NVML GPM, one window per ~100 ms) over
+// the whole process: SM active, SM occupancy and DRAM bandwidth, as percentages.
+void add_gpu_samples(Trace& t, Rng& rng) {
+  const Process& p = t.processes.back();
+  const std::vector<MetricInfo>& metrics = gpm_sample_metrics();
+  for (TimeNs at = p.start; at + kSampleWindowNs <= p.end; at += kSampleWindowNs)
+    for (size_t m = 0; m < 3 && m < metrics.size(); ++m) {
+      GpuMetricSample s;
+      s.pid = p.pid;
+      s.start = at;
+      s.end = at + kSampleWindowNs;
+      s.metric = t.strings.intern(metrics[m].name);
+      s.value = double(between(rng, 40, 90));  // percent
+      t.gpu_metric_samples.push_back(s);
+    }
+}
+
 }  // namespace
 
 Trace launch_storm(const StormOptions& options) {
@@ -302,6 +321,7 @@ Trace launch_storm(const StormOptions& options) {
   w.release(kWeights, 256 * kMiB);
   w.close(teardown);
   end_run(t, w);
+  add_gpu_samples(t, w.rng());
   return t;
 }
 

@@ -6,7 +6,8 @@
 //   backward ranges; each step allocates and frees a workspace (cudaMalloc/cudaFree with memory
 //   events), copies its input in from pageable memory (cudaMemcpy), synchronizes, and copies a
 //   result out to pinned memory (cudaMemcpyAsync + cudaStreamSynchronize). Set-up and tear-down
-//   add the other two copy flavours (pinned HtoD, pageable DtoH). One H100 device row.
+//   add the other two copy flavours (pinned HtoD, pageable DtoH). One H100 device row, and
+//   GPU-wide samples (3 metrics, one window per 100 ms) as --gpu-metrics records them.
 // - hostile(): a small capture whose kernel, API, NVTX, device and process names are strings that
 //   break careless HTML/JS renderers (script end tags, event handlers, quotes, backslashes,
 //   control characters, invalid UTF-8); hostile_strings() lists them.
