@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gpuscope/analysis_stats.h"
+#include "gpuscope/analysis_timeline.h"
 
 namespace gpuscope::analysis {
 
@@ -39,5 +40,20 @@ inline TimeNs union_within(const std::vector<Interval>& a, const std::vector<Int
   }
   return union_length(std::move(clipped));
 }
+
+// classify_api() by string id, each string of the table classified once: a launch storm
+// repeats a handful of call names a million times.
+class ApiClasses {
+ public:
+  explicit ApiClasses(const StringTable& strings) : strings_(&strings) {
+    classes_.reserve(strings.size());
+    for (const std::string& s : strings.all()) classes_.push_back(classify_api(s));
+  }
+  ApiClass operator()(StringId id) const { return id < classes_.size() ? classes_[id] : classify_api(strings_->get(id)); }
+
+ private:
+  const StringTable* strings_;
+  std::vector<ApiClass> classes_;  // by StringId
+};
 
 }  // namespace gpuscope::analysis

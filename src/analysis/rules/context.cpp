@@ -93,6 +93,7 @@ RuleContext make_context(const Trace& trace) {
   std::stable_sort(ctx.main_calls.begin(), ctx.main_calls.end(),
                    [&](size_t x, size_t y) { return trace.api_calls[x].start < trace.api_calls[y].start; });
   if (ctx.run_start == 0 && !ctx.main_calls.empty()) ctx.run_start = trace.api_calls[ctx.main_calls.front()].start;
+  ctx.retimer.emplace(trace, *ctx.main);
   return ctx;
 }
 

@@ -41,7 +41,8 @@ struct RuleContext {
   std::string at(TimeNs t) const;
   // Innermost NVTX range of the main thread open at t ("" if none).
   std::string nvtx_at(TimeNs t) const;
-  TimeNs saving(const Scenario& s) const { return main ? retime_saving(trace, *main, s) : 0; }
+  TimeNs saving(const Scenario& s) const { return retimer ? retimer->saving(s) : 0; }
+  std::optional<Retimer> retimer;  // the main thread's replay, prepared once for every rule's saving()
   // A saving worth reporting: >= 50 us and >= 0.5 % of wall time.
   bool worth(TimeNs saving_ns) const;
   // For savings inside the repeated part: also worth it when >= 1 % of the
