@@ -68,6 +68,37 @@ RepeatedPart from_kernels(const Trace& t, const MainThread& mt) {
   return p;
 }
 
+// nvtx_at()'s steps: a sweep over the ranges' starts and ends keeps the open ranges in a heap,
+// deepest on top (ties: the earlier in the trace, which a scan in trace order keeps); a range
+// leaves the heap when it surfaces closed. O(R log R) once, then a binary search per lookup.
+void index_nvtx(RuleContext& ctx) {
+  std::vector<const NvtxRange*> ranges;  // of the main thread, by start
+  for (const NvtxRange& r : ctx.trace.nvtx_ranges)
+    if (r.pid == ctx.main->pid && r.tid == ctx.main->tid && r.end > r.start) ranges.push_back(&r);
+  std::sort(ranges.begin(), ranges.end(), [](const NvtxRange* a, const NvtxRange* b) { return a->start < b->start; });
+  std::vector<TimeNs>& bounds = ctx.nvtx_bounds;
+  for (const NvtxRange* r : ranges) bounds.push_back(r->start), bounds.push_back(r->end);
+  std::sort(bounds.begin(), bounds.end());
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+  const auto outer = [](const NvtxRange* a, const NvtxRange* b) {  // a below b in the heap
+    return a->depth != b->depth ? a->depth < b->depth : a > b;
+  };
+  std::vector<const NvtxRange*> open;
+  size_t next = 0;
+  ctx.nvtx_innermost.reserve(bounds.size());
+  for (TimeNs b : bounds) {
+    for (; next < ranges.size() && ranges[next]->start <= b; ++next) {
+      open.push_back(ranges[next]);
+      std::push_heap(open.begin(), open.end(), outer);
+    }
+    while (!open.empty() && open.front()->end <= b) {
+      std::pop_heap(open.begin(), open.end(), outer);
+      open.pop_back();
+    }
+    ctx.nvtx_innermost.push_back(open.empty() ? nullptr : open.front());
+  }
+}
+
 }  // namespace
 
 bool RepeatedPart::contains(TimeNs t) const {
@@ -94,17 +125,15 @@ RuleContext make_context(const Trace& trace) {
                    [&](size_t x, size_t y) { return trace.api_calls[x].start < trace.api_calls[y].start; });
   if (ctx.run_start == 0 && !ctx.main_calls.empty()) ctx.run_start = trace.api_calls[ctx.main_calls.front()].start;
   ctx.retimer.emplace(trace, *ctx.main);
+  index_nvtx(ctx);
   return ctx;
 }
 
 std::string RuleContext::at(TimeNs t) const { return fmt::format("{:.3f} s into the run", (t - run_start) / 1e9); }
 
 std::string RuleContext::nvtx_at(TimeNs t) const {
-  const NvtxRange* best = nullptr;
-  for (const NvtxRange& r : trace.nvtx_ranges) {
-    if (!main || r.pid != main->pid || r.tid != main->tid || t < r.start || t >= r.end) continue;
-    if (!best || r.depth > best->depth) best = &r;
-  }
+  const auto after = std::upper_bound(nvtx_bounds.begin(), nvtx_bounds.end(), t);
+  const NvtxRange* best = after == nvtx_bounds.begin() ? nullptr : nvtx_innermost[after - nvtx_bounds.begin() - 1];
   return best ? trace.strings.get(best->name) : std::string();
 }
 

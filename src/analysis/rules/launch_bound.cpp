@@ -94,7 +94,7 @@ class LaunchBoundRule final : public Rule {
       const ApiCall& c = t.api_calls[i];
       if (domain && c.domain != *domain) continue;
       auto it = kernel.find(c.correlation_id);
-      const bool bound = it != kernel.end() && classify_api(ctx.name_of(c)) == ApiClass::Launch &&
+      const bool bound = it != kernel.end() && ctx.class_of(c) == ApiClass::Launch &&
                          duration(it->second->start, it->second->end) < duration(c.start, c.end);
       if (!bound || (!stretches.back().empty() && c.start - prev_end > kMaxLoopGapNs)) stretches.emplace_back();
       prev_end = c.end;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/retime.h"
+#include "analysis/timeline_util.h"
 #include "gpuscope/analysis_rules.h"
 #include "gpuscope/analysis_timeline.h"
 
@@ -26,8 +27,9 @@ struct RepeatedPart {
 };
 
 struct RuleContext {
-  explicit RuleContext(const Trace& t) : trace(t) {}
+  explicit RuleContext(const Trace& t) : trace(t), api_classes(t.strings) {}
   const Trace& trace;
+  ApiClasses api_classes;
   TimeNs wall_ns = 0;
   TimeNs run_start = 0;  // for "at 0.58 s" positions in evidence
   std::optional<MainThread> main;
@@ -37,10 +39,15 @@ struct RuleContext {
   // Calls of the main thread (indices into trace.api_calls), by start time.
   std::vector<size_t> main_calls;
   const std::string& name_of(const ApiCall& c) const { return trace.strings.get(c.name); }
+  ApiClass class_of(const ApiCall& c) const { return api_classes(c.name); }  // classify_api(name_of(c))
   // "0.58 s into the run"
   std::string at(TimeNs t) const;
   // Innermost NVTX range of the main thread open at t ("" if none).
   std::string nvtx_at(TimeNs t) const;
+  // For nvtx_at(), built once: that range as steps, innermost[i] open from bounds[i] up to
+  // bounds[i + 1] (nullptr: none). Bounds are the ranges' starts and ends, sorted, distinct.
+  std::vector<TimeNs> nvtx_bounds;
+  std::vector<const NvtxRange*> nvtx_innermost;
   TimeNs saving(const Scenario& s) const { return retimer ? retimer->saving(s) : 0; }
   std::optional<Retimer> retimer;  // the main thread's replay, prepared once for every rule's saving()
   // A saving worth reporting: >= 50 us and >= 0.5 % of wall time.

@@ -37,7 +37,7 @@ class SyncCopyRule final : public Rule {
         const ApiCall& d = t.api_calls[ctx.main_calls[m]];
         host += std::max<TimeNs>(0, d.start - cursor);
         cursor = std::max(cursor, d.end);
-        const ApiClass k = classify_api(ctx.name_of(d));
+        const ApiClass k = ctx.class_of(d);
         if (blocking[ctx.main_calls[m]] || k == ApiClass::Synchronization || k == ApiClass::Allocation) break;
       }
       saving += std::min(host, duration(c.start, c.end));
