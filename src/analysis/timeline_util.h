@@ -2,6 +2,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "gpuscope/analysis_stats.h"
@@ -39,6 +41,13 @@ inline TimeNs union_within(const std::vector<Interval>& a, const std::vector<Int
     for (; it != list->end() && it->start < end; ++it) clipped.push_back({std::max(it->start, start), std::min(it->end, end)});
   }
   return union_length(std::move(clipped));
+}
+
+// std::stable_sort, skipped when the range is in order already (records mostly arrive in time
+// order, and checking is one pass where sorting a million of them is many).
+template <class It, class Less>
+void stable_sort_unless_sorted(It first, It last, Less less) {
+  if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
 }
 
 // classify_api() by string id, each string of the table classified once: a launch storm
