@@ -15,7 +15,7 @@ using CallTimes = std::pair<uint32_t, Interval>;  // correlation id -> replayed 
 // Sorted by correlation id, one entry per id: the last call of the id in trace order (as a
 // map assigned in trace order would keep).
 void keep_last_per_id(std::vector<CallTimes>& v) {
-  std::stable_sort(v.begin(), v.end(), [](const CallTimes& a, const CallTimes& b) { return a.first < b.first; });
+  stable_sort_unless_sorted(v.begin(), v.end(), [](const CallTimes& a, const CallTimes& b) { return a.first < b.first; });
   size_t out = 0;
   for (size_t i = 0; i < v.size(); ++i) {
     if (out > 0 && v[out - 1].first == v[i].first) v[out - 1] = v[i];
@@ -44,7 +44,7 @@ Retimer::Retimer(const Trace& t, const MainThread& mt) : trace_(t), position_(t.
     calls_.push_back({c.start, c.end, i, 0, 0, classes(c.name) == ApiClass::Synchronization});
     call_times.push_back({c.correlation_id, {c.start, c.end}});
   }
-  std::stable_sort(calls_.begin(), calls_.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
+  stable_sort_unless_sorted(calls_.begin(), calls_.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
   keep_last_per_id(call_times);
   prepare_ops(mt.pid, call_times);
   for (size_t n = 0; n < calls_.size(); ++n) {
@@ -76,7 +76,7 @@ void Retimer::prepare_ops(uint32_t pid, const std::vector<CallTimes>& call_times
   for (const Kernel& k : t.kernels) add(k, false, SIZE_MAX);
   for (size_t i = 0; i < t.memcpys.size(); ++i) add(t.memcpys[i], !t.memcpys[i].async, i);
   for (const Memset& m : t.memsets) add(m, !m.async, SIZE_MAX);
-  std::stable_sort(raw.begin(), raw.end(), [](const Raw& a, const Raw& b) { return a.op.start < b.op.start; });
+  const std::vector<uint32_t> by_start = stable_order(raw.size(), [&](size_t i) { return raw[i].op.start; });
 
   std::vector<uint64_t> queues;  // the distinct (device, stream) keys, sorted: index = Op::queue
   for (const Raw& x : raw) queues.push_back(x.queue);
@@ -84,18 +84,21 @@ void Retimer::prepare_ops(uint32_t pid, const std::vector<CallTimes>& call_times
   queues.erase(std::unique(queues.begin(), queues.end()), queues.end());
   queues_ = queues.size();
   std::vector<TimeNs> prev_end(queues_, 0);
-  ops_.reserve(raw.size());
+  std::vector<Op> ops;  // by start
+  ops.reserve(raw.size());
   op_ends_.reserve(raw.size());
-  for (Raw& x : raw) {
+  for (uint32_t r : by_start) {
+    Raw& x = raw[r];
     x.op.queue = static_cast<uint32_t>(std::lower_bound(queues.begin(), queues.end(), x.queue) - queues.begin());
     TimeNs& prev = prev_end[x.op.queue];
     x.op.latency = std::max<TimeNs>(0, x.op.start - std::max(x.call.start, prev));
     x.op.post = std::max<TimeNs>(0, x.call.end - x.op.end);
     prev = std::max(prev, x.op.end);
     op_ends_.push_back(x.op.end);
-    ops_.push_back(x.op);
+    ops.push_back(x.op);
   }
-  std::stable_sort(ops_.begin(), ops_.end(), [](const Op& a, const Op& b) { return a.correlation_id < b.correlation_id; });
+  ops_.reserve(ops.size());
+  for (uint32_t i : stable_order(ops.size(), [&](size_t i) { return ops[i].correlation_id; })) ops_.push_back(ops[i]);
   std::sort(op_ends_.begin(), op_ends_.end());
 }
 

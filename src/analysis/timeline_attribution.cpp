@@ -47,7 +47,7 @@ std::vector<const ApiCall*> thread_calls(const Trace& t, const MainThread& mt) {
   const ApiDomain domain = runtime ? ApiDomain::Runtime : ApiDomain::Driver;
   for (const ApiCall& c : t.api_calls)
     if (c.pid == mt.pid && c.tid == mt.tid && c.domain == domain && c.end > c.start) calls.push_back(&c);
-  std::stable_sort(calls.begin(), calls.end(), [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
+  stable_sort_unless_sorted(calls.begin(), calls.end(), [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
   return calls;
 }
 

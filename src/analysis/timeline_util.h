@@ -50,6 +50,18 @@ void stable_sort_unless_sorted(It first, It last, Less less) {
   if (!std::is_sorted(first, last, less)) std::stable_sort(first, last, less);
 }
 
+// The order a stable sort by key(i) puts indices 0..n-1 in: (key, index) pairs sorted, so equal
+// keys keep index order. For large records, sorting these 16-byte pairs beats moving the records.
+template <class KeyFn>
+std::vector<uint32_t> stable_order(size_t n, KeyFn key) {
+  std::vector<std::pair<decltype(key(size_t{0})), uint32_t>> keyed(n);
+  for (size_t i = 0; i < n; ++i) keyed[i] = {key(i), static_cast<uint32_t>(i)};
+  if (!std::is_sorted(keyed.begin(), keyed.end())) std::sort(keyed.begin(), keyed.end());
+  std::vector<uint32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = keyed[i].second;
+  return order;
+}
+
 // classify_api() by string id, each string of the table classified once: a launch storm
 // repeats a handful of call names a million times.
 class ApiClasses {

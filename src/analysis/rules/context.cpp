@@ -121,8 +121,8 @@ RuleContext make_context(const Trace& trace) {
     const ApiCall& c = trace.api_calls[i];
     if (c.pid == ctx.main->pid && c.tid == ctx.main->tid) ctx.main_calls.push_back(i);
   }
-  std::stable_sort(ctx.main_calls.begin(), ctx.main_calls.end(),
-                   [&](size_t x, size_t y) { return trace.api_calls[x].start < trace.api_calls[y].start; });
+  stable_sort_unless_sorted(ctx.main_calls.begin(), ctx.main_calls.end(),
+                            [&](size_t x, size_t y) { return trace.api_calls[x].start < trace.api_calls[y].start; });
   if (ctx.run_start == 0 && !ctx.main_calls.empty()) ctx.run_start = trace.api_calls[ctx.main_calls.front()].start;
   ctx.retimer.emplace(trace, *ctx.main);
   index_nvtx(ctx);
