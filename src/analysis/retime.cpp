@@ -3,32 +3,12 @@
 
 #include <algorithm>
 
-#include "analysis/timeline_util.h"
-
 namespace gpuscope::analysis {
 namespace {
 
 uint64_t queue_of(uint32_t device, uint32_t stream) { return (static_cast<uint64_t>(device) << 32) | stream; }
 
-using CallTimes = std::pair<uint32_t, Interval>;  // correlation id -> replayed call's start, end
-
-// Sorted by correlation id, one entry per id: the last call of the id in trace order (as a
-// map assigned in trace order would keep).
-void keep_last_per_id(std::vector<CallTimes>& v) {
-  stable_sort_unless_sorted(v.begin(), v.end(), [](const CallTimes& a, const CallTimes& b) { return a.first < b.first; });
-  size_t out = 0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (out > 0 && v[out - 1].first == v[i].first) v[out - 1] = v[i];
-    else v[out++] = v[i];
-  }
-  v.resize(out);
-}
-
-const Interval* find_call(const std::vector<CallTimes>& by_id, uint32_t correlation_id) {
-  auto it = std::lower_bound(by_id.begin(), by_id.end(), correlation_id,
-                             [](const CallTimes& c, uint32_t id) { return c.first < id; });
-  return it != by_id.end() && it->first == correlation_id ? &it->second : nullptr;
-}
+using CallTimes = LastByKey<uint32_t, Interval>;  // correlation id -> the replayed call's start, end
 
 }  // namespace
 
@@ -37,15 +17,15 @@ Retimer::Retimer(const Trace& t, const MainThread& mt) : trace_(t), position_(t.
   for (const ApiCall& c : t.api_calls) runtime |= c.pid == mt.pid && c.tid == mt.tid && c.domain == ApiDomain::Runtime;
   const ApiDomain domain = runtime ? ApiDomain::Runtime : ApiDomain::Driver;
   const ApiClasses classes(t.strings);
-  std::vector<CallTimes> call_times;
+  CallTimes call_times;
   for (size_t i = 0; i < t.api_calls.size(); ++i) {
     const ApiCall& c = t.api_calls[i];
     if (c.pid != mt.pid || c.tid != mt.tid || c.domain != domain || c.end < c.start) continue;
     calls_.push_back({c.start, c.end, i, 0, 0, classes(c.name) == ApiClass::Synchronization});
-    call_times.push_back({c.correlation_id, {c.start, c.end}});
+    call_times.add(c.correlation_id, {c.start, c.end});
   }
   stable_sort_unless_sorted(calls_.begin(), calls_.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
-  keep_last_per_id(call_times);
+  call_times.seal();
   prepare_ops(mt.pid, call_times);
   for (size_t n = 0; n < calls_.size(); ++n) {
     Call& c = calls_[n];
@@ -59,7 +39,7 @@ Retimer::Retimer(const Trace& t, const MainThread& mt) : trace_(t), position_(t.
 
 // The GPU work of the process whose correlation id a replayed call has, with its recorded
 // latency behind the call and its queue, by correlation id (then start, as recorded).
-void Retimer::prepare_ops(uint32_t pid, const std::vector<CallTimes>& call_times) {
+void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times) {
   const Trace& t = trace_;
   struct Raw {
     Op op;
@@ -70,7 +50,7 @@ void Retimer::prepare_ops(uint32_t pid, const std::vector<CallTimes>& call_times
   raw.reserve(t.kernels.size() + t.memcpys.size() + t.memsets.size());
   auto add = [&](const auto& e, bool blocking, size_t memcpy_index) {
     if (e.pid != pid) return;
-    if (const Interval* call = find_call(call_times, e.correlation_id))
+    if (const Interval* call = call_times.find(e.correlation_id))
       raw.push_back({{e.start, e.end, e.correlation_id, 0, 0, 0, blocking, memcpy_index}, queue_of(e.device, e.stream), *call});
   };
   for (const Kernel& k : t.kernels) add(k, false, SIZE_MAX);

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/timeline_util.h"
 #include "gpuscope/analysis_timeline.h"
 #include "gpuscope/model.h"
 
@@ -68,7 +69,7 @@ class Retimer {
   };
   using OpRange = std::pair<std::vector<Op>::const_iterator, std::vector<Op>::const_iterator>;
 
-  void prepare_ops(uint32_t pid, const std::vector<std::pair<uint32_t, Interval>>& call_times);
+  void prepare_ops(uint32_t pid, const LastByKey<uint32_t, Interval>& call_times);
   OpRange ops_of(uint32_t correlation_id) const;
   static TimeNs op_duration(const Op& op, const Scenario& s);
   TimeNs replay_end(const Scenario& s) const;

@@ -62,6 +62,33 @@ std::vector<uint32_t> stable_order(size_t n, KeyFn key) {
   return order;
 }
 
+// key -> the last value added with that key (what std::map::operator[] assigned in order would
+// hold), as one sorted array: for correlation-id lookups over a million records, no map nodes.
+// add() everything, then seal() once before find().
+template <class Key, class Value>
+class LastByKey {
+ public:
+  void reserve(size_t n) { items_.reserve(n); }
+  void add(Key key, Value value) { items_.push_back({key, value}); }
+  void seal() {
+    stable_sort_unless_sorted(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.first < b.first; });
+    size_t out = 0;
+    for (const Item& item : items_) {
+      if (out > 0 && items_[out - 1].first == item.first) items_[out - 1] = item;
+      else items_[out++] = item;
+    }
+    items_.resize(out);
+  }
+  const Value* find(Key key) const {
+    auto it = std::lower_bound(items_.begin(), items_.end(), key, [](const Item& i, Key k) { return i.first < k; });
+    return it != items_.end() && it->first == key ? &it->second : nullptr;
+  }
+
+ private:
+  using Item = std::pair<Key, Value>;
+  std::vector<Item> items_;
+};
+
 // classify_api() by string id, each string of the table classified once: a launch storm
 // repeats a handful of call names a million times.
 class ApiClasses {

@@ -37,6 +37,8 @@ constexpr size_t kMinLaunches = 50;
 // a longer gap is real host work and splits the stretch (the baseline capture: 0.6 us).
 constexpr TimeNs kMaxLoopGapNs = 20'000;
 
+using KernelOf = LastByKey<uint32_t, const Kernel*>;  // correlation id -> kernel
+
 struct GraphCost {
   double host = kHostPerNodeNs, first = kFirstPerNodeNs, gap = kNodeGapNs;  // ns per node
   std::string source = "NVIDIA H200 defaults";
@@ -82,9 +84,11 @@ class LaunchBoundRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;
     const Trace& t = ctx.trace;
-    std::unordered_map<uint32_t, const Kernel*> kernel;  // correlation -> stream-launched kernel
+    KernelOf kernel;  // correlation -> stream-launched kernel
+    kernel.reserve(t.kernels.size());
     for (const Kernel& k : t.kernels)
-      if (k.pid == ctx.main->pid && k.graph_id == 0) kernel[k.correlation_id] = &k;
+      if (k.pid == ctx.main->pid && k.graph_id == 0) kernel.add(k.correlation_id, &k);
+    kernel.seal();
     // Stretches of consecutive launch-bound launches (kernel shorter than its launch call).
     std::vector<std::vector<size_t>> stretches(1);
     std::optional<ApiDomain> domain;  // of the launches: the nested driver call is not another call
@@ -93,15 +97,14 @@ class LaunchBoundRule final : public Rule {
     for (size_t i : ctx.main_calls) {
       const ApiCall& c = t.api_calls[i];
       if (domain && c.domain != *domain) continue;
-      auto it = kernel.find(c.correlation_id);
-      const bool bound = it != kernel.end() && ctx.class_of(c) == ApiClass::Launch &&
-                         duration(it->second->start, it->second->end) < duration(c.start, c.end);
+      const Kernel* const* k = kernel.find(c.correlation_id);
+      const bool bound = k && ctx.class_of(c) == ApiClass::Launch && duration((*k)->start, (*k)->end) < duration(c.start, c.end);
       if (!bound || (!stretches.back().empty() && c.start - prev_end > kMaxLoopGapNs)) stretches.emplace_back();
       prev_end = c.end;
       if (!bound) continue;
       domain = c.domain;
       stretches.back().push_back(i);
-      launch_ns += duration(c.start, c.end), gpu_ns += duration(it->second->start, it->second->end), ++launches;
+      launch_ns += duration(c.start, c.end), gpu_ns += duration((*k)->start, (*k)->end), ++launches;
     }
     if (launches < kMinLaunches) return std::nullopt;
     const GraphCost cost = graph_cost(ctx, static_cast<double>(launch_ns) / static_cast<double>(launches));
@@ -112,7 +115,7 @@ class LaunchBoundRule final : public Rule {
       if (st.size() < 2) continue;  // one launch gains nothing from a graph
       const double n = static_cast<double>(st.size());
       spans.push_back({ctx.main->pid, t.api_calls[st.front()].start,
-                       std::max(t.api_calls[st.back()].end, kernel.at(t.api_calls[st.back()].correlation_id)->end)});
+                       std::max(t.api_calls[st.back()].end, (*kernel.find(t.api_calls[st.back()].correlation_id))->end)});
       s.graphs.push_back({st, static_cast<TimeNs>(cost.host * n), static_cast<TimeNs>(cost.first * n),
                           static_cast<TimeNs>(cost.gap)});
       ++graphs, largest = std::max(largest, st.size());
@@ -142,13 +145,12 @@ class LaunchBoundRule final : public Rule {
  private:
   // GPU time between consecutive launch-bound kernels of a stretch on the same stream: what
   // per-kernel launch latency costs the GPU, and what graph replay mostly removes.
-  static TimeNs idle_between(const RuleContext& ctx, const std::unordered_map<uint32_t, const Kernel*>& kernel,
-                             const std::vector<std::vector<size_t>>& stretches) {
+  static TimeNs idle_between(const RuleContext& ctx, const KernelOf& kernel, const std::vector<std::vector<size_t>>& stretches) {
     TimeNs idle = 0;
     for (const auto& st : stretches)
       for (size_t j = 1; j < st.size(); ++j) {
-        const Kernel* a = kernel.at(ctx.trace.api_calls[st[j - 1]].correlation_id);
-        const Kernel* b = kernel.at(ctx.trace.api_calls[st[j]].correlation_id);
+        const Kernel* a = *kernel.find(ctx.trace.api_calls[st[j - 1]].correlation_id);
+        const Kernel* b = *kernel.find(ctx.trace.api_calls[st[j]].correlation_id);
         if (a->stream == b->stream && a->device == b->device) idle += std::max<TimeNs>(0, b->start - a->end);
       }
     return idle;
