@@ -29,15 +29,23 @@ std::map<DeviceKey, std::vector<Op>> ops_by_device(const Trace& t) {
   return out;
 }
 
-// Sweep over start/end points: time with >= 2 distinct streams active.
+// Sweep over start/end points: time with >= 2 distinct streams active. Sorted by time only:
+// time is added only between distinct times, and by then every point of the earlier time has
+// been counted, whatever their order.
 TimeNs concurrent_time(const std::vector<Op>& ops) {
-  std::vector<std::tuple<TimeNs, int, uint32_t>> points;  // time, +1/-1 (ends first on ties), stream
+  struct Point {
+    TimeNs time;
+    int32_t delta;  // +1 start, -1 end
+    uint32_t stream;
+  };
+  std::vector<Point> points;
+  points.reserve(2 * ops.size());
   for (const Op& o : ops) {
     if (o.end <= o.start) continue;
-    points.emplace_back(o.start, +1, o.stream);
-    points.emplace_back(o.end, -1, o.stream);
+    points.push_back({o.start, +1, o.stream});
+    points.push_back({o.end, -1, o.stream});
   }
-  std::sort(points.begin(), points.end());
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.time < b.time; });
   std::unordered_map<uint32_t, int> active;  // stream -> open ops
   size_t streams_active = 0;
   TimeNs total = 0, prev = 0;
@@ -149,25 +157,32 @@ std::vector<StreamBusy> stream_busy(const Trace& t) {
 
 Stats launch_delays(const Trace& t) {
   auto key = [](uint32_t pid, uint32_t corr) { return (static_cast<uint64_t>(pid) << 32) | corr; };
-  // (pid, correlation) -> start of the first API call with it, sorted by key (stable: the first stays first).
-  std::vector<std::pair<uint64_t, TimeNs>> call_start;
-  call_start.reserve(t.api_calls.size());
+  using Keyed = std::pair<uint64_t, TimeNs>;  // (pid, correlation), start
+  const auto by_key = [](const Keyed& a, const Keyed& b) { return a.first < b.first; };
+  // API calls by key (stable: of equal keys the first call is the launch call).
+  std::vector<Keyed> calls;
+  calls.reserve(t.api_calls.size());
   for (const ApiCall& c : t.api_calls)
-    if (c.correlation_id != 0) call_start.push_back({key(c.pid, c.correlation_id), c.start});
-  stable_sort_unless_sorted(call_start.begin(), call_start.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (c.correlation_id != 0) calls.push_back({key(c.pid, c.correlation_id), c.start});
+  stable_sort_unless_sorted(calls.begin(), calls.end(), by_key);
   // A kernel replayed for metrics has no measured start (the importer places it), so no delay.
   std::vector<uint64_t> replayed;
   for (const KernelMetric& m : t.kernel_metrics) replayed.push_back(key(m.pid, m.correlation_id));
   std::sort(replayed.begin(), replayed.end());
-  std::vector<double> delays;
-  delays.reserve(t.kernels.size());
+  std::vector<Keyed> kernels;  // by key too, then one merge-like walk (describe() sorts the delays anyway)
+  kernels.reserve(t.kernels.size());
   for (const Kernel& k : t.kernels) {
     if (k.graph_id != 0) continue;  // graph nodes share one launch call
     const uint64_t id = key(k.pid, k.correlation_id);
-    if (std::binary_search(replayed.begin(), replayed.end(), id)) continue;
-    auto it = std::lower_bound(call_start.begin(), call_start.end(), id, [](const auto& c, uint64_t v) { return c.first < v; });
-    if (it != call_start.end() && it->first == id && k.start >= it->second)
-      delays.push_back(static_cast<double>(k.start - it->second));
+    if (!std::binary_search(replayed.begin(), replayed.end(), id)) kernels.push_back({id, k.start});
+  }
+  stable_sort_unless_sorted(kernels.begin(), kernels.end(), by_key);
+  std::vector<double> delays;
+  delays.reserve(kernels.size());
+  auto call = calls.begin();
+  for (const auto& [id, start] : kernels) {
+    while (call != calls.end() && call->first < id) ++call;
+    if (call != calls.end() && call->first == id && start >= call->second) delays.push_back(static_cast<double>(start - call->second));
   }
   return describe(std::move(delays));
 }
