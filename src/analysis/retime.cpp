@@ -18,21 +18,26 @@ Retimer::Retimer(const Trace& t, const MainThread& mt) : trace_(t), position_(t.
   const ApiDomain domain = runtime ? ApiDomain::Runtime : ApiDomain::Driver;
   const ApiClasses classes(t.strings);
   CallTimes call_times;
+  calls_.reserve(t.api_calls.size());
+  call_times.reserve(t.api_calls.size());
   for (size_t i = 0; i < t.api_calls.size(); ++i) {
     const ApiCall& c = t.api_calls[i];
     if (c.pid != mt.pid || c.tid != mt.tid || c.domain != domain || c.end < c.start) continue;
-    calls_.push_back({c.start, c.end, i, 0, 0, classes(c.name) == ApiClass::Synchronization});
+    calls_.push_back({c.start, c.end, i, c.correlation_id, 0, 0, classes(c.name) == ApiClass::Synchronization});
     call_times.add(c.correlation_id, {c.start, c.end});
   }
   stable_sort_unless_sorted(calls_.begin(), calls_.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
   call_times.seal();
   prepare_ops(mt.pid, call_times);
-  for (size_t n = 0; n < calls_.size(); ++n) {
+  for (size_t n = 0; n < calls_.size(); ++n) position_[calls_[n].api_index] = static_cast<uint32_t>(n);
+  // Each call's ops: the calls in correlation id order walk along ops_, which is in that order too.
+  size_t o = 0;
+  for (uint32_t n : stable_order(calls_.size(), [&](size_t n) { return calls_[n].correlation_id; })) {
     Call& c = calls_[n];
-    position_[c.api_index] = static_cast<uint32_t>(n);
-    const auto [lo, hi] = ops_of(t.api_calls[c.api_index].correlation_id);
-    c.ops_begin = static_cast<uint32_t>(lo - ops_.begin());
-    c.ops_end = static_cast<uint32_t>(hi - ops_.begin());
+    while (o < ops_.size() && ops_[o].correlation_id < c.correlation_id) ++o;
+    size_t end = o;
+    while (end < ops_.size() && ops_[end].correlation_id == c.correlation_id) ++end;
+    c.ops_begin = static_cast<uint32_t>(o), c.ops_end = static_cast<uint32_t>(end);
   }
   unchanged_end_ = replay_end(Scenario{});
 }

@@ -64,6 +64,7 @@ class Retimer {
   struct Call {
     TimeNs start = 0, end = 0;
     size_t api_index = 0;                 // into trace.api_calls
+    uint32_t correlation_id = 0;
     uint32_t ops_begin = 0, ops_end = 0;  // the ops of its correlation id, in ops_
     bool sync = false;                    // a synchronization call
   };
