@@ -107,9 +107,9 @@ bool RepeatedPart::contains(TimeNs t) const {
   return it != steady.begin() && t < std::prev(it)->end;
 }
 
-RuleContext make_context(const Trace& trace) {
-  RuleContext ctx{trace};
-  const Attribution a = attribute_wall_time(trace);
+RuleContext make_context(const Trace& trace, const RuleInputs& inputs) {
+  RuleContext ctx{trace, inputs};
+  const Attribution& a = inputs.attribution;
   ctx.wall_ns = a.wall_ns;
   ctx.main = a.thread;
   ctx.run_start = trace.run.start > 0 ? trace.run.start : 0;

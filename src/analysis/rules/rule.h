@@ -27,8 +27,9 @@ struct RepeatedPart {
 };
 
 struct RuleContext {
-  explicit RuleContext(const Trace& t) : trace(t), api_classes(t.strings) {}
+  RuleContext(const Trace& t, const RuleInputs& inputs) : trace(t), timeline(inputs.timeline), api_classes(t.strings) {}
   const Trace& trace;
+  const Timeline& timeline;  // every idle gap listed
   ApiClasses api_classes;
   TimeNs wall_ns = 0;
   TimeNs run_start = 0;  // for "at 0.58 s" positions in evidence
@@ -57,7 +58,7 @@ struct RuleContext {
   bool worth_in_loop(TimeNs saving_ns) const;
 };
 
-RuleContext make_context(const Trace& trace);
+RuleContext make_context(const Trace& trace, const RuleInputs& inputs);
 
 class Rule {
  public:
