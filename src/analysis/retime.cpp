@@ -87,7 +87,11 @@ void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times) {
   std::sort(op_ends_.begin(), op_ends_.end());
 }
 
-Retimer::OpRange Retimer::ops_of(uint32_t correlation_id) const {
+// The ops of a call's correlation id: the replayed calls have theirs at hand.
+Retimer::OpRange Retimer::ops_of(size_t api_index) const {
+  if (const uint32_t n = position_[api_index]; n != UINT32_MAX)
+    return {ops_.begin() + calls_[n].ops_begin, ops_.begin() + calls_[n].ops_end};
+  const uint32_t correlation_id = trace_.api_calls[api_index].correlation_id;
   struct ById {
     bool operator()(const Op& op, uint32_t id) const { return op.correlation_id < id; }
     bool operator()(uint32_t id, const Op& op) const { return id < op.correlation_id; }
@@ -108,7 +112,7 @@ TimeNs Retimer::replay_graph(const Scenario& s, const GraphReplay& g, TimeNs sta
                              TimeNs& all_ready) const {
   TimeNs prev_end = -1;
   for (size_t call : g.calls) {
-    const auto [lo, hi] = ops_of(trace_.api_calls[call].correlation_id);
+    const auto [lo, hi] = ops_of(call);
     for (auto it = lo; it != hi; ++it) {
       const Op& op = *it;
       const TimeNs earliest = prev_end < 0 ? start + g.first_node_ns : prev_end + g.node_gap_ns;

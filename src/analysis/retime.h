@@ -71,7 +71,7 @@ class Retimer {
   using OpRange = std::pair<std::vector<Op>::const_iterator, std::vector<Op>::const_iterator>;
 
   void prepare_ops(uint32_t pid, const LastByKey<uint32_t, Interval>& call_times);
-  OpRange ops_of(uint32_t correlation_id) const;
+  OpRange ops_of(size_t api_index) const;
   static TimeNs op_duration(const Op& op, const Scenario& s);
   TimeNs replay_end(const Scenario& s) const;
   TimeNs replay_graph(const Scenario& s, const GraphReplay& g, TimeNs start, std::vector<TimeNs>& ready,

@@ -83,6 +83,17 @@ class LastByKey {
     auto it = std::lower_bound(items_.begin(), items_.end(), key, [](const Item& i, Key k) { return i.first < k; });
     return it != items_.end() && it->first == key ? &it->second : nullptr;
   }
+  // find() of each key, by one walk along the keys in order (stable_order(): one pass when they
+  // come in order already, as the correlation ids of calls in time order mostly do).
+  std::vector<const Value*> find_all(const std::vector<Key>& keys) const {
+    std::vector<const Value*> out(keys.size(), nullptr);
+    size_t i = 0;
+    for (uint32_t q : stable_order(keys.size(), [&](size_t n) { return keys[n]; })) {
+      while (i < items_.size() && items_[i].first < keys[q]) ++i;
+      if (i < items_.size() && items_[i].first == keys[q]) out[q] = &items_[i].second;
+    }
+    return out;
+  }
 
  private:
   using Item = std::pair<Key, Value>;
