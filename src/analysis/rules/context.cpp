@@ -174,10 +174,13 @@ std::vector<EvidenceSpan> evidence_spans(std::vector<EvidenceSpan> spans) {
     return std::tie(a.start, a.end, a.pid) < std::tie(b.start, b.end, b.pid);
   };
   if (spans.size() > kMaxEvidenceSpans) {
-    // Longest first; stable over the start order so equal lengths keep the earlier ones.
-    std::sort(spans.begin(), spans.end(), by_start);
-    std::stable_sort(spans.begin(), spans.end(),
-                     [](const EvidenceSpan& a, const EvidenceSpan& b) { return a.end - a.start > b.end - b.start; });
+    // The longest; of equal lengths the earlier ones (spans equal in all of start, end and pid
+    // are alike, so which of them stays makes no difference). A partial sort: a rule may pass
+    // a million launches.
+    const auto longer = [&](const EvidenceSpan& a, const EvidenceSpan& b) {
+      return a.end - a.start != b.end - b.start ? a.end - a.start > b.end - b.start : by_start(a, b);
+    };
+    std::partial_sort(spans.begin(), spans.begin() + kMaxEvidenceSpans, spans.end(), longer);
     spans.resize(kMaxEvidenceSpans);
   }
   std::sort(spans.begin(), spans.end(), by_start);
