@@ -109,6 +109,8 @@ bool RepeatedPart::contains(TimeNs t) const {
 
 RuleContext make_context(const Trace& trace, const RuleInputs& inputs) {
   RuleContext ctx{trace, inputs};
+  ctx.kernel_groups = summarize_kernels(trace);
+  ctx.top_occupancy = kernel_occupancy(trace, ctx.kernel_groups, 5);
   const Attribution& a = inputs.attribution;
   ctx.wall_ns = a.wall_ns;
   ctx.main = a.thread;

@@ -10,6 +10,8 @@
 
 #include "analysis/retime.h"
 #include "analysis/timeline_util.h"
+#include "gpuscope/analysis.h"
+#include "gpuscope/analysis_occupancy.h"
 #include "gpuscope/analysis_rules.h"
 #include "gpuscope/analysis_timeline.h"
 
@@ -36,6 +38,8 @@ struct RuleContext {
   std::optional<MainThread> main;
   std::optional<ContextCreation> context_creation;
   RepeatedPart repeated;
+  std::vector<KernelGroup> kernel_groups;     // summarize_kernels(trace)
+  std::vector<KernelOccupancy> top_occupancy;  // kernel_occupancy(trace, 5): the top 5 kernel groups
 
   // Calls of the main thread (indices into trace.api_calls), by start time.
   std::vector<size_t> main_calls;
