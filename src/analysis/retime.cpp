@@ -2,6 +2,7 @@
 #include "analysis/retime.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace gpuscope::analysis {
 namespace {
@@ -47,44 +48,39 @@ Retimer::Retimer(const Trace& t, const MainThread& mt) : trace_(t), position_(t.
 void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times) {
   const Trace& t = trace_;
   struct Raw {
+    TimeNs start, end;
+    Interval call;  // its call's host times
     Op op;
-    uint64_t queue;
-    Interval call;
   };
   std::vector<Raw> raw;
   raw.reserve(t.kernels.size() + t.memcpys.size() + t.memsets.size());
-  auto add = [&](const auto& e, bool blocking, size_t memcpy_index) {
+  std::unordered_map<uint64_t, uint32_t> queues;  // (device, stream) -> Op::queue; a handful
+  auto add = [&](const auto& e, bool blocking, uint32_t memcpy_index) {
     if (e.pid != pid) return;
-    if (const Interval* call = call_times.find(e.correlation_id))
-      raw.push_back({{e.start, e.end, e.correlation_id, 0, 0, 0, blocking, memcpy_index}, queue_of(e.device, e.stream), *call});
+    const Interval* call = call_times.find(e.correlation_id);
+    if (!call) return;
+    const uint32_t queue = queues.try_emplace(queue_of(e.device, e.stream), queues.size()).first->second;
+    raw.push_back({e.start, e.end, *call, {e.end - e.start, 0, 0, e.correlation_id, queue, memcpy_index, blocking}});
   };
-  for (const Kernel& k : t.kernels) add(k, false, SIZE_MAX);
-  for (size_t i = 0; i < t.memcpys.size(); ++i) add(t.memcpys[i], !t.memcpys[i].async, i);
-  for (const Memset& m : t.memsets) add(m, !m.async, SIZE_MAX);
-  const std::vector<uint32_t> by_start = stable_order(raw.size(), [&](size_t i) { return raw[i].op.start; });
+  for (const Kernel& k : t.kernels) add(k, false, kNoCopy);
+  for (size_t i = 0; i < t.memcpys.size(); ++i) add(t.memcpys[i], !t.memcpys[i].async, static_cast<uint32_t>(i));
+  for (const Memset& m : t.memsets) add(m, !m.async, kNoCopy);
 
-  std::vector<uint64_t> queues;  // the distinct (device, stream) keys, sorted: index = Op::queue
-  for (const Raw& x : raw) queues.push_back(x.queue);
-  std::sort(queues.begin(), queues.end());
-  queues.erase(std::unique(queues.begin(), queues.end()), queues.end());
   queues_ = queues.size();
-  std::vector<TimeNs> prev_end(queues_, 0);
-  std::vector<Op> ops;  // by start
-  ops.reserve(raw.size());
+  std::vector<TimeNs> prev_end(queues_, 0);  // per queue, in start order
   op_ends_.reserve(raw.size());
-  for (uint32_t r : by_start) {
+  for (uint32_t r : stable_order(raw.size(), [&](size_t i) { return raw[i].start; })) {
     Raw& x = raw[r];
-    x.op.queue = static_cast<uint32_t>(std::lower_bound(queues.begin(), queues.end(), x.queue) - queues.begin());
     TimeNs& prev = prev_end[x.op.queue];
-    x.op.latency = std::max<TimeNs>(0, x.op.start - std::max(x.call.start, prev));
-    x.op.post = std::max<TimeNs>(0, x.call.end - x.op.end);
-    prev = std::max(prev, x.op.end);
-    op_ends_.push_back(x.op.end);
-    ops.push_back(x.op);
+    x.op.latency = std::max<TimeNs>(0, x.start - std::max(x.call.start, prev));
+    x.op.post = std::max<TimeNs>(0, x.call.end - x.end);
+    prev = std::max(prev, x.end);
+    op_ends_.push_back(x.end);
   }
-  ops_.reserve(ops.size());
-  for (uint32_t i : stable_order(ops.size(), [&](size_t i) { return ops[i].correlation_id; })) ops_.push_back(ops[i]);
   std::sort(op_ends_.begin(), op_ends_.end());
+  ops_.reserve(raw.size());
+  for (uint32_t r : stable_order(raw.size(), [&](size_t i) { return std::make_pair(raw[i].op.correlation_id, raw[i].start); }))
+    ops_.push_back(raw[r].op);
 }
 
 // The ops of a call's correlation id: the replayed calls have theirs at hand.
@@ -100,9 +96,9 @@ Retimer::OpRange Retimer::ops_of(size_t api_index) const {
 }
 
 TimeNs Retimer::op_duration(const Op& op, const Scenario& s) {
-  if (op.memcpy_index == SIZE_MAX) return op.end - op.start;
+  if (op.memcpy_index == kNoCopy) return op.duration;
   auto m = s.memcpy_ns.find(op.memcpy_index);
-  return m != s.memcpy_ns.end() ? m->second : op.end - op.start;
+  return m != s.memcpy_ns.end() ? m->second : op.duration;
 }
 
 // One cudaGraphLaunch standing for g.calls, starting on the host at `start`: queues every
@@ -155,7 +151,7 @@ TimeNs Retimer::replay_end(const Scenario& s) const {
       ready[op.queue] = op_start + dur;
       all_ready = std::max(all_ready, op_start + dur);
       TimeNs post = op.post;
-      if (auto m = s.memcpy_post_ns.find(op.memcpy_index); op.memcpy_index != SIZE_MAX && m != s.memcpy_post_ns.end())
+      if (auto m = s.memcpy_post_ns.find(op.memcpy_index); op.memcpy_index != kNoCopy && m != s.memcpy_post_ns.end())
         post = std::min(post, m->second);
       if (op.blocking && !overridden) {
         end = std::max(waited ? end : start, op_start + dur + post);

@@ -52,14 +52,15 @@ class Retimer {
   TimeNs saving(const Scenario& scenario) const;
 
  private:
+  static constexpr uint32_t kNoCopy = UINT32_MAX;
   struct Op {
-    TimeNs start = 0, end = 0;
-    uint32_t correlation_id = 0;
-    uint32_t queue = 0;      // index of its (device, stream) in the replay's ready times
+    TimeNs duration = 0;     // as recorded
     TimeNs latency = 0;      // start - max(call start, previous op end on its queue), as recorded
     TimeNs post = 0;         // blocking copy: call end - op end (host work after the copy)
+    uint32_t correlation_id = 0;
+    uint32_t queue = 0;      // index of its (device, stream) in the replay's ready times
+    uint32_t memcpy_index = kNoCopy;  // into trace.memcpys
     bool blocking = false;   // a synchronous copy/memset: its call waits for it
-    size_t memcpy_index = SIZE_MAX;
   };
   struct Call {
     TimeNs start = 0, end = 0;
