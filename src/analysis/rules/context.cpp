@@ -46,24 +46,26 @@ RepeatedPart from_nvtx(const Trace& t, const MainThread& mt) {
 }
 
 RepeatedPart from_kernels(const Trace& t, const MainThread& mt) {
-  std::map<StringId, std::vector<const Kernel*>> by_name;
+  std::map<StringId, size_t> launches;  // mangled name -> launches
   for (const Kernel& k : t.kernels)
-    if (k.pid == mt.pid) by_name[k.mangled_name].push_back(&k);
-  const std::vector<const Kernel*>* best = nullptr;
-  for (const auto& [name, ks] : by_name)
-    if (ks.size() >= 2 && (!best || ks.size() > best->size())) best = &ks;
+    if (k.pid == mt.pid) ++launches[k.mangled_name];
+  std::optional<StringId> best;  // the first name (by id) of the most launches, 2 or more
+  size_t most = 0;
+  for (const auto& [name, n] : launches)
+    if (n >= 2 && n > most) best = name, most = n;
   RepeatedPart p;
   if (!best) return p;
-  std::map<uint32_t, TimeNs> call_end;  // correlation -> launch call end
+  LastByKey<uint32_t, TimeNs> call_end;  // correlation -> launch call end
   for (const ApiCall& c : t.api_calls)
-    if (c.pid == mt.pid) call_end[c.correlation_id] = c.end;
+    if (c.pid == mt.pid) call_end.add(c.correlation_id, c.end);
+  call_end.seal();
   TimeNs first = INT64_MAX, last = INT64_MIN;
-  for (const Kernel* k : *best) {
-    auto it = call_end.find(k->correlation_id);
-    if (it != call_end.end()) first = std::min(first, it->second);
-    last = std::max(last, k->end);
+  for (const Kernel& k : t.kernels) {
+    if (k.pid != mt.pid || k.mangled_name != *best) continue;
+    if (const TimeNs* end = call_end.find(k.correlation_id)) first = std::min(first, *end);
+    last = std::max(last, k.end);
   }
-  p.instances = best->size();
+  p.instances = most;
   if (first < last) p.steady.push_back({first, last});
   return p;
 }
