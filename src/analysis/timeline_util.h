@@ -51,7 +51,7 @@ void stable_sort_unless_sorted(It first, It last, Less less) {
 }
 
 // The order a stable sort by key(i) puts indices 0..n-1 in: (key, index) pairs sorted, so equal
-// keys keep index order. For large records, sorting these 16-byte pairs beats moving the records.
+// keys keep index order. For large records, sorting these small pairs beats moving the records.
 template <class KeyFn>
 std::vector<uint32_t> stable_order(size_t n, KeyFn key) {
   std::vector<std::pair<decltype(key(size_t{0})), uint32_t>> keyed(n);
