@@ -54,5 +54,7 @@ struct KernelOccupancy {
 // The kernel groups by total time (summarize_kernels order), each with its most
 // common configuration on the device it ran on. `top` 0 = all.
 std::vector<KernelOccupancy> kernel_occupancy(const Trace& trace, size_t top);
+// The same from summarize_kernels(trace) already at hand.
+std::vector<KernelOccupancy> kernel_occupancy(const Trace& trace, std::vector<KernelGroup> groups, size_t top);
 
 }  // namespace gpuscope::analysis

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpuscope/analysis_timeline.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::analysis {
@@ -39,8 +40,18 @@ struct Finding {
   std::vector<EvidenceSpan> spans;
 };
 
+// What the rules read that the report's Bottleneck section shows too, so that a report computes
+// it once (each is a pass over every record of the trace).
+struct RuleInputs {
+  Attribution attribution;  // attribute_wall_time(trace)
+  Timeline timeline;        // analyze_timeline(trace), listing every idle gap (max_gaps unlimited)
+};
+RuleInputs rule_inputs(const Trace& trace);
+
 // All rules that fire, by estimated saving descending (unestimated last), then id.
 std::vector<Finding> run_rules(const Trace& trace);
+// The same, given rule_inputs(trace).
+std::vector<Finding> run_rules(const Trace& trace, const RuleInputs& inputs);
 
 // The rule ids, in registry order (for docs and tests).
 std::vector<std::string> rule_ids();

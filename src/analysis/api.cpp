@@ -11,22 +11,25 @@ namespace gpuscope::analysis {
 std::vector<ApiSummary> summarize_api(const Trace& trace) {
   std::vector<ApiSummary> out;
   for (ApiDomain domain : {ApiDomain::Runtime, ApiDomain::Driver}) {
-    detail::DurationGroups<std::string> groups;
+    detail::GroupsByName groups;  // by string id
+    std::vector<std::vector<double>> durations;  // per group
     ApiSummary summary;
     summary.domain = domain;
     size_t calls = 0;
     for (const ApiCall& c : trace.api_calls) {
       if (c.domain != domain) continue;
-      const std::string& name = trace.strings.get(c.name);
-      TimeNs ns = duration(c.start, c.end);
-      groups.add(name.empty() ? std::string("<unnamed call>") : name, ns);
+      const TimeNs ns = duration(c.start, c.end);
+      const size_t g = groups.group(c.name, [&] {
+        const std::string& name = trace.strings.get(c.name);
+        return name.empty() ? std::string("<unnamed call>") : name;
+      });
+      if (g == durations.size()) durations.emplace_back();
+      durations[g].push_back(static_cast<double>(ns));
       summary.total_ns += ns;
       ++calls;
     }
     if (calls == 0) continue;
-    groups.for_each([&](const std::string& name, const Stats& stats) {
-      summary.rows.push_back({name, stats});
-    });
+    for (const auto& [name, g] : groups.names()) summary.rows.push_back({name, describe(std::move(durations[g]))});
     detail::sort_by_total_then_name(
         summary.rows, [](const ApiGroup& g) { return g.duration.total; },
         [](const ApiGroup& g) { return g.name; });

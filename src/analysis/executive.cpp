@@ -67,10 +67,16 @@ std::vector<DeviceBusy> gpu_busy_by_device(const Trace& trace) {
     return "pid:" + std::to_string(pid) + "/dev:" + std::to_string(device);
   };
 
-  std::map<std::string, std::vector<Interval>> per_device;
-  for (const auto& k : trace.kernels) per_device[key(k.pid, k.device)].push_back({k.start, k.end});
-  for (const auto& m : trace.memcpys) per_device[key(m.pid, m.device)].push_back({m.start, m.end});
-  for (const auto& m : trace.memsets) per_device[key(m.pid, m.device)].push_back({m.start, m.end});
+  // By (pid, ordinal) first, so the key string is made once per pair rather than per record.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<Interval>> per_ordinal;
+  for (const auto& k : trace.kernels) per_ordinal[{k.pid, k.device}].push_back({k.start, k.end});
+  for (const auto& m : trace.memcpys) per_ordinal[{m.pid, m.device}].push_back({m.start, m.end});
+  for (const auto& m : trace.memsets) per_ordinal[{m.pid, m.device}].push_back({m.start, m.end});
+  std::map<std::string, std::vector<Interval>> per_device;  // union_length() does not mind the order
+  for (auto& [ordinal, intervals] : per_ordinal) {
+    std::vector<Interval>& all = per_device[key(ordinal.first, ordinal.second)];
+    all.insert(all.end(), intervals.begin(), intervals.end());
+  }
 
   std::vector<DeviceBusy> out;
   for (auto& [device_key, intervals] : per_device)

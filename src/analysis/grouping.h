@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "gpuscope/analysis.h"
@@ -27,12 +28,35 @@ class DurationGroups {
   std::map<Key, std::vector<double>> samples_;
 };
 
+// Records grouped by the name a report shows, found through a cheap id per record (its string
+// ids): one hash lookup per record, where building the name string and searching a map of names
+// costs an allocation and string compares per record (a launch storm has a million). name_of()
+// is asked once per new id; ids that show the same name share a group.
+class GroupsByName {
+ public:
+  // The record's group: 0, 1, ... in order of first appearance.
+  template <typename NameOf>
+  size_t group(uint64_t id, NameOf name_of) {
+    if (auto it = by_id_.find(id); it != by_id_.end()) return it->second;
+    const size_t g = by_name_.try_emplace(name_of(), by_name_.size()).first->second;
+    by_id_.emplace(id, g);
+    return g;
+  }
+  // name -> group, in name order.
+  const std::map<std::string, size_t>& names() const { return by_name_; }
+
+ private:
+  std::unordered_map<uint64_t, size_t> by_id_;
+  std::map<std::string, size_t> by_name_;
+};
+
 // The name a kernel is grouped and shown under: demangled, else mangled.
-inline std::string kernel_name(const Trace& trace, const Kernel& k) {
+inline const std::string& kernel_name(const Trace& trace, const Kernel& k) {
+  static const std::string kUnnamed = "<unnamed kernel>";
   const std::string& demangled = trace.strings.get(k.name);
   if (!demangled.empty()) return demangled;
   const std::string& mangled = trace.strings.get(k.mangled_name);
-  return mangled.empty() ? std::string("<unnamed kernel>") : mangled;
+  return mangled.empty() ? kUnnamed : mangled;
 }
 
 // The host end of a copy, or Unknown when the copy has no host end.

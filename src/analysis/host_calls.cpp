@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/timeline_util.h"
 #include "gpuscope/analysis_timeline.h"
 
 namespace gpuscope::analysis {
@@ -120,8 +121,8 @@ std::optional<ContextCreation> find_context_creation(const Trace& trace, uint32_
   const ApiDomain domain = any_runtime ? ApiDomain::Runtime : ApiDomain::Driver;
   for (size_t i = 0; i < trace.api_calls.size(); ++i)
     if (trace.api_calls[i].pid == pid && trace.api_calls[i].domain == domain) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return trace.api_calls[a].start < trace.api_calls[b].start; });
+  stable_sort_unless_sorted(order.begin(), order.end(),
+                            [&](size_t a, size_t b) { return trace.api_calls[a].start < trace.api_calls[b].start; });
   const auto bytes = allocation_bytes(trace, pid);
 
   std::map<StringId, std::vector<const ApiCall*>> later;  // name -> calls after its first

@@ -26,20 +26,23 @@ LaunchConfig config_of(const Kernel& k) {
 }  // namespace
 
 std::vector<KernelGroup> summarize_kernels(const Trace& trace) {
-  detail::DurationGroups<std::string> durations;
-  std::map<std::string, std::map<LaunchConfig, size_t>> configs;
+  detail::GroupsByName groups;  // by (demangled, mangled) string ids
+  std::vector<std::vector<double>> durations;           // per group
+  std::vector<std::map<LaunchConfig, size_t>> configs;  // per group
   for (const Kernel& k : trace.kernels) {
-    std::string name = kernel_name(trace, k);
-    durations.add(name, duration(k.start, k.end));
-    ++configs[name][config_of(k)];
+    const uint64_t ids = (static_cast<uint64_t>(k.name) << 32) | k.mangled_name;
+    const size_t g = groups.group(ids, [&] { return kernel_name(trace, k); });
+    if (g == durations.size()) durations.emplace_back(), configs.emplace_back();
+    durations[g].push_back(static_cast<double>(duration(k.start, k.end)));
+    ++configs[g][config_of(k)];
   }
 
   std::vector<KernelGroup> rows;
-  durations.for_each([&](const std::string& name, const Stats& stats) {
+  for (const auto& [name, group] : groups.names()) {
     KernelGroup g;
     g.name = name;
-    g.duration = stats;
-    const auto& seen = configs[name];
+    g.duration = describe(std::move(durations[group]));
+    const auto& seen = configs[group];
     g.distinct_configs = seen.size();
     size_t best = 0;
     // Map order is ascending, and only a strictly larger count replaces the
@@ -51,7 +54,7 @@ std::vector<KernelGroup> summarize_kernels(const Trace& trace) {
       }
     }
     rows.push_back(std::move(g));
-  });
+  }
   detail::sort_by_total_then_name(
       rows, [](const KernelGroup& g) { return g.duration.total; },
       [](const KernelGroup& g) { return g.name; });

@@ -93,7 +93,10 @@ std::optional<Occupancy> compute_occupancy(const Device& d, const OccupancyInput
 }
 
 std::vector<KernelOccupancy> kernel_occupancy(const Trace& trace, size_t top) {
-  auto groups = summarize_kernels(trace);
+  return kernel_occupancy(trace, summarize_kernels(trace), top);
+}
+
+std::vector<KernelOccupancy> kernel_occupancy(const Trace& trace, std::vector<KernelGroup> groups, size_t top) {
   if (top > 0 && groups.size() > top) groups.resize(top);
   std::vector<KernelOccupancy> out;
   for (const KernelGroup& g : groups) {

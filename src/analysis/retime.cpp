@@ -2,96 +2,115 @@
 #include "analysis/retime.h"
 
 #include <algorithm>
-#include <map>
 #include <unordered_map>
 
 namespace gpuscope::analysis {
 namespace {
 
-struct Op {
-  TimeNs start = 0, end = 0;
-  uint64_t queue = 0;      // (device << 32) | stream
-  TimeNs latency = 0;      // start - max(call start, previous op end on its queue), as recorded
-  TimeNs post = 0;         // blocking copy: call end - op end (host work after the copy)
-  bool blocking = false;   // a synchronous copy/memset: its call waits for it
-  size_t memcpy_index = SIZE_MAX;
-};
-
-struct Replay {
-  const Trace& t;
-  std::vector<const ApiCall*> calls;
-  std::vector<size_t> call_index;               // into t.api_calls
-  std::multimap<uint32_t, Op> ops;              // by correlation id
-  std::vector<TimeNs> op_ends;                  // sorted, for sync waits
-};
-
 uint64_t queue_of(uint32_t device, uint32_t stream) { return (static_cast<uint64_t>(device) << 32) | stream; }
 
-Replay prepare(const Trace& t, const MainThread& mt) {
-  Replay r{t, {}, {}, {}, {}};
+using CallTimes = LastByKey<uint32_t, Interval>;  // correlation id -> the replayed call's start, end
+
+}  // namespace
+
+Retimer::Retimer(const Trace& t, const MainThread& mt) : trace_(t), position_(t.api_calls.size(), UINT32_MAX) {
   bool runtime = false;
   for (const ApiCall& c : t.api_calls) runtime |= c.pid == mt.pid && c.tid == mt.tid && c.domain == ApiDomain::Runtime;
   const ApiDomain domain = runtime ? ApiDomain::Runtime : ApiDomain::Driver;
-  std::unordered_map<uint32_t, TimeNs> call_start;  // correlation -> call start
-  std::unordered_map<uint32_t, TimeNs> call_end;
+  const ApiClasses classes(t.strings);
+  CallTimes call_times;
+  calls_.reserve(t.api_calls.size());
+  call_times.reserve(t.api_calls.size());
   for (size_t i = 0; i < t.api_calls.size(); ++i) {
     const ApiCall& c = t.api_calls[i];
     if (c.pid != mt.pid || c.tid != mt.tid || c.domain != domain || c.end < c.start) continue;
-    r.call_index.push_back(i);
-    call_start[c.correlation_id] = c.start;
-    call_end[c.correlation_id] = c.end;
+    calls_.push_back({c.start, c.end, i, c.correlation_id, 0, 0, classes(c.name) == ApiClass::Synchronization});
+    call_times.add(c.correlation_id, {c.start, c.end});
   }
-  std::stable_sort(r.call_index.begin(), r.call_index.end(),
-                   [&](size_t a, size_t b) { return t.api_calls[a].start < t.api_calls[b].start; });
-  for (size_t i : r.call_index) r.calls.push_back(&t.api_calls[i]);
-
-  struct Raw { Op op; uint32_t corr; };
-  std::vector<Raw> raw;
-  for (const auto& k : t.kernels)
-    if (k.pid == mt.pid && call_start.count(k.correlation_id)) raw.push_back({{k.start, k.end, queue_of(k.device, k.stream)}, k.correlation_id});
-  for (size_t i = 0; i < t.memcpys.size(); ++i) {
-    const Memcpy& m = t.memcpys[i];
-    if (m.pid != mt.pid || !call_start.count(m.correlation_id)) continue;
-    Op op{m.start, m.end, queue_of(m.device, m.stream)};
-    op.blocking = !m.async;
-    op.memcpy_index = i;
-    raw.push_back({op, m.correlation_id});
+  stable_sort_unless_sorted(calls_.begin(), calls_.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
+  call_times.seal();
+  prepare_ops(mt.pid, call_times);
+  for (size_t n = 0; n < calls_.size(); ++n) position_[calls_[n].api_index] = static_cast<uint32_t>(n);
+  // Each call's ops: the calls in correlation id order walk along ops_, which is in that order too.
+  size_t o = 0;
+  for (uint32_t n : stable_order(calls_.size(), [&](size_t n) { return calls_[n].correlation_id; })) {
+    Call& c = calls_[n];
+    while (o < ops_.size() && ops_[o].correlation_id < c.correlation_id) ++o;
+    size_t end = o;
+    while (end < ops_.size() && ops_[end].correlation_id == c.correlation_id) ++end;
+    c.ops_begin = static_cast<uint32_t>(o), c.ops_end = static_cast<uint32_t>(end);
   }
-  for (const auto& m : t.memsets)
-    if (m.pid == mt.pid && call_start.count(m.correlation_id)) {
-      Op op{m.start, m.end, queue_of(m.device, m.stream)};
-      op.blocking = !m.async;
-      raw.push_back({op, m.correlation_id});
-    }
-  std::stable_sort(raw.begin(), raw.end(), [](const Raw& a, const Raw& b) { return a.op.start < b.op.start; });
-  std::map<uint64_t, TimeNs> prev_end;
-  for (Raw& x : raw) {
-    const TimeNs ready = std::max(call_start[x.corr], prev_end[x.op.queue]);
-    x.op.latency = std::max<TimeNs>(0, x.op.start - ready);
-    x.op.post = std::max<TimeNs>(0, call_end[x.corr] - x.op.end);
-    prev_end[x.op.queue] = std::max(prev_end[x.op.queue], x.op.end);
-    r.op_ends.push_back(x.op.end);
-    r.ops.emplace(x.corr, x.op);
-  }
-  std::sort(r.op_ends.begin(), r.op_ends.end());
-  return r;
+  unchanged_end_ = replay_end(Scenario{});
 }
 
-TimeNs op_duration(const Op& op, const Scenario& s) {
-  if (auto m = s.memcpy_ns.find(op.memcpy_index); op.memcpy_index != SIZE_MAX && m != s.memcpy_ns.end()) return m->second;
-  return op.end - op.start;
+// The GPU work of the process whose correlation id a replayed call has, with its recorded
+// latency behind the call and its queue, by correlation id (then start, as recorded).
+void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times) {
+  const Trace& t = trace_;
+  struct Raw {
+    TimeNs start, end;
+    Interval call;  // its call's host times
+    Op op;
+  };
+  std::vector<Raw> raw;
+  raw.reserve(t.kernels.size() + t.memcpys.size() + t.memsets.size());
+  std::unordered_map<uint64_t, uint32_t> queues;  // (device, stream) -> Op::queue; a handful
+  auto add = [&](const auto& e, bool blocking, uint32_t memcpy_index) {
+    if (e.pid != pid) return;
+    const Interval* call = call_times.find(e.correlation_id);
+    if (!call) return;
+    const uint32_t queue = queues.try_emplace(queue_of(e.device, e.stream), queues.size()).first->second;
+    raw.push_back({e.start, e.end, *call, {e.end - e.start, 0, 0, e.correlation_id, queue, memcpy_index, blocking}});
+  };
+  for (const Kernel& k : t.kernels) add(k, false, kNoCopy);
+  for (size_t i = 0; i < t.memcpys.size(); ++i) add(t.memcpys[i], !t.memcpys[i].async, static_cast<uint32_t>(i));
+  for (const Memset& m : t.memsets) add(m, !m.async, kNoCopy);
+
+  queues_ = queues.size();
+  std::vector<TimeNs> prev_end(queues_, 0);  // per queue, in start order
+  op_ends_.reserve(raw.size());
+  for (uint32_t r : stable_order(raw.size(), [&](size_t i) { return raw[i].start; })) {
+    Raw& x = raw[r];
+    TimeNs& prev = prev_end[x.op.queue];
+    x.op.latency = std::max<TimeNs>(0, x.start - std::max(x.call.start, prev));
+    x.op.post = std::max<TimeNs>(0, x.call.end - x.end);
+    prev = std::max(prev, x.end);
+    op_ends_.push_back(x.end);
+  }
+  std::sort(op_ends_.begin(), op_ends_.end());
+  ops_.reserve(raw.size());
+  for (uint32_t r : stable_order(raw.size(), [&](size_t i) { return std::make_pair(raw[i].op.correlation_id, raw[i].start); }))
+    ops_.push_back(raw[r].op);
+}
+
+// The ops of a call's correlation id: the replayed calls have theirs at hand.
+Retimer::OpRange Retimer::ops_of(size_t api_index) const {
+  if (const uint32_t n = position_[api_index]; n != UINT32_MAX)
+    return {ops_.begin() + calls_[n].ops_begin, ops_.begin() + calls_[n].ops_end};
+  const uint32_t correlation_id = trace_.api_calls[api_index].correlation_id;
+  struct ById {
+    bool operator()(const Op& op, uint32_t id) const { return op.correlation_id < id; }
+    bool operator()(uint32_t id, const Op& op) const { return id < op.correlation_id; }
+  };
+  return std::equal_range(ops_.begin(), ops_.end(), correlation_id, ById{});
+}
+
+TimeNs Retimer::op_duration(const Op& op, const Scenario& s) {
+  if (op.memcpy_index == kNoCopy) return op.duration;
+  auto m = s.memcpy_ns.find(op.memcpy_index);
+  return m != s.memcpy_ns.end() ? m->second : op.duration;
 }
 
 // One cudaGraphLaunch standing for g.calls, starting on the host at `start`: queues every
 // node of the graph back to back (g.node_gap_ns apart) after g.first_node_ns; returns the
 // host time the launch call ends.
-TimeNs replay_graph(const Replay& r, const Scenario& s, const GraphReplay& g, TimeNs start,
-                    std::map<uint64_t, TimeNs>& ready, TimeNs& all_ready) {
+TimeNs Retimer::replay_graph(const Scenario& s, const GraphReplay& g, TimeNs start, std::vector<TimeNs>& ready,
+                             TimeNs& all_ready) const {
   TimeNs prev_end = -1;
   for (size_t call : g.calls) {
-    auto [lo, hi] = r.ops.equal_range(r.t.api_calls[call].correlation_id);
+    const auto [lo, hi] = ops_of(call);
     for (auto it = lo; it != hi; ++it) {
-      const Op& op = it->second;
+      const Op& op = *it;
       const TimeNs earliest = prev_end < 0 ? start + g.first_node_ns : prev_end + g.node_gap_ns;
       const TimeNs op_start = std::max(earliest, ready[op.queue]);
       prev_end = ready[op.queue] = op_start + op_duration(op, s);
@@ -102,44 +121,47 @@ TimeNs replay_graph(const Replay& r, const Scenario& s, const GraphReplay& g, Ti
 }
 
 // The thread's last call end in the replay.
-TimeNs replay_end(const Replay& r, const Scenario& s) {
-  if (r.calls.empty()) return 0;
-  TimeNs cpu = r.calls.front()->start, prev_orig_end = cpu, all_ready = 0;
-  std::map<uint64_t, TimeNs> ready;
-  std::unordered_map<size_t, std::pair<size_t, size_t>> in_graph;  // api index -> (graph, position)
+TimeNs Retimer::replay_end(const Scenario& s) const {
+  if (calls_.empty()) return 0;
+  TimeNs cpu = calls_.front().start, prev_orig_end = cpu, all_ready = 0;
+  std::vector<TimeNs> ready(queues_, 0);  // per queue: when its last op ends
+  // Replay position -> (graph, position in the graph) of each call a graph replaces.
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<std::pair<uint32_t, uint32_t>> in_graph(s.graphs.empty() ? 0 : calls_.size(), {kNone, 0});
   for (size_t g = 0; g < s.graphs.size(); ++g)
-    for (size_t p = 0; p < s.graphs[g].calls.size(); ++p) in_graph[s.graphs[g].calls[p]] = {g, p};
-  for (size_t n = 0; n < r.calls.size(); ++n) {
-    const ApiCall& c = *r.calls[n];
+    for (size_t p = 0; p < s.graphs[g].calls.size(); ++p)
+      if (const uint32_t n = position_[s.graphs[g].calls[p]]; n != kNone)
+        in_graph[n] = {static_cast<uint32_t>(g), static_cast<uint32_t>(p)};
+  for (size_t n = 0; n < calls_.size(); ++n) {
+    const Call& c = calls_[n];
     const TimeNs start = cpu + std::max<TimeNs>(0, c.start - prev_orig_end);  // host work kept as recorded
     prev_orig_end = std::max(prev_orig_end, c.end);
-    if (auto g = in_graph.find(r.call_index[n]); g != in_graph.end()) {
-      if (g->second.second == 0) cpu = replay_graph(r, s, s.graphs[g->second.first], start, ready, all_ready);
+    if (!in_graph.empty() && in_graph[n].first != kNone) {
+      if (in_graph[n].second == 0) cpu = replay_graph(s, s.graphs[in_graph[n].first], start, ready, all_ready);
       continue;  // later calls of a replayed graph (and the host work between them) are gone
     }
-    const auto changed = s.api_ns.find(r.call_index[n]);
+    const auto changed = s.api_ns.find(c.api_index);
     const bool overridden = changed != s.api_ns.end();
     TimeNs end = start + (overridden ? changed->second : c.end - c.start);
     bool waited = false;
-    auto [lo, hi] = r.ops.equal_range(c.correlation_id);
-    for (auto it = lo; it != hi; ++it) {
-      const Op& op = it->second;
+    for (uint32_t o = c.ops_begin; o < c.ops_end; ++o) {
+      const Op& op = ops_[o];
       const TimeNs dur = op_duration(op, s);
       const TimeNs op_start = std::max(start + op.latency, ready[op.queue]);
       ready[op.queue] = op_start + dur;
       all_ready = std::max(all_ready, op_start + dur);
       TimeNs post = op.post;
-      if (auto m = s.memcpy_post_ns.find(op.memcpy_index); op.memcpy_index != SIZE_MAX && m != s.memcpy_post_ns.end())
+      if (auto m = s.memcpy_post_ns.find(op.memcpy_index); op.memcpy_index != kNoCopy && m != s.memcpy_post_ns.end())
         post = std::min(post, m->second);
       if (op.blocking && !overridden) {
         end = std::max(waited ? end : start, op_start + dur + post);
         waited = true;
       }
     }
-    if (!overridden && classify_api(r.t.strings.get(c.name)) == ApiClass::Synchronization) {
+    if (!overridden && c.sync) {
       // Host time after the last GPU work the call saw finish.
-      auto last = std::upper_bound(r.op_ends.begin(), r.op_ends.end(), c.end);
-      const TimeNs seen = last == r.op_ends.begin() ? c.start : std::max(c.start, *std::prev(last));
+      auto last = std::upper_bound(op_ends_.begin(), op_ends_.end(), c.end);
+      const TimeNs seen = last == op_ends_.begin() ? c.start : std::max(c.start, *std::prev(last));
       end = std::max(start, all_ready) + (c.end - seen);
     }
     cpu = end;
@@ -147,11 +169,8 @@ TimeNs replay_end(const Replay& r, const Scenario& s) {
   return cpu;
 }
 
-}  // namespace
-
-TimeNs retime_saving(const Trace& trace, const MainThread& thread, const Scenario& scenario) {
-  const Replay r = prepare(trace, thread);
-  return std::max<TimeNs>(0, replay_end(r, Scenario{}) - replay_end(r, scenario));
+TimeNs Retimer::saving(const Scenario& scenario) const {
+  return std::max<TimeNs>(0, unchanged_end_ - replay_end(scenario));
 }
 
 }  // namespace gpuscope::analysis

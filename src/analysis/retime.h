@@ -9,9 +9,12 @@
 // and an upper bound of the wait for stream/event syncs.
 #pragma once
 
+#include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "analysis/timeline_util.h"
 #include "gpuscope/analysis_timeline.h"
 #include "gpuscope/model.h"
 
@@ -39,7 +42,49 @@ struct Scenario {
   bool drops_wait(size_t api_index) const { return api_ns.count(api_index) != 0; }
 };
 
-// ns the scenario saves on the thread's timeline (never negative).
-TimeNs retime_saving(const Trace& trace, const MainThread& thread, const Scenario& scenario);
+// One thread's replay, prepared once (its calls in order, the GPU work each issued, the
+// recorded latencies) with its unchanged end; each saving() then replays one scenario.
+// Sorted arrays, not maps: a launch storm has a million calls and ops, replayed per rule.
+class Retimer {
+ public:
+  Retimer(const Trace& trace, const MainThread& thread);
+  // ns the scenario saves on the thread's timeline (never negative).
+  TimeNs saving(const Scenario& scenario) const;
+
+ private:
+  static constexpr uint32_t kNoCopy = UINT32_MAX;
+  struct Op {
+    TimeNs duration = 0;     // as recorded
+    TimeNs latency = 0;      // start - max(call start, previous op end on its queue), as recorded
+    TimeNs post = 0;         // blocking copy: call end - op end (host work after the copy)
+    uint32_t correlation_id = 0;
+    uint32_t queue = 0;      // index of its (device, stream) in the replay's ready times
+    uint32_t memcpy_index = kNoCopy;  // into trace.memcpys
+    bool blocking = false;   // a synchronous copy/memset: its call waits for it
+  };
+  struct Call {
+    TimeNs start = 0, end = 0;
+    size_t api_index = 0;                 // into trace.api_calls
+    uint32_t correlation_id = 0;
+    uint32_t ops_begin = 0, ops_end = 0;  // the ops of its correlation id, in ops_
+    bool sync = false;                    // a synchronization call
+  };
+  using OpRange = std::pair<std::vector<Op>::const_iterator, std::vector<Op>::const_iterator>;
+
+  void prepare_ops(uint32_t pid, const LastByKey<uint32_t, Interval>& call_times);
+  OpRange ops_of(size_t api_index) const;
+  static TimeNs op_duration(const Op& op, const Scenario& s);
+  TimeNs replay_end(const Scenario& s) const;
+  TimeNs replay_graph(const Scenario& s, const GraphReplay& g, TimeNs start, std::vector<TimeNs>& ready,
+                      TimeNs& all_ready) const;
+
+  const Trace& trace_;
+  std::vector<Call> calls_;          // by start
+  std::vector<uint32_t> position_;   // trace.api_calls index -> index in calls_ (UINT32_MAX: not replayed)
+  std::vector<Op> ops_;              // by correlation id, then start
+  size_t queues_ = 0;
+  std::vector<TimeNs> op_ends_;      // sorted, for sync waits
+  TimeNs unchanged_end_ = 0;
+};
 
 }  // namespace gpuscope::analysis

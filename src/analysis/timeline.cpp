@@ -6,7 +6,6 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "gpuscope/analysis_timeline.h"
 #include "analysis/timeline_util.h"
@@ -30,15 +29,23 @@ std::map<DeviceKey, std::vector<Op>> ops_by_device(const Trace& t) {
   return out;
 }
 
-// Sweep over start/end points: time with >= 2 distinct streams active.
+// Sweep over start/end points: time with >= 2 distinct streams active. Sorted by time only:
+// time is added only between distinct times, and by then every point of the earlier time has
+// been counted, whatever their order.
 TimeNs concurrent_time(const std::vector<Op>& ops) {
-  std::vector<std::tuple<TimeNs, int, uint32_t>> points;  // time, +1/-1 (ends first on ties), stream
+  struct Point {
+    TimeNs time;
+    int32_t delta;  // +1 start, -1 end
+    uint32_t stream;
+  };
+  std::vector<Point> points;
+  points.reserve(2 * ops.size());
   for (const Op& o : ops) {
     if (o.end <= o.start) continue;
-    points.emplace_back(o.start, +1, o.stream);
-    points.emplace_back(o.end, -1, o.stream);
+    points.push_back({o.start, +1, o.stream});
+    points.push_back({o.end, -1, o.stream});
   }
-  std::sort(points.begin(), points.end());
+  std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.time < b.time; });
   std::unordered_map<uint32_t, int> active;  // stream -> open ops
   size_t streams_active = 0;
   TimeNs total = 0, prev = 0;
@@ -52,23 +59,24 @@ TimeNs concurrent_time(const std::vector<Op>& ops) {
   return total;
 }
 
-// API calls of one process sorted by start, so a gap only looks at the calls
-// that can overlap it (start within the longest call's duration before it).
+// API calls of one process sorted by start, so a gap only looks at the calls that can
+// overlap it: max_end[i] is the latest end of calls 0..i, so the calls before the first
+// max_end past the gap's start all ended before it (one long call early on, such as context
+// creation, does not make every later gap scan back to it).
 struct CallIndex {
   std::vector<const ApiCall*> by_start;
-  TimeNs longest = 0;
+  std::vector<TimeNs> max_end;
 };
 
 std::map<uint32_t, CallIndex> index_calls(const Trace& t) {
   std::map<uint32_t, CallIndex> out;
-  for (const ApiCall& c : t.api_calls) {
-    CallIndex& idx = out[c.pid];
-    idx.by_start.push_back(&c);
-    idx.longest = std::max(idx.longest, duration(c.start, c.end));
+  for (const ApiCall& c : t.api_calls) out[c.pid].by_start.push_back(&c);
+  for (auto& [pid, idx] : out) {
+    stable_sort_unless_sorted(idx.by_start.begin(), idx.by_start.end(),
+                              [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
+    idx.max_end.reserve(idx.by_start.size());
+    for (const ApiCall* c : idx.by_start) idx.max_end.push_back(idx.max_end.empty() ? c->end : std::max(idx.max_end.back(), c->end));
   }
-  for (auto& [pid, idx] : out)
-    std::stable_sort(idx.by_start.begin(), idx.by_start.end(),
-                     [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
   return out;
 }
 
@@ -76,8 +84,8 @@ GapActivity cpu_during(const Trace& t, const CallIndex& calls, TimeNs start, Tim
   GapActivity a;
   std::vector<Interval> sync, api;
   std::map<std::string, TimeNs> by_name;
-  auto it = std::lower_bound(calls.by_start.begin(), calls.by_start.end(), start - calls.longest,
-                             [](const ApiCall* c, TimeNs v) { return c->start < v; });
+  auto it = calls.by_start.begin() +
+            (std::upper_bound(calls.max_end.begin(), calls.max_end.end(), start) - calls.max_end.begin());
   for (; it != calls.by_start.end() && (*it)->start < end; ++it) {
     const ApiCall& c = **it;
     if (c.end <= start) continue;
@@ -103,16 +111,17 @@ DeviceTimeline device_timeline(const Trace& t, const CallIndex& calls, DeviceKey
   d.pid = key.first;
   d.device = key.second;
   std::vector<Interval> all, kernels, copies;
+  all.reserve(ops.size());
   for (const Op& o : ops) {
     all.push_back({o.start, o.end});
     (o.kernel ? kernels : copies).push_back({o.start, o.end});
   }
-  d.busy_ns = union_length(all);
-  d.kernel_ns = union_length(kernels);
-  d.copy_ns = union_length(copies);
+  const auto merged = merge_intervals(std::move(all));  // merges as union_length() does
+  for (const Interval& i : merged) d.busy_ns += i.end - i.start;
+  d.kernel_ns = union_length(std::move(kernels));
+  d.copy_ns = union_length(std::move(copies));
   d.copy_kernel_overlap_ns = d.kernel_ns + d.copy_ns - d.busy_ns;  // inclusion-exclusion
   d.concurrent_ns = concurrent_time(ops);
-  const auto merged = merge_intervals(std::move(all));
   if (merged.empty()) return d;
   d.first_start = merged.front().start;
   d.last_end = merged.back().end;
@@ -147,19 +156,33 @@ std::vector<StreamBusy> stream_busy(const Trace& t) {
 }
 
 Stats launch_delays(const Trace& t) {
-  std::unordered_map<uint64_t, TimeNs> call_start;  // (pid, correlation) -> API start
   auto key = [](uint32_t pid, uint32_t corr) { return (static_cast<uint64_t>(pid) << 32) | corr; };
+  using Keyed = std::pair<uint64_t, TimeNs>;  // (pid, correlation), start
+  const auto by_key = [](const Keyed& a, const Keyed& b) { return a.first < b.first; };
+  // API calls by key (stable: of equal keys the first call is the launch call).
+  std::vector<Keyed> calls;
+  calls.reserve(t.api_calls.size());
   for (const ApiCall& c : t.api_calls)
-    if (c.correlation_id != 0) call_start.emplace(key(c.pid, c.correlation_id), c.start);
+    if (c.correlation_id != 0) calls.push_back({key(c.pid, c.correlation_id), c.start});
+  stable_sort_unless_sorted(calls.begin(), calls.end(), by_key);
   // A kernel replayed for metrics has no measured start (the importer places it), so no delay.
-  std::unordered_set<uint64_t> replayed;
-  for (const KernelMetric& m : t.kernel_metrics) replayed.insert(key(m.pid, m.correlation_id));
-  std::vector<double> delays;
+  std::vector<uint64_t> replayed;
+  for (const KernelMetric& m : t.kernel_metrics) replayed.push_back(key(m.pid, m.correlation_id));
+  std::sort(replayed.begin(), replayed.end());
+  std::vector<Keyed> kernels;  // by key too, then one merge-like walk (describe() sorts the delays anyway)
+  kernels.reserve(t.kernels.size());
   for (const Kernel& k : t.kernels) {
     if (k.graph_id != 0) continue;  // graph nodes share one launch call
-    if (replayed.count(key(k.pid, k.correlation_id))) continue;
-    auto it = call_start.find(key(k.pid, k.correlation_id));
-    if (it != call_start.end() && k.start >= it->second) delays.push_back(static_cast<double>(k.start - it->second));
+    const uint64_t id = key(k.pid, k.correlation_id);
+    if (!std::binary_search(replayed.begin(), replayed.end(), id)) kernels.push_back({id, k.start});
+  }
+  stable_sort_unless_sorted(kernels.begin(), kernels.end(), by_key);
+  std::vector<double> delays;
+  delays.reserve(kernels.size());
+  auto call = calls.begin();
+  for (const auto& [id, start] : kernels) {
+    while (call != calls.end() && call->first < id) ++call;
+    if (call != calls.end() && call->first == id && start >= call->second) delays.push_back(static_cast<double>(start - call->second));
   }
   return describe(std::move(delays));
 }

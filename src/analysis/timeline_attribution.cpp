@@ -47,7 +47,7 @@ std::vector<const ApiCall*> thread_calls(const Trace& t, const MainThread& mt) {
   const ApiDomain domain = runtime ? ApiDomain::Runtime : ApiDomain::Driver;
   for (const ApiCall& c : t.api_calls)
     if (c.pid == mt.pid && c.tid == mt.tid && c.domain == domain && c.end > c.start) calls.push_back(&c);
-  std::stable_sort(calls.begin(), calls.end(), [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
+  stable_sort_unless_sorted(calls.begin(), calls.end(), [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
   return calls;
 }
 
@@ -125,6 +125,7 @@ Attribution attribute_wall_time(const Trace& trace) {
   const auto calls = thread_calls(trace, *a.thread);
   const auto ctx = find_context_creation(trace, *pid);
   Attributor at(trace, *pid, a);
+  const ApiClasses classes(trace.strings);
 
   TimeNs cursor = w.start;  // everything before cursor is attributed
   bool first = true;
@@ -140,7 +141,7 @@ Attribution attribute_wall_time(const Trace& trace) {
       a.context_creation_at = c->start;
       s += startup;
     }
-    const ApiClass cls = classify_api(trace.strings.get(c->name));
+    const ApiClass cls = classes(c->name);
     if (cls == ApiClass::Synchronization) at.sync(s, e);
     else at.add(category_of(cls), e - s);
     cursor = e;

@@ -2,6 +2,7 @@
 // main thread, categories sum to wall time) and the GPU timeline per device.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "gpuscope/analysis_timeline.h"
@@ -67,9 +68,12 @@ Table gap_table(const analysis::Timeline& tl, TimeNs origin, size_t top) {
                num_column("length", "Length", Unit::Ns), num_column("in_sync", "In sync", Unit::Ns),
                num_column("in_api", "In other API", Unit::Ns), num_column("outside", "Outside CUDA", Unit::Ns),
                text_column("main_api", "Main API call", TextStyle::Identifier)};
+  // Each device's longest gaps, as many as analyze_timeline() lists by default (the timeline
+  // here lists all, for the rules): the rows left out are counted among those.
+  const size_t per_device = analysis::TimelineOptions{}.max_gaps;
   std::vector<std::pair<const analysis::DeviceTimeline*, const analysis::IdleGap*>> gaps;
   for (const auto& d : tl.devices)
-    for (const auto& g : d.gaps) gaps.emplace_back(&d, &g);
+    for (size_t i = 0; i < std::min(per_device, d.gaps.size()); ++i) gaps.emplace_back(&d, &d.gaps[i]);
   std::stable_sort(gaps.begin(), gaps.end(), [](const auto& a, const auto& b) {
     return a.second->end - a.second->start > b.second->end - b.second->start;
   });
@@ -85,12 +89,12 @@ Table gap_table(const analysis::Timeline& tl, TimeNs origin, size_t top) {
 
 }  // namespace
 
-Section build_bottleneck_section(const Trace& trace, size_t top) {
+Section build_bottleneck_section(const Trace& trace, size_t top, const analysis::RuleInputs& inputs) {
   Section s;
   s.key = "bottleneck";
   s.title = "Bottleneck";
-  const auto a = analysis::attribute_wall_time(trace);
-  const auto tl = analysis::analyze_timeline(trace);
+  const auto& a = inputs.attribution;
+  const auto& tl = inputs.timeline;
   if (a.thread)
     s.lines.push_back({"main_thread", "Main thread", text(fmt::format("pid {} tid {}", a.thread->pid, a.thread->tid)),
                        "the launched process's initial thread, else its thread with the most CUDA API time"});

@@ -10,12 +10,12 @@
 
 namespace gpuscope::report {
 
-Section build_recommendations_section(const Trace& trace, TimeNs wall_ns) {
+Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const analysis::RuleInputs& inputs) {
   Section s;
   s.key = "recommendations";
   s.title = "Recommendations";
   s.empty_text = "no rule fired";
-  const auto findings = analysis::run_rules(trace);
+  const auto findings = analysis::run_rules(trace, inputs);
   if (findings.empty()) return s;
   Table summary;
   summary.key = "recommendations";

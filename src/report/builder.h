@@ -8,6 +8,7 @@
 
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_profiler_time.h"
+#include "gpuscope/analysis_rules.h"
 #include "gpuscope/model.h"
 #include "gpuscope/report.h"
 #include "report/model.h"
@@ -23,8 +24,9 @@ Section build_memory_section(const Trace& trace, size_t top);
 Section build_api_section(const Trace& trace, size_t top);
 Section build_sync_section(const Trace& trace, size_t top);
 Section build_nvtx_section(const Trace& trace, size_t top);
-Section build_bottleneck_section(const Trace& trace, size_t top);
-Section build_recommendations_section(const Trace& trace, TimeNs wall_ns);
+// `inputs`: analysis::rule_inputs(trace), which both of these show.
+Section build_bottleneck_section(const Trace& trace, size_t top, const analysis::RuleInputs& inputs);
+Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const analysis::RuleInputs& inputs);
 Section build_launch_config_section(const Trace& trace, size_t top);
 Section build_quality_section(const analysis::DataQuality& quality, TimeNs wall_ns, size_t top);
 

@@ -12,11 +12,12 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   const size_t top = options.top;
   const auto summary = analysis::summarize_executive(trace);
   const auto quality = analysis::assess_data_quality(trace);
+  const auto inputs = analysis::rule_inputs(trace);
   Report r;
   r.sections.push_back(build_run_section(trace, top));
   r.sections.push_back(build_summary_section(summary, quality, cut));
-  r.sections.push_back(build_bottleneck_section(trace, top));
-  r.sections.push_back(build_recommendations_section(trace, summary.wall_ns));
+  r.sections.push_back(build_bottleneck_section(trace, top, inputs));
+  r.sections.push_back(build_recommendations_section(trace, summary.wall_ns, inputs));
   r.sections.push_back(build_kernel_section(trace, top));
   r.sections.push_back(build_launch_config_section(trace, top));
   for (Section& s : build_kernel_metric_sections(trace, top)) r.sections.push_back(std::move(s));

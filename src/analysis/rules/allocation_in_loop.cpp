@@ -27,7 +27,7 @@ class AllocationRule final : public Rule {
     for (size_t i : ctx.main_calls) {
       const ApiCall& c = ctx.trace.api_calls[i];
       const std::string& name = ctx.name_of(c);
-      if (classify_api(name) != ApiClass::Allocation || !ctx.repeated.contains(c.start)) continue;
+      if (ctx.class_of(c) != ApiClass::Allocation || !ctx.repeated.contains(c.start)) continue;
       TimeNs keep = 0;  // host time the fixed program still spends in this call
       if (ctx.context_creation && ctx.context_creation->api_index == i) keep = ctx.context_creation->excess_ns;
       s.api_ns[i] = keep;

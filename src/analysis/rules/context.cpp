@@ -46,26 +46,59 @@ RepeatedPart from_nvtx(const Trace& t, const MainThread& mt) {
 }
 
 RepeatedPart from_kernels(const Trace& t, const MainThread& mt) {
-  std::map<StringId, std::vector<const Kernel*>> by_name;
+  std::map<StringId, size_t> launches;  // mangled name -> launches
   for (const Kernel& k : t.kernels)
-    if (k.pid == mt.pid) by_name[k.mangled_name].push_back(&k);
-  const std::vector<const Kernel*>* best = nullptr;
-  for (const auto& [name, ks] : by_name)
-    if (ks.size() >= 2 && (!best || ks.size() > best->size())) best = &ks;
+    if (k.pid == mt.pid) ++launches[k.mangled_name];
+  std::optional<StringId> best;  // the first name (by id) of the most launches, 2 or more
+  size_t most = 0;
+  for (const auto& [name, n] : launches)
+    if (n >= 2 && n > most) best = name, most = n;
   RepeatedPart p;
   if (!best) return p;
-  std::map<uint32_t, TimeNs> call_end;  // correlation -> launch call end
+  LastByKey<uint32_t, TimeNs> call_end;  // correlation -> launch call end
   for (const ApiCall& c : t.api_calls)
-    if (c.pid == mt.pid) call_end[c.correlation_id] = c.end;
+    if (c.pid == mt.pid) call_end.add(c.correlation_id, c.end);
+  call_end.seal();
   TimeNs first = INT64_MAX, last = INT64_MIN;
-  for (const Kernel* k : *best) {
-    auto it = call_end.find(k->correlation_id);
-    if (it != call_end.end()) first = std::min(first, it->second);
-    last = std::max(last, k->end);
+  for (const Kernel& k : t.kernels) {
+    if (k.pid != mt.pid || k.mangled_name != *best) continue;
+    if (const TimeNs* end = call_end.find(k.correlation_id)) first = std::min(first, *end);
+    last = std::max(last, k.end);
   }
-  p.instances = best->size();
+  p.instances = most;
   if (first < last) p.steady.push_back({first, last});
   return p;
+}
+
+// nvtx_at()'s steps: a sweep over the ranges' starts and ends keeps the open ranges in a heap,
+// deepest on top (ties: the earlier in the trace, which a scan in trace order keeps); a range
+// leaves the heap when it surfaces closed. O(R log R) once, then a binary search per lookup.
+void index_nvtx(RuleContext& ctx) {
+  std::vector<const NvtxRange*> ranges;  // of the main thread, by start
+  for (const NvtxRange& r : ctx.trace.nvtx_ranges)
+    if (r.pid == ctx.main->pid && r.tid == ctx.main->tid && r.end > r.start) ranges.push_back(&r);
+  std::sort(ranges.begin(), ranges.end(), [](const NvtxRange* a, const NvtxRange* b) { return a->start < b->start; });
+  std::vector<TimeNs>& bounds = ctx.nvtx_bounds;
+  for (const NvtxRange* r : ranges) bounds.push_back(r->start), bounds.push_back(r->end);
+  std::sort(bounds.begin(), bounds.end());
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+  const auto outer = [](const NvtxRange* a, const NvtxRange* b) {  // a below b in the heap
+    return a->depth != b->depth ? a->depth < b->depth : a > b;
+  };
+  std::vector<const NvtxRange*> open;
+  size_t next = 0;
+  ctx.nvtx_innermost.reserve(bounds.size());
+  for (TimeNs b : bounds) {
+    for (; next < ranges.size() && ranges[next]->start <= b; ++next) {
+      open.push_back(ranges[next]);
+      std::push_heap(open.begin(), open.end(), outer);
+    }
+    while (!open.empty() && open.front()->end <= b) {
+      std::pop_heap(open.begin(), open.end(), outer);
+      open.pop_back();
+    }
+    ctx.nvtx_innermost.push_back(open.empty() ? nullptr : open.front());
+  }
 }
 
 }  // namespace
@@ -76,9 +109,11 @@ bool RepeatedPart::contains(TimeNs t) const {
   return it != steady.begin() && t < std::prev(it)->end;
 }
 
-RuleContext make_context(const Trace& trace) {
-  RuleContext ctx{trace};
-  const Attribution a = attribute_wall_time(trace);
+RuleContext make_context(const Trace& trace, const RuleInputs& inputs) {
+  RuleContext ctx{trace, inputs};
+  ctx.kernel_groups = summarize_kernels(trace);
+  ctx.top_occupancy = kernel_occupancy(trace, ctx.kernel_groups, 5);
+  const Attribution& a = inputs.attribution;
   ctx.wall_ns = a.wall_ns;
   ctx.main = a.thread;
   ctx.run_start = trace.run.start > 0 ? trace.run.start : 0;
@@ -90,20 +125,19 @@ RuleContext make_context(const Trace& trace) {
     const ApiCall& c = trace.api_calls[i];
     if (c.pid == ctx.main->pid && c.tid == ctx.main->tid) ctx.main_calls.push_back(i);
   }
-  std::stable_sort(ctx.main_calls.begin(), ctx.main_calls.end(),
-                   [&](size_t x, size_t y) { return trace.api_calls[x].start < trace.api_calls[y].start; });
+  stable_sort_unless_sorted(ctx.main_calls.begin(), ctx.main_calls.end(),
+                            [&](size_t x, size_t y) { return trace.api_calls[x].start < trace.api_calls[y].start; });
   if (ctx.run_start == 0 && !ctx.main_calls.empty()) ctx.run_start = trace.api_calls[ctx.main_calls.front()].start;
+  ctx.retimer.emplace(trace, *ctx.main);
+  index_nvtx(ctx);
   return ctx;
 }
 
 std::string RuleContext::at(TimeNs t) const { return fmt::format("{:.3f} s into the run", (t - run_start) / 1e9); }
 
 std::string RuleContext::nvtx_at(TimeNs t) const {
-  const NvtxRange* best = nullptr;
-  for (const NvtxRange& r : trace.nvtx_ranges) {
-    if (!main || r.pid != main->pid || r.tid != main->tid || t < r.start || t >= r.end) continue;
-    if (!best || r.depth > best->depth) best = &r;
-  }
+  const auto after = std::upper_bound(nvtx_bounds.begin(), nvtx_bounds.end(), t);
+  const NvtxRange* best = after == nvtx_bounds.begin() ? nullptr : nvtx_innermost[after - nvtx_bounds.begin() - 1];
   return best ? trace.strings.get(best->name) : std::string();
 }
 
@@ -144,10 +178,13 @@ std::vector<EvidenceSpan> evidence_spans(std::vector<EvidenceSpan> spans) {
     return std::tie(a.start, a.end, a.pid) < std::tie(b.start, b.end, b.pid);
   };
   if (spans.size() > kMaxEvidenceSpans) {
-    // Longest first; stable over the start order so equal lengths keep the earlier ones.
-    std::sort(spans.begin(), spans.end(), by_start);
-    std::stable_sort(spans.begin(), spans.end(),
-                     [](const EvidenceSpan& a, const EvidenceSpan& b) { return a.end - a.start > b.end - b.start; });
+    // The longest; of equal lengths the earlier ones (spans equal in all of start, end and pid
+    // are alike, so which of them stays makes no difference). A partial sort: a rule may pass
+    // a million launches.
+    const auto longer = [&](const EvidenceSpan& a, const EvidenceSpan& b) {
+      return a.end - a.start != b.end - b.start ? a.end - a.start > b.end - b.start : by_start(a, b);
+    };
+    std::partial_sort(spans.begin(), spans.begin() + kMaxEvidenceSpans, spans.end(), longer);
     spans.resize(kMaxEvidenceSpans);
   }
   std::sort(spans.begin(), spans.end(), by_start);

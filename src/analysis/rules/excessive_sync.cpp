@@ -21,7 +21,7 @@ class ExcessiveSyncRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     std::vector<size_t> syncs;
     for (size_t i : ctx.main_calls)
-      if (classify_api(ctx.name_of(ctx.trace.api_calls[i])) == ApiClass::Synchronization) syncs.push_back(i);
+      if (ctx.class_of(ctx.trace.api_calls[i]) == ApiClass::Synchronization) syncs.push_back(i);
     if (syncs.size() < 2) return std::nullopt;
     // The last sync of the thread and of each repeated instance stay: the host
     // needs the results at least there.

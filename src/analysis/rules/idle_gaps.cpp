@@ -17,9 +17,7 @@ class IdleGapRule final : public Rule {
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;
-    TimelineOptions opt;
-    opt.max_gaps = SIZE_MAX;
-    const Timeline tl = analyze_timeline(ctx.trace, opt);
+    const Timeline& tl = ctx.timeline;
     TimeNs host = 0, idle = 0;
     size_t gaps = 0;
     const IdleGap* longest = nullptr;

@@ -106,10 +106,15 @@ class LargeResultCopyRule final : public Rule {
       i.span = s;
       out.push_back(std::move(i));
     }
+    // The first instance containing `at`, as a scan in order finds it, by binary search: the
+    // instances are sorted by start and max_end[j] is the latest end of instances 0..j, so the
+    // first j with max_end[j] > at is the first ending after `at`; it holds `at` or none does.
+    std::vector<TimeNs> max_end;
+    max_end.reserve(out.size());
+    for (const Instance& i : out) max_end.push_back(max_end.empty() ? i.span.end : std::max(max_end.back(), i.span.end));
     auto find = [&](TimeNs at) -> Instance* {
-      for (Instance& i : out)
-        if (at >= i.span.start && at < i.span.end) return &i;
-      return nullptr;
+      const size_t j = std::upper_bound(max_end.begin(), max_end.end(), at) - max_end.begin();
+      return j < out.size() && out[j].span.start <= at ? &out[j] : nullptr;
     };
     std::vector<TimeNs> last_kernel(out.size(), INT64_MIN);
     for (const Kernel& k : t.kernels)

@@ -37,6 +37,8 @@ constexpr size_t kMinLaunches = 50;
 // a longer gap is real host work and splits the stretch (the baseline capture: 0.6 us).
 constexpr TimeNs kMaxLoopGapNs = 20'000;
 
+using KernelOf = LastByKey<uint32_t, const Kernel*>;  // correlation id -> kernel
+
 struct GraphCost {
   double host = kHostPerNodeNs, first = kFirstPerNodeNs, gap = kNodeGapNs;  // ns per node
   std::string source = "NVIDIA H200 defaults";
@@ -82,37 +84,46 @@ class LaunchBoundRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;
     const Trace& t = ctx.trace;
-    std::unordered_map<uint32_t, const Kernel*> kernel;  // correlation -> stream-launched kernel
+    KernelOf kernel;  // correlation -> stream-launched kernel
+    kernel.reserve(t.kernels.size());
     for (const Kernel& k : t.kernels)
-      if (k.pid == ctx.main->pid && k.graph_id == 0) kernel[k.correlation_id] = &k;
+      if (k.pid == ctx.main->pid && k.graph_id == 0) kernel.add(k.correlation_id, &k);
+    kernel.seal();
+    std::vector<uint32_t> ids;  // of the main calls
+    ids.reserve(ctx.main_calls.size());
+    for (size_t i : ctx.main_calls) ids.push_back(t.api_calls[i].correlation_id);
+    const std::vector<const Kernel* const*> kernel_of = kernel.find_all(ids);  // per main call
     // Stretches of consecutive launch-bound launches (kernel shorter than its launch call).
     std::vector<std::vector<size_t>> stretches(1);
+    std::vector<const Kernel*> kernels;  // the kernel of each call in the stretches, in the same order
     std::optional<ApiDomain> domain;  // of the launches: the nested driver call is not another call
     TimeNs prev_end = 0, launch_ns = 0, gpu_ns = 0;
     size_t launches = 0;
-    for (size_t i : ctx.main_calls) {
+    for (size_t n = 0; n < ctx.main_calls.size(); ++n) {
+      const size_t i = ctx.main_calls[n];
       const ApiCall& c = t.api_calls[i];
       if (domain && c.domain != *domain) continue;
-      auto it = kernel.find(c.correlation_id);
-      const bool bound = it != kernel.end() && classify_api(ctx.name_of(c)) == ApiClass::Launch &&
-                         duration(it->second->start, it->second->end) < duration(c.start, c.end);
+      const Kernel* k = kernel_of[n] ? *kernel_of[n] : nullptr;
+      const bool bound = k && ctx.class_of(c) == ApiClass::Launch && duration(k->start, k->end) < duration(c.start, c.end);
       if (!bound || (!stretches.back().empty() && c.start - prev_end > kMaxLoopGapNs)) stretches.emplace_back();
       prev_end = c.end;
       if (!bound) continue;
       domain = c.domain;
       stretches.back().push_back(i);
-      launch_ns += duration(c.start, c.end), gpu_ns += duration(it->second->start, it->second->end), ++launches;
+      kernels.push_back(k);
+      launch_ns += duration(c.start, c.end), gpu_ns += duration(k->start, k->end), ++launches;
     }
     if (launches < kMinLaunches) return std::nullopt;
     const GraphCost cost = graph_cost(ctx, static_cast<double>(launch_ns) / static_cast<double>(launches));
     Scenario s;
     size_t graphs = 0, largest = 0;
     std::vector<EvidenceSpan> spans;  // each graph candidate: its first call's start to its last kernel's end
+    size_t past = 0;                  // in `kernels`, past the stretch's calls
     for (auto& st : stretches) {
+      past += st.size();
       if (st.size() < 2) continue;  // one launch gains nothing from a graph
       const double n = static_cast<double>(st.size());
-      spans.push_back({ctx.main->pid, t.api_calls[st.front()].start,
-                       std::max(t.api_calls[st.back()].end, kernel.at(t.api_calls[st.back()].correlation_id)->end)});
+      spans.push_back({ctx.main->pid, t.api_calls[st.front()].start, std::max(t.api_calls[st.back()].end, kernels[past - 1]->end)});
       s.graphs.push_back({st, static_cast<TimeNs>(cost.host * n), static_cast<TimeNs>(cost.first * n),
                           static_cast<TimeNs>(cost.gap)});
       ++graphs, largest = std::max(largest, st.size());
@@ -129,7 +140,7 @@ class LaunchBoundRule final : public Rule {
         cost.host / 1e3, cost.first / 1e3, cost.gap / 1e3, cost.source);
     f.evidence.push_back(fmt::format("{} launches take {} on the host for {} of kernel time", launches, ms(launch_ns),
                                      ms(gpu_ns)));
-    const TimeNs idle = idle_between(ctx, kernel, stretches);
+    const TimeNs idle = idle_between(kernels, stretches);
     f.evidence.push_back(fmt::format("GPU idle between these kernels on their stream: {} ({:.2f} us per kernel)",
                                      ms(idle), idle / 1e3 / static_cast<double>(launches)));
     f.evidence.push_back(fmt::format("{} stretches of consecutive launches (largest {}), each a graph candidate", graphs,
@@ -142,15 +153,17 @@ class LaunchBoundRule final : public Rule {
  private:
   // GPU time between consecutive launch-bound kernels of a stretch on the same stream: what
   // per-kernel launch latency costs the GPU, and what graph replay mostly removes.
-  static TimeNs idle_between(const RuleContext& ctx, const std::unordered_map<uint32_t, const Kernel*>& kernel,
-                             const std::vector<std::vector<size_t>>& stretches) {
+  static TimeNs idle_between(const std::vector<const Kernel*>& kernels, const std::vector<std::vector<size_t>>& stretches) {
     TimeNs idle = 0;
-    for (const auto& st : stretches)
-      for (size_t j = 1; j < st.size(); ++j) {
-        const Kernel* a = kernel.at(ctx.trace.api_calls[st[j - 1]].correlation_id);
-        const Kernel* b = kernel.at(ctx.trace.api_calls[st[j]].correlation_id);
+    size_t at = 0;  // of the stretch's first call in `kernels`
+    for (const auto& st : stretches) {
+      for (size_t j = at + 1; j < at + st.size(); ++j) {
+        const Kernel* a = kernels[j - 1];
+        const Kernel* b = kernels[j];
         if (a->stream == b->stream && a->device == b->device) idle += std::max<TimeNs>(0, b->start - a->end);
       }
+      at += st.size();
+    }
     return idle;
   }
 };

@@ -31,7 +31,7 @@ class OccupancyRule final : public Rule {
     for (const Kernel& k : ctx.trace.kernels) all += static_cast<double>(duration(k.start, k.end));
     Finding f;
     std::vector<std::string> named;
-    for (const KernelOccupancy& k : kernel_occupancy(ctx.trace, 5)) {
+    for (const KernelOccupancy& k : ctx.top_occupancy) {
       if (!k.occupancy || k.total_ns < kMinKernelShare * all || k.occupancy->occupancy_percent >= kLowOccupancyPercent)
         continue;
       const Occupancy& o = *k.occupancy;

@@ -39,8 +39,16 @@ std::vector<std::string> rule_ids() {
   return ids;
 }
 
-std::vector<Finding> run_rules(const Trace& trace) {
-  const rules::RuleContext ctx = rules::make_context(trace);
+RuleInputs rule_inputs(const Trace& trace) {
+  TimelineOptions all_gaps;
+  all_gaps.max_gaps = SIZE_MAX;
+  return {attribute_wall_time(trace), analyze_timeline(trace, all_gaps)};
+}
+
+std::vector<Finding> run_rules(const Trace& trace) { return run_rules(trace, rule_inputs(trace)); }
+
+std::vector<Finding> run_rules(const Trace& trace, const RuleInputs& inputs) {
+  const rules::RuleContext ctx = rules::make_context(trace, inputs);
   std::vector<Finding> out;
   for (const auto& r : rules::all_rules())
     if (auto f = r->check(ctx)) out.push_back(std::move(*f));

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "analysis/retime.h"
+#include "analysis/timeline_util.h"
+#include "gpuscope/analysis.h"
+#include "gpuscope/analysis_occupancy.h"
 #include "gpuscope/analysis_rules.h"
 #include "gpuscope/analysis_timeline.h"
 
@@ -26,22 +29,32 @@ struct RepeatedPart {
 };
 
 struct RuleContext {
-  explicit RuleContext(const Trace& t) : trace(t) {}
+  RuleContext(const Trace& t, const RuleInputs& inputs) : trace(t), timeline(inputs.timeline), api_classes(t.strings) {}
   const Trace& trace;
+  const Timeline& timeline;  // every idle gap listed
+  ApiClasses api_classes;
   TimeNs wall_ns = 0;
   TimeNs run_start = 0;  // for "at 0.58 s" positions in evidence
   std::optional<MainThread> main;
   std::optional<ContextCreation> context_creation;
   RepeatedPart repeated;
+  std::vector<KernelGroup> kernel_groups;     // summarize_kernels(trace)
+  std::vector<KernelOccupancy> top_occupancy;  // kernel_occupancy(trace, 5): the top 5 kernel groups
 
   // Calls of the main thread (indices into trace.api_calls), by start time.
   std::vector<size_t> main_calls;
   const std::string& name_of(const ApiCall& c) const { return trace.strings.get(c.name); }
+  ApiClass class_of(const ApiCall& c) const { return api_classes(c.name); }  // classify_api(name_of(c))
   // "0.58 s into the run"
   std::string at(TimeNs t) const;
   // Innermost NVTX range of the main thread open at t ("" if none).
   std::string nvtx_at(TimeNs t) const;
-  TimeNs saving(const Scenario& s) const { return main ? retime_saving(trace, *main, s) : 0; }
+  // For nvtx_at(), built once: that range as steps, innermost[i] open from bounds[i] up to
+  // bounds[i + 1] (nullptr: none). Bounds are the ranges' starts and ends, sorted, distinct.
+  std::vector<TimeNs> nvtx_bounds;
+  std::vector<const NvtxRange*> nvtx_innermost;
+  TimeNs saving(const Scenario& s) const { return retimer ? retimer->saving(s) : 0; }
+  std::optional<Retimer> retimer;  // the main thread's replay, prepared once for every rule's saving()
   // A saving worth reporting: >= 50 us and >= 0.5 % of wall time.
   bool worth(TimeNs saving_ns) const;
   // For savings inside the repeated part: also worth it when >= 1 % of the
@@ -49,7 +62,7 @@ struct RuleContext {
   bool worth_in_loop(TimeNs saving_ns) const;
 };
 
-RuleContext make_context(const Trace& trace);
+RuleContext make_context(const Trace& trace, const RuleInputs& inputs);
 
 class Rule {
  public:

@@ -8,6 +8,8 @@
 // bounds it, and the end of a run usually consumes the result (verification, output).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "analysis/rules/rule.h"
 
 namespace gpuscope::analysis::rules {
@@ -37,7 +39,7 @@ class SyncCopyRule final : public Rule {
         const ApiCall& d = t.api_calls[ctx.main_calls[m]];
         host += std::max<TimeNs>(0, d.start - cursor);
         cursor = std::max(cursor, d.end);
-        const ApiClass k = classify_api(ctx.name_of(d));
+        const ApiClass k = ctx.class_of(d);
         if (blocking[ctx.main_calls[m]] || k == ApiClass::Synchronization || k == ApiClass::Allocation) break;
       }
       saving += std::min(host, duration(c.start, c.end));
@@ -58,11 +60,12 @@ class SyncCopyRule final : public Rule {
 
  private:
   static void mark_blocking(const Trace& t, uint32_t pid, std::vector<bool>& out) {
-    std::unordered_map<uint32_t, bool> sync_corr;  // correlation -> synchronous op
-    for (const Memcpy& m : t.memcpys) if (m.pid == pid && !m.async) sync_corr[m.correlation_id] = true;
-    for (const Memset& m : t.memsets) if (m.pid == pid && !m.async) sync_corr[m.correlation_id] = true;
+    std::vector<uint32_t> sync_corr;  // correlation ids of synchronous ops, sorted
+    for (const Memcpy& m : t.memcpys) if (m.pid == pid && !m.async) sync_corr.push_back(m.correlation_id);
+    for (const Memset& m : t.memsets) if (m.pid == pid && !m.async) sync_corr.push_back(m.correlation_id);
+    std::sort(sync_corr.begin(), sync_corr.end());
     for (size_t i = 0; i < t.api_calls.size(); ++i)
-      out[i] = t.api_calls[i].pid == pid && sync_corr.count(t.api_calls[i].correlation_id);
+      out[i] = t.api_calls[i].pid == pid && std::binary_search(sync_corr.begin(), sync_corr.end(), t.api_calls[i].correlation_id);
   }
 };
 

@@ -40,7 +40,7 @@ class TailRule final : public Rule {
     TimeNs saving = 0;
     std::vector<std::string> named;  // estimated or not, each kernel named in the evidence
     const std::vector<KernelMetricValues> metrics = kernel_metric_values(ctx.trace);
-    for (const KernelOccupancy& k : kernel_occupancy(ctx.trace, 5)) {
+    for (const KernelOccupancy& k : ctx.top_occupancy) {
       if (!k.occupancy || k.occupancy->waves <= 1.0) continue;
       const Occupancy& o = *k.occupancy;
       if (std::optional<SpeedOfLight> sol = throughput_bound(metrics, k.name)) {

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 #include "analysis/rules/rule.h"
 
@@ -38,8 +37,10 @@ class TinyTransfersRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;
     const Trace& t = ctx.trace;
-    std::unordered_map<uint32_t, size_t> call_of;  // correlation -> main-thread api index
-    for (size_t i : ctx.main_calls) call_of[t.api_calls[i].correlation_id] = i;
+    LastByKey<uint32_t, size_t> call_of;  // correlation -> main-thread api index
+    call_of.reserve(ctx.main_calls.size());
+    for (size_t i : ctx.main_calls) call_of.add(t.api_calls[i].correlation_id, i);
+    call_of.seal();
     std::vector<TimeNs> kernel_starts;
     for (const Kernel& k : t.kernels)
       if (k.pid == ctx.main->pid) kernel_starts.push_back(k.start);
@@ -53,7 +54,7 @@ class TinyTransfersRule final : public Rule {
       const Key key{m.device, m.kind, host_side(m)};
       if (m.bytes >= kLargeBytes && m.end > m.start) {
         large[key].first += static_cast<double>(m.bytes), large[key].second += static_cast<double>(m.end - m.start);
-      } else if (m.bytes < kSmallBytes && call_of.count(m.correlation_id)) {
+      } else if (m.bytes < kSmallBytes && call_of.find(m.correlation_id)) {
         small[key].push_back(i);
       }
     }
@@ -76,13 +77,13 @@ class TinyTransfersRule final : public Rule {
         TimeNs fixed = INT64_MAX;
         for (size_t i : b.copies) {
           const Memcpy& m = t.memcpys[i];
-          const ApiCall& c = t.api_calls[call_of.at(m.correlation_id)];
+          const ApiCall& c = t.api_calls[*call_of.find(m.correlation_id)];
           fixed = std::min(fixed, m.end - m.start);
           spent += (c.end - c.start) + (m.end - m.start);
-          s.api_ns[call_of.at(m.correlation_id)] = 0, s.memcpy_ns[i] = 0;
+          s.api_ns[*call_of.find(m.correlation_id)] = 0, s.memcpy_ns[i] = 0;
         }
         const TimeNs on_link = static_cast<TimeNs>(static_cast<double>(b.bytes) / bw.bytes_per_s * 1e9);
-        s.api_ns.erase(call_of.at(t.memcpys[b.copies.front()].correlation_id));  // the one copy left keeps its call
+        s.api_ns.erase(*call_of.find(t.memcpys[b.copies.front()].correlation_id));  // the one copy left keeps its call
         s.memcpy_ns[b.copies.front()] = fixed + on_link;
         link += on_link, n += b.copies.size(), bytes += b.bytes, ++nb;
         all.push_back(b);

@@ -4,8 +4,7 @@
 // work or first-launch effects.
 #include <fmt/format.h>
 
-#include <unordered_map>
-
+#include "analysis/grouping.h"
 #include "analysis/rules/rule.h"
 #include "gpuscope/analysis.h"
 
@@ -21,18 +20,24 @@ class UnstableRule final : public Rule {
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     // Durations per kernel name, in one pass (same naming as summarize_kernels).
-    std::unordered_map<std::string, std::vector<TimeNs>> by_name;
+    detail::GroupsByName by_name;
+    std::vector<std::vector<TimeNs>> durations;  // per group
     for (const Kernel& k : ctx.trace.kernels) {
-      const std::string& dn = ctx.trace.strings.get(k.name);
-      by_name[dn.empty() ? ctx.trace.strings.get(k.mangled_name) : dn].push_back(duration(k.start, k.end));
+      const size_t g = by_name.group((static_cast<uint64_t>(k.name) << 32) | k.mangled_name, [&] {
+        const std::string& dn = ctx.trace.strings.get(k.name);
+        return dn.empty() ? ctx.trace.strings.get(k.mangled_name) : dn;
+      });
+      if (g == durations.size()) durations.emplace_back();
+      durations[g].push_back(duration(k.start, k.end));
     }
     Finding f;
     TimeNs saving = 0;
     std::vector<std::string> named;
-    for (const KernelGroup& g : summarize_kernels(ctx.trace)) {
+    for (const KernelGroup& g : ctx.kernel_groups) {
       if (g.duration.count < kMinLaunches || g.duration.cv_percent < kMinCvPercent) continue;
       TimeNs above = 0;
-      for (TimeNs d : by_name[g.name]) above += std::max<TimeNs>(0, d - static_cast<TimeNs>(g.duration.median));
+      if (auto named_group = by_name.names().find(g.name); named_group != by_name.names().end())
+        for (TimeNs d : durations[named_group->second]) above += std::max<TimeNs>(0, d - static_cast<TimeNs>(g.duration.median));
       saving += above;
       named.push_back(g.name);
       f.evidence.push_back(fmt::format("{}: {} launches, CV {:.0f}%, median {}, max {}; {} above the median", g.name,
