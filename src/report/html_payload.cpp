@@ -16,8 +16,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// zlib level 1: on a 2M-record timeline it writes ~4x faster than the default level 6 for a
-// payload only ~15 % larger (bench/timeline_bench).
+// zlib level 1: on the payload of a 1M-launch storm (38.7 MB) it takes 0.52 s against 3.97 s at
+// the default level 6, for 12.5 MB instead of 11.7 MB (gzip -1 / -6 of that payload, 2-core VM).
 constexpr int kGzipLevel = 1;
 
 // Column blocks: each column is stored in the narrowest type that holds all its values exactly.
