@@ -69,7 +69,11 @@ std::optional<Occupancy> compute_occupancy(const Device& d, const OccupancyInput
 
   const uint32_t reserved = d.compute_major >= 8 ? kSharedReservedCc8 : 0;
   o.shared_per_block = round_up(in.shared_bytes_per_block + reserved, kSharedUnit);
-  o.blocks_by_shared = d.max_shared_per_sm_bytes == 0 ? UINT32_MAX : d.max_shared_per_sm_bytes / o.shared_per_block;
+  // Before sm_80 nothing is reserved, so a kernel without shared memory needs none: no limit
+  // (and no division by zero).
+  o.blocks_by_shared = d.max_shared_per_sm_bytes == 0 || o.shared_per_block == 0
+                           ? UINT32_MAX
+                           : d.max_shared_per_sm_bytes / o.shared_per_block;
 
   // The first limit reached, in the calculator's order of reporting.
   const std::pair<uint32_t, OccupancyLimiter> limits[] = {{o.blocks_by_warps, OccupancyLimiter::Warps},

@@ -31,6 +31,20 @@ TEST(Occupancy, BsrSpmmKernel244RegistersIsRegisterLimitedAtTwoBlocks) {
   EXPECT_NEAR(o->last_wave_percent, 51.5, 0.05);
 }
 
+TEST(Occupancy, NoSharedMemoryBeforeSm80IsNoLimit) {
+  // A V100 (sm_70) reserves no shared memory per block: a kernel without any is limited by
+  // something else (here warps: 64 / 8 warps of 256 threads = 8 blocks), never divided by zero.
+  Device v100 = h200();
+  v100.compute_major = 7;
+  v100.max_shared_per_sm_bytes = 98304;
+  const auto o = compute_occupancy(v100, {256, 32, 0, 1000});
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->shared_per_block, 0u);
+  EXPECT_EQ(o->blocks_by_shared, UINT32_MAX);
+  EXPECT_EQ(o->blocks_per_sm, 8u);
+  EXPECT_EQ(o->limiter, OccupancyLimiter::Warps);
+}
+
 TEST(Occupancy, SeedClaimOf197RegistersAt66PercentIsWrong) {
   // The seed report says "197 registers, ~66% occupancy, 31 waves". 197 x 32 = 6304 -> 6400 per warp;
   // 16384 / 6400 = 2 warps per sub-partition -> 8 warps -> 2 blocks of 128 threads = 12.5 %, and
