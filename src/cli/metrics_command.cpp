@@ -6,7 +6,6 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstddef>
 #include <filesystem>
 #include <iostream>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/names.h"
 #include "common/error.h"
 #include "gpuscope/metric_sets.h"
 
@@ -129,11 +129,6 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
   }
 }
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
 const char* unit_text(MetricUnit unit) {
   switch (unit) {
     case MetricUnit::Nanoseconds: return "ns";
@@ -153,10 +148,10 @@ const char* unit_text(MetricUnit unit) {
 int list_metrics(const MetricsOptions& options, const CuptiHost& host) {
   json doc = host.metrics(resolve_chip(options, host), options.sampling, options.submetrics);
   const size_t total = doc["metrics"].size();
-  const std::string needle = lower(options.filter);
+  const std::string needle = lowercase(options.filter);
   json kept = json::array();
   for (json& m : doc["metrics"]) {
-    if (lower(m["name"].get<std::string>()).find(needle) != std::string::npos) kept.push_back(std::move(m));
+    if (lowercase(m["name"].get<std::string>()).find(needle) != std::string::npos) kept.push_back(std::move(m));
   }
   doc["metrics"] = std::move(kept);
   if (options.format == "json") {

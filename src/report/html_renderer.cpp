@@ -11,6 +11,7 @@
 
 #include <random>
 
+#include "export/text.h"
 #include "report/html_payload.h"
 #include "report/renderers.h"
 #include "report/text_util.h"
@@ -30,27 +31,17 @@ extern const char* const kAppJs;
 
 namespace {
 
-// Length of the valid UTF-8 sequence at s[i], or 0 if the bytes there are not one.
-size_t utf8_length(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((byte(i + k) & 0xc0) != 0x80) return 0;
-  if (n == 2 && c < 0xc2) return 0;  // overlong
-  return n;
-}
-
+// Text as HTML: invalid UTF-8 (exporting::valid_utf8, RFC 3629) and control characters become
+// U+FFFD, which shows that a byte was there without passing it on; markup characters become
+// entities. Multi-byte sequences are left whole: their bytes are all >= 0x80.
 std::string escape(std::string_view s) {
+  const std::string text = exporting::valid_utf8(s);
   std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const size_t n = utf8_length(s, i);
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (n == 0 || (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
-      out += "\xEF\xBF\xBD";  // U+FFFD: shows that a byte was there without passing it on
-      i += n ? n : 1;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) {
+      out += "\xEF\xBF\xBD";
       continue;
     }
     switch (c) {
@@ -59,9 +50,8 @@ std::string escape(std::string_view s) {
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
-      default: out.append(s.substr(i, n));
+      default: out += ch;
     }
-    i += n;
   }
   return out;
 }
