@@ -1,7 +1,6 @@
 // charts.js: SVG charts from the report model (report JSON) and the timeline's slices and
 // counters. Every chart is <svg class="gs-chart" data-chart=NAME>; every datum drawn is an
 // element of class gs-mark with a <title> that shows its numbers on hover.
-GS.charts = {};
 const SVG = "http://www.w3.org/2000/svg";
 
 GS.svg = function (tag, attrs, parent, text) {

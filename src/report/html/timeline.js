@@ -121,7 +121,6 @@ GS.Timeline = class {
 
   drawTrack(lane) {
     const track = this.data.tracks[lane.track];
-    lane.rowsY = [];
     for (let r = 0; r < track.rows.length; r++) this.drawRow(track, track.rows[r], lane.y + 2 + r * this.rowHeight);
     this.drawMarks(track, lane.y + 2);
   }
