@@ -213,6 +213,56 @@ struct Run {
   int32_t exit_code = -1;     // -1 when killed by a signal or unknown
   int32_t term_signal = 0;    // signal number that ended it, 0 if none
   std::string options;        // capture options, as given
+  // Where the records came from (schema v5). Empty tool: gpuscope's own capture. For a file
+  // imported from another profiler: the tool that wrote it ("nsys", "torch.profiler", "ncu"),
+  // its version as the file states it, the file's format or schema ("export schema 3.25.0"),
+  // and the file as given on the command line.
+  std::string source_tool;
+  std::string source_version;
+  std::string source_schema;
+  std::string source_file;
+};
+
+// Something the source of a capture does not record (an imported file: Kineto traces carry no
+// CUDA synchronization records, nsys exports without --cuda-memory-usage no allocations, an ncu
+// CSV no timeline). Reports show such data as "not in the source", never as zero, and rules that
+// need it do not fire. `what` is one of the kGap* names; `detail` says why, in the source's terms.
+struct SourceGap {
+  std::string what;
+  std::string detail;
+};
+inline constexpr char kGapApiCalls[] = "api_calls";              // CUDA runtime/driver API calls
+inline constexpr char kGapSynchronization[] = "synchronization";  // CUDA synchronization records
+inline constexpr char kGapMemoryEvents[] = "memory_events";      // allocations and frees with sizes
+inline constexpr char kGapCopyMemoryKinds[] = "copy_memory_kinds";  // pageable/pinned of a copy
+inline constexpr char kGapLaunchConfig[] = "launch_config";      // grid, block, registers, shared memory
+inline constexpr char kGapDevices[] = "devices";                  // device properties (SMs, limits)
+inline constexpr char kGapNvtx[] = "nvtx";                        // NVTX ranges and marks
+inline constexpr char kGapTimeline[] = "timeline";                // start/end timestamps of GPU work
+
+// A framework operator on a CPU thread: a PyTorch op (aten::addmm), a user annotation or a
+// Python function from torch.profiler (schema v5). The CUDA work it launched links to it through
+// its external id (ExternalCorrelation). Ops nest on their thread; depth 0 is outermost.
+struct HostOp {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  StringId name = 0;
+  StringId category = 0;      // the source's kind, e.g. "cpu_op", "user_annotation", "python_function"
+  TimeNs start = 0, end = 0;
+  uint64_t external_id = 0;   // 0: none (it launched nothing, or the source did not say)
+  int64_t sequence_number = -1;  // autograd's forward/backward pairing; -1: none
+  StringId input_shapes = 0;  // e.g. "[[64, 512], [512, 512]]"; 0: not recorded
+  uint32_t depth = 0;         // nesting on its thread, set by finalize_trace
+  uint32_t run_id = 0;
+};
+
+// CUPTI's external correlation: the API call (pid, correlation_id) ran inside the framework op
+// whose external id is `external_id` (the innermost one open on that thread). Schema v5.
+struct ExternalCorrelation {
+  uint32_t pid = 0;
+  uint32_t correlation_id = 0;
+  uint64_t external_id = 0;
+  uint32_t run_id = 0;
 };
 
 // Data loss is data: every place we know we lost or could not match something.
@@ -300,6 +350,12 @@ struct Trace {
   std::vector<KernelMetric> kernel_metrics;
   std::vector<GpuMetricSample> gpu_metric_samples;
   std::vector<MetricCollection> metric_collections;
+  std::vector<SourceGap> source_gaps;  // empty for gpuscope's own captures
+  std::vector<HostOp> host_ops;
+  std::vector<ExternalCorrelation> external_correlations;
+
+  // The source does not record `what` (a kGap* name): show "not in the source", not zero.
+  bool lacks(std::string_view what) const;
 };
 
 const char* to_string(CopyKind kind);

@@ -14,7 +14,8 @@ namespace gpuscope {
 // v3: processes.cupti_path / cupti_shared.
 // v4: kernel_metrics, gpu_metric_samples, metric_collections (hardware metrics);
 // older files read with none.
-inline constexpr int kSchemaVersion = 4;
+// v5: run.source_* (imported files), source_gaps, host_ops, external_correlations.
+inline constexpr int kSchemaVersion = 5;
 
 // Writes the trace atomically (to PATH.tmp, then renamed). Throws gpuscope::Error.
 void write_trace(const std::string& path, const Trace& trace);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/capture_files.h"
+#include "importers/importer.h"
 #include "cli/capture_launch.h"
 #include "cli/compare_commands.h"
 #include "cli/launcher.h"

@@ -4,8 +4,6 @@
 #include <filesystem>
 
 #include "common/error.h"
-#include "importers/finalize.h"
-#include "importers/spool/spool_importer.h"
 
 namespace fs = std::filesystem;
 
@@ -55,21 +53,6 @@ std::vector<std::string> find_spools(const std::string& prefix) {
   std::vector<std::string> paths;
   for (auto& [pid, path] : found) paths.push_back(std::move(path));
   return paths;
-}
-
-Trace import_spools(const std::vector<std::string>& spools) {
-  Trace trace;
-  for (const auto& path : spools) {
-    try {
-      import_spool(path, trace);
-    } catch (const Error& error) {
-      // One unreadable spool (e.g. a child killed before writing its header)
-      // must not cost the others; say what was lost.
-      trace.data_loss.push_back({0, "spool_unreadable", 1, error.what()});
-    }
-  }
-  finalize_trace(trace);
-  return trace;
 }
 
 std::string find_inject_library(const std::string& override_path) {

@@ -19,10 +19,6 @@ std::string spool_prefix(const std::string& capture_path);
 // Spools PREFIX.<pid>.spool that exist now, sorted by pid.
 std::vector<std::string> find_spools(const std::string& prefix);
 
-// Imports every spool into one trace (finalized). Per-file problems that leave
-// the other spools usable are recorded as data loss, not thrown.
-Trace import_spools(const std::vector<std::string>& spools);
-
 // The capture library: $GPUSCOPE_INJECT_LIB if set, else next to the gpuscope
 // executable, else ../lib/gpuscope/ relative to it. Throws if none exists.
 std::string find_inject_library(const std::string& override_path);

@@ -16,9 +16,9 @@ int run_check(const CheckOptions& options) {
     throw Error("--baseline given, but " + options.rules + " has no rule that compares with it ([[baseline]], or [[metric]] with a max_*_pct change limit)");
   if (!options.iterations.range.empty() && options.baseline.empty())
     throw Error("--iteration-range applies to [[baseline]] rules: give --baseline BASE.gpuscope");
-  const Trace trace = read_trace(options.input);
+  const Trace trace = load_trace(options.input, options.metrics_from);
   Trace baseline;
-  if (!options.baseline.empty()) baseline = read_trace(options.baseline);
+  if (!options.baseline.empty()) baseline = load_trace(options.baseline);
 
   analysis::CompareOptions compare;
   compare.alpha = options.stats.alpha;

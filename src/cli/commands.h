@@ -37,13 +37,15 @@ struct ProfileOptions {
 };
 
 struct ReportOptions {
-  std::string input;
+  std::string input;   // any file gpuscope reads (importers/importer.h)
   std::string output;  // empty: stdout
+  std::vector<std::string> metrics_from;  // --metrics-from FILE: per-kernel metrics (ncu CSV) to attach
   ReportSettings report;
 };
 
 struct ImportOptions {
-  std::vector<std::string> spools;
+  std::vector<std::string> inputs;  // spools of one run, or one file of another format
+  std::vector<std::string> metrics_from;
   std::string output;
   bool force = false;
 };

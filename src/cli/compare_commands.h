@@ -49,6 +49,7 @@ struct CheckOptions {
   std::string baseline;  // empty: no baseline rules allowed
   std::string format = "text";
   std::string junit;     // empty: no JUnit XML
+  std::vector<std::string> metrics_from;  // --metrics-from FILE: per-kernel metrics (ncu CSV) to attach
   StatsSettings stats;
   IterationSettings iterations;  // for [[baseline]] rules only
 };

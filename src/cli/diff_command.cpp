@@ -29,8 +29,8 @@ int run_diff(const DiffOptions& options) {
   const ReportFormat& format = parse_report_format(options.format);
   if (options.fail_if_slower_percent && *options.fail_if_slower_percent < 0)
     throw Error("--fail-if-slower must be a percentage >= 0");
-  const Trace base = read_trace(options.base);
-  const Trace next = read_trace(options.next);
+  const Trace base = load_trace(options.base);
+  const Trace next = load_trace(options.next);
   analysis::CompareOptions compare;
   compare.alpha = options.stats.alpha;
   compare.min_change_percent = options.stats.min_change_percent;

@@ -52,7 +52,7 @@ int run_export(const ExportOptions& options) {
   const ExportFormat& format = find_export_format(options.format);
   if (!options.force && fs::exists(options.output))
     throw Error(options.output + " already exists (use --force to overwrite)");
-  const Trace trace = read_trace(options.input);
+  const Trace trace = load_trace(options.input);
   if (options.run) {
     bool found = false;
     for (const BenchRun& r : trace.runs) found = found || r.run_id == *options.run;

@@ -1,5 +1,5 @@
-// `gpuscope import`: turns spools left behind (e.g. after gpuscope itself was
-// killed) into a capture file.
+// `gpuscope import`: another profiler's file, or the spools a run left behind (e.g. after
+// gpuscope itself was killed), into a capture file. The importer registry tells the format.
 #include <filesystem>
 #include <iostream>
 
@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "gpuscope/store.h"
+#include "importers/importer.h"
 
 namespace gpuscope::cli {
 
@@ -14,20 +15,19 @@ int run_import(const ImportOptions& options) {
   const std::string output = capture_path(options.output);
   if (!options.force && std::filesystem::exists(output))
     throw Error(output + " already exists (use --force to overwrite)");
-  for (const auto& spool : options.spools)
-    if (!std::filesystem::is_regular_file(spool)) throw Error(spool + ": no such spool file");
-  Trace trace = import_spools(options.spools);
-  if (trace.processes.empty()) throw Error("none of the spools could be read");
-  for (const Process& p : trace.processes) {
-    trace.run.start = trace.run.start ? std::min(trace.run.start, p.start) : p.start;
-    trace.run.end = std::max(trace.run.end, p.end);
+  Trace trace = import_files(options.inputs, options.metrics_from);
+  if (trace.run.source_tool.empty()) {  // spools: the run as its processes saw it
+    for (const Process& p : trace.processes) {
+      trace.run.start = trace.run.start ? std::min(trace.run.start, p.start) : p.start;
+      trace.run.end = std::max(trace.run.end, p.end);
+    }
+    if (!trace.processes.empty()) trace.run.command_line = trace.processes.front().command_line;
+    trace.run.options = "imported from spools";
   }
-  trace.run.command_line = trace.processes.front().command_line;
   trace.run.gpuscope_version = GPUSCOPE_VERSION;
-  trace.run.options = "imported from spools";
   write_trace(output, trace);
   std::cerr << "gpuscope: wrote " << output << " (" << trace.processes.size() << " process"
-            << (trace.processes.size() == 1 ? "" : "es") << ")\n";
+            << (trace.processes.size() == 1 ? "" : "es") << ", " << trace.kernels.size() << " kernels)\n";
   return 0;
 }
 

@@ -47,6 +47,17 @@ void add_iteration_flags(CLI::App& command, IterationSettings& settings, const s
       ->needs(range);
 }
 
+// What every command that reads a capture accepts (docs/import.md).
+const char* const kInputHelp =
+    "A .gpuscope capture, or another profiler's file: an nsys SQLite export, a torch.profiler "
+    "(Kineto) JSON trace (.json or .json.gz) or an ncu CSV; read in memory, nothing is written";
+
+void add_metrics_from_flag(CLI::App& command, std::vector<std::string>& files) {
+  command.add_option("--metrics-from", files,
+                     "Attach per-kernel metrics from this ncu CSV (--csv --page raw or details) to the "
+                     "capture's kernels, matched by kernel name and launch order (repeatable)");
+}
+
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
@@ -117,21 +128,24 @@ int main(int argc, char** argv) {
 
   ReportOptions report;
   auto* report_cmd = app.add_subcommand("report", "Explain a capture: where the time goes");
-  report_cmd->add_option("file", report.input, "A .gpuscope capture")->required();
+  report_cmd->add_option("file", report.input, kInputHelp)->required();
+  add_metrics_from_flag(*report_cmd, report.metrics_from);
   report_cmd->add_option("-o,--output", report.output, "Write the report here instead of stdout");
   add_report_flags(*report_cmd, report.report);
 
   ImportOptions import;
   auto* import_cmd = app.add_subcommand(
-      "import", "Turn spool files (NAME.<pid>.spool) left behind into a capture");
-  import_cmd->add_option("spools", import.spools, "Spool files")->required();
+      "import", "Make a capture from another profiler's file (nsys SQLite export, torch.profiler JSON, ncu CSV)\n"
+                "or from spool files (NAME.<pid>.spool) left behind; the format is told by content");
+  import_cmd->add_option("inputs", import.inputs, "One file of another profiler, or the spools of one run")->required();
+  add_metrics_from_flag(*import_cmd, import.metrics_from);
   import_cmd->add_option("-o,--output", import.output, "Capture name")->required();
   import_cmd->add_flag("-f,--force", import.force, "Overwrite an existing capture");
 
   ExportOptions exporting;
   auto* export_cmd = app.add_subcommand(
       "export", "Write a capture as a trace for other viewers (Perfetto UI, chrome://tracing, torch.profiler tools)");
-  export_cmd->add_option("file", exporting.input, "A .gpuscope capture")->required();
+  export_cmd->add_option("file", exporting.input, kInputHelp)->required();
   export_cmd->add_option("--format", exporting.format, "Trace format: " + gpuscope::or_list(gpuscope::export_format_names()))
       ->required()
       ->check(CLI::IsMember(gpuscope::export_format_names(), CLI::ignore_case));
@@ -155,8 +169,8 @@ int main(int argc, char** argv) {
   double fail_if_slower = 0;
   auto* diff_cmd = app.add_subcommand(
       "diff", "Compare two captures (baseline, new) item by item, with statistics (docs/diff.md)");
-  diff_cmd->add_option("base", diff.base, "Baseline .gpuscope capture")->required();
-  diff_cmd->add_option("new", diff.next, "New .gpuscope capture")->required();
+  diff_cmd->add_option("base", diff.base, "Baseline: a capture or another profiler's file")->required();
+  diff_cmd->add_option("new", diff.next, "New: a capture or another profiler's file")->required();
   diff_cmd->add_option("-o,--output", diff.output, "Write the comparison here instead of stdout");
   add_format_flag(*diff_cmd, diff.format, "Comparison format");
   diff_cmd->add_option("--top", diff.top, "Rows per table (default 0 = all)");
@@ -168,9 +182,10 @@ int main(int argc, char** argv) {
   CheckOptions check;
   auto* check_cmd = app.add_subcommand(
       "check", "CI gates: check a capture against TOML rules; exit 0 pass, 1 a gate failed, 2 bad input");
-  check_cmd->add_option("file", check.input, "The .gpuscope capture to check")->required();
+  check_cmd->add_option("file", check.input, kInputHelp)->required();
   check_cmd->add_option("--rules", check.rules, "Rules file (TOML, see docs/diff.md)")->required();
-  check_cmd->add_option("--baseline", check.baseline, "Baseline capture for [[baseline]] rules");
+  check_cmd->add_option("--baseline", check.baseline, "Baseline capture (or another profiler's file) for [[baseline]] rules");
+  add_metrics_from_flag(*check_cmd, check.metrics_from);
   add_format_flag(*check_cmd, check.format, "Gates format");
   check_cmd->add_option("--junit", check.junit, "Also write JUnit XML here");
   add_stats_flags(*check_cmd, check.stats);

@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "cli/capture_files.h"
+#include "importers/importer.h"
 #include "cli/capture_launch.h"
 #include "cli/commands.h"
 #include "cli/launcher.h"

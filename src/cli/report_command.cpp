@@ -4,7 +4,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "gpuscope/report.h"
-#include "gpuscope/store.h"
+#include "importers/importer.h"
 
 namespace gpuscope::cli {
 
@@ -17,7 +17,7 @@ std::string render(const Trace& trace, const ReportSettings& settings) {
 
 int run_report(const ReportOptions& options) {
   parse_report_format(options.report.format);  // a bad format fails before reading the file
-  const std::string text = render(read_trace(options.input), options.report);
+  const std::string text = render(load_trace(options.input, options.metrics_from), options.report);
   if (options.output.empty() || options.output == "-") {
     std::cout << text << std::flush;
     return 0;

@@ -33,6 +33,17 @@ void assign_nvtx_depths(std::vector<NvtxRange>& ranges) {
   }
 }
 
+// Framework ops nest per thread like push/pop ranges; `ops` sorted by start, parents first.
+void assign_host_op_depths(std::vector<HostOp>& ops) {
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<TimeNs>> open_ends;  // (pid, tid) -> stack
+  for (HostOp& op : ops) {
+    auto& stack = open_ends[{op.pid, op.tid}];
+    while (!stack.empty() && stack.back() <= op.start) stack.pop_back();
+    op.depth = static_cast<uint32_t>(stack.size());
+    stack.push_back(op.end);
+  }
+}
+
 // GPU work whose launching API call is missing: either the API record was
 // dropped, or the launch went through the driver API while only the runtime
 // API was traced (libraries such as cuBLAS do that).
@@ -126,6 +137,11 @@ void finalize_trace(Trace& trace) {
                    });
 
   assign_nvtx_depths(trace.nvtx_ranges);
+  // An op and the first op inside it can start on the same nanosecond: the longer one is the parent.
+  std::stable_sort(trace.host_ops.begin(), trace.host_ops.end(), [](const HostOp& a, const HostOp& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  assign_host_op_depths(trace.host_ops);
   count_unmatched_metrics(trace);
 
   std::unordered_map<uint64_t, uint32_t> thread_of;

@@ -53,6 +53,13 @@ void append_run(Trace& into, const Trace& run, uint32_t run_id) {
   append_rows(into.gpu_metric_samples, run.gpu_metric_samples, run_id,
               [&](GpuMetricSample& g) { g.metric = move_name(g.metric, s, t); });
   append_rows(into.metric_collections, run.metric_collections, run_id, none);
+  append_rows(into.host_ops, run.host_ops, run_id, [&](HostOp& o) {
+    o.name = move_name(o.name, s, t);
+    o.category = move_name(o.category, s, t);
+    o.input_shapes = move_name(o.input_shapes, s, t);
+  });
+  append_rows(into.external_correlations, run.external_correlations, run_id, none);
+  if (into.source_gaps.empty()) into.source_gaps = run.source_gaps;
 }
 
 Trace select_run(const Trace& trace, uint32_t run_id) {
@@ -82,6 +89,9 @@ Trace select_run(const Trace& trace, uint32_t run_id) {
   select_rows(out.kernel_metrics, trace.kernel_metrics, run_id);
   select_rows(out.gpu_metric_samples, trace.gpu_metric_samples, run_id);
   select_rows(out.metric_collections, trace.metric_collections, run_id);
+  select_rows(out.host_ops, trace.host_ops, run_id);
+  select_rows(out.external_correlations, trace.external_correlations, run_id);
+  out.source_gaps = trace.source_gaps;
   return out;
 }
 

@@ -118,8 +118,17 @@ Section build_run_section(const Trace& trace, size_t top) {
   if (run.start > 0) s.lines.push_back({"started", "Started", text(utc_time(run.start)), ""});
   s.lines.push_back({"exit_status", "Exit status", text(exit_status(run)), ""});
   s.lines.push_back({"processes", "Processes captured", num(static_cast<double>(trace.processes.size()), Unit::Count), ""});
-  if (!run.gpuscope_version.empty())
+  if (!run.source_tool.empty()) {
+    // An imported file: the tool that wrote it, not gpuscope, captured it.
+    std::string source = run.source_tool + (run.source_version.empty() ? "" : " " + run.source_version);
+    if (!run.source_schema.empty()) source += " (" + run.source_schema + ")";
+    s.lines.push_back({"source", "Captured by", text(source), ""});
+    if (!run.source_file.empty()) s.lines.push_back({"source_file", "Imported from", text(run.source_file), ""});
+    for (const SourceGap& gap : trace.source_gaps)
+      s.lines.push_back({"not_in_source." + gap.what, "Not in the source", text(gap.what + ": " + gap.detail), ""});
+  } else if (!run.gpuscope_version.empty()) {
     s.lines.push_back({"captured_by", "Captured by", text("gpuscope " + run.gpuscope_version), ""});
+  }
   s.tables.push_back(devices_table(trace, top));
   s.tables.push_back(processes_table(trace, top));
   return s;

@@ -14,39 +14,19 @@ namespace gpuscope {
 
 namespace {
 
-uint32_t big_endian(const unsigned char* p, int bytes) {
-  uint32_t value = 0;
-  for (int i = 0; i < bytes; ++i) value = (value << 8) | p[i];
-  return value;
-}
-
-// Checks the SQLite file header before SQLite sees the file, so a spool, a
-// text file or a file cut short by a copy gets a precise message.
+// Checks the file before SQLite sees it, so a spool, a text file or a file cut short by a copy
+// gets a precise message.
 void check_file_header(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw Error(path + ": no such capture file");
-  const auto size = std::filesystem::file_size(path, ec);
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path + ": no such capture file");
   std::ifstream in(path, std::ios::binary);
-  unsigned char header[100] = {};
-  if (!in || ec) throw Error(path + ": cannot read the file (permission denied?)");
-  in.read(reinterpret_cast<char*>(header), sizeof header);
-  const auto got = static_cast<size_t>(in.gcount());
-  if (got >= sizeof spool::kFileMagic &&
-      std::memcmp(header, spool::kFileMagic, sizeof spool::kFileMagic) == 0)
+  unsigned char magic[sizeof spool::kFileMagic] = {};
+  if (!in) throw Error(path + ": cannot read the file (permission denied?)");
+  in.read(reinterpret_cast<char*>(magic), sizeof magic);
+  if (static_cast<size_t>(in.gcount()) == sizeof magic && std::memcmp(magic, spool::kFileMagic, sizeof magic) == 0)
     throw Error(path + ": this is a raw capture spool; turn it into a capture with "
                        "'gpuscope import -o NAME " + path + "'");
-  if (got < sizeof header || std::memcmp(header, "SQLite format 3", 16) != 0)
-    throw Error(path + ": not a gpuscope capture (not an SQLite database)");
-  uint32_t page_size = big_endian(header + 16, 2);
-  if (page_size == 1) page_size = 65536;
-  const uint32_t change_counter = big_endian(header + 24, 4);
-  const uint32_t page_count = big_endian(header + 28, 4);
-  const uint32_t valid_for = big_endian(header + 92, 4);
-  const uint64_t expected = uint64_t{page_size} * page_count;
-  if (valid_for == change_counter && page_count > 0 && size < expected)
-    throw Error(path + ": the capture is truncated (" + std::to_string(size) + " of " +
-                std::to_string(expected) + " bytes); copy it again from its source");
+  store::check_sqlite_file(path, "a gpuscope capture");
 }
 
 int read_schema_version(store::Database& db) {
@@ -114,6 +94,9 @@ Trace read_trace(const std::string& path) {
   trace.kernel_metrics = store::load_rows(db, store::kernel_metric_table(), version);
   trace.gpu_metric_samples = store::load_rows(db, store::gpu_metric_sample_table(), version);
   trace.metric_collections = store::load_rows(db, store::metric_collection_table(), version);
+  trace.source_gaps = store::load_rows(db, store::source_gap_table(), version);
+  trace.host_ops = store::load_rows(db, store::host_op_table(), version);
+  trace.external_correlations = store::load_rows(db, store::external_correlation_table(), version);
   return trace;
 }
 

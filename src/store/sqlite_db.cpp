@@ -1,8 +1,40 @@
 #include "store/sqlite_db.h"
 
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
 #include "common/error.h"
 
 namespace gpuscope::store {
+
+namespace {
+uint32_t big_endian(const unsigned char* p, int bytes) {
+  uint32_t value = 0;
+  for (int i = 0; i < bytes; ++i) value = (value << 8) | p[i];
+  return value;
+}
+}  // namespace
+
+void check_sqlite_file(const std::string& path, const std::string& expected) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[100] = {};
+  if (!in || ec) throw Error(path + ": cannot read the file (permission denied?)");
+  in.read(reinterpret_cast<char*>(header), sizeof header);
+  if (static_cast<size_t>(in.gcount()) < sizeof header || std::memcmp(header, "SQLite format 3", 16) != 0)
+    throw Error(path + ": not " + expected + " (not an SQLite database)");
+  uint32_t page_size = big_endian(header + 16, 2);
+  if (page_size == 1) page_size = 65536;
+  const uint32_t change_counter = big_endian(header + 24, 4);
+  const uint32_t page_count = big_endian(header + 28, 4);
+  const uint32_t valid_for = big_endian(header + 92, 4);
+  const uint64_t expected_bytes = uint64_t{page_size} * page_count;
+  if (valid_for == change_counter && page_count > 0 && size < expected_bytes)
+    throw Error(path + ": the file is truncated (" + std::to_string(size) + " of " +
+                std::to_string(expected_bytes) + " bytes); copy it again from its source");
+}
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
   int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY

@@ -14,7 +14,11 @@ const TableSpec<Run>& run_table() {
        text_column("gpuscope_version", &Run::gpuscope_version),
        integer_column("start_ns", &Run::start), integer_column("end_ns", &Run::end),
        integer_column("exit_code", &Run::exit_code),
-       integer_column("term_signal", &Run::term_signal), text_column("options", &Run::options)},
+       integer_column("term_signal", &Run::term_signal), text_column("options", &Run::options),
+       since(5, text_column("source_tool", &Run::source_tool)),
+       since(5, text_column("source_version", &Run::source_version)),
+       since(5, text_column("source_schema", &Run::source_schema)),
+       since(5, text_column("source_file", &Run::source_file))},
       {}};
   return spec;
 }
@@ -268,6 +272,40 @@ const TableSpec<MetricCollection>& metric_collection_table() {
   return spec;
 }
 
+const TableSpec<SourceGap>& source_gap_table() {
+  static const TableSpec<SourceGap> spec = since(
+      5, TableSpec<SourceGap>{"source_gaps",
+                              {text_column("what", &SourceGap::what), text_column("detail", &SourceGap::detail)},
+                              {}});
+  return spec;
+}
+
+const TableSpec<HostOp>& host_op_table() {
+  static const TableSpec<HostOp> spec = since(
+      5, TableSpec<HostOp>{"host_ops",
+                           {integer_column("pid", &HostOp::pid), integer_column("tid", &HostOp::tid),
+                            integer_column("name_id", &HostOp::name),
+                            integer_column("category_id", &HostOp::category),
+                            integer_column("start_ns", &HostOp::start), integer_column("end_ns", &HostOp::end),
+                            integer_column("external_id", &HostOp::external_id),
+                            integer_column("sequence_number", &HostOp::sequence_number),
+                            integer_column("input_shapes_id", &HostOp::input_shapes),
+                            integer_column("depth", &HostOp::depth), run_id_column<HostOp>()},
+                           {"start_ns", "pid, external_id"}});
+  return spec;
+}
+
+const TableSpec<ExternalCorrelation>& external_correlation_table() {
+  static const TableSpec<ExternalCorrelation> spec = since(
+      5, TableSpec<ExternalCorrelation>{"external_correlations",
+                                        {integer_column("pid", &ExternalCorrelation::pid),
+                                         integer_column("correlation_id", &ExternalCorrelation::correlation_id),
+                                         integer_column("external_id", &ExternalCorrelation::external_id),
+                                         run_id_column<ExternalCorrelation>()},
+                                        {"pid, correlation_id"}});
+  return spec;
+}
+
 const std::vector<std::string>& view_statements() {
   static const std::vector<std::string> views{
       "CREATE VIEW kernels_named AS SELECT k.*, s.value AS name, m.value AS mangled_name "
@@ -286,6 +324,9 @@ const std::vector<std::string>& view_statements() {
       "LEFT JOIN strings kn ON kn.id = k.name_id",
       "CREATE VIEW gpu_metric_samples_named AS SELECT g.*, s.value AS metric "
       "FROM gpu_metric_samples g JOIN strings s ON s.id = g.metric_id",
+      "CREATE VIEW host_ops_named AS SELECT o.*, n.value AS name, c.value AS category, sh.value AS input_shapes "
+      "FROM host_ops o JOIN strings n ON n.id = o.name_id JOIN strings c ON c.id = o.category_id "
+      "JOIN strings sh ON sh.id = o.input_shapes_id",
   };
   return views;
 }

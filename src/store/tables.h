@@ -112,6 +112,9 @@ const TableSpec<DataLoss>& data_loss_table();
 const TableSpec<KernelMetric>& kernel_metric_table();         // v4
 const TableSpec<GpuMetricSample>& gpu_metric_sample_table();  // v4
 const TableSpec<MetricCollection>& metric_collection_table(); // v4
+const TableSpec<SourceGap>& source_gap_table();               // v5
+const TableSpec<HostOp>& host_op_table();                     // v5
+const TableSpec<ExternalCorrelation>& external_correlation_table();  // v5
 
 // Views that join names from the strings table, for people using sqlite3.
 const std::vector<std::string>& view_statements();

@@ -53,6 +53,9 @@ void write_all(store::Database& db, const Trace& trace) {
   write_table(db, store::kernel_metric_table(), trace.kernel_metrics);
   write_table(db, store::gpu_metric_sample_table(), trace.gpu_metric_samples);
   write_table(db, store::metric_collection_table(), trace.metric_collections);
+  write_table(db, store::source_gap_table(), trace.source_gaps);
+  write_table(db, store::host_op_table(), trace.host_ops);
+  write_table(db, store::external_correlation_table(), trace.external_correlations);
   for (const auto& view : store::view_statements()) db.exec(view);
   db.exec("COMMIT");
 }

@@ -1,0 +1,131 @@
+// The importer registry and the paths every command reads its inputs through (importer.h).
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "common/names.h"
+#include "gpuscope/store.h"
+#include "importers/finalize.h"
+#include "importers/importer.h"
+#include "importers/spool/spool_importer.h"
+#include "spool/format.h"
+
+namespace gpuscope {
+
+namespace {
+
+bool is_capture(const Probe& probe) { return probe.sqlite && probe.has_table("meta"); }
+
+void read_capture(const std::string& path, Trace& trace) {
+  if (!trace.processes.empty() || !trace.kernels.empty())
+    throw Error(path + ": a gpuscope capture cannot be combined with other inputs");
+  trace = read_trace(path);
+}
+
+bool is_spool(const Probe& probe) {
+  return probe.head.size() >= sizeof spool::kFileMagic &&
+         std::equal(spool::kFileMagic, spool::kFileMagic + sizeof spool::kFileMagic, probe.head.begin());
+}
+
+void read_spool(const std::string& path, Trace& trace) { import_spool(path, trace); }
+
+std::string known_formats() {
+  std::vector<std::string> names;
+  for (const Importer& importer : importers()) names.emplace_back(importer.description);
+  return or_list(names);
+}
+
+}  // namespace
+
+const std::vector<Importer>& importers() {
+  static const std::vector<Importer> registry{
+      {"gpuscope", "a gpuscope capture", is_capture, read_capture, nullptr, true},
+      {"spool", "a gpuscope spool", is_spool, read_spool},
+  };
+  return registry;
+}
+
+const Importer& detect_format(const std::string& path) {
+  const Probe probe = probe_file(path);
+  for (const Importer& importer : importers())
+    if (importer.detect(probe)) return importer;
+  if (probe.sqlite) throw Error(path + ": an SQLite database, but neither a gpuscope capture nor an nsys export");
+  throw Error(path + ": not a format gpuscope reads (it reads " + known_formats() + ")");
+}
+
+namespace {
+
+void attach_metrics(Trace& trace, const std::vector<std::string>& metrics_from) {
+  for (const std::string& path : metrics_from) {
+    const Importer& importer = detect_format(path);
+    if (!importer.attach_metrics)
+      throw Error(path + ": " + std::string(importer.description) + " has no per-kernel metrics to attach");
+    importer.attach_metrics(path, trace);
+  }
+}
+
+}  // namespace
+
+Trace load_trace(const std::string& path, const std::vector<std::string>& metrics_from) {
+  const Importer& importer = detect_format(path);
+  Trace trace;
+  importer.read(path, trace);
+  if (!importer.finalized) finalize_trace(trace);
+  attach_metrics(trace, metrics_from);
+  return trace;
+}
+
+Trace import_files(const std::vector<std::string>& paths, const std::vector<std::string>& metrics_from) {
+  if (paths.empty()) throw Error("nothing to import");
+  std::vector<const Importer*> formats;
+  for (const std::string& path : paths) formats.push_back(&detect_format(path));
+  const bool all_spools = std::all_of(formats.begin(), formats.end(),
+                                      [](const Importer* f) { return f->name == "spool"; });
+  if (paths.size() > 1 && !all_spools)
+    throw Error("only spools of one run import together; import " + paths[1] + " on its own");
+  if (!all_spools) return load_trace(paths.front(), metrics_from);
+
+  Trace trace = import_spools(paths);
+  if (trace.processes.empty()) throw Error("none of the spools could be read");
+  attach_metrics(trace, metrics_from);
+  return trace;
+}
+
+Trace import_spools(const std::vector<std::string>& spools) {
+  Trace trace;
+  for (const std::string& path : spools) {
+    try {
+      import_spool(path, trace);
+    } catch (const Error& error) {
+      // One unreadable spool (a child killed before writing its header) must not cost the
+      // others; say what was lost.
+      trace.data_loss.push_back({0, "spool_unreadable", 1, error.what()});
+    }
+  }
+  finalize_trace(trace);
+  return trace;
+}
+
+std::string import_bytes(std::string_view bytes, Trace& trace) {
+  // A memory file under /proc/self/fd: every reader sees an ordinary path, nothing touches disk.
+  const int fd = memfd_create("gpuscope-import", 0);
+  if (fd < 0) return "cannot create a memory file";
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    if (n <= 0) { close(fd); return "cannot write the memory file"; }
+    written += static_cast<size_t>(n);
+  }
+  std::string error;
+  try {
+    trace = load_trace("/proc/self/fd/" + std::to_string(fd));
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  close(fd);
+  return error;
+}
+
+}  // namespace gpuscope
