@@ -9,6 +9,7 @@
 #include "gpuscope/store.h"
 #include "importers/finalize.h"
 #include "importers/importer.h"
+#include "importers/kineto_json/kineto_json.h"
 #include "importers/spool/spool_importer.h"
 #include "spool/format.h"
 
@@ -43,6 +44,7 @@ const std::vector<Importer>& importers() {
   static const std::vector<Importer> registry{
       {"gpuscope", "a gpuscope capture", is_capture, read_capture, nullptr, true},
       {"spool", "a gpuscope spool", is_spool, read_spool},
+      {"kineto", "a torch.profiler (Kineto) or Chrome JSON trace", is_chrome_trace, read_chrome_trace},
   };
   return registry;
 }

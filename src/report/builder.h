@@ -37,6 +37,11 @@ std::vector<Section> build_kernel_metric_sections(const Trace& trace, size_t top
 std::optional<Section> build_gpu_utilization_section(const Trace& trace);
 void add_metric_collection_lines(Section& quality, const Trace& trace);
 
+// Framework traces (torch.profiler): the ops and the GPU time they launched, when the trace has
+// host ops; the training steps, when it has ProfilerStep#N ranges (build_ops.cpp).
+std::optional<Section> build_ops_section(const Trace& trace, size_t top);
+std::optional<Section> build_steps_section(const Trace& trace, size_t top);
+
 // The whole report model, in report order, for a trace already without the profiler's time
 // (`cut` says how much was taken out).
 Report build_report(const Trace& trace, const ReportOptions& options, const analysis::ProfilerTime& cut = {});

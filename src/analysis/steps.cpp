@@ -1,0 +1,78 @@
+// summarize_steps(): training steps from an iteration range (gpuscope/analysis_steps.h).
+#include "gpuscope/analysis_steps.h"
+
+#include <map>
+#include <tuple>
+
+#include "analysis/timeline_util.h"
+#include "common/error.h"
+#include "gpuscope/check.h"
+
+namespace gpuscope::analysis {
+
+std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string& range) {
+  bool any = false;
+  for (const NvtxRange& r : trace.nvtx_ranges) {
+    if (check::glob_match(range, trace.strings.get(r.name))) {
+      any = true;
+      break;
+    }
+  }
+  if (!any) return std::nullopt;
+
+  StepSummary out;
+  out.range = range;
+  Iterations iterations;
+  try {
+    iterations = find_iterations(trace, {range, 0, 1, ""});
+  } catch (const Error& e) {
+    out.problem = e.what();  // e.g. instances overlapping on a thread: no steps to show
+    return out;
+  }
+  out.unclosed = iterations.summary.unclosed;
+  out.first_ratio = iterations.summary.first_ratio;
+
+  // The range's name at each instance, for the step's label.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t, TimeNs>, StringId> names;
+  for (const NvtxRange& r : trace.nvtx_ranges)
+    if (r.end > r.start && check::glob_match(range, trace.strings.get(r.name))) names[{r.run_id, r.pid, r.tid, r.start}] = r.name;
+
+  // Per (run, process): its GPU work merged into busy intervals.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<Interval>> busy;
+  for (const Kernel& k : trace.kernels) busy[{k.run_id, k.pid}].push_back({k.start, k.end});
+  for (const Memcpy& m : trace.memcpys) busy[{m.run_id, m.pid}].push_back({m.start, m.end});
+  for (const Memset& m : trace.memsets) busy[{m.run_id, m.pid}].push_back({m.start, m.end});
+  for (auto& [process, intervals] : busy) intervals = merge_intervals(std::move(intervals));
+
+  for (const Iteration& i : iterations.kept) {
+    Step s;
+    const auto name = names.find({i.run_id, i.pid, i.tid, i.start});
+    s.name = name == names.end() ? "" : trace.strings.get(name->second);
+    s.pid = i.pid;
+    s.start = i.start;
+    s.end = i.end;
+    const auto process = busy.find({i.run_id, i.pid});
+    if (process != busy.end()) s.gpu_busy_ns = covered_within(process->second, i.start, i.end);
+    out.steps.push_back(std::move(s));
+  }
+  auto launched = [&](uint32_t run, uint32_t pid, uint32_t correlation, TimeNs start, TimeNs end, bool kernel) {
+    const std::optional<uint32_t> step = iterations.of_gpu(run, pid, correlation);
+    if (!step) return;
+    out.steps[*step].launched_gpu_ns += static_cast<double>(duration(start, end));
+    out.steps[*step].kernels += kernel;
+  };
+  for (const Kernel& k : trace.kernels) launched(k.run_id, k.pid, k.correlation_id, k.start, k.end, true);
+  for (const Memcpy& m : trace.memcpys) launched(m.run_id, m.pid, m.correlation_id, m.start, m.end, false);
+  for (const Memset& m : trace.memsets) launched(m.run_id, m.pid, m.correlation_id, m.start, m.end, false);
+
+  std::vector<double> durations, gpu_busy;
+  for (const Step& s : out.steps) {
+    durations.push_back(static_cast<double>(s.end - s.start));
+    gpu_busy.push_back(static_cast<double>(s.gpu_busy_ns));
+  }
+  out.duration = describe(std::move(durations));
+  out.gpu_busy = describe(std::move(gpu_busy));
+  return out;
+}
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,159 @@
+// Framework sections: the ops (PyTorch ops and annotations) and the GPU time they launched, and
+// the training steps. Each appears only when the trace has its data (a torch.profiler trace;
+// gpuscope's own captures have no host ops and no ProfilerStep ranges).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "gpuscope/analysis_host_ops.h"
+#include "gpuscope/analysis_steps.h"
+#include "report/builder.h"
+
+namespace gpuscope::report {
+
+namespace {
+
+// Kernels shown per op in the op -> kernels table.
+constexpr size_t kKernelsPerOp = 3;
+
+Table ops_by_self(const analysis::HostOpSummary& summary, size_t top) {
+  Table t;
+  t.key = "ops_by_self_gpu";
+  t.title = "Ops by self GPU time";
+  t.columns = {text_column("name", "Op", TextStyle::Identifier), text_column("category", "Category"),
+               num_column("calls", "Calls", Unit::Count), num_column("self_gpu", "Self GPU", Unit::Ns),
+               num_column("self_gpu_percent", "Self %", Unit::Percent), num_column("total_gpu", "Total GPU", Unit::Ns),
+               num_column("kernels", "Kernels", Unit::Count), num_column("cpu", "CPU time", Unit::Ns)};
+  for (const analysis::OpGroup& g : summary.ops) {
+    if (!(g.self_gpu_ns > 0)) break;  // sorted by self time: the rest launched nothing themselves
+    t.rows.push_back({text(g.name), text(g.category), num(static_cast<double>(g.calls), Unit::Count),
+                      num(g.self_gpu_ns, Unit::Ns), opt_num(analysis::share_percent(g.self_gpu_ns, summary.gpu_ns), Unit::Percent),
+                      num(g.total_gpu_ns, Unit::Ns), num(static_cast<double>(g.kernels), Unit::Count),
+                      num(g.cpu_ns, Unit::Ns)});
+  }
+  t.empty_text = "no GPU work is linked to an op";
+  if (!t.rows.empty())
+    t.notes.push_back("Self GPU: kernels, copies and memsets the op launched itself; Total GPU: with those of the ops "
+                      "nested in it. Self %: share of all GPU work time. CPU time: the op's own span on its thread.");
+  limit_rows(t, top);
+  return t;
+}
+
+Table ops_by_total(const analysis::HostOpSummary& summary, size_t top) {
+  std::vector<const analysis::OpGroup*> order;
+  for (const analysis::OpGroup& g : summary.ops)
+    if (g.total_gpu_ns > 0) order.push_back(&g);
+  std::stable_sort(order.begin(), order.end(), [](const analysis::OpGroup* a, const analysis::OpGroup* b) {
+    return a->total_gpu_ns > b->total_gpu_ns;
+  });
+  Table t;
+  t.key = "ops_by_total_gpu";
+  t.title = "Ops by total GPU time (with nested ops)";
+  t.columns = {text_column("name", "Op", TextStyle::Identifier), num_column("calls", "Calls", Unit::Count),
+               num_column("total_gpu", "Total GPU", Unit::Ns),
+               num_column("total_gpu_percent", "Total %", Unit::Percent), num_column("self_gpu", "Self GPU", Unit::Ns)};
+  for (const analysis::OpGroup* g : order)
+    t.rows.push_back({text(g->name), num(static_cast<double>(g->calls), Unit::Count), num(g->total_gpu_ns, Unit::Ns),
+                      opt_num(analysis::share_percent(g->total_gpu_ns, summary.gpu_ns), Unit::Percent),
+                      num(g->self_gpu_ns, Unit::Ns)});
+  t.empty_text = "no GPU work is linked to an op";
+  limit_rows(t, top);
+  return t;
+}
+
+Table op_kernels(const analysis::HostOpSummary& summary, size_t top) {
+  Table t;
+  t.key = "op_kernels";
+  t.title = "Top kernels of the top ops";
+  t.columns = {text_column("op", "Op", TextStyle::Identifier), text_column("kernel", "Kernel", TextStyle::Identifier),
+               num_column("launches", "Launches", Unit::Count), num_column("gpu", "GPU time", Unit::Ns),
+               num_column("op_percent", "% of op self", Unit::Percent)};
+  size_t ops = 0;
+  for (const analysis::OpGroup& g : summary.ops) {
+    if (!(g.self_gpu_ns > 0) || (top && ops == top)) break;
+    if (g.top_kernels.empty()) continue;  // copies and memsets only
+    ++ops;
+    for (size_t i = 0; i < g.top_kernels.size() && i < kKernelsPerOp; ++i) {
+      const analysis::OpKernel& k = g.top_kernels[i];
+      t.rows.push_back({text(g.name), text(k.name), num(static_cast<double>(k.launches), Unit::Count),
+                        num(k.gpu_ns, Unit::Ns), opt_num(analysis::share_percent(k.gpu_ns, g.self_gpu_ns), Unit::Percent)});
+    }
+  }
+  t.empty_text = "no kernel is linked to an op";
+  if (!t.rows.empty())
+    t.notes.push_back(fmt::format("Up to {} kernels per op, launched by the op itself, by GPU time.", kKernelsPerOp));
+  return t;
+}
+
+}  // namespace
+
+std::optional<Section> build_ops_section(const Trace& trace, size_t top) {
+  if (trace.host_ops.empty()) return std::nullopt;
+  const analysis::HostOpSummary summary = analysis::summarize_host_ops(trace);
+  Section s;
+  s.key = "ops";
+  s.title = trace.run.source_tool == "torch.profiler" ? "PyTorch ops" : "Framework ops";
+  s.lines.push_back({"op_instances", "Op instances", num(static_cast<double>(summary.op_instances), Unit::Count), ""});
+  s.lines.push_back({"gpu", "GPU work time", num(summary.gpu_ns, Unit::Ns), "kernels, copies and memsets, summed"});
+  s.lines.push_back({"linked_gpu", "Linked to an op", num(summary.linked_gpu_ns, Unit::Ns), ""});
+  s.lines.push_back({"linked_gpu_percent", "Linked share",
+                     opt_num(analysis::share_percent(summary.linked_gpu_ns, summary.gpu_ns), Unit::Percent), ""});
+  s.lines.push_back({"unlinked_activities", "GPU activities without an op",
+                     num(static_cast<double>(summary.unlinked_activities), Unit::Count),
+                     "no launch call, or launched outside every op"});
+  s.tables.push_back(ops_by_self(summary, top));
+  s.tables.push_back(ops_by_total(summary, top));
+  s.tables.push_back(op_kernels(summary, top));
+  return s;
+}
+
+std::optional<Section> build_steps_section(const Trace& trace, size_t top) {
+  const std::optional<analysis::StepSummary> summary = analysis::summarize_steps(trace);
+  if (!summary) return std::nullopt;
+  Section s;
+  s.key = "steps";
+  s.title = "Steps";
+  if (!summary->problem.empty()) {
+    s.notes.push_back("The " + summary->range + " ranges cannot be used as steps: " + summary->problem);
+    return s;
+  }
+  const analysis::Stats& d = summary->duration;
+  const analysis::Stats& busy = summary->gpu_busy;
+  s.lines.push_back({"count", "Steps", num(static_cast<double>(d.count), Unit::Count), summary->range + " ranges"});
+  s.lines.push_back({"median", "Step time (median)", num(d.median, Unit::Ns), ""});
+  s.lines.push_back({"min", "Fastest step", num(d.min, Unit::Ns), ""});
+  s.lines.push_back({"max", "Slowest step", num(d.max, Unit::Ns), ""});
+  s.lines.push_back({"cv", "Spread (CV)", num(d.cv_percent, Unit::Percent), "standard deviation / mean"});
+  s.lines.push_back({"gpu_busy_median", "GPU busy per step (median)", num(busy.median, Unit::Ns),
+                     "union of the process's kernels, copies and memsets inside the step"});
+  s.lines.push_back({"gpu_busy_percent", "GPU busy / step time",
+                     opt_num(analysis::share_percent(busy.total, d.total), Unit::Percent), "over all steps"});
+  if (summary->first_ratio > 0) {
+    const bool warmup = summary->first_ratio >= analysis::kWarmupRatio;
+    s.lines.push_back({"first_ratio", "First step / median of the others", num(summary->first_ratio, Unit::Plain),
+                       warmup ? "likely warm-up: leave it out when comparing (--skip-iterations 1)" : "no sign of warm-up"});
+  }
+  if (summary->unclosed) s.notes.push_back(plural(summary->unclosed, "step was", "steps were") + " never closed and are not counted.");
+
+  Table t;
+  t.key = "steps";
+  t.title = "Steps";
+  t.columns = {text_column("name", "Step", TextStyle::Identifier), num_column("pid", "PID", Unit::Plain),
+               num_column("duration", "Duration", Unit::Ns), num_column("gpu_busy", "GPU busy", Unit::Ns),
+               num_column("gpu_busy_percent", "GPU busy %", Unit::Percent),
+               num_column("kernels", "Kernels launched", Unit::Count),
+               num_column("launched_gpu", "GPU time launched", Unit::Ns)};
+  for (const analysis::Step& step : summary->steps) {
+    const double length = static_cast<double>(step.end - step.start);
+    t.rows.push_back({text(step.name), num(step.pid, Unit::Plain), num(length, Unit::Ns),
+                      num(static_cast<double>(step.gpu_busy_ns), Unit::Ns),
+                      opt_num(analysis::share_percent(static_cast<double>(step.gpu_busy_ns), length), Unit::Percent),
+                      num(static_cast<double>(step.kernels), Unit::Count), num(step.launched_gpu_ns, Unit::Ns)});
+  }
+  t.notes.push_back("GPU time launched: the GPU work whose launch call ran inside the step, wherever it ran.");
+  limit_rows(t, top);
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
+}  // namespace gpuscope::report
