@@ -41,8 +41,9 @@ Table ops_by_self(const analysis::HostOpSummary& summary, size_t top) {
 
 Table ops_by_total(const analysis::HostOpSummary& summary, size_t top) {
   std::vector<const analysis::OpGroup*> order;
+  // Python frames (with_stack) hold every op below them: a call stack, not ops; left out here.
   for (const analysis::OpGroup& g : summary.ops)
-    if (g.total_gpu_ns > 0) order.push_back(&g);
+    if (g.total_gpu_ns > 0 && g.category != "python_function") order.push_back(&g);
   std::stable_sort(order.begin(), order.end(), [](const analysis::OpGroup* a, const analysis::OpGroup* b) {
     return a->total_gpu_ns > b->total_gpu_ns;
   });

@@ -149,20 +149,22 @@ void TraceImport::add_devices(uint32_t owner) {
   }
 }
 
-// ac2g flows repeat the correlation ids (flow id = correlation id): a flow that ends on no GPU
-// activity of that id means the trace lost the activity.
+// ac2g flows repeat the correlation ids (flow id = correlation id): a flow that ends where no
+// record has that id means the trace lost the record. (Kineto also ends some flows on runtime
+// calls, e.g. cudaStreamIsCapturing, so API calls count as ends.)
 void TraceImport::check_flows() {
   if (flow_ends_.empty()) return;
-  std::unordered_set<uint32_t> gpu;
-  for (const Kernel& k : trace_.kernels) gpu.insert(k.correlation_id);
-  for (const Memcpy& m : trace_.memcpys) gpu.insert(m.correlation_id);
-  for (const Memset& m : trace_.memsets) gpu.insert(m.correlation_id);
+  std::unordered_set<uint32_t> ends;
+  for (const Kernel& k : trace_.kernels) ends.insert(k.correlation_id);
+  for (const Memcpy& m : trace_.memcpys) ends.insert(m.correlation_id);
+  for (const Memset& m : trace_.memsets) ends.insert(m.correlation_id);
+  for (const ApiCall& c : trace_.api_calls) ends.insert(c.correlation_id);
   uint64_t unmatched = 0;
-  for (uint32_t id : flow_ends_) unmatched += !gpu.count(id);
+  for (uint32_t id : flow_ends_) unmatched += !ends.count(id);
   flow_ends_ = {};
   if (unmatched)
     trace_.data_loss.push_back({0, "kineto_flow_unmatched", unmatched,
-                                "ac2g flows that end on no GPU activity with their correlation id"});
+                                "ac2g flows that end on no kernel, copy, memset or API call with their correlation id"});
 }
 
 void TraceImport::add_gaps_and_run() {
