@@ -80,8 +80,12 @@ bool JsonStream::refill() {
   const int n = gzread(file_, buf_.data(), static_cast<unsigned>(buf_.size()));
   int code = Z_OK;
   const char* message = gzerror(file_, &code);
-  if (n < 0 || (code != Z_OK && code != Z_STREAM_END))
-    fail(std::string("corrupt or truncated gzip data (") + (message && *message ? message : "read error") + ")");
+  if (n < 0 || (code != Z_OK && code != Z_STREAM_END)) {
+    // zlib's message names the file again ("PATH: unexpected end of file"); keep its last part.
+    std::string why = message && *message ? message : "read error";
+    if (why.rfind(path_ + ": ", 0) == 0) why.erase(0, path_.size() + 2);
+    throw Error(path_ + ": the gzip data is corrupt or cut short (" + why + ")");
+  }
   if (n == 0) {
     eof_ = true;
     return false;
@@ -112,7 +116,9 @@ JsonType JsonStream::next_type() {
     case 't': return JsonType::True;
     case 'f': return JsonType::False;
     case 'n': return JsonType::Null;
-    case '\0': fail("the JSON ends early (truncated?)");
+    case '\0':
+      if (pos_ < len_) fail("unexpected byte 0 where a value should be");
+      fail("the JSON ends early (truncated?)");
     default:
       if (c == '-' || (c >= '0' && c <= '9')) return JsonType::Number;
       if (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7F)
@@ -129,7 +135,7 @@ bool JsonStream::consume(char c) {
 
 void JsonStream::expect(char c, const char* what) {
   if (consume(c)) return;
-  if (peek_token() == '\0') fail(std::string("the JSON ends early (truncated?) where ") + what + " should be");
+  if (peek_token() == '\0' && pos_ == len_) fail(std::string("the JSON ends early (truncated?) where ") + what + " should be");
   fail(std::string("expected ") + what);
 }
 
@@ -137,7 +143,7 @@ bool JsonStream::next_key(std::string& key, bool first) {
   if (consume('}')) return false;
   if (!first) expect(',', "',' or '}'");
   if (peek_token() != '"') {
-    if (peek_token() == '\0') fail("the JSON ends early (truncated?) inside an object");
+    if (peek_token() == '\0' && pos_ == len_) fail("the JSON ends early (truncated?) inside an object");
     fail("expected a quoted key in an object");
   }
   read_string(key);

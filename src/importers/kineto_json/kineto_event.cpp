@@ -55,7 +55,7 @@ bool read_dim3(JsonStream& in, int32_t (&out)[3], const char* field) {
 
 void read_args(JsonStream& in, Event& e, std::string& key) {
   EventArgs& a = e.args;
-  if (in.next_type() != JsonType::Object) in.fail("event " + std::to_string(e.index) + ": \"args\" is not an object");
+  if (in.next_type() != JsonType::Object) in.fail("traceEvents[" + std::to_string(e.index) + "]: \"args\" is not an object");
   in.expect('{', "'{'");
   for (bool first = true; in.next_key(key, first); first = false) {
     const std::string_view k = key;
@@ -105,14 +105,14 @@ void read_id(JsonStream& in, int64_t& value, bool& is_number, const char* field,
 
 void read_time(JsonStream& in, const Event& e, int64_t& value, bool& has, const char* field) {
   if (in.next_type() != JsonType::Number)
-    in.fail("event " + std::to_string(e.index) + ": \"" + field + "\" is not a number");
+    in.fail("traceEvents[" + std::to_string(e.index) + "]: \"" + field + "\" is not a number");
   value = micros_to_ns(in, in.read_number(), field);
   has = true;
 }
 
 void read_text(JsonStream& in, const Event& e, std::string& out, const char* field) {
   if (in.next_type() != JsonType::String)
-    in.fail("event " + std::to_string(e.index) + ": \"" + field + "\" is not a string");
+    in.fail("traceEvents[" + std::to_string(e.index) + "]: \"" + field + "\" is not a string");
   in.read_string(out);
 }
 
@@ -125,7 +125,7 @@ void read_event(JsonStream& in, Event& e) {
   e.pid = e.tid = e.ts = e.dur = e.id = 0;
   e.pid_is_number = e.tid_is_number = e.has_ts = e.has_dur = e.has_id = false;
   e.args.clear();
-  if (in.next_type() != JsonType::Object) in.fail("event " + std::to_string(e.index) + " is not an object");
+  if (in.next_type() != JsonType::Object) in.fail("traceEvents[" + std::to_string(e.index) + "] is not an object");
   in.expect('{', "'{'");
   static thread_local std::string key, scratch;
   for (bool first = true; in.next_key(key, first); first = false) {

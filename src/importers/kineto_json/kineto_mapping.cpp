@@ -12,7 +12,7 @@ namespace gpuscope::kineto {
 
 namespace {
 
-std::string where(const Event& e) { return "event " + std::to_string(e.index) + " (" + e.cat + " '" + e.name + "')"; }
+std::string where(const Event& e) { return "traceEvents[" + std::to_string(e.index) + "] (" + e.cat + " '" + e.name + "')"; }
 
 // A numeric argument the category needs, as an unsigned 32-bit id; `fallback` when absent.
 uint32_t id_arg(JsonStream& in, const Event& e, const NumArg& arg, const char* field, int64_t fallback = 0) {
