@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Import speed and memory on a large torch.profiler trace (issue 13 targets: >= 100 MB/s of JSON,
+# peak RSS <= 2x the capture written). Generates a trace of --mb MiB from a real one
+# (build/bench/kineto_trace_gen: its events repeated, shifted in time and ids), then times
+# `gpuscope import` --runs times and `gpuscope report` (in memory, JSON to /dev/null) once, each
+# under /usr/bin/time -v. Prints a markdown table of medians; deletes the generated files.
+#
+#   bench/kineto_import_bench.sh build [--mb 1024] [--runs 3] [--input tests/data/kineto/mlp_train.json]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:?usage: bench/kineto_import_bench.sh BUILD_DIR [--mb N] [--runs N] [--input TRACE]}
+shift
+mb=1024 runs=3 input=tests/data/kineto/mlp_train.json
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mb) mb=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --input) input=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+gpuscope=$build/gpuscope gen=$build/bench/kineto_trace_gen
+for tool in "$gpuscope" "$gen" /usr/bin/time; do
+  [ -x "$tool" ] || { echo "missing $tool (build the gpuscope and gpuscope_kineto_trace_gen targets; apt install time)" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kineto-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT  # the trace is large: never leave it behind
+trace=$work/trace.json
+"$gen" "$input" "$trace" --mb "$mb" >&2
+bytes=$(stat -c %s "$trace")
+
+# One timed command: "seconds max_rss_kib" on stdout.
+timed() {
+  /usr/bin/time -v "$@" 2> "$work/time.txt" > /dev/null
+  awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i] }
+              /Maximum resident set size/ { rss = $2 } END { print s, rss }' "$work/time.txt"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+: > "$work/import.txt"
+for ((r = 1; r <= runs; r++)); do
+  timed "$gpuscope" import -o "$work/capture" --force "$trace" >> "$work/import.txt"
+  echo "import run $r: $(tail -1 "$work/import.txt") (s, KiB)" >&2
+done
+capture=$(stat -c %s "$work/capture.gpuscope")
+read -r report_s report_kib < <(timed "$gpuscope" report "$trace" --format json -o /dev/null)
+
+import_s=$(cut -d' ' -f1 "$work/import.txt" | median)
+import_kib=$(cut -d' ' -f2 "$work/import.txt" | median)
+awk -v b="$bytes" -v c="$capture" -v s="$import_s" -v k="$import_kib" -v rs="$report_s" -v rk="$report_kib" -v n="$runs" '
+BEGIN {
+  printf "| trace | runs | import: time | import: MB/s | import: peak RSS | capture | RSS / capture | report (in memory): time | MB/s | peak RSS |\n"
+  printf "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+  printf "| %.0f MB | %d | %.2f s | %.0f | %.0f MB | %.0f MB | %.2f | %.2f s | %.0f | %.0f MB |\n",
+         b / 1e6, n, s, b / 1e6 / s, k * 1024 / 1e6, c / 1e6, k * 1024 / c, rs, b / 1e6 / rs, rk * 1024 / 1e6
+}'
