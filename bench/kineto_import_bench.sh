@@ -5,17 +5,20 @@
 # `gpuscope import` --runs times and `gpuscope report` (in memory, JSON to /dev/null) once, each
 # under /usr/bin/time -v. Prints a markdown table of medians; deletes the generated files.
 #
-#   bench/kineto_import_bench.sh build [--mb 1024] [--runs 3] [--input tests/data/kineto/mlp_train.json]
+#   bench/kineto_import_bench.sh build [--mb 1024] [--runs 3] [--input tests/data/kineto/mlp_train.json] [--gzip]
+#
+# --gzip: time the trace gzipped (gzip -6, as torch's .json.gz); MB/s still counts the JSON's bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: bench/kineto_import_bench.sh BUILD_DIR [--mb N] [--runs N] [--input TRACE]}
 shift
-mb=1024 runs=3 input=tests/data/kineto/mlp_train.json
+mb=1024 runs=3 input=tests/data/kineto/mlp_train.json gz=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) mb=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --input) input=$2; shift 2 ;;
+    --gzip) gz=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -29,6 +32,11 @@ trap 'rm -rf "$work"' EXIT  # the trace is large: never leave it behind
 trace=$work/trace.json
 "$gen" "$input" "$trace" --mb "$mb" >&2
 bytes=$(stat -c %s "$trace")
+if [ "$gz" = 1 ]; then
+  gzip -6 "$trace"
+  trace=$trace.gz
+  echo "gzipped: $(stat -c %s "$trace") bytes" >&2
+fi
 
 # One timed command: "seconds max_rss_kib" on stdout.
 timed() {
@@ -48,10 +56,10 @@ read -r report_s report_kib < <(timed "$gpuscope" report "$trace" --format json 
 
 import_s=$(cut -d' ' -f1 "$work/import.txt" | median)
 import_kib=$(cut -d' ' -f2 "$work/import.txt" | median)
-awk -v b="$bytes" -v c="$capture" -v s="$import_s" -v k="$import_kib" -v rs="$report_s" -v rk="$report_kib" -v n="$runs" '
+awk -v b="$bytes" -v c="$capture" -v s="$import_s" -v k="$import_kib" -v rs="$report_s" -v rk="$report_kib" -v n="$runs" -v gz="$gz" '
 BEGIN {
   printf "| trace | runs | import: time | import: MB/s | import: peak RSS | capture | RSS / capture | report (in memory): time | MB/s | peak RSS |\n"
   printf "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
-  printf "| %.0f MB | %d | %.2f s | %.0f | %.0f MB | %.0f MB | %.2f | %.2f s | %.0f | %.0f MB |\n",
-         b / 1e6, n, s, b / 1e6 / s, k * 1024 / 1e6, c / 1e6, k * 1024 / c, rs, b / 1e6 / rs, rk * 1024 / 1e6
+  printf "| %.0f MB%s | %d | %.2f s | %.0f | %.0f MB | %.0f MB | %.2f | %.2f s | %.0f | %.0f MB |\n",
+         b / 1e6, gz ? " (gzip)" : "", n, s, b / 1e6 / s, k * 1024 / 1e6, c / 1e6, k * 1024 / c, rs, b / 1e6 / rs, rk * 1024 / 1e6
 }'

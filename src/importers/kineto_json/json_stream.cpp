@@ -401,7 +401,7 @@ int64_t micros_to_ns(JsonStream& stream, std::string_view text, const char* fiel
     const std::string_view fraction = dot == std::string_view::npos ? std::string_view{} : digits.substr(dot + 1);
     uint64_t us = 0;
     const auto r = std::from_chars(whole.data(), whole.data() + whole.size(), us);
-    if (r.ec == std::errc() && us <= 9'000'000'000'000'000ULL / 1000) {
+    if (r.ec == std::errc() && us <= 9'000'000'000'000'000'000ULL / 1000  /* 9e18 ns */) {
       uint64_t ns = us * 1000;
       uint64_t scale = 100;
       for (size_t i = 0; i < fraction.size() && i < 3; ++i, scale /= 10) ns += static_cast<uint64_t>(fraction[i] - '0') * scale;
