@@ -38,28 +38,32 @@ if [ "$gz" = 1 ]; then
   echo "gzipped: $(stat -c %s "$trace") bytes" >&2
 fi
 
-# One timed command: "seconds max_rss_kib" on stdout.
+# One timed command: "wall_seconds max_rss_kib cpu_seconds" on stdout. CPU time (user + system)
+# says what the machine's other load does not: on a shared machine wall time varies by 2x.
 timed() {
   /usr/bin/time -v "$@" 2> "$work/time.txt" > /dev/null
   awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i] }
-              /Maximum resident set size/ { rss = $2 } END { print s, rss }' "$work/time.txt"
+              /User time|System time/ { cpu += $2 }
+              /Maximum resident set size/ { rss = $2 } END { print s, rss, cpu }' "$work/time.txt"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 : > "$work/import.txt"
 for ((r = 1; r <= runs; r++)); do
   timed "$gpuscope" import -o "$work/capture" --force "$trace" >> "$work/import.txt"
-  echo "import run $r: $(tail -1 "$work/import.txt") (s, KiB)" >&2
+  echo "import run $r: $(tail -1 "$work/import.txt") (wall s, KiB, CPU s)" >&2
 done
 capture=$(stat -c %s "$work/capture.gpuscope")
-read -r report_s report_kib < <(timed "$gpuscope" report "$trace" --format json -o /dev/null)
+read -r report_s report_kib report_cpu < <(timed "$gpuscope" report "$trace" --format json -o /dev/null)
 
 import_s=$(cut -d' ' -f1 "$work/import.txt" | median)
 import_kib=$(cut -d' ' -f2 "$work/import.txt" | median)
-awk -v b="$bytes" -v c="$capture" -v s="$import_s" -v k="$import_kib" -v rs="$report_s" -v rk="$report_kib" -v n="$runs" -v gz="$gz" '
+import_cpu=$(cut -d' ' -f3 "$work/import.txt" | median)
+awk -v b="$bytes" -v c="$capture" -v s="$import_s" -v k="$import_kib" -v rs="$report_s" -v rk="$report_kib" -v n="$runs" -v gz="$gz" -v ic="$import_cpu" -v rc="$report_cpu" '
 BEGIN {
-  printf "| trace | runs | import: time | import: MB/s | import: peak RSS | capture | RSS / capture | report (in memory): time | MB/s | peak RSS |\n"
-  printf "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
-  printf "| %.0f MB%s | %d | %.2f s | %.0f | %.0f MB | %.0f MB | %.2f | %.2f s | %.0f | %.0f MB |\n",
-         b / 1e6, gz ? " (gzip)" : "", n, s, b / 1e6 / s, k * 1024 / 1e6, c / 1e6, k * 1024 / c, rs, b / 1e6 / rs, rk * 1024 / 1e6
+  printf "| trace | runs | import: wall | MB/s | CPU | MB per CPU s | peak RSS | capture | RSS / capture | report (in memory): wall | MB/s | CPU | peak RSS |\n"
+  printf "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+  printf "| %.0f MB%s | %d | %.2f s | %.0f | %.2f s | %.0f | %.0f MB | %.0f MB | %.2f | %.2f s | %.0f | %.2f s | %.0f MB |\n",
+         b / 1e6, gz ? " (gzip)" : "", n, s, b / 1e6 / s, ic, b / 1e6 / ic, k * 1024 / 1e6, c / 1e6, k * 1024 / c,
+         rs, b / 1e6 / rs, rc, rk * 1024 / 1e6
 }'

@@ -11,9 +11,6 @@ namespace gpuscope::kineto {
 
 namespace {
 
-// 1 MiB chunks: large enough that zlib and the scanner run in long stretches, small enough
-// that the buffer never matters next to the trace.
-constexpr size_t kChunkBytes = 1 << 20;
 // Deeper than any trace (Kineto's deepest value is an "Input Dims" list of lists); garbage
 // nested deeper is refused rather than walked.
 constexpr size_t kMaxDepth = 512;
@@ -59,15 +56,7 @@ void append_json_string(std::string& out, const std::string& s) {
 
 }  // namespace
 
-JsonStream::JsonStream(const std::string& path) : path_(path), buf_(kChunkBytes) {
-  file_ = gzopen(path.c_str(), "rb");
-  if (!file_) throw Error(path + ": cannot read the file");
-  gzbuffer(file_, 256 * 1024);
-}
-
-JsonStream::~JsonStream() {
-  if (file_) gzclose(file_);
-}
+JsonStream::JsonStream(const std::string& path) : path_(path), reader_(std::make_unique<ChunkReader>(path)) {}
 
 void JsonStream::fail(const std::string& what) const {
   throw Error(path_ + ": " + what + " (at byte " + std::to_string(offset()) + " of the JSON)");
@@ -77,21 +66,9 @@ bool JsonStream::refill() {
   if (eof_) return false;
   consumed_ += len_;
   pos_ = len_ = 0;
-  const int n = gzread(file_, buf_.data(), static_cast<unsigned>(buf_.size()));
-  int code = Z_OK;
-  const char* message = gzerror(file_, &code);
-  if (n < 0 || (code != Z_OK && code != Z_STREAM_END)) {
-    // zlib's message names the file again ("PATH: unexpected end of file"); keep its last part.
-    std::string why = message && *message ? message : "read error";
-    if (why.rfind(path_ + ": ", 0) == 0) why.erase(0, path_.size() + 2);
-    throw Error(path_ + ": the gzip data is corrupt or cut short (" + why + ")");
-  }
-  if (n == 0) {
-    eof_ = true;
-    return false;
-  }
-  len_ = static_cast<size_t>(n);
-  return true;
+  len_ = reader_->next(buf_);
+  eof_ = len_ == 0;
+  return !eof_;
 }
 
 char JsonStream::peek_token() {

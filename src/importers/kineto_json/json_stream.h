@@ -1,16 +1,17 @@
-// A pull tokenizer for JSON read through zlib in chunks (plain and gzip alike), so a trace of
-// several GB is parsed event by event in bounded memory. The caller walks the document (the
+// A pull tokenizer for JSON read through zlib in chunks (plain and gzip alike, chunk_reader.h),
+// so a trace of several GB is parsed event by event in bounded memory. The caller walks the document (the
 // Kineto reader knows its shape); every malformed or truncated input throws gpuscope::Error
 // with one line naming the byte offset. Nesting is tracked without recursion, so deeply
 // nested garbage cannot overflow the stack.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <zlib.h>
+#include "importers/kineto_json/chunk_reader.h"
 
 namespace gpuscope::kineto {
 
@@ -19,7 +20,6 @@ enum class JsonType { Object, Array, String, Number, True, False, Null };
 class JsonStream {
  public:
   explicit JsonStream(const std::string& path);
-  ~JsonStream();
   JsonStream(const JsonStream&) = delete;
   JsonStream& operator=(const JsonStream&) = delete;
 
@@ -60,8 +60,8 @@ class JsonStream {
   void append_escape(std::string* out);
 
   std::string path_;
-  gzFile file_ = nullptr;
-  std::vector<char> buf_;
+  std::unique_ptr<ChunkReader> reader_;
+  std::vector<char> buf_;  // the chunk being parsed
   size_t pos_ = 0, len_ = 0;
   uint64_t consumed_ = 0;  // bytes before buf_[0]
   bool eof_ = false;
