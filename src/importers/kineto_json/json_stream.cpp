@@ -336,36 +336,35 @@ double to_double(JsonStream& stream, std::string_view text, const char* field) {
 
 }  // namespace
 
-int64_t to_int64(JsonStream& stream, std::string_view text, const char* field) {
+namespace {
+
+// An integer exactly from its text; "4.0" or "1e3" through a double when it is integral and
+// below `limit` in magnitude.
+template <class Int>
+Int to_integer(JsonStream& stream, std::string_view text, const char* field, double limit) {
   if (plain_integer(text)) {
-    int64_t v = 0;
+    Int v = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
     if (r.ec != std::errc() || r.ptr != text.data() + text.size())
       stream.fail(std::string("\"") + field + "\" is out of range: " + std::string(text));
     return v;
   }
   const double v = to_double(stream, text, field);
-  if (v != std::floor(v) || std::fabs(v) >= 9.2e18)
-    stream.fail(std::string("\"") + field + "\" is not an integer: " + std::string(text));
-  return static_cast<int64_t>(v);
+  if (v != std::floor(v) || std::fabs(v) >= limit || (v < 0 && Int(-1) > 0))
+    stream.fail(std::string("\"") + field + "\" is not an integer in range: " + std::string(text));
+  return static_cast<Int>(v);
+}
+
+}  // namespace
+
+int64_t to_int64(JsonStream& stream, std::string_view text, const char* field) {
+  return to_integer<int64_t>(stream, text, field, 9.2e18);
 }
 
 uint64_t to_uint64(JsonStream& stream, std::string_view text, const char* field) {
-  if (!text.empty() && text[0] == '-') {
-    const int64_t v = to_int64(stream, text, field);
-    // Kineto writes a pointer as a signed number on some builds; keep its bits.
-    return static_cast<uint64_t>(v);
-  }
-  if (plain_integer(text)) {
-    uint64_t v = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (r.ec != std::errc() || r.ptr != text.data() + text.size())
-      stream.fail(std::string("\"") + field + "\" is out of range: " + std::string(text));
-    return v;
-  }
-  const double v = to_double(stream, text, field);
-  if (v != std::floor(v) || v >= 1.8e19) stream.fail(std::string("\"") + field + "\" is not an integer: " + std::string(text));
-  return static_cast<uint64_t>(v);
+  // Kineto writes a pointer as a signed number on some builds; keep its bits.
+  if (!text.empty() && text[0] == '-') return static_cast<uint64_t>(to_int64(stream, text, field));
+  return to_integer<uint64_t>(stream, text, field, 1.8e19);
 }
 
 int64_t micros_to_ns(JsonStream& stream, std::string_view text, const char* field) {

@@ -64,6 +64,19 @@ SyncKind sync_kind(std::string_view name) {
 
 bool is_step_name(std::string_view name) { return name.rfind("ProfilerStep#", 0) == 0; }
 
+// Where GPU work ran and what launched it: Kineto's GPU rows have the device as "pid" and the
+// stream as "tid", repeated in the arguments.
+template <class Record>
+void gpu_fields(JsonStream& in, const Event& e, Record& r) {
+  const EventArgs& a = e.args;
+  r.device = id_arg(in, e, a.device, "device", e.pid_is_number ? e.pid : 0);
+  r.context = id_arg(in, e, a.context, "context");
+  r.stream = id_arg(in, e, a.stream, "stream", e.tid_is_number ? e.tid : 0);
+  r.correlation_id = id_arg(in, e, a.correlation, "correlation");
+  r.start = e.ts;
+  r.end = e.ts + e.dur;
+}
+
 }  // namespace
 
 void TraceImport::seen(TimeNs start, TimeNs end) {
@@ -114,13 +127,8 @@ void TraceImport::complete_event(JsonStream& in, const Event& e) {
 void TraceImport::kernel(JsonStream& in, const Event& e) {
   const EventArgs& a = e.args;
   Kernel k;
-  k.device = id_arg(in, e, a.device, "device", e.pid_is_number ? e.pid : 0);
-  k.context = id_arg(in, e, a.context, "context");
-  k.stream = id_arg(in, e, a.stream, "stream", e.tid_is_number ? e.tid : 0);
-  k.correlation_id = id_arg(in, e, a.correlation, "correlation");
+  gpu_fields(in, e, k);
   k.name = k.mangled_name = trace_.strings.intern(e.name);  // Kineto writes demangled names only
-  k.start = e.ts;
-  k.end = e.ts + e.dur;
   k.registers_per_thread = id_arg(in, e, a.registers, "registers per thread");
   // Kineto sums static and dynamic shared memory into one number; kept as static.
   k.static_shared_bytes = id_arg(in, e, a.shared_memory, "shared memory");
@@ -138,10 +146,7 @@ void TraceImport::kernel(JsonStream& in, const Event& e) {
 void TraceImport::memcpy(JsonStream& in, const Event& e) {
   const EventArgs& a = e.args;
   Memcpy m;
-  m.device = id_arg(in, e, a.device, "device", e.pid_is_number ? e.pid : 0);
-  m.context = id_arg(in, e, a.context, "context");
-  m.stream = id_arg(in, e, a.stream, "stream", e.tid_is_number ? e.tid : 0);
-  m.correlation_id = id_arg(in, e, a.correlation, "correlation");
+  gpu_fields(in, e, m);
   m.bytes = size_arg(in, e, a.bytes, "bytes");
   // "Memcpy HtoD (Pageable -> Device)": the direction after "Memcpy ", the memory kinds in parentheses.
   const std::string_view name = e.name;
@@ -155,8 +160,6 @@ void TraceImport::memcpy(JsonStream& in, const Event& e) {
   }
   if (m.src_kind == MemoryKind::Unknown && m.dst_kind == MemoryKind::Unknown) ++copies_without_kinds_;
   m.async = true;  // until finish() sees the launching call's name (Kineto does not say)
-  m.start = e.ts;
-  m.end = e.ts + e.dur;
   trace_.memcpys.push_back(m);
   kineto_ = true;
 }
@@ -164,15 +167,10 @@ void TraceImport::memcpy(JsonStream& in, const Event& e) {
 void TraceImport::memset(JsonStream& in, const Event& e) {
   const EventArgs& a = e.args;
   Memset m;
-  m.device = id_arg(in, e, a.device, "device", e.pid_is_number ? e.pid : 0);
-  m.context = id_arg(in, e, a.context, "context");
-  m.stream = id_arg(in, e, a.stream, "stream", e.tid_is_number ? e.tid : 0);
-  m.correlation_id = id_arg(in, e, a.correlation, "correlation");
+  gpu_fields(in, e, m);
   m.bytes = size_arg(in, e, a.bytes, "bytes");
   m.memory_kind = memory_kind(in_parens(e.name));
   m.async = true;
-  m.start = e.ts;
-  m.end = e.ts + e.dur;
   trace_.memsets.push_back(m);
   kineto_ = true;
 }
