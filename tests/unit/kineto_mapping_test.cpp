@@ -5,6 +5,8 @@
 #include <string>
 
 #include "importers/importer.h"
+#include "spool_builder.h"
+#include "test_files.h"
 
 namespace gpuscope {
 namespace {
@@ -80,6 +82,22 @@ TEST(KinetoMapping, TwoProcessesAndAbsoluteTimes) {
   ASSERT_EQ(t.external_correlations.size(), 2u);
   EXPECT_EQ(t.run.source_tool, "torch.profiler");
   EXPECT_TRUE(t.lacks(kGapLaunchConfig));
+}
+
+// gpuscope's own Chrome export is Kineto's dialect: a capture exported and imported again has
+// the same kernels, API calls and copies.
+TEST(KinetoMapping, GpuscopeChromeExportReimports) {
+  const std::string dir = testing::scratch_dir("kineto_roundtrip");
+  const std::string capture = std::string(GPUSCOPE_TEST_DATA_DIR) + "/bsr_spmm_baseline.gpuscope";
+  ASSERT_EQ(testing::run_gpuscope(dir, "export " + capture + " --format chrome -o bsr.json.gz").exit_code, 0);
+  const Trace original = load_trace(capture);
+  const Trace again = load_trace(dir + "/bsr.json.gz");
+  EXPECT_EQ(again.kernels.size(), original.kernels.size());
+  EXPECT_EQ(again.api_calls.size(), original.api_calls.size());
+  EXPECT_EQ(again.memcpys.size(), original.memcpys.size());
+  ASSERT_FALSE(again.kernels.empty());
+  EXPECT_EQ(again.kernels[0].end - again.kernels[0].start, original.kernels[0].end - original.kernels[0].start);
+  EXPECT_EQ(again.strings.get(again.kernels[0].name), original.strings.get(original.kernels[0].name));
 }
 
 }  // namespace
