@@ -86,6 +86,7 @@ TEST(KinetoImport, CountsEqualTheJson) {
   EXPECT_EQ(t.devices[0].sm_count, 132u);
   EXPECT_EQ(t.devices[0].compute_major, 9u);
   EXPECT_EQ(t.devices[0].max_warps_per_sm, 64u);
+  EXPECT_EQ(t.devices[0].max_blocks_per_sm, 32u);  // from compute capability 9.0
   EXPECT_EQ(t.run.source_tool, "torch.profiler");
   EXPECT_EQ(t.run.source_file, kPlain);
   EXPECT_TRUE(t.lacks(kGapSynchronization));

@@ -25,6 +25,17 @@ uint32_t number32(const nlohmann::json& object, const char* name) {
   return v <= UINT32_MAX ? static_cast<uint32_t>(v) : 0;
 }
 
+// Resident blocks per SM by compute capability (CUDA C++ Programming Guide, "Compute
+// Capabilities" table), which deviceProperties lacks and occupancy needs; 0 (unknown) elsewhere.
+uint32_t blocks_per_sm(uint32_t major, uint32_t minor) {
+  switch (major * 10 + minor) {
+    case 70: case 72: case 80: case 90: return 32;
+    case 75: case 86: case 87: return 16;
+    case 89: return 24;
+    default: return 0;
+  }
+}
+
 }  // namespace
 
 void TraceImport::finish() {
@@ -125,7 +136,8 @@ void TraceImport::add_processes() {
 }
 
 // Kineto's deviceProperties (cudaDeviceProp fields by their CUDA names); what it does not give
-// (clocks, L2, bandwidth, blocks per SM) stays 0, which reports show as unknown.
+// (clocks, L2, bandwidth) stays 0, which reports show as unknown. Blocks per SM come from the
+// compute capability.
 void TraceImport::add_devices(uint32_t owner) {
   if (!device_properties_.is_array()) return;
   for (const nlohmann::json& p : device_properties_) {
@@ -145,6 +157,7 @@ void TraceImport::add_devices(uint32_t owner) {
     d.max_threads_per_block = number32(p, "maxThreadsPerBlock");
     if (const uint32_t warp = number32(p, "warpSize")) d.warp_size = warp;
     d.max_warps_per_sm = number32(p, "maxThreadsPerMultiprocessor") / d.warp_size;
+    d.max_blocks_per_sm = blocks_per_sm(d.compute_major, d.compute_minor);
     trace_.devices.push_back(std::move(d));
   }
 }
