@@ -11,6 +11,7 @@
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/diff_report.h"
 #include "gpuscope/store.h"
+#include "importers/importer.h"
 
 namespace gpuscope::cli {
 
