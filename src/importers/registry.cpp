@@ -9,6 +9,7 @@
 #include "gpuscope/store.h"
 #include "importers/finalize.h"
 #include "importers/importer.h"
+#include "importers/nsys_sqlite/nsys_export.h"
 #include "importers/spool/spool_importer.h"
 #include "spool/format.h"
 
@@ -43,6 +44,7 @@ const std::vector<Importer>& importers() {
   static const std::vector<Importer> registry{
       {"gpuscope", "a gpuscope capture", is_capture, read_capture, nullptr, true},
       {"spool", "a gpuscope spool", is_spool, read_spool},
+      {"nsys", "an Nsight Systems SQLite export", is_nsys_export, read_nsys_export},
   };
   return registry;
 }
