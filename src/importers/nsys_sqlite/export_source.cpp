@@ -90,27 +90,21 @@ StringId NsysSource::resolve(int64_t string_id, bool api) {
   return trace_.strings.intern(api ? without_version_suffix(text->second) : std::string_view(text->second));
 }
 
-StringId NsysSource::name(int64_t string_id) {
-  if (string_id >= 0 && static_cast<size_t>(string_id) < dense_names_.size()) {
-    StringId& cached = dense_names_[static_cast<size_t>(string_id)];
-    if (cached == kNotInterned) cached = resolve(string_id, false);
-    return cached;
+StringId NsysSource::cached(int64_t string_id, bool api, std::vector<StringId>& dense,
+                            std::unordered_map<int64_t, StringId>& sparse) {
+  if (string_id >= 0 && static_cast<size_t>(string_id) < dense.size()) {
+    StringId& id = dense[static_cast<size_t>(string_id)];
+    if (id == kNotInterned) id = resolve(string_id, api);
+    return id;
   }
-  auto [it, inserted] = sparse_names_.try_emplace(string_id, 0);
-  if (inserted) it->second = resolve(string_id, false);
+  auto [it, inserted] = sparse.try_emplace(string_id, 0);
+  if (inserted) it->second = resolve(string_id, api);
   return it->second;
 }
 
-StringId NsysSource::api_name(int64_t string_id) {
-  if (string_id >= 0 && static_cast<size_t>(string_id) < dense_api_names_.size()) {
-    StringId& cached = dense_api_names_[static_cast<size_t>(string_id)];
-    if (cached == kNotInterned) cached = resolve(string_id, true);
-    return cached;
-  }
-  auto [it, inserted] = sparse_api_names_.try_emplace(string_id, 0);
-  if (inserted) it->second = resolve(string_id, true);
-  return it->second;
-}
+StringId NsysSource::name(int64_t string_id) { return cached(string_id, false, dense_names_, sparse_names_); }
+
+StringId NsysSource::api_name(int64_t string_id) { return cached(string_id, true, dense_api_names_, sparse_api_names_); }
 
 StringId NsysSource::text(std::string_view text) {
   if (auto it = text_cache_.find(text); it != text_cache_.end()) return it->second;
@@ -179,6 +173,12 @@ std::string NsysTable::missing(std::initializer_list<size_t> slots) const {
   for (size_t slot : slots)
     if (!has(slot)) out += (out.empty() ? "" : ", ") + std::string(columns_[slot]);
   return out;
+}
+
+bool NsysTable::lacks_time(size_t start, size_t end) {
+  if (!is_null(start) && !is_null(end)) return false;
+  ++untimed_;
+  return true;
 }
 
 bool NsysTable::next() {

@@ -69,6 +69,7 @@ class NsysSource {
 
  private:
   StringId resolve(int64_t string_id, bool api);
+  StringId cached(int64_t string_id, bool api, std::vector<StringId>& dense, std::unordered_map<int64_t, StringId>& sparse);
 
   std::string path_;
   Trace& trace_;
@@ -103,6 +104,10 @@ class NsysTable {
   std::string missing(std::initializer_list<size_t> slots) const;
 
   bool next();
+  // True, and counted, when this row's `start` or `end` column is NULL: such a row cannot be
+  // placed in time and is skipped (untimed_rows() tells how many, for data loss).
+  bool lacks_time(size_t start, size_t end);
+  uint64_t untimed_rows() const { return untimed_; }
   // The integer in column `slot`; `absent` when the column is missing or NULL. Throws Error when
   // it holds text or a blob: nsys writes numbers there, so the file was damaged or edited.
   int64_t integer(size_t slot, int64_t absent = 0) const;
@@ -121,6 +126,7 @@ class NsysTable {
   std::vector<int> select_index_;  // slot -> column of the SELECT, -1 when the table lacks it
   store::Statement statement_;
   uint64_t rows_ = 0;
+  uint64_t untimed_ = 0;
 };
 
 }  // namespace gpuscope::nsys

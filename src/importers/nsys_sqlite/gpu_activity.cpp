@@ -14,6 +14,7 @@ enum KernelColumn : size_t {
   kGridX, kGridY, kGridZ, kBlockX, kBlockY, kBlockZ, kClusterX, kClusterY, kClusterZ,
   kRegisters, kStaticShared, kDynamicShared, kLocalPerThread, kGraphId, kGraphNodeId,
 };
+static_assert(shares_gpu_columns(kStart, kDevice, kGlobalPid));
 constexpr std::string_view kKernelColumns[] = {
     "start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
     "demangledName", "shortName", "mangledName",
@@ -44,22 +45,12 @@ void read_kernels(NsysSource& source) {
 
   LaunchIndex launches(source.trace());
   auto& kernels = source.trace().kernels;
-  uint64_t untimed = 0;
   while (rows.next()) {
-    if (rows.is_null(kStart) || rows.is_null(kEnd)) {
-      ++untimed;
-      continue;
-    }
+    if (rows.lacks_time(kStart, kEnd)) continue;
     Kernel& k = kernels.emplace_back();
-    k.correlation_id = static_cast<uint32_t>(rows.integer(kCorrelation));
-    k.pid = rows.has(kGlobalPid) ? pid_of(rows.integer(kGlobalPid)) : launches.pid(k.correlation_id);
-    k.device = static_cast<uint32_t>(rows.integer(kDevice));
-    k.context = static_cast<uint32_t>(rows.integer(kContext));
-    k.stream = static_cast<uint32_t>(rows.integer(kStream));
+    read_gpu_placement(source, rows, launches, k);
     k.name = source.name(rows.integer(name_slot, -1));
     k.mangled_name = rows.is_null(kMangledName) ? k.name : source.name(rows.integer(kMangledName));
-    k.start = source.time(rows.integer(kStart));
-    k.end = source.time(rows.integer(kEnd));
     k.grid[0] = dimension(rows, kGridX, 0);
     k.grid[1] = dimension(rows, kGridY, 1);
     k.grid[2] = dimension(rows, kGridZ, 1);
@@ -76,13 +67,14 @@ void read_kernels(NsysSource& source) {
     k.graph_id = static_cast<uint32_t>(rows.integer(kGraphId));
     k.graph_node_id = static_cast<uint64_t>(rows.integer(kGraphNodeId));
   }
-  source.untimed(table, untimed);
+  source.untimed(table, rows.untimed_rows());
 }
 
 void read_graph_launches(NsysSource& source) {
   const std::string table = source.table("CUPTI_ACTIVITY_KIND_GRAPH_TRACE");
   if (table.empty()) return;
   enum : size_t { kStart, kEnd, kDevice, kContext, kStream, kCorrelation, kGlobalPid, kGraphId, kGraphExecId };
+  static_assert(shares_gpu_columns(kStart, kDevice, kGlobalPid));
   static constexpr std::string_view kColumns[] = {"start", "end", "deviceId", "contextId", "streamId",
                                                   "correlationId", "globalPid", "graphId", "graphExecId"};
   NsysTable rows(source, table, kColumns);
@@ -90,28 +82,19 @@ void read_graph_launches(NsysSource& source) {
   rows.require(kEnd);
   LaunchIndex launches(source.trace());
   auto& kernels = source.trace().kernels;
-  uint64_t launched = 0, untimed = 0;
+  uint64_t launched = 0;
   while (rows.next()) {
-    if (rows.is_null(kStart) || rows.is_null(kEnd)) {
-      ++untimed;
-      continue;
-    }
+    if (rows.lacks_time(kStart, kEnd)) continue;
     // One GPU work item per graph launch, so the kernel summary shows where graph time goes
     // instead of being empty (the trap of nsys's default graph tracing).
     Kernel& k = kernels.emplace_back();
-    k.correlation_id = static_cast<uint32_t>(rows.integer(kCorrelation));
-    k.pid = rows.has(kGlobalPid) ? pid_of(rows.integer(kGlobalPid)) : launches.pid(k.correlation_id);
-    k.device = static_cast<uint32_t>(rows.integer(kDevice));
-    k.context = static_cast<uint32_t>(rows.integer(kContext));
-    k.stream = static_cast<uint32_t>(rows.integer(kStream));
+    read_gpu_placement(source, rows, launches, k);
     k.graph_id = static_cast<uint32_t>(rows.integer(kGraphId));
     k.name = source.text("CUDA graph " + std::to_string(k.graph_id));
     k.mangled_name = k.name;
-    k.start = source.time(rows.integer(kStart));
-    k.end = source.time(rows.integer(kEnd));
     ++launched;
   }
-  source.untimed(table, untimed);
+  source.untimed(table, rows.untimed_rows());
   if (launched) {
     source.skipped("nsys_graph_launches", launched,
                    table + ": CUDA graphs were traced as whole launches (nsys --cuda-graph-trace=graph, its "

@@ -27,12 +27,8 @@ void read_api_table(NsysSource& source, const std::string& table, ApiDomain defa
   rows.require(kStart);
   rows.require(kEnd);
   auto& calls = source.trace().api_calls;
-  uint64_t untimed = 0;
   while (rows.next()) {
-    if (rows.is_null(kStart) || rows.is_null(kEnd)) {
-      ++untimed;
-      continue;
-    }
+    if (rows.lacks_time(kStart, kEnd)) continue;
     ApiCall& c = calls.emplace_back();
     const int64_t global_tid = rows.integer(kGlobalTid);
     c.pid = pid_of(global_tid);
@@ -44,7 +40,7 @@ void read_api_table(NsysSource& source, const std::string& table, ApiDomain defa
     c.return_code = static_cast<int32_t>(rows.integer(kReturnValue));
     c.correlation_id = static_cast<uint32_t>(rows.integer(kCorrelation));
   }
-  source.untimed(table, untimed);
+  source.untimed(table, rows.untimed_rows());
 }
 
 int64_t event_class(const std::unordered_map<int64_t, std::string>& classes, std::string_view name, int64_t fallback) {
@@ -93,12 +89,8 @@ void read_synchronizations(NsysSource& source) {
   rows.require(kEnd);
   LaunchIndex launches(source.trace());
   auto& syncs = source.trace().synchronizations;
-  uint64_t untimed = 0;
   while (rows.next()) {
-    if (rows.is_null(kStart) || rows.is_null(kEnd)) {
-      ++untimed;
-      continue;
-    }
+    if (rows.lacks_time(kStart, kEnd)) continue;
     Synchronization& s = syncs.emplace_back();
     s.correlation_id = static_cast<uint32_t>(rows.integer(kCorrelation));
     s.pid = rows.has(kGlobalPid) ? pid_of(rows.integer(kGlobalPid)) : launches.pid(s.correlation_id);
@@ -109,7 +101,7 @@ void read_synchronizations(NsysSource& source) {
     s.start = source.time(rows.integer(kStart));
     s.end = source.time(rows.integer(kEnd));
   }
-  source.untimed(table, untimed);
+  source.untimed(table, rows.untimed_rows());
 }
 
 void count_cuda_events(NsysSource& source) {
@@ -147,12 +139,8 @@ void read_overheads(NsysSource& source) {
     NsysTable rows(source, table, kColumns);
     rows.require(kStart);
     rows.require(kEnd);
-    uint64_t untimed = 0;
-    while (rows.next()) {
-      if (rows.is_null(kStart) || rows.is_null(kEnd)) {
-        ++untimed;
-        continue;
-      }
+      while (rows.next()) {
+      if (rows.lacks_time(kStart, kEnd)) continue;
       CuptiOverhead& o = source.trace().overheads.emplace_back();
       o.pid = pid_of(rows.integer(kGlobalTid));
       const int64_t type = rows.integer(kType, 1);
@@ -161,7 +149,7 @@ void read_overheads(NsysSource& source) {
       o.start = source.time(rows.integer(kStart));
       o.end = source.time(rows.integer(kEnd));
     }
-    source.untimed(table, untimed);
+    source.untimed(table, rows.untimed_rows());
   }
 }
 

@@ -72,6 +72,7 @@ void read_memcpys(NsysSource& source) {
   if (table.empty()) return;
   enum : size_t { kStart, kEnd, kDevice, kContext, kStream, kCorrelation, kGlobalPid, kBytes, kCopyKind,
                   kSrcKind, kDstKind, kGraphId };
+  static_assert(shares_gpu_columns(kStart, kDevice, kGlobalPid));
   static constexpr std::string_view kColumns[] = {"start", "end", "deviceId", "contextId", "streamId",
                                                   "correlationId", "globalPid", "bytes", "copyKind",
                                                   "srcKind", "dstKind", "graphId"};
@@ -84,28 +85,18 @@ void read_memcpys(NsysSource& source) {
     source.gap(kGapCopyMemoryKinds, table + " has no " + lacks + " column: pageable and pinned copies look alike");
   LaunchIndex launches(source.trace());
   auto& copies = source.trace().memcpys;
-  uint64_t untimed = 0;
   while (rows.next()) {
-    if (rows.is_null(kStart) || rows.is_null(kEnd)) {
-      ++untimed;
-      continue;
-    }
+    if (rows.lacks_time(kStart, kEnd)) continue;
     Memcpy& m = copies.emplace_back();
-    m.correlation_id = static_cast<uint32_t>(rows.integer(kCorrelation));
-    m.pid = rows.has(kGlobalPid) ? pid_of(rows.integer(kGlobalPid)) : launches.pid(m.correlation_id);
-    m.device = static_cast<uint32_t>(rows.integer(kDevice));
-    m.context = static_cast<uint32_t>(rows.integer(kContext));
-    m.stream = static_cast<uint32_t>(rows.integer(kStream));
+    read_gpu_placement(source, rows, launches, m);
     m.kind = decode(copy_kind, rows.integer(kCopyKind));
     m.src_kind = rows.is_null(kSrcKind) ? MemoryKind::Unknown : decode(memory_kind, rows.integer(kSrcKind));
     m.dst_kind = rows.is_null(kDstKind) ? MemoryKind::Unknown : decode(memory_kind, rows.integer(kDstKind));
     m.async = launches.async(m.pid, m.correlation_id);
     m.bytes = static_cast<uint64_t>(rows.integer(kBytes));
-    m.start = source.time(rows.integer(kStart));
-    m.end = source.time(rows.integer(kEnd));
     m.graph_id = static_cast<uint32_t>(rows.integer(kGraphId));
   }
-  source.untimed(table, untimed);
+  source.untimed(table, rows.untimed_rows());
 }
 
 void read_memsets(NsysSource& source) {
@@ -113,6 +104,7 @@ void read_memsets(NsysSource& source) {
   if (table.empty()) return;
   enum : size_t { kStart, kEnd, kDevice, kContext, kStream, kCorrelation, kGlobalPid, kBytes, kValue, kMemKind,
                   kGraphId };
+  static_assert(shares_gpu_columns(kStart, kDevice, kGlobalPid));
   static constexpr std::string_view kColumns[] = {"start", "end", "deviceId", "contextId", "streamId",
                                                   "correlationId", "globalPid", "bytes", "value", "memKind",
                                                   "graphId"};
@@ -122,27 +114,17 @@ void read_memsets(NsysSource& source) {
   rows.require(kEnd);
   LaunchIndex launches(source.trace());
   auto& memsets = source.trace().memsets;
-  uint64_t untimed = 0;
   while (rows.next()) {
-    if (rows.is_null(kStart) || rows.is_null(kEnd)) {
-      ++untimed;
-      continue;
-    }
+    if (rows.lacks_time(kStart, kEnd)) continue;
     Memset& m = memsets.emplace_back();
-    m.correlation_id = static_cast<uint32_t>(rows.integer(kCorrelation));
-    m.pid = rows.has(kGlobalPid) ? pid_of(rows.integer(kGlobalPid)) : launches.pid(m.correlation_id);
-    m.device = static_cast<uint32_t>(rows.integer(kDevice));
-    m.context = static_cast<uint32_t>(rows.integer(kContext));
-    m.stream = static_cast<uint32_t>(rows.integer(kStream));
+    read_gpu_placement(source, rows, launches, m);
     m.memory_kind = rows.is_null(kMemKind) ? MemoryKind::Unknown : decode(memory_kind, rows.integer(kMemKind));
     m.async = launches.async(m.pid, m.correlation_id);
     m.bytes = static_cast<uint64_t>(rows.integer(kBytes));
     m.value = static_cast<uint32_t>(rows.integer(kValue));
-    m.start = source.time(rows.integer(kStart));
-    m.end = source.time(rows.integer(kEnd));
     m.graph_id = static_cast<uint32_t>(rows.integer(kGraphId));
   }
-  source.untimed(table, untimed);
+  source.untimed(table, rows.untimed_rows());
 }
 
 void read_memory_usage(NsysSource& source) {
@@ -164,12 +146,8 @@ void read_memory_usage(NsysSource& source) {
   rows.require(kStart);
   LaunchIndex launches(source.trace());
   auto& events = source.trace().memory_events;
-  uint64_t untimed = 0;
   while (rows.next()) {
-    if (rows.is_null(kStart)) {
-      ++untimed;
-      continue;
-    }
+    if (rows.lacks_time(kStart, kStart)) continue;
     MemoryEvent& e = events.emplace_back();
     e.correlation_id = static_cast<uint32_t>(rows.integer(kCorrelation));
     e.pid = rows.has(kGlobalPid) ? pid_of(rows.integer(kGlobalPid)) : launches.pid(e.correlation_id);
@@ -186,7 +164,7 @@ void read_memory_usage(NsysSource& source) {
     e.bytes = static_cast<uint64_t>(rows.integer(kBytes));
     e.timestamp = source.time(rows.integer(kStart));
   }
-  source.untimed(table, untimed);
+  source.untimed(table, rows.untimed_rows());
 }
 
 }  // namespace gpuscope::nsys

@@ -60,4 +60,25 @@ class LaunchIndex {
   std::optional<std::unordered_map<uint32_t, uint32_t>> pid_of_call_;
 };
 
+// The columns every GPU activity table (kernels, graph launches, copies, memsets) shares; their
+// readers list them first, in this order.
+enum SharedGpuColumn : size_t { kGpuStart, kGpuEnd, kGpuDevice, kGpuContext, kGpuStream, kGpuCorrelation, kGpuGlobalPid };
+// For a reader's static_assert that its slots start with the shared columns.
+constexpr bool shares_gpu_columns(size_t start, size_t device, size_t global_pid) {
+  return start == kGpuStart && device == kGpuDevice && global_pid == kGpuGlobalPid;
+}
+
+// Where and when a GPU record ran, from those columns. The process comes from globalPid, else
+// (trimmed exports) from the API call that launched it.
+template <class Record>
+void read_gpu_placement(const NsysSource& source, const NsysTable& rows, LaunchIndex& launches, Record& r) {
+  r.correlation_id = static_cast<uint32_t>(rows.integer(kGpuCorrelation));
+  r.pid = rows.has(kGpuGlobalPid) ? pid_of(rows.integer(kGpuGlobalPid)) : launches.pid(r.correlation_id);
+  r.device = static_cast<uint32_t>(rows.integer(kGpuDevice));
+  r.context = static_cast<uint32_t>(rows.integer(kGpuContext));
+  r.stream = static_cast<uint32_t>(rows.integer(kGpuStream));
+  r.start = source.time(rows.integer(kGpuStart));
+  r.end = source.time(rows.integer(kGpuEnd));
+}
+
 }  // namespace gpuscope::nsys
