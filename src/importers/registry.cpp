@@ -3,12 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "common/error.h"
 #include "common/names.h"
 #include "gpuscope/store.h"
 #include "importers/finalize.h"
 #include "importers/importer.h"
+#include "importers/nsys_sqlite/nsys_export.h"
 #include "importers/spool/spool_importer.h"
 #include "spool/format.h"
 
@@ -43,6 +45,7 @@ const std::vector<Importer>& importers() {
   static const std::vector<Importer> registry{
       {"gpuscope", "a gpuscope capture", is_capture, read_capture, nullptr, true},
       {"spool", "a gpuscope spool", is_spool, read_spool},
+      {"nsys", "an Nsight Systems SQLite export", is_nsys_export, read_nsys_export},
   };
   return registry;
 }
@@ -110,21 +113,39 @@ Trace import_spools(const std::vector<std::string>& spools) {
 
 std::string import_bytes(std::string_view bytes, Trace& trace) {
   // A memory file under /proc/self/fd: every reader sees an ordinary path, nothing touches disk.
-  const int fd = memfd_create("gpuscope-import", 0);
-  if (fd < 0) return "cannot create a memory file";
+  // SQLite is the exception: it resolves that link to "/memfd:... (deleted)" and cannot open
+  // it, so SQLite bytes (captures, nsys exports) go to an unlinked-after-use temporary file.
+  const bool sqlite = bytes.size() >= 16 && bytes.substr(0, 16) == std::string_view("SQLite format 3\0", 16);
+  std::string path;
+  int fd = -1;
+  if (sqlite) {
+    path = (std::filesystem::temp_directory_path() / "gpuscope-import-XXXXXX").string();
+    fd = mkstemp(path.data());
+  } else {
+    fd = memfd_create("gpuscope-import", 0);
+    path = "/proc/self/fd/" + std::to_string(fd);
+  }
+  if (fd < 0) return "cannot create a temporary file";
+  auto release = [&] {
+    close(fd);
+    if (sqlite) unlink(path.c_str());
+  };
   size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
-    if (n <= 0) { close(fd); return "cannot write the memory file"; }
+    if (n <= 0) {
+      release();
+      return "cannot write the temporary file";
+    }
     written += static_cast<size_t>(n);
   }
   std::string error;
   try {
-    trace = load_trace("/proc/self/fd/" + std::to_string(fd));
+    trace = load_trace(path);
   } catch (const Error& e) {
     error = e.what();
   }
-  close(fd);
+  release();
   return error;
 }
 
