@@ -1,5 +1,4 @@
 // The importer registry and the paths every command reads its inputs through (importer.h).
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -112,40 +111,27 @@ Trace import_spools(const std::vector<std::string>& spools) {
 }
 
 std::string import_bytes(std::string_view bytes, Trace& trace) {
-  // A memory file under /proc/self/fd: every reader sees an ordinary path, nothing touches disk.
-  // SQLite is the exception: it resolves that link to "/memfd:... (deleted)" and cannot open
-  // it, so SQLite bytes (captures, nsys exports) go to an unlinked-after-use temporary file.
-  const bool sqlite = bytes.size() >= 16 && bytes.substr(0, 16) == std::string_view("SQLite format 3\0", 16);
-  std::string path;
-  int fd = -1;
-  if (sqlite) {
-    path = (std::filesystem::temp_directory_path() / "gpuscope-import-XXXXXX").string();
-    fd = mkstemp(path.data());
-  } else {
-    fd = memfd_create("gpuscope-import", 0);
-    path = "/proc/self/fd/" + std::to_string(fd);
-  }
+  // Every reader takes a path, so the bytes become a temporary file, removed afterwards. (A
+  // memfd under /proc/self/fd would not do: SQLite resolves that link and cannot open it.)
+  std::string path = (std::filesystem::temp_directory_path() / "gpuscope-import-XXXXXX").string();
+  const int fd = mkstemp(path.data());
   if (fd < 0) return "cannot create a temporary file";
-  auto release = [&] {
-    close(fd);
-    if (sqlite) unlink(path.c_str());
-  };
   size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
-    if (n <= 0) {
-      release();
-      return "cannot write the temporary file";
-    }
+    if (n <= 0) break;
     written += static_cast<size_t>(n);
   }
-  std::string error;
-  try {
-    trace = load_trace(path);
-  } catch (const Error& e) {
-    error = e.what();
+  close(fd);
+  std::string error = written < bytes.size() ? "cannot write the temporary file" : "";
+  if (error.empty()) {
+    try {
+      trace = load_trace(path);
+    } catch (const Error& e) {
+      error = e.what();
+    }
   }
-  release();
+  unlink(path.c_str());
   return error;
 }
 
