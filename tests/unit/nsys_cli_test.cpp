@@ -20,15 +20,6 @@ using testing::nsys_fixture;
 using testing::sql_integer;
 using Json = nlohmann::json;
 
-int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
-
-void expect_one_line_error(const CliResult& r, const std::string& message, const std::string& what) {
-  EXPECT_EQ(r.exit_code, 2) << what;
-  EXPECT_EQ(lines(r.err), 1) << what << ": " << r.err;
-  EXPECT_EQ(r.err.rfind("gpuscope: ", 0), 0u) << what << ": " << r.err;
-  EXPECT_NE(r.err.find(message), std::string::npos) << what << ": " << r.err;
-}
-
 const Json& section(const Json& report, const std::string& key) {
   for (const Json& s : report["sections"])
     if (s["key"] == key) return s;
@@ -148,35 +139,35 @@ TEST(NsysCli, BadExportsAreOneLineAndExitTwo) {
   const std::string dir = testing::scratch_dir("nsys_bad");
   const std::string bytes = testing::read_text_file(path);
   std::ofstream(dir + "/truncated.sqlite", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
-  expect_one_line_error(testing::run_gpuscope(dir, "report truncated.sqlite"), "truncated", "truncated");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "report truncated.sqlite"), "truncated", "truncated");
 
   edited_copy(path, dir, "text.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'soon' WHERE rowid = 1");
-  expect_one_line_error(testing::run_gpuscope(dir, "report text.sqlite"),
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "report text.sqlite"),
                         "CUPTI_ACTIVITY_KIND_KERNEL.start holds text in row 1", "text in a numeric column");
 
   edited_copy(path, dir, "no_tables.sqlite",
               "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME; "
               "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY;");
-  expect_one_line_error(testing::run_gpuscope(dir, "report no_tables.sqlite"), "an nsys export without CUDA records",
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "report no_tables.sqlite"), "an nsys export without CUDA records",
                         "missing tables");
 
   // (the fixture carries indexes on start, added by the project it comes from: dropped first)
   edited_copy(path, dir, "no_column.sqlite",
               "DROP INDEX IF EXISTS _nsysai_kernel_start; DROP INDEX IF EXISTS _nsysai_kernel_stream; "
               "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN start");
-  expect_one_line_error(testing::run_gpuscope(dir, "report no_column.sqlite"),
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "report no_column.sqlite"),
                         "table CUPTI_ACTIVITY_KIND_KERNEL has no column start", "missing column");
 
   edited_copy(path, dir, "empty.sqlite",
               "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME; "
               "DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY;");
-  expect_one_line_error(testing::run_gpuscope(dir, "report empty.sqlite"), "holds no CUDA kernels", "empty tables");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "report empty.sqlite"), "holds no CUDA kernels", "empty tables");
 
   {
     store::Database other(dir + "/other.sqlite", store::Database::Mode::Create);
     other.exec("CREATE TABLE notes (id INTEGER, body TEXT); INSERT INTO notes VALUES (1, 'x');");
   }
-  expect_one_line_error(testing::run_gpuscope(dir, "report other.sqlite"),
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "report other.sqlite"),
                         "an SQLite database, but neither a gpuscope capture nor an nsys export", "other database");
   for (const char* command : {"import -o x", "diff other.sqlite"})
     EXPECT_EQ(testing::run_gpuscope(dir, std::string(command) + " text.sqlite").exit_code, 2) << command;
