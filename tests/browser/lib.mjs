@@ -101,10 +101,14 @@ export const selection = (page) => page.evaluate(() => gpuscope.selection());
 // (assuming the timeline's drawing area is at least a third of its canvas), whose edges fall
 // between kernels: { start, end } in ns relative to the origin, half-integers so that no kernel
 // edge coincides with them.
-export function kernelWindow(capture, origin, canvasWidthPx) {
+export function kernelWindow(capture, origin, canvasWidthPx, { launched = false } = {}) {
   const rel = (column) => `(${column} - ${origin})`;
-  const rows = query(capture, `SELECT ${rel('start_ns')}, ${rel('end_ns')} FROM kernels WHERE start_ns > 0 AND end_ns >= start_ns
-    ORDER BY start_ns LIMIT 400 OFFSET (SELECT COUNT(*) / 2 FROM kernels) - 10`).map((r) => r.map(Number));
+  // launched: only kernels whose launch call is in the capture (an nsys export cut to a time
+  // window also holds kernels launched before it).
+  const where = `start_ns > 0 AND end_ns >= start_ns` + (launched
+    ? ' AND EXISTS (SELECT 1 FROM api_calls a WHERE a.pid = k.pid AND a.correlation_id = k.correlation_id)' : '');
+  const rows = query(capture, `SELECT ${rel('start_ns')}, ${rel('end_ns')} FROM kernels k WHERE ${where}
+    ORDER BY start_ns LIMIT 400 OFFSET (SELECT COUNT(*) / 2 FROM kernels k WHERE ${where}) - 10`).map((r) => r.map(Number));
   // Busy intervals: overlapping kernels merged, with the shortest kernel of each.
   const busy = [];
   for (const [s, e] of rows) {
