@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "gpuscope/check.h"
 #include "gpuscope/store.h"
+#include "importers/importer.h"
 
 namespace gpuscope::cli {
 

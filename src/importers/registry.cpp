@@ -9,6 +9,7 @@
 #include "gpuscope/store.h"
 #include "importers/finalize.h"
 #include "importers/importer.h"
+#include "importers/ncu_csv/ncu_importer.h"
 #include "importers/spool/spool_importer.h"
 #include "spool/format.h"
 
@@ -43,6 +44,7 @@ const std::vector<Importer>& importers() {
   static const std::vector<Importer> registry{
       {"gpuscope", "a gpuscope capture", is_capture, read_capture, nullptr, true},
       {"spool", "a gpuscope spool", is_spool, read_spool},
+      {"ncu", "an Nsight Compute CSV (--csv --page raw or details)", is_ncu_csv, read_ncu_csv, attach_ncu_metrics},
   };
   return registry;
 }

@@ -1,0 +1,195 @@
+// An ncu CSV imported alone: a metrics-only capture. ncu replays each profiled kernel alone,
+// serialized, and records no timestamps, API calls, copies or synchronization, so the capture
+// has a kernel per profiled launch with its metrics, placed back to back from time 0 in launch
+// order, each lasting its measured gpu__time_duration.sum (as place_replayed_kernels in
+// finalize.cpp places replayed kernels): kernel totals are right and no idle gap is invented.
+// The source gaps say all this in the Run section.
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "common/error.h"
+#include "importers/ncu_csv/ncu_file.h"
+#include "importers/ncu_csv/ncu_importer.h"
+#include "importers/ncu_csv/page_readers.h"
+#include "importers/ncu_csv/trace_parts.h"
+
+namespace gpuscope {
+
+namespace {
+
+using ncu::File;
+using ncu::Launch;
+
+// ncu prints mangled names with --print-kernel-base mangled.
+std::string demangle(const std::string& name) {
+  if (name.rfind("_Z", 0) != 0) return name;
+  int status = 0;
+  std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
+  return status == 0 && text ? std::string(text.get()) : name;
+}
+
+uint32_t as_u32(double v) { return v > 0 && v < 4.3e9 ? static_cast<uint32_t>(v + 0.5) : 0; }
+
+// Device limits from device__attribute_* (raw page, when ncu collected them); CUDA's attribute
+// names without the prefix. Clocks: ncu's unit converted to Hz, stored in kHz.
+void fill_device(const std::map<std::string, double>& a, Device& d) {
+  auto get = [&](const char* name) {
+    auto it = a.find(name);
+    return it == a.end() ? 0.0 : it->second;
+  };
+  d.compute_major = as_u32(get("compute_capability_major"));
+  d.compute_minor = as_u32(get("compute_capability_minor"));
+  d.sm_count = as_u32(get("multiprocessor_count"));
+  d.core_clock_khz = as_u32(get("clock_rate") / 1e3);
+  d.memory_clock_khz = as_u32(get("memory_clock_rate") / 1e3);
+  d.memory_bus_width_bits = as_u32(get("global_memory_bus_width"));
+  d.global_memory_bytes = static_cast<uint64_t>(get("total_memory") > 0 ? get("total_memory") : get("global_memory_size"));
+  d.l2_cache_bytes = as_u32(get("l2_cache_size"));
+  d.max_registers_per_sm = as_u32(get("max_registers_per_multiprocessor"));
+  d.max_registers_per_block = as_u32(get("max_registers_per_block"));
+  d.max_shared_per_sm_bytes = as_u32(get("max_shared_memory_per_multiprocessor"));
+  d.max_shared_per_block_bytes = as_u32(get("max_shared_memory_per_block_optin") > 0 ? get("max_shared_memory_per_block_optin")
+                                                                                      : get("max_shared_memory_per_block"));
+  d.max_warps_per_sm = as_u32(get("max_threads_per_multiprocessor") / 32);
+  d.max_blocks_per_sm = as_u32(get("max_blocks_per_multiprocessor"));
+  d.max_threads_per_block = as_u32(get("max_threads_per_block"));
+  if (const uint32_t warp = as_u32(get("warp_size"))) d.warp_size = warp;
+  d.copy_engines = as_u32(get("async_engine_count"));
+}
+
+Kernel make_kernel(const File& file, const Launch& launch, Trace& trace) {
+  Kernel k;
+  k.pid = launch.pid;
+  k.device = launch.device;
+  k.context = launch.context;
+  k.stream = launch.stream;
+  k.mangled_name = trace.strings.intern(launch.kernel_name);
+  k.name = trace.strings.intern(demangle(launch.kernel_name));
+  if (launch.has_config) {
+    std::copy(launch.grid, launch.grid + 3, k.grid);
+    std::copy(launch.block, launch.block + 3, k.block);
+  } else {
+    // Totals only (launch__grid_size, launch__block_size): as one dimension.
+    k.grid[0] = static_cast<int32_t>(ncu::launch_value(file, launch, "launch__grid_size"));
+    k.block[0] = static_cast<int32_t>(ncu::launch_value(file, launch, "launch__block_size"));
+    k.grid[1] = k.grid[2] = k.block[1] = k.block[2] = k.grid[0] > 0 ? 1 : 0;
+  }
+  for (int i = 0; i < 3; ++i) {
+    static const char* const kCluster[] = {"launch__cluster_dim_x", "launch__cluster_dim_y", "launch__cluster_dim_z"};
+    k.cluster[i] = static_cast<int32_t>(ncu::launch_value(file, launch, kCluster[i]));
+  }
+  k.registers_per_thread = as_u32(ncu::launch_value(file, launch, "launch__registers_per_thread"));
+  k.static_shared_bytes = as_u32(ncu::launch_value(file, launch, "launch__shared_mem_per_block_static"));
+  k.dynamic_shared_bytes = as_u32(ncu::launch_value(file, launch, "launch__shared_mem_per_block_dynamic"));
+  return k;
+}
+
+void add_source_gaps(const File& file, bool has_config, bool has_registers, Trace& trace) {
+  trace.source_gaps.push_back(
+      {kGapTimeline,
+       "ncu replays each profiled kernel alone and records no timestamps; kernels are placed back to back in "
+       "launch order, each lasting its measured gpu__time_duration.sum (0 where not measured), so kernel totals "
+       "are right but gaps, overlap and wall time are not measured; no copies or memsets"});
+  trace.source_gaps.push_back({kGapApiCalls, "ncu's CSV has no CUDA API calls"});
+  trace.source_gaps.push_back({kGapSynchronization, "ncu's CSV has no synchronization records"});
+  trace.source_gaps.push_back({kGapMemoryEvents, "ncu's CSV has no allocations"});
+  trace.source_gaps.push_back({kGapNvtx, "ncu's CSV has no NVTX ranges"});
+  if (!has_config || !has_registers)
+    trace.source_gaps.push_back({kGapLaunchConfig, has_config ? "registers and shared memory: not in this ncu CSV "
+                                                                "(the launch__* metrics; ncu's LaunchStats section)"
+                                                              : "no Block Size / Grid Size columns or launch__* metrics"});
+  if (file.device_attributes.empty())
+    trace.source_gaps.push_back({kGapDevices, "device limits: no device__attribute_* metrics in this ncu CSV (the raw "
+                                              "page of --set full has them)"});
+}
+
+}  // namespace
+
+bool is_ncu_csv(const Probe& probe) {
+  if (probe.sqlite) return false;
+  std::string_view head = probe.head;
+  // The header may follow ncu's lines and the program's output; look at the first lines.
+  for (int lines = 0; lines < 1000 && !head.empty(); ++lines) {
+    const size_t end = head.find('\n');
+    std::string_view line = head.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (ncu::is_ncu_header(line)) return true;
+    if (end == std::string_view::npos) break;
+    head.remove_prefix(end + 1);
+  }
+  return false;
+}
+
+void read_ncu_csv(const std::string& path, Trace& trace) {
+  if (!trace.processes.empty() || !trace.kernels.empty())
+    throw Error(path + ": an ncu CSV imports on its own; attach it to a capture with --metrics-from");
+  const File file = ncu::read_file(path);
+  trace.run.source_tool = "ncu";
+  trace.run.source_version = file.version;
+  trace.run.source_schema = "CSV " + file.page + " page";
+  trace.run.source_file = path;
+  if (file.command_lines.size() == 1) trace.run.command_line = file.command_lines.begin()->second;
+  trace.run.host = file.launches.front().host;
+
+  const std::vector<StringId> metric_ids = ncu::intern_metrics(file, trace);
+  const StringId duration_id = trace.strings.intern("gpu__time_duration.sum");
+  std::map<uint32_t, uint64_t> launches_of;  // pid -> launches
+  std::set<std::pair<uint32_t, uint32_t>> devices;  // (pid, device)
+  bool has_config = true, has_registers = true;
+  TimeNs cursor = 0;
+  uint32_t correlation = 0;
+  for (const Launch& launch : file.launches) {
+    Kernel k = make_kernel(file, launch, trace);
+    k.correlation_id = ++correlation;  // synthetic: links the launch's metrics to it
+    double duration = 0;
+    for (const auto& [index, value] : launch.metrics) {
+      trace.kernel_metrics.push_back({launch.pid, k.correlation_id, metric_ids[index], value, 0});
+      if (metric_ids[index] == duration_id) duration = value;
+    }
+    k.start = cursor;
+    k.end = cursor += static_cast<TimeNs>(duration + 0.5);
+    has_config = has_config && k.grid[0] > 0;
+    has_registers = has_registers && k.registers_per_thread > 0;
+    trace.kernels.push_back(k);
+    ++launches_of[launch.pid];
+    devices.insert({launch.pid, launch.device});
+  }
+  trace.run.start = 0;
+  trace.run.end = cursor;
+
+  for (const auto& [pid, count] : launches_of) {
+    Process p;
+    p.pid = pid;
+    auto command = file.command_lines.find(pid);
+    for (const Launch& l : file.launches)
+      if (l.pid == pid) {
+        p.command_line = command != file.command_lines.end() ? command->second : l.process_name;
+        break;
+      }
+    p.end = cursor;
+    p.clean_shutdown = true;  // ncu says nothing of how it ended; nothing of the trace is lost
+    trace.processes.push_back(p);
+    trace.metric_collections.push_back(ncu::collection_row(file, path, pid, count));
+  }
+  for (const auto& [pid, id] : devices) {
+    Device d;
+    d.pid = pid;
+    d.id = id;
+    if (auto a = file.device_attributes.find(id); a != file.device_attributes.end()) fill_device(a->second, d);
+    if (auto n = file.device_names.find(id); n != file.device_names.end()) d.name = n->second;
+    for (const Launch& l : file.launches)
+      if (l.device == id && d.compute_major == 0 && l.compute_capability.find('.') != std::string::npos) {
+        d.compute_major = static_cast<uint32_t>(std::atoi(l.compute_capability.c_str()));
+        d.compute_minor = static_cast<uint32_t>(std::atoi(l.compute_capability.c_str() + l.compute_capability.find('.') + 1));
+      }
+    trace.devices.push_back(d);
+  }
+  add_source_gaps(file, has_config, has_registers, trace);
+  ncu::record_skipped(file, trace.processes.front().pid, trace);
+}
+
+}  // namespace gpuscope
