@@ -12,6 +12,7 @@
 #include "gpuscope/diff_report.h"
 #include "importers/importer.h"
 #include "gpuscope/store.h"
+#include "importers/importer.h"
 
 namespace gpuscope::cli {
 

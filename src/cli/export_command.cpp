@@ -14,6 +14,7 @@
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/export.h"
 #include "gpuscope/store.h"
+#include "importers/importer.h"
 
 namespace fs = std::filesystem;
 

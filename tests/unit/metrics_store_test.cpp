@@ -99,7 +99,7 @@ TEST(MetricsStore, RoundTripKeepsEveryField) {
   EXPECT_EQ(k.kernels_profiled, 2u);
   EXPECT_EQ(back.metric_collections[1].status, "PM sampling is not supported on this GPU");
   EXPECT_EQ(back.metric_collections[1].interval_ns, 100'000u);
-  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), std::vector<std::string>{"4"});
+  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), std::vector<std::string>{std::to_string(kSchemaVersion)});
 }
 
 TEST(MetricsStore, NamedViewJoinsEachValueWithItsKernel) {

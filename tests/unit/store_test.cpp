@@ -14,7 +14,8 @@ namespace {
 
 Trace sample_trace() {
   Trace t;
-  t.run = {"./bsr_spmm --iters 2", "gpu-host", "0.1.0", 1000, 90000, 0, 0, "driver_api=0"};
+  t.run = {"./bsr_spmm --iters 2", "gpu-host", "0.1.0", 1000, 90000, 0, 0, "driver_api=0",
+           "nsys", "2026.2.1.210", "export schema 3.25.0", "run.sqlite"};
   Process p;
   p.pid = 100;
   p.command_line = "./bsr_spmm --iters 2";
@@ -58,6 +59,10 @@ Trace sample_trace() {
   t.nvtx_marks.push_back({100, 7, 0, t.strings.intern("mark"), 5000});
   t.overheads.push_back({100, t.strings.intern("cupti_buffer_flush"), 10, 20});
   t.data_loss.push_back({100, "cupti_dropped_records", 12, "buffers full"});
+  t.source_gaps.push_back({kGapSynchronization, "not traced"});
+  t.host_ops.push_back({100, 7, t.strings.intern("aten::addmm"), t.strings.intern("cpu_op"), 5500, 6500, 42, 17,
+                        t.strings.intern("[[64, 512], [512, 512]]"), 1, 0});
+  t.external_correlations.push_back({100, 3, 42, 0});
   return t;
 }
 
@@ -69,6 +74,22 @@ TEST(Store, RoundTripKeepsEveryField) {
 
   EXPECT_EQ(back.run.command_line, original.run.command_line);
   EXPECT_EQ(back.run.end, 90000);
+  EXPECT_EQ(back.run.source_tool, "nsys");
+  EXPECT_EQ(back.run.source_version, "2026.2.1.210");
+  EXPECT_EQ(back.run.source_schema, "export schema 3.25.0");
+  EXPECT_EQ(back.run.source_file, "run.sqlite");
+  ASSERT_EQ(back.source_gaps.size(), 1u);
+  EXPECT_TRUE(back.lacks(kGapSynchronization));
+  EXPECT_FALSE(back.lacks(kGapNvtx));
+  ASSERT_EQ(back.host_ops.size(), 1u);
+  EXPECT_EQ(back.strings.get(back.host_ops[0].name), "aten::addmm");
+  EXPECT_EQ(back.strings.get(back.host_ops[0].input_shapes), "[[64, 512], [512, 512]]");
+  EXPECT_EQ(back.host_ops[0].external_id, 42u);
+  EXPECT_EQ(back.host_ops[0].sequence_number, 17);
+  EXPECT_EQ(back.host_ops[0].depth, 1u);
+  ASSERT_EQ(back.external_correlations.size(), 1u);
+  EXPECT_EQ(back.external_correlations[0].correlation_id, 3u);
+  EXPECT_EQ(back.external_correlations[0].external_id, 42u);
   EXPECT_EQ(back.strings.all(), original.strings.all());
   ASSERT_EQ(back.processes.size(), 1u);
   EXPECT_TRUE(back.processes[0].clean_shutdown);
