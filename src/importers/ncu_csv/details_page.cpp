@@ -1,5 +1,5 @@
 // --page details: a row per (launch, metric) with "Section Name", "Metric Name", "Metric Unit"
-// and "Metric Value"; rule rows (a "Rule Name", no metric) are skipped. A metric name with "__"
+// and "Metric Value" (the row ends there); rule rows (a "Rule Name", no metric) are skipped. A metric name with "__"
 // is a Perfworks name (--metrics, or --print-metric-name name); a label such as "Duration" is
 // taken under the Perfworks name its section defines (details_labels.cpp), else counted.
 #include <unordered_map>
@@ -33,7 +33,10 @@ void read_details_page(const std::vector<std::string>& header, CsvReader& reader
   std::unordered_map<std::string, int64_t> mapped;
   std::vector<std::string> row;
   while (reader.next(row)) {
-    check_width(row, header.size(), reader);
+    // ncu ends a metric's row after "Metric Value" (the rule columns left out, 16 fields of 20);
+    // a row without its value is cut short.
+    if (row.size() <= value_col || row.size() > header.size()) check_width(row, header.size(), reader);
+    row.resize(header.size());
     const std::string& label = row[name_col];
     if (label.empty()) continue;  // a rule's row
     const std::string section = section_col >= 0 ? row[static_cast<size_t>(section_col)] : std::string();

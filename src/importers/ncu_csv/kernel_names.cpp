@@ -19,7 +19,9 @@ std::string key(int level, std::string_view name) {
     case 0: return std::string(name);
     case 1: return without_spaces(name);
     case 2: return function_part(name, true);
-    default: return function_part(name, false);
+    case 3: return function_part(name, false);
+    case 4: return function_part(name, true, false);
+    default: return function_part(name, false, false);
   }
 }
 
@@ -29,7 +31,7 @@ void add(std::vector<int>& groups, int g) {
 
 }  // namespace
 
-std::string function_part(std::string_view name, bool keep_templates) {
+std::string function_part(std::string_view name, bool keep_templates, bool keep_namespaces) {
   // Parameters: the bracketed list at the end, matched from the back.
   if (!name.empty() && name.back() == ')') {
     int depth = 0;
@@ -51,6 +53,17 @@ std::string function_part(std::string_view name, bool keep_templates) {
     if (c == ' ' && depth == 0) start = i + 1;
   }
   name = name.substr(start);
+  if (!keep_namespaces) {
+    // Up to the last "::" outside template arguments and brackets.
+    depth = 0;
+    size_t unqualified = 0;
+    for (size_t i = 0; i + 1 < name.size(); ++i) {
+      if (name[i] == '<' || name[i] == '(') ++depth;
+      if ((name[i] == '>' || name[i] == ')') && depth > 0) --depth;
+      if (depth == 0 && name[i] == ':' && name[i + 1] == ':') unqualified = i + 2;
+    }
+    name = name.substr(unqualified);
+  }
   if (!keep_templates) {
     depth = 0;
     for (size_t i = 0; i < name.size(); ++i) {

@@ -3,7 +3,9 @@
 // mangled name and the C++ runtime's demangling, so "void k<32>(const float *, int)" from ncu
 // is "void k<32>(float const*, int)" in the capture. Names are compared at decreasing
 // strictness: exact (demangled or mangled), without spaces, the function with its template
-// arguments, the function alone; the first level at which exactly one capture kernel matches wins.
+// arguments, the function alone, and both again without namespaces (ncu 2025.3 prints
+// "void k<128>(...)" for the capture's "void ns::k<128>(...)"); the first level at which any
+// capture kernel matches decides, and only when exactly one does.
 #pragma once
 
 #include <map>
@@ -13,8 +15,9 @@
 
 namespace gpuscope::ncu {
 
-// "void ns::k<32>(float const*, int)" -> "ns::k<32>" (templates kept) or "ns::k"; spaces removed.
-std::string function_part(std::string_view name, bool keep_templates);
+// "void ns::k<32>(float const*, int)" -> "ns::k<32>" (templates kept) or "ns::k"; without the
+// namespaces "k<32>" or "k". Spaces removed.
+std::string function_part(std::string_view name, bool keep_templates, bool keep_namespaces = true);
 
 class NameMatcher {
  public:
@@ -24,7 +27,7 @@ class NameMatcher {
   int match(std::string_view ncu_name) const;
 
  private:
-  static constexpr int kLevels = 4;
+  static constexpr int kLevels = 6;
   std::map<std::string, std::vector<int>, std::less<>> keys_[kLevels];
 };
 

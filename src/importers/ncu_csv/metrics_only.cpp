@@ -34,8 +34,9 @@ std::string demangle(const std::string& name) {
 
 uint32_t as_u32(double v) { return v > 0 && v < 4.3e9 ? static_cast<uint32_t>(v + 0.5) : 0; }
 
-// Device limits from device__attribute_* (raw page, when ncu collected them); CUDA's attribute
-// names without the prefix. Clocks: ncu's unit converted to Hz, stored in kHz.
+// Device limits from device__attribute_* (raw page, when ncu collected them), under CUDA's
+// attribute names without the prefix. ncu prints them without units, as CUDA gives them: clocks
+// in kHz, sizes in bytes.
 void fill_device(const std::map<std::string, double>& a, Device& d) {
   auto get = [&](const char* name) {
     auto it = a.find(name);
@@ -44,17 +45,21 @@ void fill_device(const std::map<std::string, double>& a, Device& d) {
   d.compute_major = as_u32(get("compute_capability_major"));
   d.compute_minor = as_u32(get("compute_capability_minor"));
   d.sm_count = as_u32(get("multiprocessor_count"));
-  d.core_clock_khz = as_u32(get("clock_rate") / 1e3);
-  d.memory_clock_khz = as_u32(get("memory_clock_rate") / 1e3);
+  d.core_clock_khz = as_u32(get("clock_rate"));
+  d.memory_clock_khz = as_u32(get("memory_clock_rate"));
   d.memory_bus_width_bits = as_u32(get("global_memory_bus_width"));
-  d.global_memory_bytes = static_cast<uint64_t>(get("total_memory") > 0 ? get("total_memory") : get("global_memory_size"));
+  d.global_memory_bytes = static_cast<uint64_t>(get("total_memory"));
+  // Double data rate x bus width, in KB/s (1000 bytes) as CUPTI gives it: the same number
+  // CUPTI recorded for this H100 (3,352,320,000 from 2,619,000 kHz and 5,120 bits).
+  d.global_memory_bandwidth_kbps =
+      static_cast<uint64_t>(d.memory_clock_khz) * 2 * d.memory_bus_width_bits / 8;
   d.l2_cache_bytes = as_u32(get("l2_cache_size"));
   d.max_registers_per_sm = as_u32(get("max_registers_per_multiprocessor"));
   d.max_registers_per_block = as_u32(get("max_registers_per_block"));
   d.max_shared_per_sm_bytes = as_u32(get("max_shared_memory_per_multiprocessor"));
-  d.max_shared_per_block_bytes = as_u32(get("max_shared_memory_per_block_optin") > 0 ? get("max_shared_memory_per_block_optin")
-                                                                                      : get("max_shared_memory_per_block"));
-  d.max_warps_per_sm = as_u32(get("max_threads_per_multiprocessor") / 32);
+  d.max_shared_per_block_bytes = as_u32(get("max_shared_memory_per_block"));
+  d.max_warps_per_sm = as_u32(get("max_warps_per_multiprocessor"));
+  if (d.max_warps_per_sm == 0) d.max_warps_per_sm = as_u32(get("max_threads_per_multiprocessor") / 32);
   d.max_blocks_per_sm = as_u32(get("max_blocks_per_multiprocessor"));
   d.max_threads_per_block = as_u32(get("max_threads_per_block"));
   if (const uint32_t warp = as_u32(get("warp_size"))) d.warp_size = warp;
