@@ -14,13 +14,14 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A time word in seconds ("usecond" -> 1e-6), or 0 when `word` is not one.
-double seconds_of(std::string_view word) {
-  if (word == "second" || word == "s") return 1;
-  if (word == "msecond" || word == "ms") return 1e-3;
-  if (word == "usecond" || word == "us") return 1e-6;
-  if (word == "nsecond" || word == "ns") return 1e-9;
-  if (word == "psecond" || word == "ps") return 1e-12;
+// A time word in ns ("usecond" -> 1e3), or 0 when `word` is not one. Kept in ns, not seconds,
+// so that the common factors (1e3, 1e9) come out exact.
+double ns_of(std::string_view word) {
+  if (word == "second" || word == "s") return 1e9;
+  if (word == "msecond" || word == "ms") return 1e6;
+  if (word == "usecond" || word == "us") return 1e3;
+  if (word == "nsecond" || word == "ns") return 1;
+  if (word == "psecond" || word == "ps") return 1e-3;
   return 0;
 }
 
@@ -32,7 +33,7 @@ double prefix_of(std::string_view word) {
   const std::string_view prefixes = "KMGTP";
   const size_t power = prefixes.find(word[0]);
   if (power == std::string_view::npos) return 1;
-  const bool binary = word[1] == 'i' && word.size() > 2;
+  const bool binary = word.substr(1) == "ibyte";  // "Kinst" is kilo-instructions
   const std::string_view rest = word.substr(binary ? 2 : 1);
   for (char c : rest)
     if (!std::islower(static_cast<unsigned char>(c))) return 1;
@@ -73,16 +74,16 @@ double unit_scale(std::string_view unit) {
 
   double scale = 1;
   const std::string num_lower = lower(num);
-  if (const double s = seconds_of(num); s > 0)
-    scale = s * 1e9;  // a time: gpuscope stores ns
+  if (const double ns = ns_of(num); ns > 0)
+    scale = ns;  // a time: gpuscope stores ns
   else if (num_lower.size() >= 2 && num_lower.compare(num_lower.size() - 2, 2, "hz") == 0)
     scale = num_lower == "hz" ? 1 : prefix_of(std::string(1, static_cast<char>(std::toupper(num[0]))) + "hz");
   else
     scale = prefix_of(num);
 
   if (!den.empty()) {
-    if (const double s = seconds_of(den); s > 0)
-      scale /= s;  // a rate: per second
+    if (const double ns = ns_of(den); ns > 0)
+      scale = scale * 1e9 / ns;  // a rate: per second
     else
       scale /= prefix_of(den);
   }
