@@ -1,8 +1,8 @@
 // --metrics-from ncu.csv: ncu's per-launch metrics attached to a capture of the same program.
 // The i-th launch ncu profiled of a kernel is the i-th launch of that kernel in the capture, by
 // start time (for a bench capture, in its first run): ncu serializes and profiles launches in
-// the program's order. A launch ncu skipped (--launch-skip, -c, a kernel filter) shifts this
-// order: give ncu no launch filter for the kernels to attach (docs/import.md).
+// the program's order. ncu's -k and -c keep this (its launches of a kernel are then still the
+// first ones); --launch-skip shifts it onto later launches (docs/import.md).
 #include <algorithm>
 #include <map>
 #include <set>
