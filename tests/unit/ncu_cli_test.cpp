@@ -159,3 +159,35 @@ TEST_F(NcuCli, MetricsFromWhatIsNotAnNcuCsv) {
 
 }  // namespace
 }  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// Until the fuzz targets land: the real files cut at many points and with bytes changed, through
+// import_bytes. Each must import or give one line, never crash or hang. Fixed seed: repeatable.
+TEST(NcuFuzz, CutAndDamagedFilesNeverCrash) {
+  for (const char* name : {"metrics_kernels_details.csv", "metrics_kernels_raw.csv"}) {
+    const std::string text = testing::read_text_file(data(name));
+    ASSERT_FALSE(text.empty());
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    auto next = [&] {
+      state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+      return state;
+    };
+    const char kBytes[] = {'"', ',', '\n', '\r', '=', '0', 'n', '/', 'a', '_', ' ', '\0', '\xff', 'e', '-'};
+    for (int i = 0; i < 150; ++i) {
+      std::string bytes = text.substr(0, next() % (text.size() + 1));
+      for (int changes = static_cast<int>(next() % 8); changes > 0 && !bytes.empty(); --changes)
+        bytes[next() % bytes.size()] = kBytes[next() % sizeof kBytes];
+      Trace trace;
+      const std::string error = import_bytes(bytes, trace);
+      EXPECT_EQ(std::count(error.begin(), error.end(), '\n'), 0) << error;
+      if (error.empty()) {
+        EXPECT_FALSE(trace.kernels.empty()) << name << " case " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpuscope

@@ -6,6 +6,7 @@
 // The source gaps say all this in the Run section.
 #include <cxxabi.h>
 
+#include <charconv>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -32,7 +33,10 @@ std::string demangle(const std::string& name) {
   return status == 0 && text ? std::string(text.get()) : name;
 }
 
-uint32_t as_u32(double v) { return v > 0 && v < 4.3e9 ? static_cast<uint32_t>(v + 0.5) : 0; }
+// Values from the file, whatever they are, into the model's integer fields: 0 when out of range.
+uint32_t as_u32(double v) { return v > 0 && v < 4.29e9 ? static_cast<uint32_t>(v + 0.5) : 0; }
+int32_t as_i32(double v) { return v > 0 && v < 2.1e9 ? static_cast<int32_t>(v + 0.5) : 0; }
+uint64_t as_u64(double v) { return v > 0 && v < 1.8e19 ? static_cast<uint64_t>(v) : 0; }
 
 // Device limits from device__attribute_* (raw page, when ncu collected them), under CUDA's
 // attribute names without the prefix. ncu prints them without units, as CUDA gives them: clocks
@@ -48,7 +52,7 @@ void fill_device(const std::map<std::string, double>& a, Device& d) {
   d.core_clock_khz = as_u32(get("clock_rate"));
   d.memory_clock_khz = as_u32(get("memory_clock_rate"));
   d.memory_bus_width_bits = as_u32(get("global_memory_bus_width"));
-  d.global_memory_bytes = static_cast<uint64_t>(get("total_memory"));
+  d.global_memory_bytes = as_u64(get("total_memory"));
   // Double data rate x bus width, in KB/s (1000 bytes) as CUPTI gives it: the same number
   // CUPTI recorded for this H100 (3,352,320,000 from 2,619,000 kHz and 5,120 bits).
   d.global_memory_bandwidth_kbps =
@@ -79,13 +83,13 @@ Kernel make_kernel(const File& file, const Launch& launch, Trace& trace) {
     std::copy(launch.block, launch.block + 3, k.block);
   } else {
     // Totals only (launch__grid_size, launch__block_size): as one dimension.
-    k.grid[0] = static_cast<int32_t>(ncu::launch_value(file, launch, "launch__grid_size"));
-    k.block[0] = static_cast<int32_t>(ncu::launch_value(file, launch, "launch__block_size"));
+    k.grid[0] = as_i32(ncu::launch_value(file, launch, "launch__grid_size"));
+    k.block[0] = as_i32(ncu::launch_value(file, launch, "launch__block_size"));
     k.grid[1] = k.grid[2] = k.block[1] = k.block[2] = k.grid[0] > 0 ? 1 : 0;
   }
   for (int i = 0; i < 3; ++i) {
     static const char* const kCluster[] = {"launch__cluster_dim_x", "launch__cluster_dim_y", "launch__cluster_dim_z"};
-    k.cluster[i] = static_cast<int32_t>(ncu::launch_value(file, launch, kCluster[i]));
+    k.cluster[i] = as_i32(ncu::launch_value(file, launch, kCluster[i]));
   }
   k.registers_per_thread = as_u32(ncu::launch_value(file, launch, "launch__registers_per_thread"));
   k.static_shared_bytes = as_u32(ncu::launch_value(file, launch, "launch__shared_mem_per_block_static"));
@@ -159,7 +163,9 @@ void read_ncu_csv(const std::string& path, Trace& trace) {
       if (metric_ids[index] == duration_id) duration = value;
     }
     k.start = cursor;
-    k.end = cursor += static_cast<TimeNs>(duration + 0.5);
+    // A duration past 1,000 s is no kernel ncu replayed (a damaged file): placed as 0, so that
+    // even millions of rows cannot overflow the time axis.
+    k.end = cursor += duration > 0 && duration < 1e12 ? static_cast<TimeNs>(duration + 0.5) : 0;
     has_config = has_config && k.grid[0] > 0;
     has_registers = has_registers && k.registers_per_thread > 0;
     trace.kernels.push_back(k);
@@ -190,9 +196,13 @@ void read_ncu_csv(const std::string& path, Trace& trace) {
     if (auto a = file.device_attributes.find(id); a != file.device_attributes.end()) fill_device(a->second, d);
     if (auto n = file.device_names.find(id); n != file.device_names.end()) d.name = n->second;
     for (const Launch& l : file.launches)
-      if (l.device == id && d.compute_major == 0 && l.compute_capability.find('.') != std::string::npos) {
-        d.compute_major = static_cast<uint32_t>(std::atoi(l.compute_capability.c_str()));
-        d.compute_minor = static_cast<uint32_t>(std::atoi(l.compute_capability.c_str() + l.compute_capability.find('.') + 1));
+      if (l.device == id && d.compute_major == 0) {
+        // "9.0": the CC column, when device__attribute_* did not say.
+        const std::string& cc = l.compute_capability;
+        const size_t dot = cc.find('.');
+        if (dot == std::string::npos) continue;
+        std::from_chars(cc.data(), cc.data() + dot, d.compute_major);
+        std::from_chars(cc.data() + dot + 1, cc.data() + cc.size(), d.compute_minor);
       }
     trace.devices.push_back(d);
   }

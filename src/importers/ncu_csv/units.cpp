@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <string>
 
 namespace gpuscope::ncu {
@@ -61,8 +62,9 @@ Value parse_value(std::string_view cell) {
   Value v;
   const char* end = plain.data() + plain.size();
   const auto [ptr, ec] = std::from_chars(plain.data(), end, v.number);
-  v.kind = (ec == std::errc() && ptr == end && !plain.empty()) ? ValueKind::Number : ValueKind::Text;
-  if (ec == std::errc::result_out_of_range) v.kind = ValueKind::Text;
+  // "inf" and "nan" parse as numbers but are no measurement ncu prints: text.
+  const bool number = ec == std::errc() && ptr == end && !plain.empty() && std::isfinite(v.number);
+  v.kind = number ? ValueKind::Number : ValueKind::Text;
   return v;
 }
 
