@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpuscope/analysis_timeline.h"
@@ -52,6 +53,10 @@ RuleInputs rule_inputs(const Trace& trace);
 std::vector<Finding> run_rules(const Trace& trace);
 // The same, given rule_inputs(trace).
 std::vector<Finding> run_rules(const Trace& trace, const RuleInputs& inputs);
+
+// Rules not run because the capture's source does not record what they read: (rule id, the
+// first missing kGap* name), in registry order. Empty for gpuscope's own captures.
+std::vector<std::pair<std::string, std::string>> rules_not_run(const Trace& trace);
 
 // The rule ids, in registry order (for docs and tests).
 std::vector<std::string> rule_ids();

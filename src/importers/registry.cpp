@@ -1,8 +1,8 @@
 // The importer registry and the paths every command reads its inputs through (importer.h).
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "common/error.h"
 #include "common/names.h"
@@ -10,6 +10,7 @@
 #include "importers/finalize.h"
 #include "importers/importer.h"
 #include "importers/ncu_csv/ncu_importer.h"
+#include "importers/nsys_sqlite/nsys_export.h"
 #include "importers/spool/spool_importer.h"
 #include "spool/format.h"
 
@@ -44,6 +45,7 @@ const std::vector<Importer>& importers() {
   static const std::vector<Importer> registry{
       {"gpuscope", "a gpuscope capture", is_capture, read_capture, nullptr, true},
       {"spool", "a gpuscope spool", is_spool, read_spool},
+      {"nsys", "an Nsight Systems SQLite export", is_nsys_export, read_nsys_export},
       {"ncu", "an Nsight Compute CSV (--csv --page raw or details)", is_ncu_csv, read_ncu_csv, attach_ncu_metrics},
   };
   return registry;
@@ -111,22 +113,27 @@ Trace import_spools(const std::vector<std::string>& spools) {
 }
 
 std::string import_bytes(std::string_view bytes, Trace& trace) {
-  // A memory file under /proc/self/fd: every reader sees an ordinary path, nothing touches disk.
-  const int fd = memfd_create("gpuscope-import", 0);
-  if (fd < 0) return "cannot create a memory file";
+  // Every reader takes a path, so the bytes become a temporary file, removed afterwards. (A
+  // memfd under /proc/self/fd would not do: SQLite resolves that link and cannot open it.)
+  std::string path = (std::filesystem::temp_directory_path() / "gpuscope-import-XXXXXX").string();
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return "cannot create a temporary file";
   size_t written = 0;
   while (written < bytes.size()) {
     const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
-    if (n <= 0) { close(fd); return "cannot write the memory file"; }
+    if (n <= 0) break;
     written += static_cast<size_t>(n);
   }
-  std::string error;
-  try {
-    trace = load_trace("/proc/self/fd/" + std::to_string(fd));
-  } catch (const Error& e) {
-    error = e.what();
-  }
   close(fd);
+  std::string error = written < bytes.size() ? "cannot write the temporary file" : "";
+  if (error.empty()) {
+    try {
+      trace = load_trace(path);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+  }
+  unlink(path.c_str());
   return error;
 }
 

@@ -85,6 +85,7 @@ Section build_memory_section(const Trace& trace, size_t top) {
                       num(static_cast<double>(g.time_ns) / n, Unit::Ns), opt_num(g.bandwidth_bps, Unit::BytesPerSecond)});
   }
   if (!t.rows.empty()) t.notes.push_back("Bandwidth: total bytes / total GPU-side time of the group.");
+  mark_not_in_source(t, trace, kGapCopyMemoryKinds);
   limit_rows(t, top);
   s.tables.push_back(std::move(t));
   return s;

@@ -30,6 +30,7 @@ Section build_api_section(const Trace& trace, size_t top) {
     if (!t.rows.empty())
       t.notes.push_back("Time %: share of all " + std::string(to_string(summary.domain)) +
                         " API time, summed over threads.");
+    mark_not_in_source(t, trace, kGapApiCalls);
     limit_rows(t, top);
     s.tables.push_back(std::move(t));
   }
@@ -49,6 +50,7 @@ Section build_sync_section(const Trace& trace, size_t top) {
   for (const auto& g : analysis::summarize_sync(trace))
     t.rows.push_back({text(to_string(g.kind)), num(static_cast<double>(g.wait.count), Unit::Count),
                       num(g.wait.total, Unit::Ns), num(g.wait.mean, Unit::Ns), num(g.wait.max, Unit::Ns)});
+  mark_not_in_source(t, trace, kGapSynchronization);
   limit_rows(t, top);
   s.tables.push_back(std::move(t));
   return s;
@@ -75,6 +77,7 @@ Section build_nvtx_section(const Trace& trace, size_t top) {
   if (summary.unclosed_ranges > 0)
     t.notes.push_back(plural(summary.unclosed_ranges, "range was", "ranges were") +
                       " never closed and are not counted.");
+  mark_not_in_source(t, trace, kGapNvtx);
   limit_rows(t, top);
   s.tables.push_back(std::move(t));
   return s;

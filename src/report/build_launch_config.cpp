@@ -24,7 +24,11 @@ Section build_launch_config_section(const Trace& trace, size_t top) {
                num_column("waves", "Waves", Unit::Plain),
                num_column("last_wave", "Last wave", Unit::Percent)};
   const auto nan = std::optional<double>();
-  for (const auto& k : analysis::kernel_occupancy(trace, top)) {
+  mark_not_in_source(t, trace, kGapLaunchConfig);
+  // Without launch configurations every row would be zeros: the table says why it is empty.
+  const auto kernels = trace.lacks(kGapLaunchConfig) ? std::vector<analysis::KernelOccupancy>{}
+                                                     : analysis::kernel_occupancy(trace, top);
+  for (const auto& k : kernels) {
     const auto& c = k.config;
     std::vector<Cell> row = {text(k.name), num(double(c.block[0]) * c.block[1] * c.block[2], Unit::Count),
                              num(c.registers_per_thread, Unit::Count)};

@@ -16,6 +16,13 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
   s.title = "Recommendations";
   s.empty_text = "no rule fired";
   const auto findings = analysis::run_rules(trace, inputs);
+  const auto not_run = analysis::rules_not_run(trace);
+  if (!not_run.empty()) {
+    // Said as a line, so it shows whether or not other rules fired.
+    std::string list;
+    for (const auto& [rule, what] : not_run) list += (list.empty() ? "" : ", ") + rule + " (" + what + ")";
+    s.lines.push_back({"not_run", "Not run", text(list), "the source does not record what these rules read"});
+  }
   if (findings.empty()) return s;
   Table summary;
   summary.key = "recommendations";

@@ -23,6 +23,15 @@ void limit_rows(Table& table, size_t top) {
   table.notes.push_back(plural(table.omitted_rows, "more row", "more rows") + " not shown (--top 0 shows all).");
 }
 
+void mark_not_in_source(Table& table, const Trace& trace, std::string_view what) {
+  for (const SourceGap& gap : trace.source_gaps) {
+    if (gap.what != what) continue;
+    table.empty_text = "not in the source (" + gap.detail + ")";
+    if (!table.rows.empty()) table.notes.push_back("Not in the source: " + gap.detail);
+    return;
+  }
+}
+
 std::shared_ptr<const Timeline> make_timeline(const Trace& trace, TimeNs profiler_time_cut) {
   auto timeline = std::make_shared<Timeline>();
   timeline->trace = &trace;

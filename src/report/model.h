@@ -135,6 +135,10 @@ Table without_machine_columns(const Table& table);
 // Keeps the first `top` rows (0 = all) and records how many were dropped.
 void limit_rows(Table& table, size_t top);
 
+// An imported file whose source does not record `what` (a kGap* name): the table says "not in
+// the source" and why, instead of "none captured", and a note says it even when some rows exist.
+void mark_not_in_source(Table& table, const Trace& trace, std::string_view what);
+
 // "1 launch" / "1,024 launches": counts in notes read as English.
 std::string plural(size_t n, const std::string& one, const std::string& many);
 

@@ -131,6 +131,14 @@ std::string Statement::text(int column) const {
            : std::string();
 }
 
+int Statement::type(int column) const { return sqlite3_column_type(stmt_, column); }
+
+std::string_view Statement::text_view(int column) const {
+  const auto* p = sqlite3_column_text(stmt_, column);
+  return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
+           : std::string_view();
+}
+
 int Statement::column_count() const { return sqlite3_column_count(stmt_); }
 
 std::string Statement::column_name(int column) const {

@@ -62,6 +62,11 @@ class Statement {
   int64_t integer(int column) const;
   double real(int column) const;
   std::string text(int column) const;
+  // The column's storage class in the current row (SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT,
+  // SQLITE_BLOB, SQLITE_NULL): readers of foreign files check it before trusting integer().
+  int type(int column) const;
+  // The text without a copy; valid until the next call of next() on this statement.
+  std::string_view text_view(int column) const;
   int column_count() const;
   std::string column_name(int column) const;
 

@@ -24,13 +24,7 @@ CliResult metrics(const std::string& args, const std::string& env = "") {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// One "gpuscope: ..." line on stderr and exit code 2, the CLI's error convention.
-void expect_one_line_error(const CliResult& r, const std::string& part) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_EQ(r.err.rfind("gpuscope: ", 0), 0u) << r.err;
-  EXPECT_TRUE(contains(r.err, part)) << r.err;
-}
+using testing::expect_one_line_error;
 
 class CliMetrics : public ::testing::Test {
  protected:

@@ -21,22 +21,13 @@ using Json = nlohmann::json;
 
 const std::string kBaseline = std::string(GPUSCOPE_TEST_DATA_DIR) + "/bsr_spmm_baseline.gpuscope";
 
-int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
-
-void expect_one_line_error(const CliResult& r, const std::string& message, const std::string& what) {
-  EXPECT_EQ(r.exit_code, 2) << what;
-  EXPECT_EQ(lines(r.err), 1) << what << ": " << r.err;
-  EXPECT_EQ(r.err.rfind("gpuscope: ", 0), 0u) << what << ": " << r.err;
-  EXPECT_NE(r.err.find(message), std::string::npos) << what << ": " << r.err;
-}
-
 TEST(ExportCli, WritesBothFormatsAndGzip) {
   const std::string dir = testing::scratch_dir("export_cli");
   for (const std::string args : {"--format chrome -o t.json", "--format perfetto -o t.perfetto-trace",
                                  "--format chrome -o t.json.gz", "--format perfetto --gzip -o t.pftrace"}) {
     const CliResult r = testing::run_gpuscope(dir, "export " + kBaseline + " " + args);
     EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
-    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(testing::line_count(r.err), 1) << r.err;
     EXPECT_NE(r.err.find("gpuscope: wrote "), std::string::npos) << r.err;
   }
   const std::string plain = testing::read_text_file(dir + "/t.json");
@@ -68,7 +59,7 @@ TEST(ExportCli, NoDetailsLeavesOutTheGpuWorksArguments) {
 TEST(ExportCli, RefusesToOverwriteWithoutForce) {
   const std::string dir = testing::scratch_dir("export_cli_force");
   std::ofstream(dir + "/t.json") << "keep me";
-  expect_one_line_error(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome -o t.json"),
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome -o t.json"),
                         "already exists (use --force to overwrite)", "no --force");
   EXPECT_EQ(testing::read_text_file(dir + "/t.json"), "keep me");
   EXPECT_EQ(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome -o t.json -f").exit_code, 0);
@@ -78,11 +69,11 @@ TEST(ExportCli, RefusesToOverwriteWithoutForce) {
 TEST(ExportCli, BadInputAndBadRunAreOneLine) {
   const std::string dir = testing::scratch_dir("export_cli_bad");
   std::ofstream(dir + "/notes.gpuscope") << "not a capture\n";
-  expect_one_line_error(testing::run_gpuscope(dir, "export notes.gpuscope --format chrome -o t.json"), "notes.gpuscope",
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "export notes.gpuscope --format chrome -o t.json"), "notes.gpuscope",
                         "corrupt");
-  expect_one_line_error(testing::run_gpuscope(dir, "export missing.gpuscope --format perfetto -o t.pb"), "missing",
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "export missing.gpuscope --format perfetto -o t.pb"), "missing",
                         "missing");
-  expect_one_line_error(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome --run 2 -o t.json"),
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome --run 2 -o t.json"),
                         "is not a bench capture", "--run on a single capture");
   EXPECT_EQ(testing::run_gpuscope(dir, "export " + kBaseline + " --format xml -o t.json").exit_code, 2);
   EXPECT_EQ(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome").exit_code, 2);  // no -o
@@ -102,7 +93,7 @@ TEST(ExportCli, BenchRunsAreSeparateGroupsOrOneWithRun) {
   bench.run.start = bench.runs.front().start;
   bench.run.end = bench.runs.back().end;
   write_trace(dir + "/b.gpuscope", bench);
-  expect_one_line_error(testing::run_gpuscope(dir, "export b.gpuscope --format chrome --run 3 -o t.json"),
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "export b.gpuscope --format chrome --run 3 -o t.json"),
                         "has no bench run 3", "--run 3");
 
   ASSERT_EQ(testing::run_gpuscope(dir, "export b.gpuscope --format chrome -o all.json").exit_code, 0);

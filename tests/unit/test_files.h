@@ -22,4 +22,11 @@ struct CliResult {
 // stderr land in dir/out.txt and dir/err.txt and are returned.
 CliResult run_gpuscope(const std::string& dir, const std::string& args, const std::string& env = "");
 
+// Lines of text (newlines counted).
+int line_count(const std::string& text);
+
+// Bad input as users must see it: exit 2 and one line on stderr, "gpuscope: ..." containing
+// `message`. `what` names the case in failure messages.
+void expect_one_line_error(const CliResult& r, const std::string& message, const std::string& what = "");
+
 }  // namespace gpuscope::testing

@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -48,6 +49,15 @@ CliResult run_gpuscope(const std::string& dir, const std::string& args, const st
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text_file(dir + "/out.txt"),
           read_text_file(dir + "/err.txt")};
+}
+
+int line_count(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+void expect_one_line_error(const CliResult& r, const std::string& message, const std::string& what) {
+  EXPECT_EQ(r.exit_code, 2) << what;
+  EXPECT_EQ(line_count(r.err), 1) << what << ": " << r.err;
+  EXPECT_EQ(r.err.rfind("gpuscope: ", 0), 0u) << what << ": " << r.err;
+  EXPECT_NE(r.err.find(message), std::string::npos) << what << ": " << r.err;
 }
 
 }  // namespace gpuscope::testing

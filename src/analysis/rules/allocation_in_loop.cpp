@@ -17,6 +17,7 @@ namespace {
 class AllocationRule final : public Rule {
  public:
   std::string id() const override { return "allocation_in_loop"; }
+  std::vector<std::string_view> needs() const override { return {kGapApiCalls, kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     Scenario s;

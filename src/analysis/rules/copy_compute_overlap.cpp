@@ -16,6 +16,7 @@ namespace {
 class CopyComputeOverlapRule final : public Rule {
  public:
   std::string id() const override { return "copies_not_overlapped"; }
+  std::vector<std::string_view> needs() const override { return {kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main || ctx.repeated.steady.empty()) return std::nullopt;

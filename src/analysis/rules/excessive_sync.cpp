@@ -17,6 +17,7 @@ namespace {
 class ExcessiveSyncRule final : public Rule {
  public:
   std::string id() const override { return "excessive_sync"; }
+  std::vector<std::string_view> needs() const override { return {kGapApiCalls, kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     std::vector<size_t> syncs;

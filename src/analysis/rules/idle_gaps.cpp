@@ -14,6 +14,7 @@ namespace {
 class IdleGapRule final : public Rule {
  public:
   std::string id() const override { return "gpu_idle_gaps"; }
+  std::vector<std::string_view> needs() const override { return {kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;

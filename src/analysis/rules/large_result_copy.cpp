@@ -42,6 +42,7 @@ struct Instance {
 class LargeResultCopyRule final : public Rule {
  public:
   std::string id() const override { return "large_result_copy"; }
+  std::vector<std::string_view> needs() const override { return {kGapApiCalls, kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main || ctx.repeated.steady.size() < 2) return std::nullopt;

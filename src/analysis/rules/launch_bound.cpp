@@ -80,6 +80,7 @@ GraphCost graph_cost(const RuleContext& ctx, double launch_call_ns) {
 class LaunchBoundRule final : public Rule {
  public:
   std::string id() const override { return "launch_bound"; }
+  std::vector<std::string_view> needs() const override { return {kGapApiCalls, kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;

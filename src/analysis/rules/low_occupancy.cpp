@@ -25,6 +25,7 @@ uint32_t regs_for(const Device& d, uint32_t warps_per_block, uint32_t blocks) {
 class OccupancyRule final : public Rule {
  public:
   std::string id() const override { return "low_occupancy"; }
+  std::vector<std::string_view> needs() const override { return {kGapLaunchConfig, kGapDevices}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     double all = 0;

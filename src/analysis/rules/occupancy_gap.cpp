@@ -14,6 +14,7 @@ namespace {
 class OccupancyGapRule final : public Rule {
  public:
   std::string id() const override { return "achieved_occupancy_gap"; }
+  std::vector<std::string_view> needs() const override { return {kGapLaunchConfig, kGapDevices}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     Finding f;

@@ -20,6 +20,7 @@ constexpr TimeNs kPinnedReturnNs = 10'000;
 class PageableRule final : public Rule {
  public:
   std::string id() const override { return "pageable_copies"; }
+  std::vector<std::string_view> needs() const override { return {kGapCopyMemoryKinds, kGapApiCalls, kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;

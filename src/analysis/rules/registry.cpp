@@ -39,6 +39,23 @@ std::vector<std::string> rule_ids() {
   return ids;
 }
 
+namespace {
+// The first of the rule's needs that the trace's source does not record, or "".
+std::string_view missing_need(const rules::Rule& rule, const Trace& trace) {
+  for (std::string_view what : rule.needs())
+    if (trace.lacks(what)) return what;
+  return {};
+}
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> rules_not_run(const Trace& trace) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (trace.source_gaps.empty()) return out;
+  for (const auto& r : rules::all_rules())
+    if (auto what = missing_need(*r, trace); !what.empty()) out.emplace_back(r->id(), std::string(what));
+  return out;
+}
+
 RuleInputs rule_inputs(const Trace& trace) {
   TimelineOptions all_gaps;
   all_gaps.max_gaps = SIZE_MAX;
@@ -50,8 +67,10 @@ std::vector<Finding> run_rules(const Trace& trace) { return run_rules(trace, rul
 std::vector<Finding> run_rules(const Trace& trace, const RuleInputs& inputs) {
   const rules::RuleContext ctx = rules::make_context(trace, inputs);
   std::vector<Finding> out;
-  for (const auto& r : rules::all_rules())
+  for (const auto& r : rules::all_rules()) {
+    if (!missing_need(*r, trace).empty()) continue;
     if (auto f = r->check(ctx)) out.push_back(std::move(*f));
+  }
   std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
     const TimeNs sa = a.saving_ns.value_or(-1), sb = b.saving_ns.value_or(-1);
     if (sa != sb) return sa > sb;

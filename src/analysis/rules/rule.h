@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/retime.h"
@@ -68,6 +69,9 @@ class Rule {
  public:
   virtual ~Rule() = default;
   virtual std::string id() const = 0;
+  // What the rule reads that an imported file's source may not record (kGap* names in model.h):
+  // on a capture whose source lacks any of it, the rule is not run (a missing record is not a zero).
+  virtual std::vector<std::string_view> needs() const { return {}; }
   virtual std::optional<Finding> check(const RuleContext& ctx) const = 0;
 };
 

@@ -14,6 +14,7 @@ namespace {
 class StartupRule final : public Rule {
  public:
   std::string id() const override { return "startup_cost"; }
+  std::vector<std::string_view> needs() const override { return {kGapApiCalls, kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.context_creation || ctx.main_calls.empty()) return std::nullopt;

@@ -18,6 +18,7 @@ namespace {
 class SyncCopyRule final : public Rule {
  public:
   std::string id() const override { return "sync_copies"; }
+  std::vector<std::string_view> needs() const override { return {kGapApiCalls, kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;

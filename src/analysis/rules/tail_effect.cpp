@@ -34,6 +34,7 @@ std::optional<SpeedOfLight> throughput_bound(const std::vector<KernelMetricValue
 class TailRule final : public Rule {
  public:
   std::string id() const override { return "tail_effect"; }
+  std::vector<std::string_view> needs() const override { return {kGapLaunchConfig, kGapDevices}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     Finding f;

@@ -33,6 +33,7 @@ struct Burst {
 class TinyTransfersRule final : public Rule {
  public:
   std::string id() const override { return "many_tiny_transfers"; }
+  std::vector<std::string_view> needs() const override { return {kGapApiCalls, kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main) return std::nullopt;
