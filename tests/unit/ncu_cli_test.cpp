@@ -15,17 +15,11 @@ namespace gpuscope {
 namespace {
 
 using testing::CliResult;
+using testing::expect_one_line_error;
 
 std::string data(const std::string& name) { return std::string(GPUSCOPE_TEST_DATA_DIR) + "/ncu/" + name; }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-void expect_one_line_error(const CliResult& r, const std::string& part) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_EQ(r.err.rfind("gpuscope: ", 0), 0u) << r.err;
-  EXPECT_TRUE(contains(r.err, part)) << r.err;
-}
 
 class NcuCli : public ::testing::Test {
  protected:
@@ -131,7 +125,7 @@ TEST_F(NcuCli, BadInputIsOneLineAndExitTwo) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    expect_one_line_error(run("report " + write(c.name, c.bytes)), c.message);
+    expect_one_line_error(run("report " + write(c.name, c.bytes)), c.message, c.name);
     Trace trace;
     const std::string error = import_bytes(c.bytes, trace);
     EXPECT_TRUE(contains(error, c.message)) << error;

@@ -112,6 +112,22 @@ TEST(NcuCsvReader, HeaderDetectionIsLenientForACutLine) {
   EXPECT_FALSE(ncu::is_ncu_header("\"Time (%)\",\"Total Time (ns)\",\"Instances\",\"Name\""));
 }
 
+TEST(NcuCsvReader, ToolLinesGiveProgramAndPasses) {
+  // ncu's stdout and stderr in one file (2>&1): the progress lines carry the passes.
+  const ncu::File f = ncu::parse_text(
+      "==PROF== Connected to process 77 (/opt/app --n 3)\n"
+      "app output, not CSV\n"
+      "==PROF== Profiling \"k\" - 0: 0%....50%....100% - 9 passes\n"
+      "\"ID\",\"Process ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n"
+      "\"\",\"\",\"\",\"usecond\"\n"
+      "\"0\",\"77\",\"k(int)\",\"1.5\"\n"
+      "==PROF== Disconnected from process 77\n");
+  EXPECT_EQ(f.passes, 9u);
+  EXPECT_EQ(f.command_lines.at(77), "/opt/app --n 3");
+  ASSERT_EQ(f.launches.size(), 1u);
+  EXPECT_EQ(f.launches[0].metrics.at(0).second, 1500);
+}
+
 TEST(NcuNames, FunctionPartsOfDemangledNames) {
   EXPECT_EQ(ncu::function_part("void ns::k<32, float>(const float *, int)", true), "ns::k<32,float>");
   EXPECT_EQ(ncu::function_part("void ns::k<32, float>(const float *, int)", false), "ns::k");

@@ -46,28 +46,30 @@ void fill_device(const std::map<std::string, double>& a, Device& d) {
     auto it = a.find(name);
     return it == a.end() ? 0.0 : it->second;
   };
-  d.compute_major = as_u32(get("compute_capability_major"));
-  d.compute_minor = as_u32(get("compute_capability_minor"));
-  d.sm_count = as_u32(get("multiprocessor_count"));
-  d.core_clock_khz = as_u32(get("clock_rate"));
-  d.memory_clock_khz = as_u32(get("memory_clock_rate"));
-  d.memory_bus_width_bits = as_u32(get("global_memory_bus_width"));
+  static const std::pair<const char*, uint32_t Device::*> kFields[] = {
+      {"compute_capability_major", &Device::compute_major},
+      {"compute_capability_minor", &Device::compute_minor},
+      {"multiprocessor_count", &Device::sm_count},
+      {"clock_rate", &Device::core_clock_khz},
+      {"memory_clock_rate", &Device::memory_clock_khz},
+      {"global_memory_bus_width", &Device::memory_bus_width_bits},
+      {"l2_cache_size", &Device::l2_cache_bytes},
+      {"max_registers_per_multiprocessor", &Device::max_registers_per_sm},
+      {"max_registers_per_block", &Device::max_registers_per_block},
+      {"max_shared_memory_per_multiprocessor", &Device::max_shared_per_sm_bytes},
+      {"max_shared_memory_per_block", &Device::max_shared_per_block_bytes},
+      {"max_warps_per_multiprocessor", &Device::max_warps_per_sm},
+      {"max_blocks_per_multiprocessor", &Device::max_blocks_per_sm},
+      {"max_threads_per_block", &Device::max_threads_per_block},
+      {"async_engine_count", &Device::copy_engines},
+  };
+  for (const auto& [attribute, field] : kFields) d.*field = as_u32(get(attribute));
+  if (d.max_warps_per_sm == 0) d.max_warps_per_sm = as_u32(get("max_threads_per_multiprocessor") / 32);
+  if (const uint32_t warp = as_u32(get("warp_size"))) d.warp_size = warp;
   d.global_memory_bytes = as_u64(get("total_memory"));
   // Double data rate x bus width, in KB/s (1000 bytes) as CUPTI gives it: the same number
   // CUPTI recorded for this H100 (3,352,320,000 from 2,619,000 kHz and 5,120 bits).
-  d.global_memory_bandwidth_kbps =
-      static_cast<uint64_t>(d.memory_clock_khz) * 2 * d.memory_bus_width_bits / 8;
-  d.l2_cache_bytes = as_u32(get("l2_cache_size"));
-  d.max_registers_per_sm = as_u32(get("max_registers_per_multiprocessor"));
-  d.max_registers_per_block = as_u32(get("max_registers_per_block"));
-  d.max_shared_per_sm_bytes = as_u32(get("max_shared_memory_per_multiprocessor"));
-  d.max_shared_per_block_bytes = as_u32(get("max_shared_memory_per_block"));
-  d.max_warps_per_sm = as_u32(get("max_warps_per_multiprocessor"));
-  if (d.max_warps_per_sm == 0) d.max_warps_per_sm = as_u32(get("max_threads_per_multiprocessor") / 32);
-  d.max_blocks_per_sm = as_u32(get("max_blocks_per_multiprocessor"));
-  d.max_threads_per_block = as_u32(get("max_threads_per_block"));
-  if (const uint32_t warp = as_u32(get("warp_size"))) d.warp_size = warp;
-  d.copy_engines = as_u32(get("async_engine_count"));
+  d.global_memory_bandwidth_kbps = static_cast<uint64_t>(d.memory_clock_khz) * 2 * d.memory_bus_width_bits / 8;
 }
 
 Kernel make_kernel(const File& file, const Launch& launch, Trace& trace) {
@@ -138,7 +140,7 @@ void read_ncu_csv(const std::string& path, Trace& trace) {
     throw Error(path + ": an ncu CSV imports on its own; attach it to a capture with --metrics-from");
   const File file = ncu::read_file(path);
   trace.run.source_tool = "ncu";
-  trace.run.source_version = file.version;
+  // source_version stays empty: ncu's CSV does not say which ncu wrote it.
   trace.run.source_schema = "CSV " + file.page + " page";
   trace.run.source_file = path;
   if (file.command_lines.size() == 1) trace.run.command_line = file.command_lines.begin()->second;

@@ -3,7 +3,6 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 
 #include "common/error.h"
@@ -28,8 +27,9 @@ uint64_t number_after(std::string_view text, std::string_view marker) {
   return n;
 }
 
-// What ncu's "==PROF==" lines tell: the processes it connected to (pid and program), the passes
-// per kernel, and its version where a line states it.
+// What ncu's "==PROF==" lines tell: the processes it connected to (pid and program), and the
+// passes per kernel where its progress lines went to the same file (they go to stderr when only
+// stdout is redirected). ncu 2025.3 writes no version into its CSV output.
 void read_tool_line(std::string_view line, File& file) {
   if (const uint64_t pid = number_after(line, "Connected to process"); pid > 0) {
     const size_t open = line.find('(');
@@ -41,12 +41,6 @@ void read_tool_line(std::string_view line, File& file) {
     const size_t dash = line.rfind("- ");
     if (dash != std::string_view::npos)
       file.passes = std::max(file.passes, static_cast<uint32_t>(number_after(line.substr(dash), "- ")));
-  }
-  if (const size_t at = line.find("Nsight Compute "); at != std::string_view::npos && file.version.empty()) {
-    std::string_view rest = line.substr(at + 15);
-    if (rest.rfind("version ", 0) == 0) rest.remove_prefix(8);
-    const size_t end = std::min(rest.find_first_of(" )\r"), rest.size());
-    if (end > 0 && std::isdigit(static_cast<unsigned char>(rest[0]))) file.version = std::string(rest.substr(0, end));
   }
 }
 

@@ -41,7 +41,6 @@ struct Skipped {
 
 struct File {
   std::string page;     // "raw" or "details"
-  std::string version;  // ncu's version when the ==PROF== lines say it
   std::vector<std::string> metric_names;
   std::vector<Launch> launches;  // in file order
   // Per device: device__attribute_* values (numbers in gpuscope's units) and its display name.
