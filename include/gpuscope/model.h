@@ -329,6 +329,10 @@ struct MetricCollection {
   uint64_t kernels_failed = 0;     // kernel: launches whose measurement failed
   uint64_t interval_ns = 0;        // sampling: interval
   uint32_t run_id = 0;
+  // Where the values came from (schema v5): "" for gpuscope's own collection, else the file they
+  // were imported from, e.g. "ncu CSV run.csv" (--metrics-from, or an ncu CSV imported alone).
+  // Last, so brace-initialized rows written before it stay valid.
+  std::string source;
 };
 
 struct Trace {

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/diff_report.h"
+#include "importers/importer.h"
 #include "gpuscope/store.h"
 #include "importers/importer.h"
 

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "export/gzip.h"
 #include "export/tracks.h"
+#include "importers/importer.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/export.h"
 #include "gpuscope/store.h"

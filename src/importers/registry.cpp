@@ -10,6 +10,7 @@
 #include "importers/finalize.h"
 #include "importers/importer.h"
 #include "importers/kineto_json/kineto_json.h"
+#include "importers/ncu_csv/ncu_importer.h"
 #include "importers/nsys_sqlite/nsys_export.h"
 #include "importers/spool/spool_importer.h"
 #include "spool/format.h"
@@ -47,6 +48,7 @@ const std::vector<Importer>& importers() {
       {"spool", "a gpuscope spool", is_spool, read_spool},
       {"nsys", "an Nsight Systems SQLite export", is_nsys_export, read_nsys_export},
       {"kineto", "a torch.profiler (Kineto) or Chrome JSON trace", is_chrome_trace, read_chrome_trace},
+      {"ncu", "an Nsight Compute CSV (--csv --page raw or details)", is_ncu_csv, read_ncu_csv, attach_ncu_metrics},
   };
   return registry;
 }

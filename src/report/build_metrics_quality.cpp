@@ -54,6 +54,7 @@ void add_metric_collection_lines(Section& quality, const Trace& trace) {
                            kernel ? "kernel metrics" : "GPU samples");
     }
     if (m->run_id) l.note += fmt::format(" (bench run {})", m->run_id);
+    if (!m->source.empty()) l.note += "; from " + m->source;
     quality.lines.push_back(std::move(l));
   }
 }

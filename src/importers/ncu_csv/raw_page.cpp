@@ -1,0 +1,82 @@
+// --page raw: a header of column names, a units row (the "ID" cell empty), then a row per
+// launch with a column per metric. Each metric column has one unit for all its rows.
+#include "common/error.h"
+#include "gpuscope/metric_sets.h"
+#include "importers/ncu_csv/page_readers.h"
+#include "importers/ncu_csv/units.h"
+
+namespace gpuscope::ncu {
+
+namespace {
+
+constexpr std::string_view kDeviceAttribute = "device__attribute_";
+
+struct MetricColumn {
+  size_t column = 0;
+  uint32_t metric = 0;  // File::metric_names index
+  double scale = 1;     // unit_scale of the column's unit
+  bool device_attribute = false;
+  // Text in it is wrong (counted), not a text-valued metric such as a cache configuration or
+  // the device's display name: it has a unit, or gpuscope knows it as a number.
+  bool numeric = false;
+};
+
+}  // namespace
+
+void read_raw_page(const std::vector<std::string>& header, CsvReader& reader, File& file) {
+  const LaunchColumns launch_columns(header);
+  std::vector<std::string> row;
+  const bool more = reader.next(row);
+  // The units row: an empty "ID". Without one (never seen, but cheap to allow) every unit is base.
+  std::vector<std::string> units(header.size());
+  bool pending = more;
+  if (more) {
+    check_width(row, header.size(), reader);
+    if (launch_columns.id >= 0 && row[static_cast<size_t>(launch_columns.id)].empty()) {
+      units = row;
+      pending = false;
+    }
+  }
+
+  std::vector<MetricColumn> metrics;
+  for (size_t c = 0; c < header.size(); ++c) {
+    const std::string& name = header[c];
+    // Perfworks names are unit__counter...; anything else is a launch column or one ncu added.
+    if (launch_columns.is_launch_column(static_cast<int>(c)) || name.find("__") == std::string::npos) continue;
+    MetricColumn m;
+    m.column = c;
+    m.device_attribute = name.rfind(kDeviceAttribute, 0) == 0;
+    if (!m.device_attribute) m.metric = file.metric_index(name);
+    m.scale = unit_scale(units[c]);
+    m.numeric = !units[c].empty() || find_metric(name) != nullptr;
+    metrics.push_back(m);
+  }
+
+  while (pending || reader.next(row)) {
+    pending = false;
+    check_width(row, header.size(), reader);
+    Launch launch;
+    launch_columns.fill(row, launch);
+    launch.metrics.reserve(metrics.size());
+    for (const MetricColumn& m : metrics) {
+      const std::string& cell = row[m.column];
+      const Value v = parse_value(cell);
+      if (v.kind == ValueKind::Number) {
+        if (m.device_attribute)
+          file.device_attributes[launch.device][header[m.column].substr(kDeviceAttribute.size())] = v.number * m.scale;
+        else
+          launch.metrics.emplace_back(m.metric, v.number * m.scale);
+      } else if (v.kind == ValueKind::Missing) {
+        ++file.skipped.not_available;
+      } else if (m.device_attribute && header[m.column] == "device__attribute_display_name") {
+        file.device_names[launch.device] = cell;
+      } else if (m.numeric) {
+        if (file.skipped.not_numeric++ == 0)
+          file.skipped.not_numeric_example = header[m.column] + " = \"" + cell + "\" (line " + std::to_string(reader.line()) + ")";
+      }
+    }
+    file.launches.push_back(std::move(launch));
+  }
+}
+
+}  // namespace gpuscope::ncu
