@@ -359,7 +359,8 @@ struct Trace {
   std::vector<ExternalCorrelation> external_correlations;
 
   // The source does not record `what` (a kGap* name): show "not in the source", not zero.
-  bool lacks(std::string_view what) const;
+  bool lacks(std::string_view what) const { return gap(what) != nullptr; }
+  const SourceGap* gap(std::string_view what) const;  // nullptr: the source records it
 };
 
 const char* to_string(CopyKind kind);

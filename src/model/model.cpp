@@ -70,10 +70,10 @@ const char* to_string(NvtxKind kind) { return kind == NvtxKind::StartEnd ? "star
 
 const char* to_string(MemoryOp op) { return op == MemoryOp::Free ? "free" : "alloc"; }
 
-bool Trace::lacks(std::string_view what) const {
-  for (const SourceGap& gap : source_gaps)
-    if (gap.what == what) return true;
-  return false;
+const SourceGap* Trace::gap(std::string_view what) const {
+  for (const SourceGap& g : source_gaps)
+    if (g.what == what) return &g;
+  return nullptr;
 }
 
 }  // namespace gpuscope

@@ -95,6 +95,16 @@ Section build_bottleneck_section(const Trace& trace, size_t top, const analysis:
   s.title = "Bottleneck";
   const auto& a = inputs.attribution;
   const auto& tl = inputs.timeline;
+  // Without timestamps (an ncu CSV) there is no timeline to explain; without API calls the host
+  // side of the wall time cannot be attributed, though the GPU timeline still can.
+  for (const char* what : {kGapTimeline, kGapApiCalls}) {
+    const SourceGap* gap = trace.gap(what);
+    if (!gap) continue;
+    s.lines.push_back({"not_in_source", "Not in the source", text(gap->what + ": " + gap->detail), ""});
+    if (gap->what == kGapTimeline) return s;
+    s.tables.push_back(device_table(tl));
+    return s;
+  }
   if (a.thread)
     s.lines.push_back({"main_thread", "Main thread", text(fmt::format("pid {} tid {}", a.thread->pid, a.thread->tid)),
                        "the launched process's initial thread, else its thread with the most CUDA API time"});

@@ -24,12 +24,20 @@ void limit_rows(Table& table, size_t top) {
 }
 
 void mark_not_in_source(Table& table, const Trace& trace, std::string_view what) {
-  for (const SourceGap& gap : trace.source_gaps) {
-    if (gap.what != what) continue;
-    table.empty_text = "not in the source (" + gap.detail + ")";
-    if (!table.rows.empty()) table.notes.push_back("Not in the source: " + gap.detail);
-    return;
-  }
+  const SourceGap* gap = trace.gap(what);
+  if (!gap) return;
+  table.empty_text = "not in the source (" + gap->detail + ")";
+  if (!table.rows.empty()) table.notes.push_back("Not in the source: " + gap->detail);
+}
+
+void mark_lines_not_in_source(Section& section, const Trace& trace,
+                              const std::vector<std::pair<std::string_view, std::string_view>>& line_gaps) {
+  for (Line& line : section.lines)
+    for (const auto& [key, what] : line_gaps)
+      if (line.key == key && trace.lacks(what)) {
+        line.value = text("not in the source");
+        line.note = std::string(what);
+      }
 }
 
 std::shared_ptr<const Timeline> make_timeline(const Trace& trace, TimeNs profiler_time_cut) {

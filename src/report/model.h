@@ -139,6 +139,11 @@ void limit_rows(Table& table, size_t top);
 // the source" and why, instead of "none captured", and a note says it even when some rows exist.
 void mark_not_in_source(Table& table, const Trace& trace, std::string_view what);
 
+// The same for lines: each (line key, kGap* name) whose data the source lacks shows "not in the
+// source" with the gap's name as its note (the Run section gives the detail).
+void mark_lines_not_in_source(Section& section, const Trace& trace,
+                              const std::vector<std::pair<std::string_view, std::string_view>>& line_gaps);
+
 // "1 launch" / "1,024 launches": counts in notes read as English.
 std::string plural(size_t n, const std::string& one, const std::string& many);
 

@@ -16,6 +16,9 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   Report r;
   r.sections.push_back(build_run_section(trace, top));
   r.sections.push_back(build_summary_section(summary, quality, cut));
+  mark_lines_not_in_source(r.sections.back(), trace,
+                           {{"wall_time", kGapTimeline}, {"gpu_busy_time", kGapTimeline}, {"gpu_busy_share", kGapTimeline},
+                            {"kernel_share", kGapTimeline}, {"api_time", kGapApiCalls}, {"sync_wait_time", kGapSynchronization}});
   r.sections.push_back(build_bottleneck_section(trace, top, inputs));
   r.sections.push_back(build_recommendations_section(trace, summary.wall_ns, inputs));
   if (auto s = build_steps_section(trace, top)) r.sections.push_back(std::move(*s));

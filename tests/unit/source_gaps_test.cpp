@@ -59,5 +59,23 @@ TEST(SourceGaps, ReportSaysNotInTheSourceInsteadOfNone) {
   EXPECT_NE(json.find("not_in_source.synchronization"), std::string::npos);
 }
 
+TEST(SourceGaps, NoTimelineMeansNoWallTimeAndNoBottleneckAttribution) {
+  Trace t = baseline();
+  t.source_gaps.push_back({kGapTimeline, "ncu records no timestamps"});
+  t.source_gaps.push_back({kGapApiCalls, "ncu's CSV has no CUDA API calls"});
+  ReportOptions options;
+  const std::string text = render_report(t, options, parse_report_format("text"));
+  EXPECT_NE(text.find("Wall time           not in the source  timeline"), std::string::npos) << text;
+  EXPECT_NE(text.find("CUDA API time       not in the source  api_calls"), std::string::npos) << text;
+  EXPECT_NE(text.find("Not in the source  timeline: ncu records no timestamps"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Wall time by activity of the main thread"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Kernel time         not in the source"), std::string::npos);  // kernel durations are measured
+
+  t.source_gaps.erase(t.source_gaps.begin());  // API calls missing, timestamps there: the GPU timeline stays
+  const std::string gpu_only = render_report(t, options, parse_report_format("text"));
+  EXPECT_NE(gpu_only.find("GPU timeline per device"), std::string::npos);
+  EXPECT_EQ(gpu_only.find("Wall time by activity of the main thread"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuscope
