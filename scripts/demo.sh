@@ -5,6 +5,7 @@
 # with hardware metrics (--metrics full). Without a GPU: report on captures of the same
 # three runs recorded on real H100/H200s (tests/data), and say so. Each capture is also written
 # as an HTML report (timeline, charts) and a Perfetto trace, and the comparison as an HTML page.
+# Last, a torch.profiler trace (another profiler's file, read as it is) is reported the same way.
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,3 +46,10 @@ for name in baseline fixed metrics; do
 done
 "$gpuscope" diff "$baseline" "$fixed" --format html -o "$out/bsr_diff.html"
 echo "   baseline vs fixed: $out/bsr_diff.html"
+
+echo
+echo "######## Another profiler's file: a torch.profiler trace of an MLP training loop (tests/data/kineto, H100)"
+trace="$here/tests/data/kineto/mlp_train.json.gz"
+"$gpuscope" report "$trace" --top 5
+"$gpuscope" report "$trace" --format html -o "$out/mlp_train.html"
+echo "   torch.profiler trace as a page: $out/mlp_train.html"
