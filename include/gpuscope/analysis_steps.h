@@ -11,6 +11,7 @@
 
 #include "gpuscope/analysis_iterations.h"
 #include "gpuscope/analysis_stats.h"
+#include "gpuscope/analysis_timeline.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::analysis {
@@ -38,6 +39,12 @@ struct StepSummary {
   size_t unclosed = 0;      // instances never closed, left out
   std::string problem;      // why the steps could not be used (overlapping instances); empty: fine
 };
+
+// The range whose instances are the run's steps: torch.profiler's ProfilerStep#N when the trace
+// has them, else the outermost NVTX range that repeats at least kMinDetectedSteps times on the
+// launched process's main thread (repeating_range); "" when there is none.
+inline constexpr size_t kMinDetectedSteps = 3;
+std::string detect_step_range(const Trace& trace);
 
 // nullopt when no range matches `range` (the trace has no steps).
 std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string& range = kProfilerStepRange);

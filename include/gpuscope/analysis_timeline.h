@@ -41,6 +41,11 @@ std::optional<MainThread> main_thread(const Trace& trace, uint32_t pid);
 // The launched process: the one whose parent was not captured (earliest start on ties).
 std::optional<uint32_t> root_pid(const Trace& trace);
 
+// The outermost NVTX range that repeats on `thread`: of the names with at least `min_instances`
+// closed instances there, the lowest nesting depth, then the largest total time, then the lowest
+// string id. A training loop's step range (`train_step`), a benchmark's iteration range.
+std::optional<StringId> repeating_range(const Trace& trace, const MainThread& thread, size_t min_instances);
+
 // Context creation hides in the first call that needs a context: that call is
 // far longer than later calls of the same name. Excess = its duration minus
 // the median of the later calls of that name; reported when >= 1 ms and at least

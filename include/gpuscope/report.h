@@ -36,6 +36,9 @@ std::vector<std::string> report_format_names();
 
 struct ReportOptions {
   size_t top = 15;  // rows per table; 0 = all
+  // The NVTX range (name or glob) whose instances are the steps the report leads with; empty:
+  // ProfilerStep#N, else the outermost range repeating on the main thread (detect_step_range).
+  std::string iteration_range;
 };
 
 // Deterministic: the same trace and options give the same bytes.

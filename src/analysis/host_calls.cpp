@@ -149,4 +149,27 @@ std::optional<ContextCreation> find_context_creation(const Trace& trace, uint32_
   return std::nullopt;
 }
 
+std::optional<StringId> repeating_range(const Trace& trace, const MainThread& thread, size_t min_instances) {
+  struct Seen {
+    uint32_t depth = UINT32_MAX;
+    TimeNs total = 0;
+    size_t count = 0;
+  };
+  std::map<StringId, Seen> seen;
+  for (const NvtxRange& r : trace.nvtx_ranges) {
+    if (r.pid != thread.pid || r.tid != thread.tid || r.end <= r.start) continue;
+    Seen& s = seen[r.name];
+    s.depth = std::min(s.depth, r.depth);
+    s.total += r.end - r.start;
+    ++s.count;
+  }
+  std::optional<StringId> best;
+  for (const auto& [name, s] : seen) {
+    if (s.count < min_instances) continue;
+    const Seen* b = best ? &seen[*best] : nullptr;
+    if (!b || s.depth < b->depth || (s.depth == b->depth && s.total > b->total)) best = name;
+  }
+  return best;
+}
+
 }  // namespace gpuscope::analysis

@@ -10,6 +10,16 @@
 
 namespace gpuscope::analysis {
 
+std::string detect_step_range(const Trace& trace) {
+  for (const NvtxRange& r : trace.nvtx_ranges)
+    if (check::glob_match(kProfilerStepRange, trace.strings.get(r.name))) return kProfilerStepRange;
+  const std::optional<uint32_t> pid = root_pid(trace);
+  const std::optional<MainThread> thread = pid ? main_thread(trace, *pid) : std::nullopt;
+  if (!thread) return "";
+  const std::optional<StringId> range = repeating_range(trace, *thread, kMinDetectedSteps);
+  return range ? trace.strings.get(*range) : "";
+}
+
 std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string& range) {
   bool any = false;
   for (const NvtxRange& r : trace.nvtx_ranges) {

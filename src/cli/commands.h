@@ -15,6 +15,7 @@ namespace gpuscope::cli {
 struct ReportSettings {
   std::string format = "text";  // a name from the format registry (gpuscope/report.h)
   size_t top = 15;
+  std::string iteration_range;  // --iteration-range: the steps' NVTX range; empty: detected
 };
 
 struct ProfileOptions {

@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
   add_metrics_from_flag(*report_cmd, report.metrics_from);
   report_cmd->add_option("-o,--output", report.output, "Write the report here instead of stdout");
   add_report_flags(*report_cmd, report.report);
+  report_cmd->add_option("--iteration-range", report.report.iteration_range,
+                         "The NVTX range (name or glob) whose instances are the steps the report leads with; default: "
+                         "'ProfilerStep#*', else the outermost range repeating 3+ times on the main thread");
 
   ImportOptions import;
   auto* import_cmd = app.add_subcommand(

@@ -12,6 +12,7 @@ std::string render(const Trace& trace, const ReportSettings& settings) {
   const ReportFormat& format = parse_report_format(settings.format);
   gpuscope::ReportOptions options;
   options.top = settings.top;
+  options.iteration_range = settings.iteration_range;
   return render_report(trace, options, format);
 }
 

@@ -108,8 +108,9 @@ std::optional<Section> build_ops_section(const Trace& trace, size_t top) {
   return s;
 }
 
-std::optional<Section> build_steps_section(const Trace& trace, size_t top) {
-  const std::optional<analysis::StepSummary> summary = analysis::summarize_steps(trace);
+std::optional<Section> build_steps_section(const Trace& trace, const std::string& range, size_t top) {
+  if (range.empty()) return std::nullopt;
+  const std::optional<analysis::StepSummary> summary = analysis::summarize_steps(trace, range);
   if (!summary) return std::nullopt;
   Section s;
   s.key = "steps";

@@ -40,7 +40,8 @@ void add_metric_collection_lines(Section& quality, const Trace& trace);
 // Framework traces (torch.profiler): the ops and the GPU time they launched, when the trace has
 // host ops; the training steps, when it has ProfilerStep#N ranges (build_ops.cpp).
 std::optional<Section> build_ops_section(const Trace& trace, size_t top);
-std::optional<Section> build_steps_section(const Trace& trace, size_t top);
+// `range`: the steps' NVTX range (analysis::detect_step_range when the user named none).
+std::optional<Section> build_steps_section(const Trace& trace, const std::string& range, size_t top);
 
 // The whole report model, in report order, for a trace already without the profiler's time
 // (`cut` says how much was taken out).

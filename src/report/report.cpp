@@ -1,7 +1,9 @@
 // render_report(): analyses -> report model -> the chosen renderer.
 #include "gpuscope/report.h"
 
+#include "common/error.h"
 #include "gpuscope/analysis_profiler_time.h"
+#include "gpuscope/analysis_steps.h"
 #include "report/builder.h"
 #include "report/renderers.h"
 
@@ -19,9 +21,15 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   mark_lines_not_in_source(r.sections.back(), trace,
                            {{"wall_time", kGapTimeline}, {"gpu_busy_time", kGapTimeline}, {"gpu_busy_share", kGapTimeline},
                             {"kernel_share", kGapTimeline}, {"api_time", kGapApiCalls}, {"sync_wait_time", kGapSynchronization}});
+  // The per-step picture comes first after the summary: what a training loop's owner asks first.
+  const std::string step_range =
+      options.iteration_range.empty() ? analysis::detect_step_range(trace) : options.iteration_range;
+  std::optional<Section> steps = build_steps_section(trace, step_range, top);
+  if (!steps && !options.iteration_range.empty())
+    throw Error("--iteration-range '" + options.iteration_range + "': no NVTX range of that name in the capture");
+  if (steps) r.sections.push_back(std::move(*steps));
   r.sections.push_back(build_bottleneck_section(trace, top, inputs));
   r.sections.push_back(build_recommendations_section(trace, summary.wall_ns, inputs));
-  if (auto s = build_steps_section(trace, top)) r.sections.push_back(std::move(*s));
   if (auto s = build_ops_section(trace, top)) r.sections.push_back(std::move(*s));
   r.sections.push_back(build_kernel_section(trace, top));
   r.sections.push_back(build_launch_config_section(trace, top));

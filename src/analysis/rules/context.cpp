@@ -20,22 +20,8 @@ std::vector<Interval> ranges_of(const Trace& t, const MainThread& mt, StringId n
   return out;
 }
 
-// Outermost repeating range: lowest depth, then largest total time, then name id.
 RepeatedPart from_nvtx(const Trace& t, const MainThread& mt) {
-  std::map<StringId, std::pair<uint32_t, TimeNs>> seen;  // name -> (min depth, total)
-  std::map<StringId, size_t> count;
-  for (const NvtxRange& r : t.nvtx_ranges) {
-    if (r.pid != mt.pid || r.tid != mt.tid || r.end <= r.start) continue;
-    auto [it, fresh] = seen.try_emplace(r.name, r.depth, 0);
-    it->second.first = std::min(it->second.first, r.depth);
-    it->second.second += r.end - r.start;
-    ++count[r.name];
-  }
-  std::optional<StringId> best;
-  for (const auto& [name, dt] : seen) {
-    if (count[name] < 2) continue;
-    if (!best || dt.first < seen[*best].first || (dt.first == seen[*best].first && dt.second > seen[*best].second)) best = name;
-  }
+  const std::optional<StringId> best = repeating_range(t, mt, 2);
   RepeatedPart p;
   if (!best) return p;
   auto instances = ranges_of(t, mt, *best);
