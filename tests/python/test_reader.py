@@ -20,6 +20,8 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 CAPTURES = sorted(DATA.glob("*.gpuscope"))
 KINETO = DATA / "kineto" / "mlp_train.json.gz"
 NCU_CSV = DATA / "ncu" / "metrics_kernels_raw.csv"
+# Real nsys exports live outside the repository (tests/CMakeLists.txt, GPUSCOPE_SHARED_DIR).
+NSYS = Path(os.environ.get("GPUSCOPE_SHARED_FIXTURES_DIR", "/nonexistent")) / "nsys" / "healthy_1pct.sqlite"
 HAVE_PANDAS = importlib.util.find_spec("pandas") is not None
 NO_PANDAS = "pandas is not installed (Debian: python3-pandas); the DataFrame path is not tested"
 
@@ -164,6 +166,13 @@ class OtherProfilersFiles(unittest.TestCase):
             ops = cap.host_ops()
             self.assertGreater((ops["name"] == "aten::linear").sum(), 0)
             self.assertTrue((ops["end_ns"] >= ops["start_ns"]).all())
+
+    @unittest.skipUnless(NSYS.is_file(), f"{NSYS} is absent (GPUSCOPE_SHARED_DIR)")
+    def test_nsys_export(self) -> None:
+        with gpuscope.open(NSYS, pandas=False) as cap:
+            self.assertEqual(cap.run()["source_tool"], "nsys")
+            self.assertGreater(len(cap.kernels()), 0)
+            self.assertGreater(len(cap.api_calls()), 0)
 
     def test_ncu_csv(self) -> None:
         with gpuscope.open(NCU_CSV, pandas=False) as cap:
