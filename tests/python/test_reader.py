@@ -23,6 +23,7 @@ NCU_CSV = DATA / "ncu" / "metrics_kernels_raw.csv"
 # Real nsys exports live outside the repository (tests/CMakeLists.txt, GPUSCOPE_SHARED_DIR).
 NSYS = Path(os.environ.get("GPUSCOPE_SHARED_FIXTURES_DIR", "/nonexistent")) / "nsys" / "healthy_1pct.sqlite"
 HAVE_PANDAS = importlib.util.find_spec("pandas") is not None
+DataFrame = importlib.import_module("pandas").DataFrame if HAVE_PANDAS else None
 NO_PANDAS = "pandas is not installed (Debian: python3-pandas); the DataFrame path is not tested"
 
 # Capture method -> the table whose rows it returns (a named view has one row per table row).
@@ -57,7 +58,7 @@ class CommittedCaptures(unittest.TestCase):
                 for method, table in METHODS.items():
                     with self.subTest(capture=path.name, table=method):
                         result = getattr(cap, method)()
-                        self.assertIsInstance(result, list if not pandas else __import__("pandas").DataFrame)
+                        self.assertIsInstance(result, DataFrame if pandas else list)
                         self.assertEqual(len(result), sqlite_count(path, table))
 
     def test_counts_as_lists(self) -> None:
