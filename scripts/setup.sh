@@ -7,10 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # chromium: the browser tests drive it headless; protobuf-compiler: the export tests decode
-# Perfetto traces with protoc --decode_raw.
+# Perfetto traces with protoc --decode_raw; python3, python3-pandas: the Python reader's tests
+# (tests/python), DataFrames included.
 packages=(cmake ninja-build g++ make libsqlite3-dev libcli11-dev libfmt-dev
           nlohmann-json3-dev libgtest-dev libtomlplusplus-dev zlib1g-dev
-          chromium protobuf-compiler)
+          chromium protobuf-compiler python3 python3-pandas)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
