@@ -10,6 +10,7 @@
 
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_nvtx_gpu.h"
+#include "gpuscope/report.h"
 #include "gpuscope/store.h"
 #include "nsys_test_util.h"
 #include "spool_builder.h"
@@ -135,6 +136,35 @@ TEST(NvtxGpu, UnclosedRangeGetsNothing) {
   EXPECT_TRUE(analysis::summarize_nvtx(b.trace()).ranges.empty());
 }
 
+// The Ranges table of the JSON report.
+nlohmann::json ranges_table(const std::string& json) {
+  const nlohmann::json report = nlohmann::json::parse(json);
+  for (const auto& s : report["sections"])
+    for (const auto& t : s["tables"])
+      if (t["key"] == "nvtx_ranges") return t;
+  ADD_FAILURE() << "no nvtx_ranges table";
+  return {};
+}
+
+TEST(NvtxGpu, ReportColumnsAreUnknownWithoutApiCalls) {
+  TraceBuilder b;
+  b.range("step", 1'000, 2'000);
+  b.kernel("k", 1'200, 1'300, b.api("cudaLaunchKernel", 1'100, 1'110));
+  const auto& json = parse_report_format("json");
+  const nlohmann::json with = ranges_table(render_report(b.trace(), {}, json));
+  ASSERT_EQ(with["rows"].size(), 1u);
+  EXPECT_EQ(with["rows"][0]["gpu_time"], 100);
+  EXPECT_EQ(with["rows"][0]["gpu_busy_percent"], 10);
+  EXPECT_EQ(with["rows"][0]["kernels"], 1);
+
+  b.trace().api_calls.clear();  // as a torch.profiler trace without CPU activity comes
+  b.trace().source_gaps.push_back({kGapApiCalls, "no API calls"});
+  const nlohmann::json without = ranges_table(render_report(b.trace(), {}, json));
+  ASSERT_EQ(without["rows"].size(), 1u);
+  EXPECT_TRUE(without["rows"][0]["gpu_time"].is_null()) << without["rows"][0];
+  EXPECT_TRUE(without["rows"][0]["kernels"].is_null());
+}
+
 // The union of [start, end) intervals by sorting and sweeping.
 TimeNs union_of(std::vector<std::pair<TimeNs, TimeNs>> v) {
   std::sort(v.begin(), v.end());
@@ -204,15 +234,10 @@ TEST(NvtxGpu, NsysExportReportShowsTheColumns) {
   const std::string dir = testing::scratch_dir("nvtx_gpu_nsys");
   const testing::CliResult r = testing::run_gpuscope(dir, "report " + path + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto report = nlohmann::json::parse(r.out);
-  const nlohmann::json* ranges = nullptr;
-  for (const auto& s : report["sections"])
-    for (const auto& t : s["tables"])
-      if (t["key"] == "nvtx_ranges") ranges = &t;
-  ASSERT_NE(ranges, nullptr);
-  ASSERT_FALSE((*ranges)["rows"].empty());
+  const nlohmann::json ranges = ranges_table(r.out);
+  ASSERT_FALSE(ranges["rows"].empty());
   double gpu = 0, kernels = 0;
-  for (const auto& row : (*ranges)["rows"]) {
+  for (const auto& row : ranges["rows"]) {
     ASSERT_TRUE(row.contains("gpu_time") && row.contains("gpu_busy_percent") && row.contains("kernels")) << row;
     gpu += row.value("gpu_time", 0.0);
     kernels += row.value("kernels", 0.0);
