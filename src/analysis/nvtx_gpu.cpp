@@ -53,10 +53,14 @@ NvtxGpuProjection project_nvtx_gpu(const Trace& trace) {
       return;
     }
     ++out.gpu_records;
+    if (correlation == 0) {  // no id: nothing names its launch call
+      ++out.unlaunched;
+      return;
+    }
     const auto wanted = std::tie(run, pid, correlation);
     const auto call = std::lower_bound(calls.begin(), calls.end(), wanted,
                                        [](const Call& c, const auto& k) { return c.key() < k; });
-    if (correlation == 0 || call == calls.end() || call->key() != wanted) {
+    if (call == calls.end() || call->key() != wanted) {
       ++out.unlaunched;
       return;
     }
