@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "export/tracks.h"
+#include "gpuscope/analysis.h"
 #include "gpuscope/export.h"
 #include "gpuscope/report.h"
 #include "synth.h"
@@ -62,6 +63,10 @@ int main(int argc, char** argv) {
 
   gpuscope::tracks::Layout layout;
   rows.push_back({"layout_tracks", median_ms(reps, [&] { layout = gpuscope::tracks::layout_tracks(trace); }), {}});
+
+  // The NVTX section's GPU projection: every launch placed in its step and nested ranges.
+  rows.push_back({"summarize_nvtx (GPU projection included)",
+                  median_ms(reps, [&] { (void)gpuscope::analysis::summarize_nvtx(trace); }), {}});
 
   std::vector<std::string> skipped;
   const auto& formats = gpuscope::report_formats();

@@ -133,12 +133,20 @@ struct NvtxGroup {
   std::string domain;  // "" for the default domain
   std::string name;
   Stats duration;  // ns per range
+  // GPU projection (analysis_nvtx_gpu.h): the GPU work launched inside the instances, in ns.
+  double gpu_ns = 0;       // sum over instances of each one's union of GPU intervals
+  double gpu_span_ns = 0;  // sum over instances of first GPU start .. last GPU end
+  size_t kernels = 0;      // kernels launched inside, over instances
+  size_t gpu_activities = 0;  // kernels, copies and memsets launched inside, over instances
+  // gpu_ns / CPU time x 100; above 100 when work launched inside runs after the range closed.
+  double gpu_busy_percent() const { return duration.total > 0 ? gpu_ns / duration.total * 100.0 : 0.0; }
 };
 
 struct NvtxSummary {
   std::vector<NvtxGroup> ranges;
   size_t unclosed_ranges = 0;  // end <= start: never closed; excluded above
   size_t marks = 0;
+  size_t gpu_unlaunched = 0;   // timed GPU records whose launch call is not in the capture: in no range
 };
 
 NvtxSummary summarize_nvtx(const Trace& trace);

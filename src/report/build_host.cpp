@@ -68,12 +68,31 @@ Section build_nvtx_section(const Trace& trace, size_t top) {
   t.columns = {text_column("name", "Range", TextStyle::Identifier), text_column("domain", "Domain"),
                num_column("count", "Count", Unit::Count), num_column("total", "Total", Unit::Ns)};
   add_stats_columns(t, false);
+  // The GPU projection (analysis_nvtx_gpu.h) needs the launch calls: without them it is unknown, not 0.
+  const bool projected = !trace.lacks(kGapApiCalls);
+  t.columns.push_back(num_column("gpu_time", "GPU time", Unit::Ns));
+  t.columns.push_back(num_column("gpu_span", "GPU span", Unit::Ns));
+  t.columns.push_back(num_column("gpu_busy_percent", "GPU busy %", Unit::Percent));
+  t.columns.push_back(num_column("kernels", "Kernels", Unit::Count));
+  auto known = [&](double v) { return projected ? std::optional<double>(v) : std::nullopt; };
   for (const auto& g : summary.ranges) {
     std::vector<Cell> row = {text(g.name), text(g.domain.empty() ? "default" : g.domain),
                              num(static_cast<double>(g.duration.count), Unit::Count), num(g.duration.total, Unit::Ns)};
     add_stats_cells(row, g.duration, false);
+    row.push_back(opt_num(known(g.gpu_ns), Unit::Ns));
+    row.push_back(opt_num(known(g.gpu_span_ns), Unit::Ns));
+    row.push_back(opt_num(known(g.gpu_busy_percent()), Unit::Percent));
+    row.push_back(opt_num(known(static_cast<double>(g.kernels)), Unit::Count));
     t.rows.push_back(std::move(row));
   }
+  if (!t.rows.empty() && projected)
+    t.notes.push_back(
+        "GPU time: union of the GPU work (kernels, copies, memsets) launched inside the range on its thread, summed "
+        "over instances; GPU span: first GPU start to last GPU end of that work; GPU busy %: GPU time / CPU total "
+        "(above 100 when the work runs after the range closed).");
+  if (!t.rows.empty() && summary.gpu_unlaunched > 0)
+    t.notes.push_back(plural(summary.gpu_unlaunched, "kernel, copy or memset has", "kernels, copies or memsets have") +
+                      " no launch call in the capture and belong to no range.");
   if (summary.unclosed_ranges > 0)
     t.notes.push_back(plural(summary.unclosed_ranges, "range was", "ranges were") +
                       " never closed and are not counted.");
