@@ -7,7 +7,7 @@
 namespace gpuscope::report {
 
 Section build_summary_section(const analysis::ExecutiveSummary& e, const analysis::DataQuality& quality,
-                              const analysis::ProfilerTime& cut) {
+                              const analysis::ProfilerTime& cut, const std::string& source_tool) {
   using analysis::share_percent;
   Section s;
   s.key = "summary";
@@ -16,7 +16,10 @@ Section build_summary_section(const analysis::ExecutiveSummary& e, const analysi
 
   std::string wall_note;
   switch (e.wall_source) {
-    case analysis::WallSource::Run: wall_note = "launcher start to exit"; break;
+    // An imported file's run times are its first and last record: no launcher was there.
+    case analysis::WallSource::Run:
+      wall_note = source_tool.empty() ? "launcher start to exit" : "first to last record " + source_tool + " wrote";
+      break;
     case analysis::WallSource::EventSpan: wall_note = "first to last captured event (no launcher times)"; break;
     case analysis::WallSource::None: wall_note = "nothing captured"; break;
   }

@@ -17,8 +17,9 @@ namespace gpuscope::report {
 
 Section build_run_section(const Trace& trace, size_t top);
 // `cut`: the profiler's time taken out of the timeline (captures made with --metrics).
+// `source_tool`: the tool that wrote an imported file (Run::source_tool); empty for gpuscope's own.
 Section build_summary_section(const analysis::ExecutiveSummary& summary, const analysis::DataQuality& quality,
-                              const analysis::ProfilerTime& cut = {});
+                              const analysis::ProfilerTime& cut = {}, const std::string& source_tool = "");
 Section build_kernel_section(const Trace& trace, size_t top);
 Section build_memory_section(const Trace& trace, size_t top);
 Section build_api_section(const Trace& trace, size_t top);

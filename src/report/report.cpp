@@ -17,7 +17,7 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   const auto inputs = analysis::rule_inputs(trace);
   Report r;
   r.sections.push_back(build_run_section(trace, top));
-  r.sections.push_back(build_summary_section(summary, quality, cut));
+  r.sections.push_back(build_summary_section(summary, quality, cut, trace.run.source_tool));
   mark_lines_not_in_source(r.sections.back(), trace,
                            {{"wall_time", kGapTimeline}, {"gpu_busy_time", kGapTimeline}, {"gpu_busy_share", kGapTimeline},
                             {"kernel_share", kGapTimeline}, {"api_time", kGapApiCalls}, {"sync_wait_time", kGapSynchronization}});

@@ -52,6 +52,8 @@ TEST(SourceGaps, ReportSaysNotInTheSourceInsteadOfNone) {
   const std::string text = render_report(t, options, parse_report_format("text"));
   EXPECT_NE(text.find("nsys 2026.2.1.210 (export schema 3.25.0)"), std::string::npos) << text;
   EXPECT_NE(text.find("Imported from"), std::string::npos);
+  EXPECT_NE(text.find("first to last record nsys wrote"), std::string::npos);  // no launcher times in a file
+  EXPECT_EQ(text.find("launcher start to exit"), std::string::npos);
   EXPECT_NE(text.find("not in the source (the export has no CUPTI_ACTIVITY_KIND_SYNCHRONIZATION table)"),
             std::string::npos);
   EXPECT_NE(text.find("synchronization: the export has no"), std::string::npos);  // the Run section lists it
