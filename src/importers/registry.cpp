@@ -21,11 +21,8 @@ namespace {
 
 bool is_capture(const Probe& probe) { return probe.sqlite && probe.has_table("meta"); }
 
-void read_capture(const std::string& path, Trace& trace) {
-  if (!trace.processes.empty() || !trace.kernels.empty())
-    throw Error(path + ": a gpuscope capture cannot be combined with other inputs");
-  trace = read_trace(path);
-}
+// Only ever read into an empty trace: captures are not combined (import_files).
+void read_capture(const std::string& path, Trace& trace) { trace = read_trace(path); }
 
 bool is_spool(const Probe& probe) {
   return probe.head.size() >= sizeof spool::kFileMagic &&
@@ -72,15 +69,19 @@ void attach_metrics(Trace& trace, const std::vector<std::string>& metrics_from) 
   }
 }
 
-}  // namespace
-
-Trace load_trace(const std::string& path, const std::vector<std::string>& metrics_from) {
-  const Importer& importer = detect_format(path);
+// One file read by the importer already detected for it.
+Trace read_file(const Importer& importer, const std::string& path, const std::vector<std::string>& metrics_from) {
   Trace trace;
   importer.read(path, trace);
   if (!importer.finalized) finalize_trace(trace);
   attach_metrics(trace, metrics_from);
   return trace;
+}
+
+}  // namespace
+
+Trace load_trace(const std::string& path, const std::vector<std::string>& metrics_from) {
+  return read_file(detect_format(path), path, metrics_from);
 }
 
 Trace import_files(const std::vector<std::string>& paths, const std::vector<std::string>& metrics_from) {
@@ -91,7 +92,7 @@ Trace import_files(const std::vector<std::string>& paths, const std::vector<std:
                                       [](const Importer* f) { return f->name == "spool"; });
   if (paths.size() > 1 && !all_spools)
     throw Error("only spools of one run import together; import " + paths[1] + " on its own");
-  if (!all_spools) return load_trace(paths.front(), metrics_from);
+  if (!all_spools) return read_file(*formats.front(), paths.front(), metrics_from);
 
   Trace trace = import_spools(paths);
   if (trace.processes.empty()) throw Error("none of the spools could be read");
