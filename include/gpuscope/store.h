@@ -15,7 +15,8 @@ namespace gpuscope {
 // v4: kernel_metrics, gpu_metric_samples, metric_collections (hardware metrics);
 // older files read with none.
 // v5: run.source_* (imported files), source_gaps, host_ops, external_correlations.
-inline constexpr int kSchemaVersion = 5;
+// v6: metric_collections.source (metrics attached from an ncu CSV).
+inline constexpr int kSchemaVersion = 6;
 
 // Writes the trace atomically (to PATH.tmp, then renamed). Throws gpuscope::Error.
 void write_trace(const std::string& path, const Trace& trace);

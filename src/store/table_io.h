@@ -1,7 +1,6 @@
 // Generic create / insert / load over a TableSpec (see tables.h).
 #pragma once
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -42,16 +41,9 @@ void insert_rows(Database& db, const TableSpec<Row>& spec, const std::vector<Row
 template <class Row>
 std::vector<Row> load_rows(Database& db, const TableSpec<Row>& spec, int schema_version) {
   if (spec.since > schema_version) return {};
-  // A column of the file's own version may be absent: `metric_collections.source` joined v5
-  // after the first v5 files were written, and those read with the field at its default. An
-  // older column missing is still an error (a damaged file).
-  std::vector<std::string> in_file;
-  for (Statement info = db.prepare("PRAGMA table_info(" + spec.name + ")"); info.next();) in_file.push_back(info.text(1));
   std::vector<const Column<Row>*> present;
-  for (const Column<Row>& c : spec.columns) {
-    const bool absent = std::find(in_file.begin(), in_file.end(), c.name) == in_file.end();
-    if (c.since < schema_version || (c.since == schema_version && !absent)) present.push_back(&c);
-  }
+  for (const Column<Row>& c : spec.columns)
+    if (c.since <= schema_version) present.push_back(&c);
   std::string sql = "SELECT ";
   for (size_t i = 0; i < present.size(); ++i) sql += (i ? ", " : "") + present[i]->name;
   Statement select = db.prepare(sql + " FROM " + spec.name + " ORDER BY rowid");

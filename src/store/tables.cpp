@@ -267,7 +267,7 @@ const TableSpec<MetricCollection>& metric_collection_table() {
                                       integer_column("kernels_profiled", &MetricCollection::kernels_profiled),
                                       integer_column("kernels_failed", &MetricCollection::kernels_failed),
                                       integer_column("interval_ns", &MetricCollection::interval_ns),
-                                      since(5, text_column("source", &MetricCollection::source)),
+                                      since(6, text_column("source", &MetricCollection::source)),
                                       run_id_column<MetricCollection>()},
                                      {}});
   return spec;
