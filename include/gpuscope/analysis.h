@@ -28,6 +28,7 @@ std::vector<Device> unique_devices(const Trace& trace);
 
 enum class WallSource {
   Run,        // run.end - run.start: the launcher's fork-to-exit view
+  Windows,    // a capture range: the recorded windows (merged), not the whole run
   EventSpan,  // no launcher times: first event start to last event end
   None        // nothing to measure
 };
@@ -100,6 +101,16 @@ struct ApiSummary {
 };
 
 std::vector<ApiSummary> summarize_api(const Trace& trace);
+
+// The lean API trace's counted-only functions (Trace::api_counts), summed over processes by
+// name: by total time descending, then name. Times in ns.
+struct ApiCountGroup {
+  std::string name;
+  ApiDomain domain = ApiDomain::Runtime;
+  uint64_t calls = 0;
+  double total_ns = 0;
+};
+std::vector<ApiCountGroup> summarize_api_counts(const Trace& trace);
 
 // ---- Memory operations ----------------------------------------------------
 

@@ -201,7 +201,29 @@ struct Process {
   // records to one client: while the program's own CUPTI client (torch.profiler) runs,
   // it gets them and this capture does not.
   bool cupti_shared = false;
+  // Schema v7: what limited recording to windows (--capture-range, --delay, --duration), e.g.
+  // "between cudaProfilerStart and cudaProfilerStop"; empty: the whole run was recorded.
+  std::string capture_range;
   uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
+};
+
+// Schema v7: with a capture range, one interval of a process in which activity was recorded.
+struct CaptureWindow {
+  uint32_t pid = 0;
+  TimeNs start = 0, end = 0;
+  uint32_t run_id = 0;
+};
+
+// Schema v7: the calls of one API function that the lean trace did not record one by one
+// (pure queries such as cudaGetDevice): how many, and their summed duration. The first call of
+// each is also in api_calls. Per process.
+struct ApiCount {
+  uint32_t pid = 0;
+  StringId name = 0;
+  ApiDomain domain = ApiDomain::Runtime;
+  uint64_t calls = 0;
+  TimeNs total_ns = 0;
+  uint32_t run_id = 0;
 };
 
 // The whole run as launched by `gpuscope profile`.
@@ -357,6 +379,8 @@ struct Trace {
   std::vector<SourceGap> source_gaps;  // empty for gpuscope's own captures
   std::vector<HostOp> host_ops;
   std::vector<ExternalCorrelation> external_correlations;
+  std::vector<CaptureWindow> capture_windows;  // v7
+  std::vector<ApiCount> api_counts;            // v7
 
   // The source does not record `what` (a kGap* name): show "not in the source", not zero.
   bool lacks(std::string_view what) const { return gap(what) != nullptr; }

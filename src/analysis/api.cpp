@@ -1,6 +1,8 @@
 // CUDA API summary: calls grouped by name, one table per domain (runtime,
 // driver). Domains are kept apart because driver calls run inside runtime
 // calls; adding them would count the same wall time twice.
+#include <algorithm>
+#include <map>
 #include <string>
 
 #include "analysis/grouping.h"
@@ -35,6 +37,21 @@ std::vector<ApiSummary> summarize_api(const Trace& trace) {
         [](const ApiGroup& g) { return g.name; });
     out.push_back(std::move(summary));
   }
+  return out;
+}
+
+std::vector<ApiCountGroup> summarize_api_counts(const Trace& trace) {
+  std::map<std::pair<ApiDomain, std::string>, ApiCountGroup> groups;
+  for (const ApiCount& c : trace.api_counts) {
+    ApiCountGroup& g = groups[{c.domain, trace.strings.get(c.name)}];
+    g.name = trace.strings.get(c.name);
+    g.domain = c.domain;
+    g.calls += c.calls;
+    g.total_ns += static_cast<double>(c.total_ns);
+  }
+  std::vector<ApiCountGroup> out;
+  for (auto& [key, g] : groups) out.push_back(std::move(g));
+  std::stable_sort(out.begin(), out.end(), [](const ApiCountGroup& a, const ApiCountGroup& b) { return a.total_ns > b.total_ns; });
   return out;
 }
 

@@ -86,7 +86,13 @@ std::vector<DeviceBusy> gpu_busy_by_device(const Trace& trace) {
 
 ExecutiveSummary summarize_executive(const Trace& trace) {
   ExecutiveSummary s;
-  if (trace.run.start > 0 && trace.run.end > trace.run.start) {
+  std::vector<Interval> windows;
+  for (const CaptureWindow& w : trace.capture_windows) windows.push_back({w.start, w.end});
+  if (!windows.empty()) {
+    // Only the windows were recorded: outside them the GPU's work is unknown, not idle.
+    s.wall_ns = union_length(std::move(windows));
+    s.wall_source = WallSource::Windows;
+  } else if (trace.run.start > 0 && trace.run.end > trace.run.start) {
     s.wall_ns = trace.run.end - trace.run.start;
     s.wall_source = WallSource::Run;
   } else if (Span span = event_span(trace); !span.empty()) {

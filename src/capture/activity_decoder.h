@@ -61,6 +61,9 @@ class ActivityDecoder {
   void set_own_thread_check(bool (*is_own_thread)(uint32_t tid)) { hooks_.is_own_thread = is_own_thread; }
   const DecodeStats& stats() const { return stats_; }
 
+  // The interned name of an API function, as Api records name it (cached per function).
+  uint32_t api_name_id(CUpti_CallbackDomain domain, uint32_t cbid);
+
  private:
   bool kernel(const CUpti_ActivityKernel10& r);
   bool memcpy(const CUpti_ActivityMemcpy6& r);
@@ -72,7 +75,6 @@ class ActivityDecoder {
   bool marker(const CUpti_ActivityMarker2& r);
   bool overhead(const CUpti_ActivityOverhead3& r);
   bool device(const CUpti_ActivityDevice5& r);
-  uint32_t api_name_id(CUpti_CallbackDomain domain, uint32_t cbid);
   void check_times(uint64_t start, uint64_t end);
 
   RecordSink& sink_;

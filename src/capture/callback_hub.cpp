@@ -1,27 +1,42 @@
 #include "capture/callback_hub.h"
 
+#include <atomic>
+#include <mutex>
 
 namespace gpuscope::capture {
 namespace {
 
-struct Users {
+struct Hub {
   const CuptiApi* api = nullptr;
-  KernelProfiler* kernels = nullptr;
-  DeviceSampler* sampler = nullptr;
+  CallbackUsers users;
+  CUpti_SubscriberHandle subscriber = nullptr;
+  std::mutex mutex;  // subscribe vs release
 };
 
-Users g_users;  // set once, before the subscription delivers anything
+Hub g_hub;
+std::atomic<bool> g_live{false};  // set once the users are in place; cleared on release
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
+  if (!g_live.load(std::memory_order_acquire)) return;
+  const CallbackUsers& users = g_hub.users;
   try {
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-      if (g_users.kernels) g_users.kernels->on_launch_callback(*static_cast<const CUpti_CallbackData*>(cbdata));
-    } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && g_users.sampler) {
+      const auto& data = *static_cast<const CUpti_CallbackData*>(cbdata);
+      if (users.filter && users.filter->filters(domain, cbid)) {
+        users.filter->on_callback(domain, cbid, data);
+        return;  // a query: neither a launch nor a profiler start/stop
+      }
+      if (users.range) users.range->on_api_callback(domain, cbid, data);
+      if (users.kernels) users.kernels->on_launch_callback(data);
+    } else if (domain == CUPTI_CB_DOMAIN_NVTX && users.range) {
+      const auto& data = *static_cast<const CUpti_NvtxData*>(cbdata);
+      users.range->on_nvtx_callback(cbid, data.functionParams, data.functionReturnValue);
+    } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && users.sampler) {
       const auto& data = *static_cast<const CUpti_ResourceData*>(cbdata);
       uint32_t device = 0;
-      if (g_users.api->profiler.GetDeviceId(data.context, &device) != CUPTI_SUCCESS) return;
-      if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) g_users.sampler->device_in_use(device);
-      if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) g_users.sampler->device_released(device);
+      if (g_hub.api->profiler.GetDeviceId(data.context, &device) != CUPTI_SUCCESS) return;
+      if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) users.sampler->device_in_use(device);
+      if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) users.sampler->device_released(device);
     }
   } catch (...) {
     // Never let anything escape into the program's CUDA call.
@@ -30,19 +45,41 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 
 }  // namespace
 
-std::string subscribe_callbacks(const CuptiApi& api, KernelProfiler* kernels, DeviceSampler* sampler) {
+std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users) {
   const ProfilerApi& p = api.profiler;
   if (!p.Subscribe || !p.EnableCallback || !p.GetDeviceId) return "this libcupti lacks the callback API";
-  g_users = Users{&api, kernels, sampler};
-  CUpti_SubscriberHandle subscriber = nullptr;
-  if (CUptiResult rc = p.Subscribe(&subscriber, on_callback, nullptr); rc != CUPTI_SUCCESS)
+  std::lock_guard lock(g_hub.mutex);
+  g_hub.api = &api;
+  g_hub.users = users;
+  if (CUptiResult rc = p.Subscribe(&g_hub.subscriber, on_callback, nullptr); rc != CUPTI_SUCCESS) {
+    g_hub.subscriber = nullptr;
     return cupti_call_failure(api, "cuptiSubscribe", rc);
-  if (kernels) KernelProfiler::enable_callbacks(p, subscriber);
-  if (sampler) {
-    p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   }
+  g_live.store(true, std::memory_order_release);
+  if (users.kernels) KernelProfiler::enable_callbacks(p, g_hub.subscriber);
+  if (users.sampler) {
+    p.EnableCallback(1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    p.EnableCallback(1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  }
+  if (users.filter) users.filter->enable_callbacks(p, g_hub.subscriber, users.driver_api);
+  if (users.range) users.range->enable_callbacks(p, g_hub.subscriber);
   return "";
+}
+
+std::string release_callbacks() {
+  std::lock_guard lock(g_hub.mutex);
+  if (g_hub.subscriber == nullptr || g_hub.api->profiler.Unsubscribe == nullptr) return "";
+  g_live.store(false, std::memory_order_release);
+  g_hub.api->profiler.Unsubscribe(g_hub.subscriber);
+  g_hub.subscriber = nullptr;
+  std::string lost;
+  if (g_hub.users.filter) {
+    g_hub.users.filter->set_counting(false);
+    lost += "counts of filtered API calls";
+  }
+  if (g_hub.users.range) lost += std::string(lost.empty() ? "" : ", ") + "capture-range callbacks";
+  if (g_hub.users.kernels || g_hub.users.sampler) lost += std::string(lost.empty() ? "" : ", ") + "metric callbacks";
+  return lost;
 }
 
 }  // namespace gpuscope::capture

@@ -1,20 +1,40 @@
-// The library's one CUPTI callback subscriber. CUPTI gives each process few subscribers
-// (a program's own profiler may want one), so we subscribe only when metrics need
-// callbacks, and dispatch to the users from one place:
+// The library's one CUPTI callback subscriber. CUPTI allows one subscriber per process (a
+// program's own profiler may want it), so we subscribe only when a user needs callbacks, and
+// dispatch to the users from one place:
 //   kernel-launch API calls (runtime and driver)  -> KernelProfiler (range profiler)
 //   context created / destroy starting            -> the DeviceSampler (which devices to sample)
+//   the lean trace's filtered API functions       -> ApiFilter (counts and times them)
+//   cudaProfilerStart/Stop, NVTX push/pop         -> CaptureRange (recording windows)
+// When the program's own CUPTI client subscribes (libgpuscope_preload.so tells us, see
+// release_callbacks), we unsubscribe first so that its subscription succeeds.
 #pragma once
 
 #include <string>
 
+#include "capture/api_filter.h"
+#include "capture/capture_range.h"
 #include "capture/cupti_loader.h"
 #include "capture/device_sampler.h"
 #include "capture/kernel_profiler.h"
 
 namespace gpuscope::capture {
 
-// Subscribes and enables the callbacks the non-null users need. Returns "" or one line on
-// why CUPTI refused (then neither user gets callbacks). The subscription lasts the process.
-std::string subscribe_callbacks(const CuptiApi& api, KernelProfiler* kernels, DeviceSampler* sampler);
+struct CallbackUsers {
+  KernelProfiler* kernels = nullptr;
+  DeviceSampler* sampler = nullptr;
+  ApiFilter* filter = nullptr;  // only when its filter is active
+  CaptureRange* range = nullptr;  // only when it needs callbacks
+  bool driver_api = false;        // the filter also covers driver functions
+  bool any() const { return kernels || sampler || filter || range; }
+};
+
+// Subscribes and enables the callbacks the users need (once per process). Returns "" or one
+// line on why CUPTI refused (then no user gets callbacks).
+std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users);
+
+// Gives the subscription up (the program's own CUPTI client wants it): the filter stops
+// counting, metrics and capture ranges stop getting callbacks. Returns what was lost, one
+// line, or "" when there was no subscription.
+std::string release_callbacks();
 
 }  // namespace gpuscope::capture

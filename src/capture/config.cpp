@@ -61,7 +61,8 @@ ConfigResult parse_config(const char* text, bool require_spool) {
   InjectConfig& config = result.config;
   bool seen_spool = false, seen_driver = false, seen_flush = false, seen_buffer = false, seen_cupti = false,
        seen_metrics = false, seen_required = false, seen_kernel = false, seen_skip = false, seen_count = false,
-       seen_hz = false, seen_source = false;
+       seen_hz = false, seen_source = false, seen_api = false, seen_range = false, seen_end = false,
+       seen_repeat = false, seen_delay = false, seen_duration = false;
 
   std::string_view rest(text);
   while (!rest.empty()) {
@@ -133,6 +134,39 @@ ConfigResult parse_config(const char* text, bool require_spool) {
       if (value == "gpm") config.gpu_metrics_pm = false;
       else if (value == "pm") config.gpu_metrics_pm = true;
       else return bad_value("gpm or pm");
+    } else if (key == "api") {
+      if (repeated(seen_api)) return duplicate();
+      if (value == "lean") config.api_full = false;
+      else if (value == "full") config.api_full = true;
+      else return bad_value("lean or full");
+    } else if (key == "range") {
+      if (repeated(seen_range)) return duplicate();
+      std::string text;
+      if (value == "profiler_api") {
+        config.range = InjectConfig::Range::ProfilerApi;
+      } else if (value.rfind("nvtx_hex:", 0) == 0 && decode_hex(value.substr(9), text) && !text.empty()) {
+        config.range = InjectConfig::Range::Nvtx;
+        const size_t at = text.rfind('@');
+        config.range_nvtx = at == std::string::npos ? text : text.substr(0, at);
+        config.range_domain = at == std::string::npos ? "" : text.substr(at + 1);
+        if (config.range_nvtx.empty()) return bad_value("nvtx_hex: a non-empty message");
+      } else {
+        return bad_value("profiler_api or nvtx_hex:HEX");
+      }
+    } else if (key == "range_end") {
+      if (repeated(seen_end)) return duplicate();
+      if (value == "stop") config.range_repeat = false;
+      else if (value == "repeat") config.range_repeat = true;
+      else return bad_value("stop or repeat");
+    } else if (key == "range_repeat") {
+      if (repeated(seen_repeat)) return duplicate();
+      if (!parse_uint(value, 1, UINT32_MAX, config.range_repeat_limit)) return bad_value("a count >= 1");
+    } else if (key == "delay_ms") {
+      if (repeated(seen_delay)) return duplicate();
+      if (!parse_uint(value, 1, 86'400'000, config.delay_ms)) return bad_value("1..86400000");
+    } else if (key == "duration_ms") {
+      if (repeated(seen_duration)) return duplicate();
+      if (!parse_uint(value, 1, 86'400'000, config.duration_ms)) return bad_value("1..86400000");
     } else {
       return failure(std::string(kConfigEnvVar) + ": unknown key '" + std::string(key) + "'");
     }
@@ -141,6 +175,16 @@ ConfigResult parse_config(const char* text, bool require_spool) {
   if (require_spool && config.spool_prefix.empty()) {
     return failure(std::string(kConfigEnvVar) + " has no spool=/abs/prefix; run the program under `gpuscope profile`");
   }
+  if (seen_delay || seen_duration) {
+    if (config.range != InjectConfig::Range::Whole)
+      return failure(std::string(kConfigEnvVar) + ": delay_ms/duration_ms cannot be combined with range=");
+    config.range = InjectConfig::Range::Timer;
+  }
+  if ((seen_end || seen_repeat) && config.range != InjectConfig::Range::ProfilerApi &&
+      config.range != InjectConfig::Range::Nvtx)
+    return failure(std::string(kConfigEnvVar) + ": range_end/range_repeat need range=");
+  if (seen_repeat && !config.range_repeat)
+    return failure(std::string(kConfigEnvVar) + ": range_repeat needs range_end=repeat");
   result.ok = true;
   return result;
 }

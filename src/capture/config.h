@@ -23,6 +23,17 @@
 //                        (default 0 = off)
 //   gpu_metrics_source=gpm|pm  what samples them: NVML GPM (default) or CUPTI's PM
 //                        sampling (unsafe with CUDA 13.0; for investigating it only)
+//   api=lean|full        lean (default): pure-query API functions get no records, only counts
+//                        (api_filter.h); full: every call is recorded
+//   range=profiler_api   record only between cudaProfilerStart/cuProfilerStart and the
+//                        matching Stop (capture_range.h)
+//   range=nvtx_hex:HEX   record only inside push/pop NVTX ranges with this message (hex-encoded
+//                        UTF-8), optionally "message@domain"
+//   range_end=stop|repeat  after the first range ends: stop recording for good (default), or
+//                        record every later range too
+//   range_repeat=N       with range_end=repeat: at most N ranges (default: no limit)
+//   delay_ms=N           record only from N ms after CUDA started ...
+//   duration_ms=N        ... and for N ms (either may be given alone; not with range=)
 // Values cannot contain ';'. Unknown or repeated keys are errors: the CLI writes this
 // string, so a surprise here means a version mismatch we want to hear about.
 #pragma once
@@ -48,6 +59,13 @@ struct InjectConfig {
   uint64_t launch_count = UINT64_MAX;
   uint32_t gpu_metrics_hz = 0;       // 0: no GPU-wide sampling
   bool gpu_metrics_pm = false;       // gpu_metrics_source=pm: CUPTI PM sampling, not NVML GPM
+  bool api_full = false;             // api=full: no lean filtering
+  enum class Range : uint8_t { Whole, ProfilerApi, Nvtx, Timer } range = Range::Whole;
+  std::string range_nvtx;            // Nvtx: the range's message
+  std::string range_domain;          // Nvtx: its domain's name; empty: the default domain
+  bool range_repeat = false;         // range_end=repeat
+  uint32_t range_repeat_limit = 0;   // 0: no limit
+  uint32_t delay_ms = 0, duration_ms = 0;  // Timer; duration 0: to the end
 
   size_t buffer_bytes() const { return size_t{buffer_kb} * 1024; }
 };

@@ -85,6 +85,8 @@ const char* resolve_api(void* handle, CuptiApi& api) {
   resolve(handle, "cuptiSetThreadIdType", api.SetThreadIdType);
   resolve(handle, "cuptiActivityFlushPeriod", api.ActivityFlushPeriod);
   resolve(handle, "cuptiActivityEnableAllSyncRecords", api.ActivityEnableAllSyncRecords);
+  resolve(handle, "cuptiActivityEnableRuntimeApi", api.ActivityEnableRuntimeApi);
+  resolve(handle, "cuptiActivityEnableDriverApi", api.ActivityEnableDriverApi);
   resolve(handle, "InitializeInjectionNvtx2", api.InitializeInjectionNvtx2);
   resolve_profiler(handle, api.profiler);
   return nullptr;

@@ -100,6 +100,8 @@ struct CuptiApi {
   decltype(&::cuptiSetThreadIdType) SetThreadIdType = nullptr;
   decltype(&::cuptiActivityFlushPeriod) ActivityFlushPeriod = nullptr;
   decltype(&::cuptiActivityEnableAllSyncRecords) ActivityEnableAllSyncRecords = nullptr;
+  decltype(&::cuptiActivityEnableRuntimeApi) ActivityEnableRuntimeApi = nullptr;  // the lean API trace
+  decltype(&::cuptiActivityEnableDriverApi) ActivityEnableDriverApi = nullptr;
   // libcupti's own NVTX injection entry: forwarding NVTX to it is what makes CUPTI
   // produce MARKER records.
   NvtxInitializeFn InitializeInjectionNvtx2 = nullptr;

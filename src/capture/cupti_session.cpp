@@ -44,6 +44,17 @@ void append_partial(std::string& partial, const std::string& what) {
 SessionResult start_activity(const CuptiApi& api, const SessionSettings& settings,
                              CUpti_BuffersCallbackRequestFunc on_request,
                              CUpti_BuffersCallbackCompleteFunc on_complete) {
+  SessionResult result = register_buffers(api, settings, on_request, on_complete);
+  if (!result.ok) return result;
+  SessionResult kinds = enable_kinds(api, settings);
+  if (!kinds.ok) return kinds;
+  if (kinds.status != "ok") result.status = result.status == "ok" ? kinds.status : result.status + "; " + kinds.status;
+  return result;
+}
+
+SessionResult register_buffers(const CuptiApi& api, const SessionSettings& settings,
+                               CUpti_BuffersCallbackRequestFunc on_request,
+                               CUpti_BuffersCallbackCompleteFunc on_complete) {
   SessionResult result;
   std::string partial;
 
@@ -60,6 +71,23 @@ SessionResult start_activity(const CuptiApi& api, const SessionSettings& setting
     return result;
   }
 
+  // Stream and event *queries* also make SYNCHRONIZATION records by default; a polling
+  // loop (PyTorch's caching allocator polls events) would flood the trace. Keep only
+  // queries that found the work complete, plus the real waits.
+  if (api.ActivityEnableAllSyncRecords != nullptr) api.ActivityEnableAllSyncRecords(0);
+
+  if (settings.flush_ms > 0 && api.ActivityFlushPeriod != nullptr) {
+    rc = api.ActivityFlushPeriod(settings.flush_ms);
+    if (rc != CUPTI_SUCCESS) append_partial(partial, "no flush period (" + cupti_result_text(api, rc) + ")");
+  }
+  result.ok = true;
+  result.status = partial.empty() ? "ok" : partial;
+  return result;
+}
+
+SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings) {
+  SessionResult result;
+  std::string partial;
   std::vector<KindSpec> kinds;
   for (const KindSpec& spec : kKinds)
     if (settings.kernels || spec.kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kinds.push_back(spec);
@@ -67,7 +95,7 @@ SessionResult start_activity(const CuptiApi& api, const SessionSettings& setting
   if (settings.driver_api) kinds.push_back(kDriverKind);
   std::vector<CUpti_ActivityKind> enabled;
   for (const KindSpec& spec : kinds) {
-    rc = api.ActivityEnable(spec.kind);
+    const CUptiResult rc = api.ActivityEnable(spec.kind);
     if (rc == CUPTI_SUCCESS) {
       enabled.push_back(spec.kind);
       continue;
@@ -79,17 +107,6 @@ SessionResult start_activity(const CuptiApi& api, const SessionSettings& setting
     }
     append_partial(partial, std::string(spec.name) + " off (" + cupti_result_text(api, rc) + ")");
   }
-
-  // Stream and event *queries* also make SYNCHRONIZATION records by default; a polling
-  // loop (PyTorch's caching allocator polls events) would flood the trace. Keep only
-  // queries that found the work complete, plus the real waits.
-  if (api.ActivityEnableAllSyncRecords != nullptr) api.ActivityEnableAllSyncRecords(0);
-
-  if (settings.flush_ms > 0 && api.ActivityFlushPeriod != nullptr) {
-    rc = api.ActivityFlushPeriod(settings.flush_ms);
-    if (rc != CUPTI_SUCCESS) append_partial(partial, "no flush period (" + cupti_result_text(api, rc) + ")");
-  }
-
   result.ok = true;
   result.status = partial.empty() ? "ok" : partial;
   return result;

@@ -38,6 +38,13 @@ SessionResult start_activity(const CuptiApi& api, const SessionSettings& setting
                              CUpti_BuffersCallbackRequestFunc on_request,
                              CUpti_BuffersCallbackCompleteFunc on_complete);
 
+// start_activity in two steps, for capture ranges: the buffer callbacks, thread-id type and
+// flush period once, then the kinds at each window's start (stop_activity at its end).
+SessionResult register_buffers(const CuptiApi& api, const SessionSettings& settings,
+                               CUpti_BuffersCallbackRequestFunc on_request,
+                               CUpti_BuffersCallbackCompleteFunc on_complete);
+SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings);
+
 // Disables every kind start_activity enables (for a start that fails after it).
 void stop_activity(const CuptiApi& api, const SessionSettings& settings);
 

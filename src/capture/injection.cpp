@@ -33,7 +33,9 @@
 #include <mutex>
 #include <string>
 
+#include "capture/api_filter.h"
 #include "capture/buffer_pool.h"
+#include "capture/capture_range.h"
 #include "capture/config.h"
 #include "capture/cupti_loader.h"
 #include "capture/cupti_session.h"
@@ -72,6 +74,12 @@ struct Capture {
   MetricsOutbox metrics;                            // range profiler / PM sampling -> writer
   std::unique_ptr<KernelProfiler> kernel_profiler;  // only with metrics=
   std::unique_ptr<DeviceSampler> gpu_sampler;       // only with gpu_metrics_hz=
+  ApiFilter api_filter;                             // the lean trace (not with api=full)
+  bool filter_api = false;                          // lean and its calls can be counted
+  std::unique_ptr<CaptureRange> range;              // only with range= / delay_ms / duration_ms
+  SessionSettings session;
+  std::mutex note_mutex;                            // guards callbacks_note (not lifecycle: on_exit
+  std::string callbacks_note;                       // holds that while the writer finishes)
   uint32_t pid = 0;
   uint32_t parent_pid = 0;
   int64_t start_ns = 0;
@@ -141,6 +149,7 @@ void on_exit() {
   try {
     std::lock_guard lock(capture->lifecycle);
     capture->flusher.stop();
+    if (capture->range) capture->range->finish();  // an open window ends at exit
     if (capture->kernel_profiler) capture->kernel_profiler->finish();
     if (capture->gpu_sampler) capture->gpu_sampler->stop();  // its last samples reach the outbox
     // Forced: also buffers with records still being filled in, so nothing stays behind.
@@ -206,13 +215,73 @@ void start_metrics(Capture& capture) {
     auto sampler = std::make_unique<GpmSampler>(options, capture.metrics);
     if (sampler->start()) capture.gpu_sampler = std::move(sampler);
   }
-  if (!capture.kernel_profiler && !capture.gpu_sampler) return;
-  const std::string error =
-      subscribe_callbacks(capture.cupti.api, capture.kernel_profiler.get(), capture.gpu_sampler.get());
+}
+
+// The lean filter, after the activity kinds (enabling RUNTIME resets CUPTI's
+// per-function choice, so the filter goes after it, at every window). "" or why not.
+void apply_filter(Capture& capture) {
+  if (capture.filter_api) {
+    const std::string error = capture.api_filter.apply(capture.cupti.api, capture.config.driver_api);
+    if (!error.empty()) {
+      capture.filter_api = false;
+      log_line("lean API trace off (%s): every API call is recorded", error.c_str());
+    }
+    capture.api_filter.set_counting(capture.filter_api);
+  }
+}
+
+std::string begin_tracing(Capture& capture) {
+  const SessionResult kinds = enable_kinds(capture.cupti.api, capture.session);
+  if (!kinds.ok) return kinds.error;
+  apply_filter(capture);
+  return "";
+}
+
+void end_tracing(Capture& capture) {
+  capture.api_filter.set_counting(false);
+  stop_activity(capture.cupti.api, capture.session);
+}
+
+// One subscription for every user of callbacks. Without it: metrics are off, the lean filter
+// is not used (its calls could not be counted), and a capture range records the whole run.
+void subscribe(Capture& capture) {
+  CallbackUsers users;
+  users.kernels = capture.kernel_profiler.get();
+  users.sampler = capture.gpu_sampler.get();
+  users.filter = capture.filter_api ? &capture.api_filter : nullptr;
+  users.range = capture.range && capture.range->needs_callbacks() ? capture.range.get() : nullptr;
+  users.driver_api = capture.config.driver_api;
+  if (!users.any()) return;
+  const std::string error = subscribe_callbacks(capture.cupti.api, users);
   if (error.empty()) return;
-  log_line("metrics: %s; metrics are off, the trace is still captured", error.c_str());
+  if (users.kernels || users.sampler) log_line("metrics: %s; metrics are off, the trace is still captured", error.c_str());
   if (capture.kernel_profiler) capture.kernel_profiler->abandon(error);
   if (capture.gpu_sampler) capture.gpu_sampler->abandon(error);
+  if (users.filter) {
+    capture.filter_api = false;
+    log_line("no CUPTI callbacks (%s): every API call is recorded (--api full)", error.c_str());
+  }
+  if (users.range) {
+    log_line("no CUPTI callbacks (%s): the capture range cannot be seen; the whole run is recorded", error.c_str());
+    capture.range.reset();
+  }
+}
+
+// The program's own CUPTI client is about to subscribe (libgpuscope_preload.so): CUPTI allows
+// one subscriber, so ours goes, and the report says what stopped.
+void on_program_subscribes() {
+  Capture* capture = live_capture();
+  if (capture == nullptr) return;
+  try {
+    const std::string lost = release_callbacks();
+    if (lost.empty()) return;
+    std::lock_guard lock(capture->note_mutex);
+    if (capture->callbacks_note.empty())
+      capture->callbacks_note = "another CUPTI client in this process subscribed to CUPTI callbacks " +
+                                std::to_string((realtime_ns() - capture->start_ns) / 1'000'000) +
+                                " ms after CUDA started; gpuscope gave its subscription up: " + lost + " stop there";
+  } catch (...) {
+  }
 }
 
 // --- Start-up --------------------------------------------------------------------------------
@@ -288,14 +357,27 @@ void start_capture() {
 
   // CUPTI's PM sampling cannot decode while kernels are traced (gpu_sampler.h); NVML GPM can.
   const bool trace_kernels = config.gpu_metrics_hz == 0 || !config.gpu_metrics_pm;
-  const SessionSettings settings{config.driver_api, config.flush_ms, trace_kernels};
-  const SessionResult session = start_activity(cupti.api, settings, on_buffer_requested, on_buffer_completed);
+  capture->session = SessionSettings{config.driver_api, config.flush_ms, trace_kernels};
+  SessionResult session = register_buffers(cupti.api, capture->session, on_buffer_requested, on_buffer_completed);
+  if (session.ok && config.range == InjectConfig::Range::Whole) {
+    // The whole run: the kinds now, so a refusal still gives up cleanly.
+    const SessionResult kinds = enable_kinds(cupti.api, capture->session);
+    if (!kinds.ok) session = kinds;
+    else if (kinds.status != "ok") session.status = session.status == "ok" ? kinds.status : session.status + "; " + kinds.status;
+  }
   if (!session.ok) {
     capture->pool.close();  // callbacks that still come recycle their buffers at once
     give_up(*spool, process_record(*capture, 0), session.error);
     return;
   }
   spool->append_text(spool::TextKey::CaptureStatus, session.status);
+  capture->filter_api = !config.api_full;
+  if (config.range != InjectConfig::Range::Whole) {
+    capture->range = std::make_unique<CaptureRange>(
+        config, [capture] { return begin_tracing(*capture); }, [capture] { end_tracing(*capture); });
+    // Now, not at the end: a capture cut short still says its trace covers only windows.
+    spool->append_text(spool::TextKey::CaptureRange, capture->range->describe());
+  }
   spool->flush();
 
   WriterHooks hooks;
@@ -309,15 +391,31 @@ void start_capture() {
   hooks.on_start = [capture](SpoolWriter& out) {
     out.add(spool::RecordKind::Process, process_record(*capture, cuda_runtime_version()));
   };
+  hooks.on_finish = [capture](SpoolWriter& out, const auto& api_name_id) {
+    if (capture->filter_api || capture->api_filter.active()) capture->api_filter.write(out, api_name_id);
+    if (capture->range) capture->range->write_windows(out);
+    std::lock_guard lock(capture->note_mutex);
+    if (!capture->callbacks_note.empty())
+      out.add(spool::RecordKind::Loss,
+              spool::LossRecord{1, out.intern("cupti_callbacks_taken_over"), out.intern(capture->callbacks_note)});
+  };
   capture->writer = std::make_unique<WriterThread>(capture->pool, std::move(spool), std::move(hooks));
   if (!capture->writer->start()) {
-    stop_activity(cupti.api, settings);
+    stop_activity(cupti.api, capture->session);
     log_line("cannot start the spool writer thread; the program runs without capture");
     capture->writer->stop_and_join();  // no thread: just closes the pool
     return;
   }
 
   start_metrics(*capture);
+  subscribe(*capture);
+  if (!capture->range) {
+    apply_filter(*capture);
+  } else if (!capture->range->needs_callbacks() && !capture->range->start_timer()) {
+    log_line("cannot start the capture-range timer; the whole run is recorded");
+    capture->range.reset();
+    if (const std::string error = begin_tracing(*capture); !error.empty()) log_line("%s", error.c_str());
+  }
 
   const CuptiApi* api = &cupti.api;
   if (!capture->flusher.start(config.flush_ms, [api] { api->ActivityFlushAll(0); })) {
@@ -325,6 +423,7 @@ void start_capture() {
   }
   std::atexit(on_exit);
   install_cupti_takeover_hook(on_cupti_takeover);
+  install_subscribe_hook(on_program_subscribes);
 }
 
 }  // namespace

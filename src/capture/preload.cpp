@@ -16,6 +16,9 @@
 // registered (gpuscope_preload_program_registered) leaves CUPTI's records to the program. gpuscope's own registration never
 // passes through here: the capture library calls libcupti through its dlopen handle.
 //
+// It also defines cuptiSubscribe, for the same reason: CUPTI allows one callback subscriber,
+// and the capture library's (which counts the lean trace's filtered calls) must step aside.
+//
 // Tiny on purpose: it is loaded into every process the program starts (shells too), so it
 // has no constructor, no C++ runtime and no dependency beyond libc.
 #include <cupti.h>
@@ -28,13 +31,19 @@
 namespace {
 
 using RegisterCallbacksFn = CUptiResult(CUPTIAPI*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
+using SubscribeFn = CUptiResult(CUPTIAPI*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
+using SubscribeV2Fn = CUptiResult(CUPTIAPI*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*, CUpti_SubscriberParams*);
 using TakeoverHook = void (*)();
 
 std::atomic<TakeoverHook> g_hook{nullptr};
+std::atomic<TakeoverHook> g_subscribe_hook{nullptr};
 std::atomic<bool> g_program_registered{false};  // any registration through here, ever
 
 extern "C" CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc,
                                                                CUpti_BuffersCallbackCompleteFunc);
+extern "C" CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
+extern "C" CUptiResult CUPTIAPI cuptiSubscribe_v2(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*,
+                                                  CUpti_SubscriberParams*);
 
 // Loaded objects whose file name mentions cupti, collected first: dlopen must not run
 // inside dl_iterate_phdr, which holds the loader's lock.
@@ -52,13 +61,11 @@ int collect_cupti(struct dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-// The libcupti the program linked: next in the lookup order after us; else a cupti library
-// the program loaded outside the global scope (dlopen with RTLD_LOCAL).
-RegisterCallbacksFn real_register_callbacks() {
-  static std::atomic<RegisterCallbacksFn> cached{nullptr};
-  if (RegisterCallbacksFn fn = cached.load(std::memory_order_acquire)) return fn;
-  const auto self = reinterpret_cast<void*>(&cuptiActivityRegisterCallbacks);
-  void* fn = dlsym(RTLD_NEXT, "cuptiActivityRegisterCallbacks");
+// `name` in the libcupti the program linked: next in the lookup order after us; else in a cupti
+// library the program loaded outside the global scope (dlopen with RTLD_LOCAL). `self` is our own
+// definition, never the answer.
+void* real_cupti_function(const char* name, void* self) {
+  void* fn = dlsym(RTLD_NEXT, name);
   if (fn == nullptr || fn == self) {
     fn = nullptr;
     CuptiCandidates found;
@@ -66,11 +73,17 @@ RegisterCallbacksFn real_register_callbacks() {
     for (int i = 0; i < found.count && fn == nullptr; ++i) {
       void* handle = dlopen(found.names[i], RTLD_NOLOAD | RTLD_LAZY);
       if (handle == nullptr) continue;
-      void* candidate = dlsym(handle, "cuptiActivityRegisterCallbacks");
+      void* candidate = dlsym(handle, name);
       if (candidate != self) fn = candidate;
     }
   }
-  auto typed = reinterpret_cast<RegisterCallbacksFn>(fn);
+  return fn;
+}
+
+template <class Fn>
+Fn real_cached(std::atomic<Fn>& cached, const char* name, void* self) {
+  if (Fn fn = cached.load(std::memory_order_acquire)) return fn;
+  auto typed = reinterpret_cast<Fn>(real_cupti_function(name, self));
   cached.store(typed, std::memory_order_release);
   return typed;
 }
@@ -90,9 +103,36 @@ extern "C" __attribute__((visibility("default"))) bool gpuscope_preload_program_
 
 extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI
 cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested, CUpti_BuffersCallbackCompleteFunc completed) {
-  RegisterCallbacksFn real = real_register_callbacks();
+  static std::atomic<RegisterCallbacksFn> cached{nullptr};
+  RegisterCallbacksFn real = real_cached(cached, "cuptiActivityRegisterCallbacks",
+                                         reinterpret_cast<void*>(&::cuptiActivityRegisterCallbacks));
   if (real == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;  // no libcupti in the process: as libcupti would fail
   g_program_registered.store(true, std::memory_order_release);
   if (TakeoverHook hook = g_hook.load(std::memory_order_acquire)) hook();
   return real(requested, completed);
+}
+
+extern "C" __attribute__((visibility("default"))) void gpuscope_preload_set_subscribe_hook(TakeoverHook hook) {
+  g_subscribe_hook.store(hook, std::memory_order_release);
+}
+
+// CUPTI allows one callback subscriber per process; gpuscope's (lean API counts, capture ranges,
+// metrics) gives way to the program's own, which would otherwise fail.
+extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI
+cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void* userdata) {
+  static std::atomic<SubscribeFn> cached{nullptr};
+  SubscribeFn real = real_cached(cached, "cuptiSubscribe", reinterpret_cast<void*>(&::cuptiSubscribe));
+  if (real == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
+  if (TakeoverHook hook = g_subscribe_hook.load(std::memory_order_acquire)) hook();
+  return real(subscriber, callback, userdata);
+}
+
+extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI
+cuptiSubscribe_v2(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void* userdata,
+                  CUpti_SubscriberParams* params) {
+  static std::atomic<SubscribeV2Fn> cached{nullptr};
+  SubscribeV2Fn real = real_cached(cached, "cuptiSubscribe_v2", reinterpret_cast<void*>(&::cuptiSubscribe_v2));
+  if (real == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
+  if (TakeoverHook hook = g_subscribe_hook.load(std::memory_order_acquire)) hook();
+  return real(subscriber, callback, userdata, params);
 }

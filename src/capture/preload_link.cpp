@@ -15,4 +15,9 @@ void install_cupti_takeover_hook(void (*hook)()) {
   if (auto set = reinterpret_cast<SetHook>(dlsym(RTLD_DEFAULT, "gpuscope_preload_set_takeover_hook"))) set(hook);
 }
 
+void install_subscribe_hook(void (*hook)()) {
+  using SetHook = void (*)(void (*)());
+  if (auto set = reinterpret_cast<SetHook>(dlsym(RTLD_DEFAULT, "gpuscope_preload_set_subscribe_hook"))) set(hook);
+}
+
 }  // namespace gpuscope::capture

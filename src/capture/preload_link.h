@@ -12,4 +12,8 @@ bool program_registered_cupti_callbacks();
 // before the registration reaches libcupti.
 void install_cupti_takeover_hook(void (*hook)());
 
+// `hook` runs on the program's thread each time the program calls cuptiSubscribe, before the
+// call reaches libcupti (CUPTI allows one subscriber: ours must go first).
+void install_subscribe_hook(void (*hook)());
+
 }  // namespace gpuscope::capture

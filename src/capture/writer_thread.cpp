@@ -130,6 +130,15 @@ void WriterThread::flush_chunk() {
 
 void WriterThread::finish() {
   drain_metrics();
+  if (hooks_.on_finish) {
+    try {
+      hooks_.on_finish(*spool_, [this](CUpti_CallbackDomain domain, uint32_t cbid) {
+        return decoder_.api_name_id(domain, cbid);
+      });
+    } catch (...) {
+      log_line("could not write the end-of-capture records (API counts, capture windows)");
+    }
+  }
   append_loss_deltas();
   spool::EndRecord end{};
   end.end_ns = realtime_ns();

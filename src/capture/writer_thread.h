@@ -33,6 +33,11 @@ struct WriterHooks {
   // Runs first, on the writer thread, with the spool: a place for records whose
   // inputs are best gathered off the program's threads (the Process record).
   std::function<void(SpoolWriter&)> on_start;
+  // Runs last, on the writer thread, before the End record: records only known at the end
+  // (the lean trace's API counts, capture windows). `api_name_id` names an API function as the
+  // Api records do.
+  std::function<void(SpoolWriter&, const std::function<uint32_t(CUpti_CallbackDomain, uint32_t)>& api_name_id)>
+      on_finish;
   // Metric results from the range profiler and PM sampling (may be null): drained into
   // the spool on every turn of the loop and at the end.
   MetricsOutbox* metrics = nullptr;

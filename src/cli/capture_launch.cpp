@@ -37,6 +37,7 @@ std::string join_command(const std::vector<std::string>& argv) {
 namespace {
 
 constexpr const char* kPreloadLibrary = "libgpuscope_preload.so";
+constexpr const char* kTorchHookFolder = "torch_hook";  // python/torch_hook, copied beside the library
 
 // The config format cannot carry ';' or '=' inside values, and a regex may hold both.
 std::string hex(const std::string& text) {
@@ -81,7 +82,23 @@ std::map<std::string, std::string> injection_environment(const CaptureSettings& 
     if (settings.launch_count > 0) config += ";launch_count=" + std::to_string(settings.launch_count);
   }
   if (settings.gpu_metrics_hz > 0) config += ";gpu_metrics_hz=" + std::to_string(settings.gpu_metrics_hz);
+  if (settings.api_full) config += ";api=full";
+  if (settings.range == "profiler_api") config += ";range=profiler_api";
+  if (settings.range == "nvtx") config += ";range=nvtx_hex:" + hex(settings.range_nvtx);
+  if (settings.range_repeat) config += ";range_end=repeat";
+  if (settings.range_repeat_limit > 0) config += ";range_repeat=" + std::to_string(settings.range_repeat_limit);
+  if (settings.delay_ms > 0) config += ";delay_ms=" + std::to_string(settings.delay_ms);
+  if (settings.duration_ms > 0) config += ";duration_ms=" + std::to_string(settings.duration_ms);
   env["GPUSCOPE_INJECT_CONFIG"] = config;
+  if (!settings.pytorch.empty()) {
+    // Python imports sitecustomize from the hook folder (beside the library) at start-up.
+    const std::string hook = (std::filesystem::path(library).parent_path() / kTorchHookFolder).string();
+    if (::access((hook + "/sitecustomize.py").c_str(), R_OK) != 0)
+      throw Error("--pytorch: the Python start-up hook is missing (" + hook + "/sitecustomize.py)");
+    const char* existing = std::getenv("PYTHONPATH");
+    env["PYTHONPATH"] = existing && *existing ? hook + ":" + existing : hook;
+    env["GPUSCOPE_PYTORCH"] = settings.pytorch;
+  }
   return env;
 }
 

@@ -28,7 +28,22 @@ struct CaptureSettings {
   uint64_t launch_skip = 0;
   uint64_t launch_count = 0;         // 0: no limit
   uint32_t gpu_metrics_hz = 0;       // GPU-wide sampling (NVML GPM), at most this many/s; 0: off
+  bool api_full = false;             // record every API call (no lean filtering)
+  std::string pytorch;               // ops, shapes or modules: the Python start-up hook; empty: off
+  // Recording windows (src/capture/config.h): "" (whole run), "profiler_api" or an NVTX message
+  // "NAME[@DOMAIN]" in range_nvtx.
+  std::string range;
+  std::string range_nvtx;
+  bool range_repeat = false;
+  uint32_t range_repeat_limit = 0;   // 0: no limit
+  uint32_t delay_ms = 0, duration_ms = 0;
 };
+
+// Parses the capture-scope options (--api, --pytorch, --capture-range, --capture-range-end,
+// --delay, --duration) into `settings`; throws Error with one line on a bad value.
+void parse_capture_scope(const std::string& api, const std::string& pytorch, const std::string& capture_range,
+                         const std::string& capture_range_end, double delay_s, double duration_s,
+                         CaptureSettings& settings);
 
 // The environment that injects the capture library and tells it where to spool; with
 // libgpuscope_preload.so beside the library, also LD_PRELOAD (prepended to the user's).

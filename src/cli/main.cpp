@@ -119,6 +119,26 @@ int main(int argc, char** argv) {
       ->expected(0, 1)
       ->default_str("10")
       ->check(CLI::Range(1, 20000));
+  profile_cmd->add_option("--api", profile.api,
+                          "lean (default): pure-query CUDA API calls (cudaGetDevice, cudaGetLastError, ...) are "
+                          "counted and timed, not recorded one by one; full: record every call")
+      ->check(CLI::IsMember({"lean", "full"}));
+  profile_cmd
+      ->add_option("--pytorch", profile.pytorch,
+                   "Python programs using PyTorch: name every kernel's op (ops), with input shapes (shapes), "
+                   "and nn.Module paths (modules); no change to the program (docs/capture.md)")
+      ->expected(0, 1)
+      ->default_str("ops");
+  profile_cmd->add_option("--capture-range", profile.capture_range,
+                          "Record only between cudaProfilerStart/Stop (cudaProfilerApi, e.g. torch.cuda.profiler."
+                          "start/stop) or inside an NVTX push/pop range (nvtx:NAME or nvtx:NAME@DOMAIN)");
+  profile_cmd->add_option("--capture-range-end", profile.capture_range_end,
+                          "After the first range: stop recording (stop, default), or record every later range too "
+                          "(repeat, or repeat:N for at most N ranges)");
+  profile_cmd->add_option("--delay", profile.delay_s, "Record only from S seconds after CUDA starts")
+      ->check(CLI::Range(0.0, 86400.0));
+  profile_cmd->add_option("--duration", profile.duration_s, "Record for S seconds only (with or without --delay)")
+      ->check(CLI::Range(0.0, 86400.0));
   profile_cmd->add_flag("--keep-spools", profile.keep_spools,
                         "Keep the per-process spool files after import");
   add_report_flags(*profile_cmd, profile.report);

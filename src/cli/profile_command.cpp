@@ -67,6 +67,8 @@ CaptureSettings capture_settings(const ProfileOptions& options) {
   CaptureSettings settings;
   settings.driver_api = options.driver_api;
   settings.flush_ms = options.flush_ms;
+  parse_capture_scope(options.api, options.pytorch, options.capture_range, options.capture_range_end,
+                      options.delay_s, options.duration_s, settings);
   const bool wants_metrics = !options.metric_sets.empty() || !options.raw_metrics.empty();
   if (!wants_metrics && (!options.kernel_regex.empty() || options.launch_skip > 0 || options.launch_count > 0))
     throw Error("--kernel, --launch-skip and --launch-count choose kernels for --metrics/--metric; give one of those");
@@ -108,6 +110,11 @@ std::string describe(const ProfileOptions& options) {
   if (options.launch_skip > 0) text += " launch_skip=" + std::to_string(options.launch_skip);
   if (options.launch_count > 0) text += " launch_count=" + std::to_string(options.launch_count);
   if (options.gpu_metrics_hz > 0) text += " gpu_metrics_hz=" + std::to_string(options.gpu_metrics_hz);
+  if (options.api != "lean") text += " api=" + options.api;
+  if (!options.pytorch.empty()) text += " pytorch=" + options.pytorch;
+  if (!options.capture_range.empty()) text += " capture_range=" + options.capture_range + " end=" + options.capture_range_end;
+  if (options.delay_s > 0) text += " delay_s=" + std::to_string(options.delay_s);
+  if (options.duration_s > 0) text += " duration_s=" + std::to_string(options.duration_s);
   return text;
 }
 

@@ -34,6 +34,23 @@ Section build_api_section(const Trace& trace, size_t top) {
     limit_rows(t, top);
     s.tables.push_back(std::move(t));
   }
+  const auto counted = analysis::summarize_api_counts(trace);
+  if (!counted.empty()) {
+    Table t;
+    t.key = "api_counted";
+    t.title = "Counted, not recorded one by one (lean API trace)";
+    t.columns = {text_column("name", "Function", TextStyle::Identifier), text_column("domain", "API"),
+                 num_column("calls", "Calls", Unit::Count), num_column("total", "Total", Unit::Ns),
+                 num_column("avg", "Avg", Unit::Ns)};
+    for (const auto& g : counted)
+      t.rows.push_back({text(g.name), text(to_string(g.domain)), num(static_cast<double>(g.calls), Unit::Count),
+                        num(g.total_ns, Unit::Ns), num(g.calls ? g.total_ns / static_cast<double>(g.calls) : 0, Unit::Ns)});
+    t.notes.push_back("Pure queries (cudaGetDevice, cudaGetLastError, ...) get no per-call record, which makes tracing "
+                      "a tiny op much cheaper; their calls are counted and timed, and each one's first call is in the "
+                      "table above. `gpuscope profile --api full` records every call.");
+    limit_rows(t, top);
+    s.tables.push_back(std::move(t));
+  }
   return s;
 }
 

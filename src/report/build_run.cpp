@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "report/builder.h"
+#include "report/units.h"
 
 namespace gpuscope::report {
 namespace {
@@ -106,6 +107,22 @@ Table processes_table(const Trace& trace, size_t top) {
 
 }  // namespace
 
+// With a capture range: what limited recording, and how much of the run the windows cover.
+static void add_capture_range_line(Section& s, const Trace& trace) {
+  std::string range;
+  for (const Process& p : trace.processes)
+    if (!p.capture_range.empty()) range = p.capture_range;
+  if (range.empty()) return;
+  TimeNs covered = 0;
+  for (const CaptureWindow& w : trace.capture_windows) covered += w.end - w.start;
+  const TimeNs wall = trace.run.end - trace.run.start;
+  std::string note = std::to_string(trace.capture_windows.size()) + " window" +
+                     (trace.capture_windows.size() == 1 ? "" : "s") + ", " + format_duration(static_cast<double>(covered));
+  if (wall > 0) note += " of the " + format_duration(static_cast<double>(wall)) + " run";
+  if (trace.capture_windows.empty()) note = "the range never opened (or the process ended before it could say)";
+  s.lines.push_back({"capture_range", "Recorded only", text(range), note});
+}
+
 Section build_run_section(const Trace& trace, size_t top) {
   Section s;
   s.key = "run";
@@ -129,6 +146,7 @@ Section build_run_section(const Trace& trace, size_t top) {
   } else if (!run.gpuscope_version.empty()) {
     s.lines.push_back({"captured_by", "Captured by", text("gpuscope " + run.gpuscope_version), ""});
   }
+  add_capture_range_line(s, trace);
   s.tables.push_back(devices_table(trace, top));
   s.tables.push_back(processes_table(trace, top));
   return s;

@@ -20,6 +20,7 @@ Section build_summary_section(const analysis::ExecutiveSummary& e, const analysi
     case analysis::WallSource::Run:
       wall_note = source_tool.empty() ? "launcher start to exit" : "first to last record " + source_tool + " wrote";
       break;
+    case analysis::WallSource::Windows: wall_note = "the capture range's windows (see Run)"; break;
     case analysis::WallSource::EventSpan: wall_note = "first to last captured event (no launcher times)"; break;
     case analysis::WallSource::None: wall_note = "nothing captured"; break;
   }

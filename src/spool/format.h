@@ -16,8 +16,8 @@
 // All integers are little-endian (we only write on x86-64/aarch64 Linux).
 // Times are ns on CLOCK_REALTIME, as CUPTI reports them on Linux.
 // Bump kVersion on any layout change; the reader rejects versions it does not know.
-// v2 added the metric records (KernelMetric, GpuSample, MetricCollection); a v1 file is
-// a v2 file without them, so readers accept both.
+// v2 added the metric records (KernelMetric, GpuSample, MetricCollection); v3 the ApiCount
+// record of the lean API trace. An older file is a newer one without them, so readers accept all.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,7 @@
 namespace gpuscope::spool {
 
 inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
-inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kVersion = 3;
 inline constexpr uint32_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
@@ -64,6 +64,8 @@ enum class RecordKind : uint16_t {
   KernelMetric = 15,      // KernelMetricRecord (v2)
   GpuSample = 16,         // GpuSampleRecord (v2)
   MetricCollection = 17,  // MetricCollectionRecord (v2)
+  ApiCount = 18,          // ApiCountRecord (v3)
+  CaptureWindow = 19,     // CaptureWindowRecord (v3)
 };
 
 struct RecordHeader {
@@ -83,6 +85,7 @@ enum class TextKey : uint32_t {
   CaptureStatus = 2,  // "ok" or why capture could not start
   CuptiPath = 3,      // which libcupti was loaded
   CuptiShared = 4,    // "1": the program had loaded that libcupti itself (e.g. PyTorch's)
+  CaptureRange = 5,   // v3: what limited recording to windows, e.g. "cudaProfilerStart/Stop"
 };
 
 struct ProcessRecord {
@@ -229,6 +232,23 @@ struct EndRecord {
   uint64_t records_written;  // all records (of any kind) in the file before this one
   uint64_t records_dropped;  // lost inside gpuscope before they reached the spool
                              // (CUPTI's own drops are Loss records, not counted here)
+};
+
+// Calls of one API function that the lean trace keeps out of the activity records (the
+// capture library's api_filter.h), counted and timed by a callback; written once, at the end.
+struct ApiCountRecord {
+  uint64_t calls;
+  uint64_t total_ns;  // summed durations of those calls
+  uint32_t name;      // string id, named as the Api records name their functions
+  uint8_t domain;     // gpuscope::ApiDomain
+  uint8_t pad[3];
+};
+
+// With a capture range (--capture-range, --delay, --duration): one interval in which activity
+// was recorded. Written at the end; a spool with a CaptureRange text and no window recorded
+// nothing (the range never opened) or was cut short.
+struct CaptureWindowRecord {
+  int64_t start_ns, end_ns;
 };
 
 // One range-profiler metric value of one kernel launch; correlation_id is the launch's

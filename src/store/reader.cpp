@@ -97,6 +97,8 @@ Trace read_trace(const std::string& path) {
   trace.source_gaps = store::load_rows(db, store::source_gap_table(), version);
   trace.host_ops = store::load_rows(db, store::host_op_table(), version);
   trace.external_correlations = store::load_rows(db, store::external_correlation_table(), version);
+  trace.capture_windows = store::load_rows(db, store::capture_window_table(), version);
+  trace.api_counts = store::load_rows(db, store::api_count_table(), version);
   return trace;
 }
 

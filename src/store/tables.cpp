@@ -46,7 +46,8 @@ const TableSpec<Process>& process_table() {
        integer_column("cupti_version", &Process::cupti_version),
        text_column("capture_status", &Process::capture_status),
        run_id_column<Process>(), since(3, text_column("cupti_path", &Process::cupti_path)),
-       since(3, integer_column("cupti_shared", &Process::cupti_shared))},
+       since(3, integer_column("cupti_shared", &Process::cupti_shared)),
+       since(7, text_column("capture_range", &Process::capture_range))},
       {}};
   return spec;
 }
@@ -307,12 +308,34 @@ const TableSpec<ExternalCorrelation>& external_correlation_table() {
   return spec;
 }
 
+const TableSpec<CaptureWindow>& capture_window_table() {
+  static const TableSpec<CaptureWindow> spec = since(
+      7, TableSpec<CaptureWindow>{"capture_windows",
+                                  {integer_column("pid", &CaptureWindow::pid),
+                                   integer_column("start_ns", &CaptureWindow::start),
+                                   integer_column("end_ns", &CaptureWindow::end), run_id_column<CaptureWindow>()},
+                                  {}});
+  return spec;
+}
+
+const TableSpec<ApiCount>& api_count_table() {
+  static const TableSpec<ApiCount> spec = since(
+      7, TableSpec<ApiCount>{"api_call_counts",
+                             {integer_column("pid", &ApiCount::pid), integer_column("name_id", &ApiCount::name),
+                              enum_column("domain", &ApiCount::domain, 2), integer_column("calls", &ApiCount::calls),
+                              integer_column("total_ns", &ApiCount::total_ns), run_id_column<ApiCount>()},
+                             {}});
+  return spec;
+}
+
 const std::vector<std::string>& view_statements() {
   static const std::vector<std::string> views{
       "CREATE VIEW kernels_named AS SELECT k.*, s.value AS name, m.value AS mangled_name "
       "FROM kernels k JOIN strings s ON s.id = k.name_id JOIN strings m ON m.id = k.mangled_name_id",
       "CREATE VIEW api_calls_named AS SELECT a.*, s.value AS name "
       "FROM api_calls a JOIN strings s ON s.id = a.name_id",
+      "CREATE VIEW api_call_counts_named AS SELECT c.*, s.value AS name "
+      "FROM api_call_counts c JOIN strings s ON s.id = c.name_id",
       "CREATE VIEW nvtx_ranges_named AS SELECT r.*, n.value AS name, d.value AS domain "
       "FROM nvtx_ranges r JOIN strings n ON n.id = r.name_id JOIN strings d ON d.id = r.domain_id",
       // One row per metric value, next to its kernel (same run, process and correlation id).

@@ -115,6 +115,8 @@ const TableSpec<MetricCollection>& metric_collection_table(); // v4
 const TableSpec<SourceGap>& source_gap_table();               // v5
 const TableSpec<HostOp>& host_op_table();                     // v5
 const TableSpec<ExternalCorrelation>& external_correlation_table();  // v5
+const TableSpec<CaptureWindow>& capture_window_table();      // v7
+const TableSpec<ApiCount>& api_count_table();                // v7
 
 // Views that join names from the strings table, for people using sqlite3.
 const std::vector<std::string>& view_statements();

@@ -56,6 +56,8 @@ void write_all(store::Database& db, const Trace& trace) {
   write_table(db, store::source_gap_table(), trace.source_gaps);
   write_table(db, store::host_op_table(), trace.host_ops);
   write_table(db, store::external_correlation_table(), trace.external_correlations);
+  write_table(db, store::capture_window_table(), trace.capture_windows);
+  write_table(db, store::api_count_table(), trace.api_counts);
   for (const auto& view : store::view_statements()) db.exec(view);
   db.exec("COMMIT");
 }

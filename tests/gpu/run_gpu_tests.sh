@@ -180,6 +180,50 @@ print('cuda_events', sum(e.count for e in prof.key_averages() if e.device_type =
   expect "torch.profiler before CUDA: the capture says what happened" "$(q torchearly.gpuscope "SELECT (SELECT COUNT(*) FROM data_loss WHERE what = 'cupti_taken_over') + (SELECT COUNT(*) FROM processes WHERE capture_status LIKE '%before CUDA started%')")" -eq 1
 fi
 
+# 10. PyTorch programs: --pytorch names ops and modules, capture ranges record only inside the
+#     range, the lean API trace counts what it does not record; the program's output never changes.
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  mlp="$(cd "$(dirname "$0")/../../samples/pytorch" && pwd)/mlp_train.py"
+  plain=$(python3 "$mlp" --steps 20 | grep '^losses')
+  "$gpuscope" profile --no-report --pytorch=modules -o mlpmod -- python3 "$mlp" --steps 20 >"$logs/mlpmod.out" 2>"$logs/mlpmod.err"
+  expect "--pytorch=modules: exit code" $? -eq 0
+  expect "--pytorch=modules: output unchanged" "$(grep -c -F "$plain" "$logs/mlpmod.out")" -eq 1
+  expect "--pytorch: aten::addmm ops (3 per step)" "$(q mlpmod.gpuscope "SELECT COUNT(*) FROM host_ops h JOIN strings s ON s.id = h.name_id WHERE s.value = 'aten::addmm'")" -ge 60
+  expect "--pytorch: backward ops paired by sequence number" "$(q mlpmod.gpuscope "SELECT COUNT(*) FROM host_ops h JOIN strings s ON s.id = h.name_id WHERE s.value = 'AddmmBackward0' AND h.sequence_number >= 0")" -ge 60
+  expect "--pytorch=modules: the 6 module paths" "$(q mlpmod.gpuscope "SELECT COUNT(DISTINCT s.value) FROM host_ops h JOIN strings s ON s.id = h.name_id JOIN strings c ON c.id = h.category_id WHERE c.value = 'module'")" -eq 6
+  expect "--pytorch: op ranges are not left as NVTX ranges" "$(q mlpmod.gpuscope "SELECT COUNT(*) FROM nvtx_ranges_named WHERE name LIKE '%, op_id = %'")" -eq 0
+  expect "--pytorch: user ranges stay NVTX ranges" "$(q mlpmod.gpuscope "SELECT COUNT(*) FROM nvtx_ranges_named WHERE name = 'train_step'")" -eq 20
+  expect "--pytorch: >= 95% of kernels linked to an op" "$(q mlpmod.gpuscope "SELECT CAST(100.0 * (SELECT COUNT(*) FROM kernels k JOIN external_correlations e ON e.pid = k.pid AND e.correlation_id = k.correlation_id) / COUNT(*) AS INT) FROM kernels")" -ge 95
+  "$gpuscope" report mlpmod.gpuscope >"$logs/mlpmod.report" 2>>"$logs/report.err"
+  expect "--pytorch: report names ops and modules" "$(grep -c -E 'aten::addmm|Sequential\.2' "$logs/mlpmod.report")" -ge 2
+
+  # The lean API trace (default) and --api full.
+  "$gpuscope" profile --no-report -o mlplean -- python3 "$mlp" --steps 20 >"$logs/mlplean.out" 2>"$logs/mlplean.err"
+  expect "lean API: output unchanged" "$(grep -c -F "$plain" "$logs/mlplean.out")" -eq 1
+  expect "lean API: cudaGetDevice counted" "$(q mlplean.gpuscope "SELECT COALESCE(SUM(calls), 0) FROM api_call_counts_named WHERE name = 'cudaGetDevice'")" -ge 1000
+  expect "lean API: only its first call recorded" "$(q mlplean.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaGetDevice'")" -eq 1
+  expect "lean API: launches still recorded" "$(q mlplean.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name LIKE 'cudaLaunchKernel%'")" -ge 600
+  "$gpuscope" profile --no-report --api full -o mlpfull -- python3 "$mlp" --steps 20 >"$logs/mlpfull.out" 2>"$logs/mlpfull.err"
+  expect "--api full: every cudaGetDevice recorded" "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaGetDevice'")" -ge 1000
+  expect "--api full: nothing only counted" "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM api_call_counts")" -eq 0
+
+  # Capture ranges: torch.cuda.profiler.start()/stop() around steps 5..9, and NVTX train_step.
+  "$gpuscope" profile --no-report --capture-range cudaProfilerApi -o mlpcr -- python3 "$mlp" --steps 20 --profile-range 5:10 >"$logs/mlpcr.out" 2>"$logs/mlpcr.err"
+  expect "capture range cudaProfilerApi: output unchanged" "$(grep -c -F "$plain" "$logs/mlpcr.out")" -eq 1
+  expect "capture range cudaProfilerApi: one window" "$(q mlpcr.gpuscope "SELECT COUNT(*) FROM capture_windows")" -eq 1
+  expect "capture range cudaProfilerApi: the 5 steps inside" "$(q mlpcr.gpuscope "SELECT COUNT(*) FROM nvtx_ranges_named WHERE name = 'train_step'")" -eq 5
+  expect "capture range cudaProfilerApi: no kernel launched outside" "$(q mlpcr.gpuscope "SELECT COUNT(*) FROM kernels k JOIN api_calls a ON a.pid = k.pid AND a.correlation_id = k.correlation_id, capture_windows w WHERE a.start_ns < w.start_ns OR a.start_ns > w.end_ns")" -eq 0
+  expect "capture range cudaProfilerApi: kernels of 5 steps (>= 30 each)" "$(q mlpcr.gpuscope "SELECT COUNT(*) FROM kernels")" -ge 150
+  expect "capture range cudaProfilerApi: kernels of 5 steps (<= 50 each)" "$(q mlpcr.gpuscope "SELECT COUNT(*) FROM kernels")" -le 250
+  "$gpuscope" profile --no-report --capture-range nvtx:train_step --capture-range-end repeat:3 -o mlpnv -- python3 "$mlp" --steps 20 >"$logs/mlpnv.out" 2>"$logs/mlpnv.err"
+  expect "capture range nvtx repeat:3: output unchanged" "$(grep -c -F "$plain" "$logs/mlpnv.out")" -eq 1
+  expect "capture range nvtx repeat:3: three windows" "$(q mlpnv.gpuscope "SELECT COUNT(*) FROM capture_windows")" -eq 3
+  expect "capture range nvtx repeat:3: kernels of 3 steps (>= 30 each)" "$(q mlpnv.gpuscope "SELECT COUNT(*) FROM kernels")" -ge 90
+  expect "capture range nvtx repeat:3: kernels of 3 steps (<= 50 each)" "$(q mlpnv.gpuscope "SELECT COUNT(*) FROM kernels")" -le 150
+else
+  echo "SKIP pytorch features: python3 with CUDA torch not available"
+fi
+
 # 11. Hardware metrics (range profiler): every launch measured and linked to its kernel,
 #     replayed kernels placed on the timeline, filters as ncu's, results unchanged, the
 #     verdicts an expert expects (FMA chains compute-bound, triad memory-bound).

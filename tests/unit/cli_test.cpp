@@ -103,6 +103,59 @@ TEST(Cli, ProfileMarksTheUsersOwnMetricsAsRequired) {
   EXPECT_EQ(config.find("required="), std::string::npos) << config;
 }
 
+TEST(Cli, ProfileScopeOptionErrorsComeBeforeTheProgramRuns) {
+  const std::string dir = testing::scratch_dir("cli_profile_scope");
+  const std::pair<std::string, std::string> cases[] = {
+      {"--pytorch=everything", "--pytorch must be ops, shapes or modules"},
+      {"--capture-range nvtx:", "needs a range name"},
+      {"--capture-range nvtx:step@", "needs a domain after '@'"},
+      {"--capture-range cudaProfiler", "must be cudaProfilerApi or nvtx:NAME[@DOMAIN]"},
+      {"--capture-range-end repeat", "--capture-range-end needs --capture-range"},
+      {"--capture-range cudaProfilerApi --capture-range-end repeat:0", "needs a count of at least 1"},
+      {"--capture-range cudaProfilerApi --capture-range-end again", "must be stop or repeat[:N]"},
+      {"--capture-range cudaProfilerApi --delay 2", "cannot be combined with --capture-range"},
+      {"--duration 0.0001", "at least 0.001 s"},
+  };
+  for (const auto& [options, message] : cases) {
+    CliResult r = gpuscope(dir, "profile " + options + " -- /bin/sh -c 'touch ran.txt'",
+                           "GPUSCOPE_INJECT_LIB=/nonexistent.so");
+    EXPECT_EQ(r.exit_code, 2) << options;
+    EXPECT_EQ(lines(r.err), 1) << options << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << options << ": " << r.err;
+  }
+  EXPECT_EQ(gpuscope(dir, "profile --api thin -- /bin/true").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "profile --delay -1 -- /bin/true").exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt"));
+}
+
+// What the options put in the capture library's config (src/capture/config.h) and, for
+// --pytorch, in Python's environment.
+TEST(Cli, ProfileScopeOptionsReachTheCaptureLibrary) {
+  const std::string dir = testing::scratch_dir("cli_profile_scope_config");
+  const std::string show = " -- /bin/sh -c 'echo \"$GPUSCOPE_INJECT_CONFIG|$GPUSCOPE_PYTORCH|$PYTHONPATH\" > cfg.txt'";
+  auto config_of = [&](const std::string& options) {
+    CliResult r = gpuscope(dir, "profile -f -o p --no-report " + options + show);
+    EXPECT_EQ(r.exit_code, 0) << options << ": " << r.err;
+    std::string line;
+    std::getline(std::ifstream(dir + "/cfg.txt"), line);
+    return line;
+  };
+  std::string c = config_of("");
+  EXPECT_EQ(c.find(";api="), std::string::npos) << c;  // lean is the library's default
+  EXPECT_EQ(c.find(";range"), std::string::npos) << c;
+  c = config_of("--api full --capture-range nvtx:step@dom --capture-range-end repeat:4");
+  EXPECT_NE(c.find(";api=full;range=nvtx_hex:7374657040646f6d;range_end=repeat;range_repeat=4|"), std::string::npos) << c;
+  c = config_of("--capture-range cudaProfilerApi");
+  EXPECT_NE(c.find(";range=profiler_api|"), std::string::npos) << c;
+  c = config_of("--delay 1.5 --duration 2");
+  EXPECT_NE(c.find(";delay_ms=1500;duration_ms=2000|"), std::string::npos) << c;
+  c = config_of("--pytorch");
+  EXPECT_NE(c.find("|ops|"), std::string::npos) << c;
+  EXPECT_NE(c.find("/torch_hook"), std::string::npos) << c;
+  c = config_of("--pytorch=modules");
+  EXPECT_NE(c.find("|modules|"), std::string::npos) << c;
+}
+
 TEST(Cli, ProfilePassesExitStatusAndSignalsThrough) {
   const std::string dir = testing::scratch_dir("cli_status");
   std::ofstream(dir + "/fake_inject.so") << "x";

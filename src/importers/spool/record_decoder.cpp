@@ -86,6 +86,7 @@ bool RecordDecoder::define_string(const char* body, uint32_t bytes, bool is_text
       break;
     case TextKey::CuptiPath: process_.cupti_path = std::move(text); break;
     case TextKey::CuptiShared: process_.cupti_shared = text == "1"; break;
+    case TextKey::CaptureRange: process_.capture_range = std::move(text); break;
   }
   return true;
 }
@@ -264,6 +265,20 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
     case RecordKind::KernelMetric:
     case RecordKind::GpuSample:
     case RecordKind::MetricCollection: return decode_metric_record(kind, body, bytes);
+    case RecordKind::ApiCount: {
+      ApiCountRecord r;
+      if (!read_body(body, bytes, r)) return false;
+      trace_.api_counts.push_back({pid, string(r.name), static_cast<ApiDomain>(r.domain & 1), r.calls,
+                                   static_cast<TimeNs>(std::min<uint64_t>(r.total_ns, INT64_MAX))});
+      return true;
+    }
+    case RecordKind::CaptureWindow: {
+      CaptureWindowRecord r;
+      if (!read_body(body, bytes, r)) return false;
+      if (r.end_ns < r.start_ns) return false;  // impossible: the chunk is damaged
+      trace_.capture_windows.push_back({pid, r.start_ns, r.end_ns});
+      return true;
+    }
   }
   return false;  // unknown record kind: treat the chunk as damaged
 }

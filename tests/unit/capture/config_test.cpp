@@ -90,7 +90,36 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"spool=/a;spool=/b", "given twice"},
                       BadCase{"spool=/a;noequals", "expected key=value"},
                       BadCase{"spool=/a;=x", "expected key=value"},
-                      BadCase{"driver_api=1", "no spool="}));
+                      BadCase{"driver_api=1", "no spool="},
+                      BadCase{"spool=/a;api=thin", "lean or full"},
+                      BadCase{"spool=/a;range=nvtx_hex:zz", "profiler_api or nvtx_hex"},
+                      BadCase{"spool=/a;range=nvtx_hex:", "profiler_api or nvtx_hex"},
+                      BadCase{"spool=/a;range=nvtx_hex:4074", "non-empty message"},
+                      BadCase{"spool=/a;range_end=repeat", "need range="},
+                      BadCase{"spool=/a;range=profiler_api;range_repeat=2", "needs range_end=repeat"},
+                      BadCase{"spool=/a;range=profiler_api;range_end=repeat;range_repeat=0", "a count >= 1"},
+                      BadCase{"spool=/a;range=profiler_api;delay_ms=5", "cannot be combined"},
+                      BadCase{"spool=/a;delay_ms=0", "1..86400000"}));
+
+TEST(CaptureConfig, ScopeKeys) {
+  // "train@dom" hex-encoded: the message and its domain.
+  ConfigResult r = parse_config("spool=/a;api=full;range=nvtx_hex:747261696e40646f6d;range_end=repeat;range_repeat=3", true);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.config.api_full);
+  EXPECT_EQ(r.config.range, InjectConfig::Range::Nvtx);
+  EXPECT_EQ(r.config.range_nvtx, "train");
+  EXPECT_EQ(r.config.range_domain, "dom");
+  EXPECT_TRUE(r.config.range_repeat);
+  EXPECT_EQ(r.config.range_repeat_limit, 3u);
+  r = parse_config("spool=/a;duration_ms=2500", true);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.range, InjectConfig::Range::Timer);
+  EXPECT_EQ(r.config.delay_ms, 0u);
+  EXPECT_EQ(r.config.duration_ms, 2500u);
+  r = parse_config("spool=/a", true);
+  EXPECT_FALSE(r.config.api_full);
+  EXPECT_EQ(r.config.range, InjectConfig::Range::Whole);
+}
 
 TEST(CaptureConfig, SpoolPath) { EXPECT_EQ(spool_path("/tmp/cap", 4242), "/tmp/cap.4242.spool"); }
 
