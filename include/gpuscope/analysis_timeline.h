@@ -94,6 +94,9 @@ struct DeviceTimeline {
 struct TimelineOptions {
   TimeNs min_gap_ns = 100'000;  // shorter gaps count in idle_ns, not listed
   size_t max_gaps = 10;
+  // Only this part of the run (the steady state: SteadyState in analysis_steps.h): GPU work is
+  // clipped to it, kernels launched before it are no launch delays. nullopt: the whole run.
+  std::optional<Interval> window;
 };
 
 struct Timeline {
@@ -119,6 +122,7 @@ struct Attribution {
   TimeNs context_creation_ns = 0;    // part of Startup
   TimeNs context_creation_at = 0;    // start of the call that created the context; 0 if none
   TimeNs start = 0;                  // of the attributed window (run.start or first event)
+  bool steady = false;               // the window is the steady state (no start-up in it)
   TimeNs get(TimeCategory c) const { return by_category[static_cast<int>(c)]; }
 };
 
@@ -127,6 +131,8 @@ struct Attribution {
 // startup > allocation call > copy/memset call > sync call (blamed on the GPU
 // work it waited for: kernel, then copy, else SyncWait) > other API call >
 // outside CUDA. See docs/report.md "Bottleneck".
-Attribution attribute_wall_time(const Trace& trace);
+// With `steady` (the steady state's window), only [steady.start, steady.end) is split, and none
+// of it is start-up: the run's start-up lies before it.
+Attribution attribute_wall_time(const Trace& trace, std::optional<Interval> steady = std::nullopt);
 
 }  // namespace gpuscope::analysis
