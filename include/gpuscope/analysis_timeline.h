@@ -19,12 +19,15 @@ namespace gpuscope::analysis {
 
 // ---- CUDA API classes -------------------------------------------------------
 
-enum class ApiClass { Allocation, Memory, Synchronization, Launch, Other };
+enum class ApiClass { Allocation, Memory, Synchronization, Launch, Loading, Other };
 
 // By name: cudaMalloc*/cudaFree*/cuMemAlloc*/cuMemFree*/cudaHostAlloc... are
 // Allocation; cudaMemcpy*/cudaMemset*/cuMemcpy*/cuMemset* Memory;
 // *Synchronize/cudaStreamWaitEvent/cuStreamWaitEvent/cudaStreamQuery excluded Synchronization;
-// cudaLaunch*/cuLaunch*/cudaGraphLaunch Launch.
+// cudaLaunch*/cuLaunch*/cudaGraphLaunch Launch; loading code and libraries (cuModuleLoad*,
+// cuModuleGetFunction, cuLibraryLoad*, cuLibraryGet*, cudaFuncGetAttributes, cuFuncGetAttribute,
+// cublasCreate*, cublasLtCreate*, cudnnCreate*) Loading, which the Start-up section shows and the
+// attribution counts as other CUDA API.
 ApiClass classify_api(const std::string& name);
 
 // ---- Startup ----------------------------------------------------------------
@@ -109,6 +112,10 @@ struct Timeline {
 Timeline analyze_timeline(const Trace& trace, const TimelineOptions& options = {});
 
 // ---- Attribution of the wall time -----------------------------------------------
+
+// The run's wall-clock window: [run.start, run.end) when the capture recorded them, else the
+// first to the last timed record. {0, 0} when there is none.
+Interval wall_window(const Trace& trace);
 
 enum class TimeCategory {
   Startup, KernelCompute, MemoryOps, Allocation, SyncWait, OtherApi, HostOutsideCuda, Count

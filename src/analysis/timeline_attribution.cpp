@@ -18,11 +18,11 @@
 namespace gpuscope::analysis {
 namespace {
 
-struct Window {
-  TimeNs start = 0, end = 0;
-};
+using Window = Interval;
 
-Window wall_window(const Trace& t) {
+}  // namespace
+
+Interval wall_window(const Trace& t) {
   if (t.run.start > 0 && t.run.end > t.run.start) return {t.run.start, t.run.end};
   Window w{INT64_MAX, INT64_MIN};
   auto add = [&](TimeNs s, TimeNs e) {
@@ -37,6 +37,8 @@ Window wall_window(const Trace& t) {
   if (w.start >= w.end) return {0, 0};
   return w;
 }
+
+namespace {
 
 // Runtime calls when the thread made any (driver calls nest inside them).
 std::vector<const ApiCall*> thread_calls(const Trace& t, const MainThread& mt) {
