@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpuscope/analysis_steps.h"
 #include "gpuscope/analysis_timeline.h"
 #include "gpuscope/model.h"
 
@@ -37,19 +38,30 @@ struct Finding {
   // Rules whose estimates count some of the same time (the same calls or copies): their
   // savings are not additive with this one. The report says so where both fire.
   std::vector<std::string> shares_time_with;
+  // A one-time start-up cost (startup_cost). When the run has steps, the steady-state findings
+  // rank first whatever their savings: a start-up cost does not grow with the number of steps
+  // and the steady state is what the run's owner repeats (the report's Start-up section shows it).
+  bool startup = false;
   // The instances or range the evidence is about, in time order (at most kMaxEvidenceSpans).
   std::vector<EvidenceSpan> spans;
 };
 
 // What the rules read that the report's Bottleneck section shows too, so that a report computes
-// it once (each is a pass over every record of the trace).
+// it once (each is a pass over every record of the trace). With a steady state (the launched
+// process's steps 2..N), both judge only its window: the rules' findings about time are about the
+// steady state, and start-up (imports, model build, context creation) no longer ranks first.
 struct RuleInputs {
-  Attribution attribution;  // attribute_wall_time(trace)
-  Timeline timeline;        // analyze_timeline(trace), listing every idle gap (max_gaps unlimited)
+  std::optional<SteadyState> steady;  // nullopt: the whole run is judged
+  Attribution attribution;  // attribute_wall_time(trace, the steady window)
+  Timeline timeline;        // analyze_timeline(trace) in the steady window, listing every idle gap
 };
+// The steady state detect_steady_state() finds.
 RuleInputs rule_inputs(const Trace& trace);
+// The steady state given (nullopt: judge the whole run).
+RuleInputs rule_inputs(const Trace& trace, std::optional<SteadyState> steady);
 
-// All rules that fire, by estimated saving descending (unestimated last), then id.
+// All rules that fire, by estimated saving descending (unestimated last), then id; with a steady
+// state, start-up findings (Finding::startup) after the others.
 std::vector<Finding> run_rules(const Trace& trace);
 // The same, given rule_inputs(trace).
 std::vector<Finding> run_rules(const Trace& trace, const RuleInputs& inputs);

@@ -20,10 +20,15 @@ inline constexpr char kProfilerStepRange[] = "ProfilerStep#*";
 
 struct Step {
   std::string name;  // the range's name, e.g. "ProfilerStep#3"
-  uint32_t pid = 0;
+  uint32_t run_id = 0, pid = 0, tid = 0;  // tid: the thread the range is on
   TimeNs start = 0, end = 0;
   // Union of the process's kernels, copies and memsets (all its GPUs) within [start, end).
   TimeNs gpu_busy_ns = 0;
+  // The rest of the step, the GPU idle, split by what the step's thread did meanwhile:
+  // inside a call that waits on the GPU (host_waits()), or anything else (launching work,
+  // Python, host code). gpu_busy_ns + sync_idle_ns + launch_idle_ns = end - start.
+  TimeNs sync_idle_ns = 0;
+  TimeNs launch_idle_ns = 0;
   // The GPU work launched inside the step (by its launch call), wherever it ran.
   size_t kernels = 0;
   double launched_gpu_ns = 0;
@@ -39,6 +44,54 @@ struct StepSummary {
   size_t unclosed = 0;      // instances never closed, left out
   std::string problem;      // why the steps could not be used (overlapping instances); empty: fine
 };
+
+// ---- The steady state: steps 2..N -------------------------------------------------------
+
+// What bounds a steady step. GPU-bound when the GPU is busy for at least kGpuBoundBusyShare of
+// the median step; otherwise the larger of the two idle parts names the bound: launch-bound
+// (idle while the host is not waiting on the GPU: it launches work or runs its own code, so
+// the GPU runs dry) or sync-bound (idle while the host sits in a call waiting on the GPU).
+enum class StepBound { GpuBound, LaunchBound, SyncBound };
+const char* to_string(StepBound b);  // "GPU-bound", "launch-bound", "sync-bound"
+inline constexpr double kGpuBoundBusyShare = 0.80;
+
+// The steps after each process's first (the first pays for warm-up): medians over them, ns.
+// The shares are of the median step, so "idle 52 % (0.61 of 1.16 ms)" reads consistently.
+struct SteadySteps {
+  size_t steps = 0;
+  double step_ns = 0, gpu_busy_ns = 0, launch_idle_ns = 0, sync_idle_ns = 0;
+  double busy_share = 0, launch_share = 0, sync_share = 0;  // fractions (0..1) of step_ns
+  StepBound bound = StepBound::GpuBound;
+};
+// nullopt when no process has two steps.
+std::optional<SteadySteps> steady_steps(const StepSummary& summary);
+
+// The one-line verdict the report leads with, e.g. "launch-bound: the GPU is idle 52 % of each
+// step (0.61 of 1.16 ms) while the host launches work; GPU busy 0.55 ms".
+std::string verdict(const SteadySteps& s);
+
+// The window of the run the rules and the Bottleneck judge when the launched process has steps:
+// its steps 2..N, from the second step's start to the last step's end (the first step and all
+// before it are start-up and warm-up, shown in the report's Start-up section).
+struct SteadyState {
+  std::string range;          // the steps' range (a name or glob)
+  uint32_t pid = 0;           // the launched process (root_pid)
+  size_t steps = 0;           // its steps; the window spans steps 2..steps
+  Interval first;             // step 1
+  std::vector<Interval> later;  // steps 2..N, by start
+  TimeNs start = 0, end = 0;  // later.front().start .. later.back().end
+  TimeNs length() const { return end - start; }
+  bool contains(TimeNs t) const { return t >= start && t < end; }
+};
+// nullopt when the launched process has fewer than 2 usable steps (or the summary a problem).
+std::optional<SteadyState> steady_state(const Trace& trace, const StepSummary& summary);
+// detect_step_range() + summarize_steps() + steady_state(): what run_rules() judges by default.
+std::optional<SteadyState> detect_steady_state(const Trace& trace);
+
+// The calls of a thread during which the host waits on the GPU: synchronization calls
+// (classify_api: *Synchronize, stream/event waits and queries) and copies/memsets whose GPU
+// record is synchronous. Merged, sorted intervals.
+std::vector<Interval> host_waits(const Trace& trace, uint32_t pid, uint32_t tid);
 
 // The range whose instances are the run's steps: torch.profiler's ProfilerStep#N when the trace
 // has them, else the outermost NVTX range that repeats at least kMinDetectedSteps times on the

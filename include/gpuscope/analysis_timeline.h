@@ -19,12 +19,15 @@ namespace gpuscope::analysis {
 
 // ---- CUDA API classes -------------------------------------------------------
 
-enum class ApiClass { Allocation, Memory, Synchronization, Launch, Other };
+enum class ApiClass { Allocation, Memory, Synchronization, Launch, Loading, Other };
 
 // By name: cudaMalloc*/cudaFree*/cuMemAlloc*/cuMemFree*/cudaHostAlloc... are
 // Allocation; cudaMemcpy*/cudaMemset*/cuMemcpy*/cuMemset* Memory;
 // *Synchronize/cudaStreamWaitEvent/cuStreamWaitEvent/cudaStreamQuery excluded Synchronization;
-// cudaLaunch*/cuLaunch*/cudaGraphLaunch Launch.
+// cudaLaunch*/cuLaunch*/cudaGraphLaunch Launch; loading code and libraries (cuModuleLoad*,
+// cuModuleGetFunction, cuLibraryLoad*, cuLibraryGet*, cudaFuncGetAttributes, cuFuncGetAttribute,
+// cublasCreate*, cublasLtCreate*, cudnnCreate*) Loading, which the Start-up section shows and the
+// attribution counts as other CUDA API.
 ApiClass classify_api(const std::string& name);
 
 // ---- Startup ----------------------------------------------------------------
@@ -94,6 +97,9 @@ struct DeviceTimeline {
 struct TimelineOptions {
   TimeNs min_gap_ns = 100'000;  // shorter gaps count in idle_ns, not listed
   size_t max_gaps = 10;
+  // Only this part of the run (the steady state: SteadyState in analysis_steps.h): GPU work is
+  // clipped to it, kernels launched before it are no launch delays. nullopt: the whole run.
+  std::optional<Interval> window;
 };
 
 struct Timeline {
@@ -107,6 +113,10 @@ Timeline analyze_timeline(const Trace& trace, const TimelineOptions& options = {
 
 // ---- Attribution of the wall time -----------------------------------------------
 
+// The run's wall-clock window: [run.start, run.end) when the capture recorded them, else the
+// first to the last timed record. {0, 0} when there is none.
+Interval wall_window(const Trace& trace);
+
 enum class TimeCategory {
   Startup, KernelCompute, MemoryOps, Allocation, SyncWait, OtherApi, HostOutsideCuda, Count
 };
@@ -119,6 +129,7 @@ struct Attribution {
   TimeNs context_creation_ns = 0;    // part of Startup
   TimeNs context_creation_at = 0;    // start of the call that created the context; 0 if none
   TimeNs start = 0;                  // of the attributed window (run.start or first event)
+  bool steady = false;               // the window is the steady state (no start-up in it)
   TimeNs get(TimeCategory c) const { return by_category[static_cast<int>(c)]; }
 };
 
@@ -127,6 +138,8 @@ struct Attribution {
 // startup > allocation call > copy/memset call > sync call (blamed on the GPU
 // work it waited for: kernel, then copy, else SyncWait) > other API call >
 // outside CUDA. See docs/report.md "Bottleneck".
-Attribution attribute_wall_time(const Trace& trace);
+// With `steady` (the steady state's window), only [steady.start, steady.end) is split, and none
+// of it is start-up: the run's start-up lies before it.
+Attribution attribute_wall_time(const Trace& trace, std::optional<Interval> steady = std::nullopt);
 
 }  // namespace gpuscope::analysis

@@ -45,6 +45,12 @@ ApiClass classify_api(const std::string& n) {
   if (starts_with(n, "cudaLaunch") || starts_with(n, "cuLaunch") || starts_with(n, "cudaGraphLaunch") ||
       starts_with(n, "cuGraphLaunch"))
     return ApiClass::Launch;
+  // Lazy module loading (CUDA_MODULE_LOADING=LAZY) runs inside the first launch of a kernel as
+  // nested driver calls; libraries create their handles once.
+  if (starts_with(n, "cuModuleLoad") || n == "cuModuleGetFunction" || starts_with(n, "cuLibraryLoad") ||
+      starts_with(n, "cuLibraryGet") || n == "cudaFuncGetAttributes" || n == "cuFuncGetAttribute" ||
+      starts_with(n, "cublasCreate") || starts_with(n, "cublasLtCreate") || starts_with(n, "cudnnCreate"))
+    return ApiClass::Loading;
   return ApiClass::Other;
 }
 

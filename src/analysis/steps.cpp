@@ -1,6 +1,7 @@
 // summarize_steps(): training steps from an iteration range (gpuscope/analysis_steps.h).
 #include "gpuscope/analysis_steps.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -18,6 +19,25 @@ std::string detect_step_range(const Trace& trace) {
   if (!thread) return "";
   const std::optional<StringId> range = repeating_range(trace, *thread, kMinDetectedSteps);
   return range ? trace.strings.get(*range) : "";
+}
+
+std::vector<Interval> host_waits(const Trace& trace, uint32_t pid, uint32_t tid) {
+  std::vector<uint32_t> blocking;  // correlation ids of the process's synchronous copies and memsets, sorted
+  for (const Memcpy& m : trace.memcpys)
+    if (m.pid == pid && !m.async) blocking.push_back(m.correlation_id);
+  for (const Memset& m : trace.memsets)
+    if (m.pid == pid && !m.async) blocking.push_back(m.correlation_id);
+  std::sort(blocking.begin(), blocking.end());
+  const ApiClasses classes(trace.strings);
+  std::vector<Interval> out;
+  for (const ApiCall& c : trace.api_calls) {
+    if (c.pid != pid || c.tid != tid || c.end <= c.start || c.start <= 0) continue;
+    const ApiClass k = classes(c.name);
+    const bool waits = k == ApiClass::Synchronization ||
+                       (k == ApiClass::Memory && std::binary_search(blocking.begin(), blocking.end(), c.correlation_id));
+    if (waits) out.push_back({c.start, c.end});
+  }
+  return merge_intervals(std::move(out));
 }
 
 std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string& range) {
@@ -54,15 +74,23 @@ std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string
   for (const Memset& m : trace.memsets) busy[{m.run_id, m.pid}].push_back({m.start, m.end});
   for (auto& [process, intervals] : busy) intervals = merge_intervals(std::move(intervals));
 
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<Interval>> waits;  // (pid, tid) -> host_waits()
+  const std::vector<Interval> none;
   for (const Iteration& i : iterations.kept) {
     Step s;
     const auto name = names.find({i.run_id, i.pid, i.tid, i.start});
     s.name = name == names.end() ? "" : trace.strings.get(name->second);
-    s.pid = i.pid;
+    s.run_id = i.run_id, s.pid = i.pid, s.tid = i.tid;
     s.start = i.start;
     s.end = i.end;
     const auto process = busy.find({i.run_id, i.pid});
-    if (process != busy.end()) s.gpu_busy_ns = covered_within(process->second, i.start, i.end);
+    const std::vector<Interval>& gpu = process == busy.end() ? none : process->second;
+    s.gpu_busy_ns = covered_within(gpu, i.start, i.end);
+    auto wait = waits.find({i.pid, i.tid});
+    if (wait == waits.end()) wait = waits.emplace(std::pair{i.pid, i.tid}, host_waits(trace, i.pid, i.tid)).first;
+    // GPU idle while waiting: the waits' time in the step that no GPU work covers.
+    s.sync_idle_ns = union_within(gpu, wait->second, i.start, i.end) - s.gpu_busy_ns;
+    s.launch_idle_ns = (i.end - i.start) - s.gpu_busy_ns - s.sync_idle_ns;
     out.steps.push_back(std::move(s));
   }
   auto launched = [&](uint32_t run, uint32_t pid, uint32_t correlation, TimeNs start, TimeNs end, bool kernel) {

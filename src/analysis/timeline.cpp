@@ -21,11 +21,22 @@ struct Op {
 
 using DeviceKey = std::pair<uint32_t, uint32_t>;  // pid, device
 
-std::map<DeviceKey, std::vector<Op>> ops_by_device(const Trace& t) {
+// [start, end) clipped to the window; false when nothing of it is inside.
+bool clip(const std::optional<Interval>& window, TimeNs& start, TimeNs& end) {
+  if (!window) return true;
+  start = std::max(start, window->start);
+  end = std::min(end, window->end);
+  return end > start;
+}
+
+std::map<DeviceKey, std::vector<Op>> ops_by_device(const Trace& t, const std::optional<Interval>& window) {
   std::map<DeviceKey, std::vector<Op>> out;
-  for (const auto& k : t.kernels) out[{k.pid, k.device}].push_back({k.start, k.end, k.stream, true});
-  for (const auto& m : t.memcpys) out[{m.pid, m.device}].push_back({m.start, m.end, m.stream, false});
-  for (const auto& m : t.memsets) out[{m.pid, m.device}].push_back({m.start, m.end, m.stream, false});
+  auto add = [&](uint32_t pid, uint32_t device, TimeNs start, TimeNs end, uint32_t stream, bool kernel) {
+    if (clip(window, start, end)) out[{pid, device}].push_back({start, end, stream, kernel});
+  };
+  for (const auto& k : t.kernels) add(k.pid, k.device, k.start, k.end, k.stream, true);
+  for (const auto& m : t.memcpys) add(m.pid, m.device, m.start, m.end, m.stream, false);
+  for (const auto& m : t.memsets) add(m.pid, m.device, m.start, m.end, m.stream, false);
   return out;
 }
 
@@ -137,16 +148,22 @@ DeviceTimeline device_timeline(const Trace& t, const CallIndex& calls, DeviceKey
   return d;
 }
 
-std::vector<StreamBusy> stream_busy(const Trace& t) {
+std::vector<StreamBusy> stream_busy(const Trace& t, const std::optional<Interval>& window) {
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::pair<StreamBusy, std::vector<Interval>>> acc;
   auto slot = [&](uint32_t pid, uint32_t dev, uint32_t stream) -> auto& {
     auto& s = acc[{pid, dev, stream}];
     s.first.pid = pid, s.first.device = dev, s.first.stream = stream;
     return s;
   };
-  for (const auto& k : t.kernels) { auto& s = slot(k.pid, k.device, k.stream); ++s.first.kernels; s.second.push_back({k.start, k.end}); }
-  for (const auto& m : t.memcpys) { auto& s = slot(m.pid, m.device, m.stream); ++s.first.copies; s.second.push_back({m.start, m.end}); }
-  for (const auto& m : t.memsets) { auto& s = slot(m.pid, m.device, m.stream); ++s.first.memsets; s.second.push_back({m.start, m.end}); }
+  auto add = [&](uint32_t pid, uint32_t dev, uint32_t stream, TimeNs start, TimeNs end, size_t StreamBusy::*count) {
+    if (!clip(window, start, end)) return;
+    auto& s = slot(pid, dev, stream);
+    ++(s.first.*count);
+    s.second.push_back({start, end});
+  };
+  for (const auto& k : t.kernels) add(k.pid, k.device, k.stream, k.start, k.end, &StreamBusy::kernels);
+  for (const auto& m : t.memcpys) add(m.pid, m.device, m.stream, m.start, m.end, &StreamBusy::copies);
+  for (const auto& m : t.memsets) add(m.pid, m.device, m.stream, m.start, m.end, &StreamBusy::memsets);
   std::vector<StreamBusy> out;
   for (auto& [key, s] : acc) {
     s.first.busy_ns = union_length(std::move(s.second));
@@ -155,7 +172,7 @@ std::vector<StreamBusy> stream_busy(const Trace& t) {
   return out;
 }
 
-Stats launch_delays(const Trace& t) {
+Stats launch_delays(const Trace& t, const std::optional<Interval>& window) {
   auto key = [](uint32_t pid, uint32_t corr) { return (static_cast<uint64_t>(pid) << 32) | corr; };
   using Keyed = std::pair<uint64_t, TimeNs>;  // (pid, correlation), start
   const auto by_key = [](const Keyed& a, const Keyed& b) { return a.first < b.first; };
@@ -173,6 +190,7 @@ Stats launch_delays(const Trace& t) {
   kernels.reserve(t.kernels.size());
   for (const Kernel& k : t.kernels) {
     if (k.graph_id != 0) continue;  // graph nodes share one launch call
+    if (window && (k.start < window->start || k.start >= window->end)) continue;
     const uint64_t id = key(k.pid, k.correlation_id);
     if (!std::binary_search(replayed.begin(), replayed.end(), id)) kernels.push_back({id, k.start});
   }
@@ -191,14 +209,14 @@ Stats launch_delays(const Trace& t) {
 
 Timeline analyze_timeline(const Trace& trace, const TimelineOptions& options) {
   Timeline tl;
-  tl.streams = stream_busy(trace);
+  tl.streams = stream_busy(trace, options.window);
   const auto calls = index_calls(trace);
   const CallIndex none;
-  for (auto& [key, ops] : ops_by_device(trace)) {
+  for (auto& [key, ops] : ops_by_device(trace, options.window)) {
     auto it = calls.find(key.first);
     tl.devices.push_back(device_timeline(trace, it == calls.end() ? none : it->second, key, std::move(ops), options));
   }
-  tl.launch_delay = launch_delays(trace);
+  tl.launch_delay = launch_delays(trace, options.window);
   return tl;
 }
 

@@ -18,11 +18,11 @@
 namespace gpuscope::analysis {
 namespace {
 
-struct Window {
-  TimeNs start = 0, end = 0;
-};
+using Window = Interval;
 
-Window wall_window(const Trace& t) {
+}  // namespace
+
+Interval wall_window(const Trace& t) {
   if (t.run.start > 0 && t.run.end > t.run.start) return {t.run.start, t.run.end};
   Window w{INT64_MAX, INT64_MIN};
   auto add = [&](TimeNs s, TimeNs e) {
@@ -37,6 +37,8 @@ Window wall_window(const Trace& t) {
   if (w.start >= w.end) return {0, 0};
   return w;
 }
+
+namespace {
 
 // Runtime calls when the thread made any (driver calls nest inside them).
 std::vector<const ApiCall*> thread_calls(const Trace& t, const MainThread& mt) {
@@ -107,9 +109,10 @@ const char* to_string(TimeCategory c) {
   return "unknown";
 }
 
-Attribution attribute_wall_time(const Trace& trace) {
+Attribution attribute_wall_time(const Trace& trace, std::optional<Interval> steady) {
   Attribution a;
-  const Window w = wall_window(trace);
+  const Window w = steady ? Window{steady->start, steady->end} : wall_window(trace);
+  a.steady = steady.has_value();
   a.wall_ns = w.end - w.start;
   a.start = w.start;
   const auto pid = root_pid(trace);
@@ -123,12 +126,14 @@ Attribution attribute_wall_time(const Trace& trace) {
     return a;
   }
   const auto calls = thread_calls(trace, *a.thread);
-  const auto ctx = find_context_creation(trace, *pid);
+  // The steady state comes after the start-up: no call in it is the first, none creates the context.
+  std::optional<ContextCreation> ctx;
+  if (!steady) ctx = find_context_creation(trace, *pid);
   Attributor at(trace, *pid, a);
   const ApiClasses classes(trace.strings);
 
   TimeNs cursor = w.start;  // everything before cursor is attributed
-  bool first = true;
+  bool first = !steady;
   for (const ApiCall* c : calls) {
     TimeNs s = std::max(c->start, cursor), e = std::min(c->end, w.end);
     if (e <= s) continue;

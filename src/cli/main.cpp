@@ -154,7 +154,8 @@ int main(int argc, char** argv) {
   add_report_flags(*report_cmd, report.report);
   report_cmd->add_option("--iteration-range", report.report.iteration_range,
                          "The NVTX range (name or glob) whose instances are the steps the report leads with; default: "
-                         "'ProfilerStep#*', else the outermost range repeating 3+ times on the main thread");
+                         "'ProfilerStep#*', else the outermost range repeating 3+ times on the main thread. With "
+                         "steps, the Bottleneck and the Recommendations judge steps 2..N (the steady state)");
 
   ImportOptions import;
   auto* import_cmd = app.add_subcommand(

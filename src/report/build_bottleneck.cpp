@@ -7,6 +7,7 @@
 
 #include "gpuscope/analysis_timeline.h"
 #include "report/builder.h"
+#include "report/units.h"
 
 namespace gpuscope::report {
 namespace {
@@ -89,6 +90,11 @@ Table gap_table(const analysis::Timeline& tl, TimeNs origin, size_t top) {
 
 }  // namespace
 
+std::string steady_state_text(const analysis::SteadyState& steady, TimeNs wall_ns) {
+  return fmt::format("steady state: steps 2–{} of {}, {} of {}", steady.steps, steady.range,
+                     format_duration(static_cast<double>(steady.length())), format_duration(static_cast<double>(wall_ns)));
+}
+
 Section build_bottleneck_section(const Trace& trace, size_t top, const analysis::RuleInputs& inputs) {
   Section s;
   s.key = "bottleneck";
@@ -105,6 +111,10 @@ Section build_bottleneck_section(const Trace& trace, size_t top, const analysis:
     s.tables.push_back(device_table(tl));
     return s;
   }
+  const analysis::Interval wall = analysis::wall_window(trace);
+  if (inputs.steady)
+    s.lines.push_back({"judged", "Judged", text(steady_state_text(*inputs.steady, wall.end - wall.start)),
+                       "start-up and the first step: see Start-up"});
   if (a.thread)
     s.lines.push_back({"main_thread", "Main thread", text(fmt::format("pid {} tid {}", a.thread->pid, a.thread->tid)),
                        "the launched process's initial thread, else its thread with the most CUDA API time"});
@@ -114,10 +124,12 @@ Section build_bottleneck_section(const Trace& trace, size_t top, const analysis:
       if (a.by_category[c] > a.by_category[top_cat]) top_cat = c;
     const auto cat = static_cast<analysis::TimeCategory>(top_cat);
     s.lines.push_back({"largest", "Largest share", text(category_title(cat)),
-                       fmt::format("{:.1f}% of wall time", 100.0 * double(a.get(cat)) / double(a.wall_ns))});
+                       fmt::format("{:.1f}% of {}", 100.0 * double(a.get(cat)) / double(a.wall_ns),
+                                   inputs.steady ? "the steady state" : "wall time")});
   }
-  s.lines.push_back({"context_creation", "Context creation", num(double(a.context_creation_ns), Unit::Ns),
-                     "excess of the first call that needed a context; part of startup"});
+  if (!inputs.steady)  // the steady state holds no context creation: the Start-up section shows it
+    s.lines.push_back({"context_creation", "Context creation", num(double(a.context_creation_ns), Unit::Ns),
+                       "excess of the first call that needed a context; part of startup"});
   if (a.context_creation_ns > 0)
     s.lines.push_back({"context_creation_at", "Context created at", num(double(a.context_creation_at - a.start), Unit::Ns),
                        "since the run started"});
@@ -126,6 +138,7 @@ Section build_bottleneck_section(const Trace& trace, size_t top, const analysis:
   s.lines.push_back({"launch_delay_median", "Launch to start (median)", opt_num(delay, Unit::Ns),
                      "kernel start minus its launch call's start, " + plural(tl.launch_delay.count, "kernel", "kernels")});
   s.tables.push_back(attribution_table(a));
+  if (inputs.steady) s.tables.back().title = "Steady-state time by activity of the main thread";
   s.tables.push_back(device_table(tl));
   const TimeNs origin = trace.run.start > 0 ? trace.run.start : (tl.devices.empty() ? 0 : tl.devices.front().first_start);
   s.tables.push_back(gap_table(tl, origin, std::min<size_t>(top == 0 ? 10 : top, 10)));

@@ -1,12 +1,11 @@
-// Framework sections: the ops (PyTorch ops and annotations) and the GPU time they launched, and
-// the training steps. Each appears only when the trace has its data (a torch.profiler trace;
-// gpuscope's own captures have no host ops and no ProfilerStep ranges).
+// Framework section: the ops (PyTorch ops and annotations) and the GPU time they launched. It
+// appears only when the trace has host ops (a torch.profiler trace; gpuscope's own captures
+// have none). The steps have their own builder (build_steps.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "gpuscope/analysis_host_ops.h"
-#include "gpuscope/analysis_steps.h"
 #include "report/builder.h"
 
 namespace gpuscope::report {
@@ -105,56 +104,6 @@ std::optional<Section> build_ops_section(const Trace& trace, size_t top) {
   s.tables.push_back(ops_by_self(summary, top));
   s.tables.push_back(ops_by_total(summary, top));
   s.tables.push_back(op_kernels(summary, top));
-  return s;
-}
-
-std::optional<Section> build_steps_section(const Trace& trace, const std::string& range, size_t top) {
-  if (range.empty()) return std::nullopt;
-  const std::optional<analysis::StepSummary> summary = analysis::summarize_steps(trace, range);
-  if (!summary) return std::nullopt;
-  Section s;
-  s.key = "steps";
-  s.title = "Steps";
-  if (!summary->problem.empty()) {
-    s.notes.push_back("The " + summary->range + " ranges cannot be used as steps: " + summary->problem);
-    return s;
-  }
-  const analysis::Stats& d = summary->duration;
-  const analysis::Stats& busy = summary->gpu_busy;
-  s.lines.push_back({"count", "Steps", num(static_cast<double>(d.count), Unit::Count), summary->range + " ranges"});
-  s.lines.push_back({"median", "Step time (median)", num(d.median, Unit::Ns), ""});
-  s.lines.push_back({"min", "Fastest step", num(d.min, Unit::Ns), ""});
-  s.lines.push_back({"max", "Slowest step", num(d.max, Unit::Ns), ""});
-  s.lines.push_back({"cv", "Spread (CV)", num(d.cv_percent, Unit::Percent), "standard deviation / mean"});
-  s.lines.push_back({"gpu_busy_median", "GPU busy per step (median)", num(busy.median, Unit::Ns),
-                     "union of the process's kernels, copies and memsets inside the step"});
-  s.lines.push_back({"gpu_busy_percent", "GPU busy / step time",
-                     opt_num(analysis::share_percent(busy.total, d.total), Unit::Percent), "over all steps"});
-  if (summary->first_ratio > 0) {
-    const bool warmup = summary->first_ratio >= analysis::kWarmupRatio;
-    s.lines.push_back({"first_ratio", "First step / median of the others", num(summary->first_ratio, Unit::Plain),
-                       warmup ? "likely warm-up: leave it out when comparing (--skip-iterations 1)" : "no sign of warm-up"});
-  }
-  if (summary->unclosed) s.notes.push_back(plural(summary->unclosed, "step was", "steps were") + " never closed and are not counted.");
-
-  Table t;
-  t.key = "steps";
-  t.title = "Steps";
-  t.columns = {text_column("name", "Step", TextStyle::Identifier), num_column("pid", "PID", Unit::Plain),
-               num_column("duration", "Duration", Unit::Ns), num_column("gpu_busy", "GPU busy", Unit::Ns),
-               num_column("gpu_busy_percent", "GPU busy %", Unit::Percent),
-               num_column("kernels", "Kernels launched", Unit::Count),
-               num_column("launched_gpu", "GPU time launched", Unit::Ns)};
-  for (const analysis::Step& step : summary->steps) {
-    const double length = static_cast<double>(step.end - step.start);
-    t.rows.push_back({text(step.name), num(step.pid, Unit::Plain), num(length, Unit::Ns),
-                      num(static_cast<double>(step.gpu_busy_ns), Unit::Ns),
-                      opt_num(analysis::share_percent(static_cast<double>(step.gpu_busy_ns), length), Unit::Percent),
-                      num(static_cast<double>(step.kernels), Unit::Count), num(step.launched_gpu_ns, Unit::Ns)});
-  }
-  t.notes.push_back("GPU time launched: the GPU work whose launch call ran inside the step, wherever it ran.");
-  limit_rows(t, top);
-  s.tables.push_back(std::move(t));
   return s;
 }
 

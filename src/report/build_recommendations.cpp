@@ -23,19 +23,32 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
     for (const auto& [rule, what] : not_run) list += (list.empty() ? "" : ", ") + rule + " (" + what + ")";
     s.lines.push_back({"not_run", "Not run", text(list), "the source does not record what these rules read"});
   }
+  if (inputs.steady) {
+    const analysis::Interval wall = analysis::wall_window(trace);
+    s.lines.push_back({"judged", "Judged", text(steady_state_text(*inputs.steady, wall.end - wall.start)),
+                       "findings about time judge steps 2..N; start-up findings rank last (see Start-up)"});
+  }
   if (findings.empty()) return s;
   Table summary;
   summary.key = "recommendations";
   summary.title = "Ranked by estimated saving";
   summary.columns = {num_column("rank", "#", Unit::Count), text_column("rule", "Rule"),
-                     num_column("saving", "Est. saving", Unit::Ns), num_column("wall_percent", "% of wall", Unit::Percent),
-                     text_column("title", "Finding", TextStyle::Prose)};
+                     num_column("saving", "Est. saving", Unit::Ns), num_column("wall_percent", "% of wall", Unit::Percent)};
+  // With steps, the saving as a share of the steady state too: what a longer run of the same loop gains.
+  const std::optional<double> steady_ns =
+      inputs.steady ? std::optional<double>(static_cast<double>(inputs.steady->length())) : std::nullopt;
+  if (steady_ns) summary.columns.push_back(num_column("steady_percent", "% of steps", Unit::Percent));
+  summary.columns.push_back(text_column("title", "Finding", TextStyle::Prose));
   for (size_t i = 0; i < findings.size(); ++i) {
     const auto& f = findings[i];
     const auto saving = f.saving_ns ? std::optional<double>(double(*f.saving_ns)) : std::nullopt;
     const auto share = saving ? analysis::share_percent(*saving, double(wall_ns)) : std::nullopt;
-    summary.rows.push_back({num(double(i + 1), Unit::Count), text(f.rule), opt_num(saving, Unit::Ns),
-                            opt_num(share, Unit::Percent), text(f.title)});
+    std::vector<Cell> row{num(double(i + 1), Unit::Count), text(f.rule), opt_num(saving, Unit::Ns),
+                          opt_num(share, Unit::Percent)};
+    if (steady_ns)  // a start-up finding's saving is no share of the steps
+      row.push_back(opt_num(saving && !f.startup ? analysis::share_percent(*saving, *steady_ns) : std::nullopt, Unit::Percent));
+    row.push_back(text(f.title));
+    summary.rows.push_back(std::move(row));
   }
   summary.notes.push_back("Savings are estimates made by re-timing the run as if the fix were applied "
                           "(docs/rules.md); '-' means the rule cannot put a time on it.");

@@ -9,6 +9,7 @@
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/analysis_rules.h"
+#include "gpuscope/analysis_steps.h"
 #include "gpuscope/model.h"
 #include "gpuscope/report.h"
 #include "report/model.h"
@@ -25,8 +26,12 @@ Section build_memory_section(const Trace& trace, size_t top);
 Section build_api_section(const Trace& trace, size_t top);
 Section build_sync_section(const Trace& trace, size_t top);
 Section build_nvtx_section(const Trace& trace, size_t top);
-// `inputs`: analysis::rule_inputs(trace), which both of these show.
+// `inputs`: analysis::rule_inputs(trace, steady), which both of these show; with a steady state
+// both judge steps 2..N and say so in one line.
 Section build_bottleneck_section(const Trace& trace, size_t top, const analysis::RuleInputs& inputs);
+// "steady state: steps 2–50 of train_step, 57.6 ms of 3.21 s": what the Bottleneck and the
+// Recommendations judge when the run has steps. `wall_ns`: the whole run's.
+std::string steady_state_text(const analysis::SteadyState& steady, TimeNs wall_ns);
 Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const analysis::RuleInputs& inputs);
 Section build_launch_config_section(const Trace& trace, size_t top);
 Section build_quality_section(const analysis::DataQuality& quality, TimeNs wall_ns, size_t top);
@@ -39,10 +44,14 @@ std::optional<Section> build_gpu_utilization_section(const Trace& trace);
 void add_metric_collection_lines(Section& quality, const Trace& trace);
 
 // Framework traces (torch.profiler): the ops and the GPU time they launched, when the trace has
-// host ops; the training steps, when it has ProfilerStep#N ranges (build_ops.cpp).
+// host ops (build_ops.cpp).
 std::optional<Section> build_ops_section(const Trace& trace, size_t top);
-// `range`: the steps' NVTX range (analysis::detect_step_range when the user named none).
-std::optional<Section> build_steps_section(const Trace& trace, const std::string& range, size_t top);
+// The steps (analysis::summarize_steps of the range the user named or detect_step_range found),
+// led by the steady steps' verdict (build_steps.cpp).
+Section build_steps_section(const analysis::StepSummary& summary, size_t top);
+// Everything before the first step (`steady`: the run's steady state), or before the first kernel
+// launch in a run without steps; nullopt when nothing precedes it (build_startup.cpp).
+std::optional<Section> build_startup_section(const Trace& trace, const std::optional<analysis::SteadyState>& steady);
 
 // The whole report model, in report order, for a trace already without the profiler's time
 // (`cut` says how much was taken out).

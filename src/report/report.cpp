@@ -14,20 +14,26 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   const size_t top = options.top;
   const auto summary = analysis::summarize_executive(trace);
   const auto quality = analysis::assess_data_quality(trace);
-  const auto inputs = analysis::rule_inputs(trace);
+  // The steps: the range the user named, else the one detect_step_range finds. When the launched
+  // process has steps, the rules and the Bottleneck judge their steady state (steps 2..N).
+  const std::string step_range =
+      options.iteration_range.empty() ? analysis::detect_step_range(trace) : options.iteration_range;
+  const std::optional<analysis::StepSummary> steps =
+      step_range.empty() ? std::nullopt : analysis::summarize_steps(trace, step_range);
+  if (!steps && !options.iteration_range.empty())
+    throw Error("--iteration-range '" + options.iteration_range + "': no NVTX range of that name in the capture");
+  const std::optional<analysis::SteadyState> steady = steps ? analysis::steady_state(trace, *steps) : std::nullopt;
+  const auto inputs = analysis::rule_inputs(trace, steady);
   Report r;
   r.sections.push_back(build_run_section(trace, top));
   r.sections.push_back(build_summary_section(summary, quality, cut, trace.run.source_tool));
   mark_lines_not_in_source(r.sections.back(), trace,
                            {{"wall_time", kGapTimeline}, {"gpu_busy_time", kGapTimeline}, {"gpu_busy_share", kGapTimeline},
                             {"kernel_share", kGapTimeline}, {"api_time", kGapApiCalls}, {"sync_wait_time", kGapSynchronization}});
-  // The per-step picture comes first after the summary: what a training loop's owner asks first.
-  const std::string step_range =
-      options.iteration_range.empty() ? analysis::detect_step_range(trace) : options.iteration_range;
-  std::optional<Section> steps = build_steps_section(trace, step_range, top);
-  if (!steps && !options.iteration_range.empty())
-    throw Error("--iteration-range '" + options.iteration_range + "': no NVTX range of that name in the capture");
-  if (steps) r.sections.push_back(std::move(*steps));
+  // The per-step picture comes first after the summary: what a training loop's owner asks first;
+  // then what was paid once before it.
+  if (steps) r.sections.push_back(build_steps_section(*steps, top));
+  if (auto s = build_startup_section(trace, steady)) r.sections.push_back(std::move(*s));
   r.sections.push_back(build_bottleneck_section(trace, top, inputs));
   r.sections.push_back(build_recommendations_section(trace, summary.wall_ns, inputs));
   if (auto s = build_ops_section(trace, top)) r.sections.push_back(std::move(*s));

@@ -17,4 +17,10 @@ inline std::optional<analysis::Finding> find(const std::vector<analysis::Finding
   return *it;
 }
 
+// The rules judging the whole run, as they do on a trace without steps: for tests of a rule's
+// mechanics on traces whose loop ranges would otherwise make only steps 2..N count.
+inline std::vector<analysis::Finding> whole_run_rules(const Trace& t) {
+  return analysis::run_rules(t, analysis::rule_inputs(t, std::nullopt));
+}
+
 }  // namespace gpuscope::testing

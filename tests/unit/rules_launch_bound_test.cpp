@@ -21,6 +21,8 @@ namespace gpuscope::analysis {
 namespace {
 
 using testing::find;
+// The iterations are steps: these tests check the replay over all of them (whole_run_rules).
+using testing::whole_run_rules;
 using testing::TraceBuilder;
 constexpr TimeNs kUs = 1000;
 constexpr TimeNs kCall = 5870, kLoop = 610, kStartAfterCall = 7830, kKernel = 1670;  // ns, from rp_launch
@@ -51,7 +53,7 @@ TraceBuilder stream_launches(int host_work_at = -1, TimeNs call_ns = kCall) {
 
 TEST(RuleLaunchBound, ReplaysEachIterationAsOneGraphWithH200NodeCosts) {
   TraceBuilder b = stream_launches();
-  const auto f = find(run_rules(b.trace()), "launch_bound");
+  const auto f = find(whole_run_rules(b.trace()), "launch_bound");
   ASSERT_TRUE(f);
   // Per iteration, stream launches: the last kernel ends (kNodes-1) x 6.48 us + 7.83 + 1.67 us after the first call.
   const TimeNs before = (kNodes - 1) * (kCall + kLoop) + kStartAfterCall + kKernel;
@@ -87,8 +89,8 @@ TEST(RuleLaunchBound, DefaultGraphCostsScaleWithTheTracesLaunchCalls) {
 }
 
 TEST(RuleLaunchBound, HostWorkBetweenLaunchesSplitsTheStretchAndIsKept) {
-  const auto whole = find(run_rules(stream_launches().trace()), "launch_bound");
-  const auto split = find(run_rules(stream_launches(99).trace()), "launch_bound");
+  const auto whole = find(whole_run_rules(stream_launches().trace()), "launch_bound");
+  const auto split = find(whole_run_rules(stream_launches(99).trace()), "launch_bound");
   ASSERT_TRUE(whole && split);
   EXPECT_NE(split->evidence[2].find("10 stretches of consecutive launches (largest 100)"), std::string::npos)
       << split->evidence[2];

@@ -48,7 +48,8 @@ TEST(StepsDetect, ReportLeadsWithTheStepsRightAfterTheSummary) {
   ASSERT_NE(steps, std::string::npos) << text;
   EXPECT_LT(summary, steps);
   EXPECT_LT(steps, bottleneck);
-  EXPECT_NE(text.find("Steps                              5         iteration ranges"), std::string::npos);
+  EXPECT_NE(text.find("\nSteps                              5                             iteration ranges"),
+            std::string::npos);
 }
 
 TEST(StepsDetect, ReportIterationRangeNamesTheSteps) {
@@ -56,7 +57,9 @@ TEST(StepsDetect, ReportIterationRangeNamesTheSteps) {
   const std::string capture = kData + "/bsr_spmm_baseline.gpuscope";
   const testing::CliResult r = testing::run_gpuscope(dir, "report " + capture + " --iteration-range compute");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Steps                              5        compute ranges"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nSteps                              5                             compute ranges"),
+            std::string::npos)
+      << r.out;
   testing::expect_one_line_error(testing::run_gpuscope(dir, "report " + capture + " --iteration-range no_such_range"),
                                  "--iteration-range 'no_such_range': no NVTX range of that name in the capture");
 }

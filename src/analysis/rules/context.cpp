@@ -31,6 +31,14 @@ RepeatedPart from_nvtx(const Trace& t, const MainThread& mt) {
   return p;
 }
 
+RepeatedPart from_steady(const SteadyState& steady) {
+  RepeatedPart p;
+  p.range_name = steady.range;
+  p.instances = steady.steps;
+  p.steady = steady.later;
+  return p;
+}
+
 RepeatedPart from_kernels(const Trace& t, const MainThread& mt) {
   std::map<StringId, size_t> launches;  // mangled name -> launches
   for (const Kernel& k : t.kernels)
@@ -105,15 +113,18 @@ RuleContext make_context(const Trace& trace, const RuleInputs& inputs) {
   ctx.run_start = trace.run.start > 0 ? trace.run.start : 0;
   if (!ctx.main) return ctx;
   ctx.context_creation = find_context_creation(trace, ctx.main->pid);
-  ctx.repeated = from_nvtx(trace, *ctx.main);
+  ctx.repeated = ctx.steady && ctx.steady->pid == ctx.main->pid ? from_steady(*ctx.steady) : from_nvtx(trace, *ctx.main);
   if (ctx.repeated.steady.empty()) ctx.repeated = from_kernels(trace, *ctx.main);
+  std::vector<size_t>& all = ctx.all_main_calls;
   for (size_t i = 0; i < trace.api_calls.size(); ++i) {
     const ApiCall& c = trace.api_calls[i];
-    if (c.pid == ctx.main->pid && c.tid == ctx.main->tid) ctx.main_calls.push_back(i);
+    if (c.pid == ctx.main->pid && c.tid == ctx.main->tid) all.push_back(i);
   }
-  stable_sort_unless_sorted(ctx.main_calls.begin(), ctx.main_calls.end(),
+  stable_sort_unless_sorted(all.begin(), all.end(),
                             [&](size_t x, size_t y) { return trace.api_calls[x].start < trace.api_calls[y].start; });
-  if (ctx.run_start == 0 && !ctx.main_calls.empty()) ctx.run_start = trace.api_calls[ctx.main_calls.front()].start;
+  if (ctx.run_start == 0 && !all.empty()) ctx.run_start = trace.api_calls[all.front()].start;
+  for (size_t i : all)
+    if (ctx.judged(trace.api_calls[i].start)) ctx.main_calls.push_back(i);
   ctx.retimer.emplace(trace, *ctx.main);
   index_nvtx(ctx);
   return ctx;

@@ -53,7 +53,7 @@ GraphCost graph_cost(const RuleContext& ctx, double launch_call_ns) {
     if (k.pid == ctx.main->pid && k.graph_id != 0) nodes[k.correlation_id].push_back(&k);
   double n = 0, host = 0, first = 0, gap = 0;
   size_t launches = 0;
-  for (size_t i : ctx.main_calls) {
+  for (size_t i : ctx.all_main_calls) {  // a measurement: graph launches anywhere in the run count
     const ApiCall& c = t.api_calls[i];
     auto it = nodes.find(c.correlation_id);
     if (it == nodes.end() || it->second.size() < 2 || ctx.name_of(c).find("GraphLaunch") == std::string::npos) continue;

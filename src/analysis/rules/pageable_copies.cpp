@@ -40,7 +40,8 @@ class PageableRule final : public Rule {
     std::vector<EvidenceSpan> spans;  // the copies re-timed
     for (size_t i = 0; i < t.memcpys.size(); ++i) {
       const Memcpy& m = t.memcpys[i];
-      if (m.pid != ctx.main->pid || host_side(m) != MemoryKind::Pageable || m.end <= m.start) continue;
+      if (m.pid != ctx.main->pid || host_side(m) != MemoryKind::Pageable || m.end <= m.start || !ctx.judged(m.start))
+        continue;
       const Bandwidth bw = bandwidth(t, pinned, m);
       const TimeNs now = m.end - m.start;
       const TimeNs then = std::min<TimeNs>(now, static_cast<TimeNs>(static_cast<double>(m.bytes) / bw.bytes_per_s * 1e9));

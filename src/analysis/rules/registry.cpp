@@ -56,10 +56,15 @@ std::vector<std::pair<std::string, std::string>> rules_not_run(const Trace& trac
   return out;
 }
 
-RuleInputs rule_inputs(const Trace& trace) {
+RuleInputs rule_inputs(const Trace& trace) { return rule_inputs(trace, detect_steady_state(trace)); }
+
+RuleInputs rule_inputs(const Trace& trace, std::optional<SteadyState> steady) {
   TimelineOptions all_gaps;
   all_gaps.max_gaps = SIZE_MAX;
-  return {attribute_wall_time(trace), analyze_timeline(trace, all_gaps)};
+  std::optional<Interval> window;
+  if (steady) window = Interval{steady->start, steady->end};
+  all_gaps.window = window;
+  return {std::move(steady), attribute_wall_time(trace, window), analyze_timeline(trace, all_gaps)};
 }
 
 std::vector<Finding> run_rules(const Trace& trace) { return run_rules(trace, rule_inputs(trace)); }
@@ -71,7 +76,9 @@ std::vector<Finding> run_rules(const Trace& trace, const RuleInputs& inputs) {
     if (!missing_need(*r, trace).empty()) continue;
     if (auto f = r->check(ctx)) out.push_back(std::move(*f));
   }
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+  const bool steady = inputs.steady.has_value();
+  std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {
+    if (steady && a.startup != b.startup) return b.startup;  // steady-state findings first
     const TimeNs sa = a.saving_ns.value_or(-1), sb = b.saving_ns.value_or(-1);
     if (sa != sb) return sa > sb;
     return a.rule < b.rule;

@@ -18,23 +18,26 @@
 
 namespace gpuscope::analysis::rules {
 
-// The repeated part of the run on the main thread: instances 2..N of the
-// outermost NVTX range that repeats (the first instance pays for warm-up and
-// is the one setup a fix still needs); without such a range, the time after
-// the first launch of the most-launched kernel up to its last launch's end.
+// The repeated part of the run on the main thread: the steady state's steps 2..N when the run
+// has steps (RuleInputs::steady), else instances 2..N of the outermost NVTX range that repeats
+// (the first instance pays for warm-up and is the one setup a fix still needs); without such a
+// range, the time after the first launch of the most-launched kernel up to its last launch's end.
 struct RepeatedPart {
-  std::string range_name;   // "" when found without NVTX
+  std::string range_name;   // "" when found without NVTX; may be a glob (ProfilerStep#*)
   size_t instances = 0;     // of the range (or launches of the kernel)
   std::vector<Interval> steady;  // intervals that count as the repeated part
   bool contains(TimeNs t) const;
 };
 
 struct RuleContext {
-  RuleContext(const Trace& t, const RuleInputs& inputs) : trace(t), timeline(inputs.timeline), api_classes(t.strings) {}
+  RuleContext(const Trace& t, const RuleInputs& inputs)
+      : trace(t), timeline(inputs.timeline), steady(inputs.steady), api_classes(t.strings) {}
   const Trace& trace;
-  const Timeline& timeline;  // every idle gap listed
+  const Timeline& timeline;  // every idle gap listed (of the steady window, when there is one)
+  // With steps: the rules about time judge only this window (steps 2..N), see judged().
+  const std::optional<SteadyState>& steady;
   ApiClasses api_classes;
-  TimeNs wall_ns = 0;
+  TimeNs wall_ns = 0;  // of the judged part: the steady window, else the whole run
   TimeNs run_start = 0;  // for "at 0.58 s" positions in evidence
   std::optional<MainThread> main;
   std::optional<ContextCreation> context_creation;
@@ -42,8 +45,12 @@ struct RuleContext {
   std::vector<KernelGroup> kernel_groups;     // summarize_kernels(trace)
   std::vector<KernelOccupancy> top_occupancy;  // kernel_occupancy(trace, 5): the top 5 kernel groups
 
-  // Calls of the main thread (indices into trace.api_calls), by start time.
+  // Whether a record starting at t lies in the judged part (always, without a steady state).
+  bool judged(TimeNs t) const { return !steady || steady->contains(t); }
+  // Calls of the main thread (indices into trace.api_calls), by start time: main_calls those
+  // that start in the judged part, all_main_calls the whole run's (for start-up findings).
   std::vector<size_t> main_calls;
+  std::vector<size_t> all_main_calls;
   const std::string& name_of(const ApiCall& c) const { return trace.strings.get(c.name); }
   ApiClass class_of(const ApiCall& c) const { return api_classes(c.name); }  // classify_api(name_of(c))
   // "0.58 s into the run"
@@ -56,7 +63,7 @@ struct RuleContext {
   std::vector<const NvtxRange*> nvtx_innermost;
   TimeNs saving(const Scenario& s) const { return retimer ? retimer->saving(s) : 0; }
   std::optional<Retimer> retimer;  // the main thread's replay, prepared once for every rule's saving()
-  // A saving worth reporting: >= 50 us and >= 0.5 % of wall time.
+  // A saving worth reporting: >= 50 us and >= 0.5 % of wall_ns (the judged part's time).
   bool worth(TimeNs saving_ns) const;
   // For savings inside the repeated part: also worth it when >= 1 % of the
   // repeated part's own time, since a longer run repeats it more often.

@@ -4,6 +4,11 @@
 // thread (cudaFree(0) / cudaSetDevice + cudaInitDevice) while the host
 // prepares its data. Saving = the excess, capped by the host work outside
 // CUDA that the main thread did before that call.
+//
+// It stays a rule when the run has steps (the fix is real and cheap), but as a one-time cost it
+// is marked Finding::startup: run_rules() ranks it after every steady-state finding, since a
+// 200 ms context creation paid once must not outrank a 0.6 ms loss paid every step; the
+// report's Start-up section shows it with the rest of the start-up.
 #include <fmt/format.h>
 
 #include "analysis/rules/rule.h"
@@ -17,12 +22,12 @@ class StartupRule final : public Rule {
   std::vector<std::string_view> needs() const override { return {kGapApiCalls, kGapTimeline}; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
-    if (!ctx.context_creation || ctx.main_calls.empty()) return std::nullopt;
+    if (!ctx.context_creation || ctx.all_main_calls.empty()) return std::nullopt;
     const auto& t = ctx.trace;
     const ApiCall& cc = t.api_calls[ctx.context_creation->api_index];
     // Host work outside CUDA on the main thread between its first call and the context-creating one.
-    TimeNs host = 0, cursor = t.api_calls[ctx.main_calls.front()].start;
-    for (size_t i : ctx.main_calls) {
+    TimeNs host = 0, cursor = t.api_calls[ctx.all_main_calls.front()].start;
+    for (size_t i : ctx.all_main_calls) {
       const ApiCall& c = t.api_calls[i];
       if (c.start >= cc.start) break;
       host += std::max<TimeNs>(0, c.start - cursor);
@@ -34,13 +39,14 @@ class StartupRule final : public Rule {
 
     Finding f;
     f.rule = id();
+    f.startup = true;
     f.title = "CUDA context creation on the critical path";
     f.evidence.push_back(fmt::format("{} at {} took {}, {} more than its later calls (median): context creation",
                                      ctx.name_of(cc), ctx.at(cc.start), ms(cc.end - cc.start), ms(excess)));
     if (auto range = ctx.nvtx_at(cc.start); !range.empty())
       f.evidence.push_back(fmt::format("inside NVTX range '{}'", range));
     f.evidence.push_back(fmt::format("host work outside CUDA before it on the same thread: {}", ms(host)));
-    const TimeNs first = t.api_calls[ctx.main_calls.front()].start;
+    const TimeNs first = t.api_calls[ctx.all_main_calls.front()].start;
     if (t.run.start > 0 && first > t.run.start)
       f.evidence.push_back(fmt::format("process start to first CUDA call: {} (not counted)", ms(first - t.run.start)));
     if (!ctx.worth(saving)) return std::nullopt;

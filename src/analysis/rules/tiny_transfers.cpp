@@ -51,7 +51,8 @@ class TinyTransfersRule final : public Rule {
     std::map<Key, std::vector<size_t>> small;
     for (size_t i = 0; i < t.memcpys.size(); ++i) {
       const Memcpy& m = t.memcpys[i];
-      if (m.pid != ctx.main->pid || host_side(m) == MemoryKind::Unknown || m.end < m.start) continue;
+      if (m.pid != ctx.main->pid || host_side(m) == MemoryKind::Unknown || m.end < m.start || !ctx.judged(m.start))
+        continue;
       const Key key{m.device, m.kind, host_side(m)};
       if (m.bytes >= kLargeBytes && m.end > m.start) {
         large[key].first += static_cast<double>(m.bytes), large[key].second += static_cast<double>(m.end - m.start);
