@@ -41,6 +41,9 @@ void add_metric_collection_lines(Section& quality, const Trace& trace);
 // Framework traces (torch.profiler): the ops and the GPU time they launched, when the trace has
 // host ops; the training steps, when it has ProfilerStep#N ranges (build_ops.cpp).
 std::optional<Section> build_ops_section(const Trace& trace, size_t top);
+// nn.Module paths with their forward and backward GPU time, when the trace has module ranges
+// (build_modules.cpp).
+std::optional<Section> build_modules_section(const Trace& trace, size_t top);
 // `range`: the steps' NVTX range (analysis::detect_step_range when the user named none).
 std::optional<Section> build_steps_section(const Trace& trace, const std::string& range, size_t top);
 
