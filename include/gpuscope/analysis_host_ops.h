@@ -67,4 +67,8 @@ struct HostOpSummary {
 
 HostOpSummary summarize_host_ops(const Trace& trace);
 
+// Self GPU time (ns) of each op instance, in trace.host_ops order (0 for module ranges): what
+// `gpuscope diff` compares per op name.
+std::vector<double> op_self_gpu_ns(const Trace& trace);
+
 }  // namespace gpuscope::analysis

@@ -115,4 +115,12 @@ HostOpSummary summarize_host_ops(const Trace& trace) {
   return out;
 }
 
+std::vector<double> op_self_gpu_ns(const Trace& trace) {
+  std::vector<double> self(trace.host_ops.size(), 0.0);
+  detail::for_each_gpu_work(trace, detail::OpOfLaunch(trace), [&](uint32_t op, double ns, const Kernel*) {
+    if (op != kNoOp) self[op] += ns;
+  });
+  return self;
+}
+
 }  // namespace gpuscope::analysis

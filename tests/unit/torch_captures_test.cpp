@@ -6,8 +6,10 @@
 #include <cmath>
 #include <set>
 
+#include "gpuscope/analysis_diff.h"
 #include "gpuscope/analysis_host_ops.h"
 #include "gpuscope/analysis_modules.h"
+#include "gpuscope/check.h"
 #include "gpuscope/store.h"
 #include "importers/importer.h"
 #include "spool_builder.h"
@@ -85,6 +87,39 @@ TEST(TorchCaptures, AConvertedCaptureKeepsItsOpsAndIsNotConvertedAgain) {
   EXPECT_EQ(back.external_correlations.size(), converted.external_correlations.size());
   EXPECT_EQ(back.nvtx_ranges.size(), converted.nvtx_ranges.size());
   EXPECT_EQ(back.run.host_ops_source, kHostOpsFromNvtx);
+}
+
+const analysis::DiffItem* item(const analysis::DiffResult& d, analysis::DiffCategory c, const std::string& name) {
+  for (const analysis::DiffItem& i : d.items)
+    if (i.category == c && i.name == name) return &i;
+  return nullptr;
+}
+
+TEST(TorchCaptures, DiffComparesOpsAndNvtxGpuTime) {
+  const Trace with_ops = load_trace(capture("mlp_train_modules.gpuscope"));
+  const Trace without = load_trace(capture("mlp_train.gpuscope"));
+  const analysis::DiffResult d = analysis::diff_traces(without, with_ops, {});
+  const analysis::DiffItem* mm = item(d, analysis::DiffCategory::Op, "aten::mm");
+  ASSERT_TRUE(mm);
+  EXPECT_EQ(mm->cmp.base_count, 0u);  // only in the capture with ops
+  EXPECT_EQ(mm->cmp.new_count, 250u);
+  EXPECT_EQ(item(d, analysis::DiffCategory::Op, "aten::empty"), nullptr);  // launches nothing: no row
+  const analysis::DiffItem* step = item(d, analysis::DiffCategory::NvtxGpu, "train_step");
+  ASSERT_TRUE(step);
+  EXPECT_EQ(step->cmp.base_count, 50u);
+  EXPECT_EQ(step->cmp.new_count, 50u);
+  EXPECT_GT(step->cmp.base_median, 0);
+  EXPECT_LT(step->cmp.base_median, step->base_total_ns);
+}
+
+TEST(TorchCaptures, CheckGatesAnOpAgainstTheBaseline) {
+  const Trace t = load_trace(capture("mlp_train_modules.gpuscope"));
+  const check::RuleSet rules =
+      check::parse_rules("[[baseline]]\nkind = \"op\"\nmatch = \"aten::mm\"\nmax_slower_pct = 5\n", "rules.toml");
+  const check::CheckResult result = check::evaluate(rules, t, &t, {});
+  ASSERT_EQ(result.outcomes.size(), 1u);
+  EXPECT_EQ(result.outcomes[0].target, "op aten::mm");
+  EXPECT_TRUE(result.outcomes[0].passed);
 }
 
 }  // namespace
