@@ -11,7 +11,11 @@
 //            pinned fix stays one item; memsets by size class;
 //   API      by function name and domain (runtime, driver); a call that issued
 //            a copy or memset also by that operation's direction and size class;
-//   NVTX     by domain and range name;
+//   NVTX     by domain and range name, on each instance's duration; and again (NvtxGpu) on the
+//            GPU time launched inside it (union of its GPU intervals, analysis_nvtx_gpu.h);
+//   ops      framework ops (analysis_host_ops.h) by name, on each instance's self GPU time (the
+//            work it launched itself); module ranges left out. Not with iterations (ops are not
+//            placed in iterations): then there are no op items;
 //   totals   wall, GPU busy, kernel, API and copy time: one number per file, so
 //            their verdict is always "too few samples" (change shown, no claim).
 // Per item the sample is the per-instance duration in ns; when both files are
@@ -39,7 +43,7 @@
 
 namespace gpuscope::analysis {
 
-enum class DiffCategory { Total, Kernel, Memory, Api, Nvtx };
+enum class DiffCategory { Total, Kernel, Memory, Api, Nvtx, NvtxGpu, Op };
 const char* to_string(DiffCategory category);
 
 struct DiffItem {

@@ -26,7 +26,7 @@ struct Rule {
   std::string name;  // total: wall | gpu_busy | kernel | api | copy; metric: the metric's name
   std::string match = "*";     // kernel, baseline, metric: glob over item names (* and ?)
   std::string stat = "median";  // kernel: median | mean | min | max | total | count
-  std::string item_kind = "any";  // baseline: kernel | memory | api | nvtx | any
+  std::string item_kind = "any";  // baseline: kernel | memory | api | nvtx | nvtx_gpu | op | any
   // Limits. Durations in ns; counts and metric values as given. At least one is set.
   std::optional<double> min, max;
   std::optional<double> max_slower_percent;  // baseline

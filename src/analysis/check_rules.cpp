@@ -58,7 +58,7 @@ struct Reader {
 
 const std::set<std::string> kTotalNames = {"wall", "gpu_busy", "kernel", "api", "copy", "sync"};
 const std::set<std::string> kStats = {"median", "mean", "min", "max", "total", "count"};
-const std::set<std::string> kItemKinds = {"kernel", "memory", "api", "nvtx", "any"};
+const std::set<std::string> kItemKinds = {"kernel", "memory", "api", "nvtx", "nvtx_gpu", "op", "any"};
 
 std::string one_of(const std::set<std::string>& names) {
   std::string out;

@@ -13,9 +13,10 @@
 #include "analysis/diff_internal.h"
 #include "analysis/grouping.h"
 #include "common/error.h"
-#include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
+#include "gpuscope/analysis_host_ops.h"
+#include "gpuscope/analysis_nvtx_gpu.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/analysis_iterations.h"
 #include "gpuscope/analysis_runs.h"
@@ -148,6 +149,35 @@ void gather_nvtx(const Trace* traces[2], const Units& units, Groups& groups) {
       add(groups[{traces[side]->strings.get(r.name), traces[side]->strings.get(r.domain)}], side, *unit,
           r.end - r.start);
     }
+}
+
+// The GPU time launched inside each closed range instance (the NVTX report's GPU time column).
+void gather_nvtx_gpu(const Trace* traces[2], const Units& units, Groups& groups) {
+  for (int side = 0; side < 2; ++side) {
+    const Trace& trace = *traces[side];
+    const NvtxGpuProjection projection = project_nvtx_gpu(trace);
+    for (size_t i = 0; i < trace.nvtx_ranges.size(); ++i) {
+      const NvtxRange& r = trace.nvtx_ranges[i];
+      const std::optional<uint32_t> unit = units.range(side, r);
+      if (r.end <= r.start || !unit) continue;
+      add(groups[{trace.strings.get(r.name), trace.strings.get(r.domain)}], side, *unit, projection.ranges[i].gpu_ns);
+    }
+  }
+}
+
+// Each op instance's self GPU time, by op name; names that launched nothing in either file are
+// left out (aten::empty and its kind would fill the table with zeros).
+void gather_ops(const Trace* traces[2], Groups& groups) {
+  for (int side = 0; side < 2; ++side) {
+    const Trace& trace = *traces[side];
+    const std::vector<double> self = op_self_gpu_ns(trace);
+    for (size_t i = 0; i < trace.host_ops.size(); ++i) {
+      const HostOp& op = trace.host_ops[i];
+      if (trace.strings.get(op.category) == kModuleCategory) continue;
+      add(groups[{trace.strings.get(op.name), ""}], side, op.run_id, static_cast<TimeNs>(self[i]));
+    }
+  }
+  std::erase_if(groups, [](const auto& group) { return group.second.total_ns[0] == 0 && group.second.total_ns[1] == 0; });
 }
 
 // Per-instance durations; by runs one value per run: the median of that run's
@@ -283,6 +313,8 @@ const char* to_string(DiffCategory category) {
     case DiffCategory::Memory: return "memory";
     case DiffCategory::Api: return "api";
     case DiffCategory::Nvtx: return "nvtx";
+    case DiffCategory::NvtxGpu: return "nvtx_gpu";
+    case DiffCategory::Op: return "op";
   }
   return "?";
 }
@@ -318,11 +350,13 @@ DiffResult diff_traces(const Trace& base_capture, const Trace& new_capture, cons
     units.mode = Mode::Runs;  // whole runs are the unit when both files are benches of at least two runs
     result.by_runs = true;
   }
-  Groups kernels, memory, api, nvtx;
+  Groups kernels, memory, api, nvtx, nvtx_gpu, ops;
   gather_kernels(traces, units, kernels);
   gather_memory(traces, units, memory);
   gather_api(traces, units, api);
   gather_nvtx(traces, units, nvtx);
+  gather_nvtx_gpu(traces, units, nvtx_gpu);
+  if (!result.by_iterations) gather_ops(traces, ops);
   if (result.by_iterations)
     append_iteration_totals(units, kernels, memory, api, options, result.items);
   else
@@ -331,6 +365,8 @@ DiffResult diff_traces(const Trace& base_capture, const Trace& new_capture, cons
   append_items(DiffCategory::Memory, memory, options, units, result.items);
   append_items(DiffCategory::Api, api, options, units, result.items);
   append_items(DiffCategory::Nvtx, nvtx, options, units, result.items);
+  append_items(DiffCategory::NvtxGpu, nvtx_gpu, options, units, result.items);
+  append_items(DiffCategory::Op, ops, options, units, result.items);
   result.base_has_metrics = !base.kernel_metrics.empty();
   result.new_has_metrics = !next.kernel_metrics.empty();
   result.metrics = detail::diff_kernel_metrics(base, next, base.runs.size() >= 2 && next.runs.size() >= 2, options);

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "importers/torch_nvtx/torch_nvtx.h"
+
 namespace gpuscope {
 
 namespace {
@@ -111,6 +113,15 @@ void place_replayed_kernels(Trace& trace) {
 
 }  // namespace
 
+void nest_ranges(Trace& trace) {
+  assign_nvtx_depths(trace.nvtx_ranges);
+  // An op and the first op inside it can start on the same nanosecond: the longer one is the parent.
+  std::stable_sort(trace.host_ops.begin(), trace.host_ops.end(), [](const HostOp& a, const HostOp& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  assign_host_op_depths(trace.host_ops);
+}
+
 void finalize_trace(Trace& trace) {
   place_replayed_kernels(trace);
   sort_by_start(trace.api_calls);
@@ -136,12 +147,8 @@ void finalize_trace(Trace& trace) {
                      return std::tie(a.pid, a.kind) < std::tie(b.pid, b.kind);
                    });
 
-  assign_nvtx_depths(trace.nvtx_ranges);
-  // An op and the first op inside it can start on the same nanosecond: the longer one is the parent.
-  std::stable_sort(trace.host_ops.begin(), trace.host_ops.end(), [](const HostOp& a, const HostOp& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  });
-  assign_host_op_depths(trace.host_ops);
+  convert_torch_nvtx(trace);
+  nest_ranges(trace);
   count_unmatched_metrics(trace);
 
   std::unordered_map<uint64_t, uint32_t> thread_of;

@@ -13,6 +13,7 @@
 #include "importers/ncu_csv/ncu_importer.h"
 #include "importers/nsys_sqlite/nsys_export.h"
 #include "importers/spool/spool_importer.h"
+#include "importers/torch_nvtx/torch_nvtx.h"
 #include "spool/format.h"
 
 namespace gpuscope {
@@ -21,8 +22,13 @@ namespace {
 
 bool is_capture(const Probe& probe) { return probe.sqlite && probe.has_table("meta"); }
 
-// Only ever read into an empty trace: captures are not combined (import_files).
-void read_capture(const std::string& path, Trace& trace) { trace = read_trace(path); }
+// Only ever read into an empty trace: captures are not combined (import_files). A capture written
+// before imports converted PyTorch's NVTX op ranges (schema < v7) gets them converted here; a
+// newer one has none left, so nothing is converted twice.
+void read_capture(const std::string& path, Trace& trace) {
+  trace = read_trace(path);
+  if (convert_torch_nvtx(trace)) nest_ranges(trace);
+}
 
 bool is_spool(const Probe& probe) {
   return probe.head.size() >= sizeof spool::kFileMagic &&

@@ -1,6 +1,7 @@
 // Framework section: the ops (PyTorch ops and annotations) and the GPU time they launched. It
-// appears only when the trace has host ops (a torch.profiler trace; gpuscope's own captures
-// have none). The steps have their own builder (build_steps.cpp).
+// appears only when the trace has host ops (a torch.profiler trace, a capture made with
+// `profile --pytorch` or any trace of a program run under emit_nvtx). The steps have their own
+// builder (build_steps.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -61,6 +62,29 @@ Table ops_by_total(const analysis::HostOpSummary& summary, size_t top) {
   return t;
 }
 
+// Forward, backward and optimizer: where the training step's GPU time goes (analysis_host_ops.h).
+Table phase_split(const analysis::HostOpSummary& summary) {
+  Table t;
+  t.key = "op_phases";
+  t.title = "GPU time by phase";
+  t.columns = {text_column("phase", "Phase"), num_column("gpu", "GPU time", Unit::Ns),
+               num_column("gpu_percent", "GPU %", Unit::Percent), num_column("ops", "Op instances", Unit::Count)};
+  static constexpr const char* kTitles[analysis::kOpPhases] = {"Forward", "Backward", "Optimizer"};
+  for (size_t p = 0; p < analysis::kOpPhases; ++p) {
+    const analysis::PhaseTotals& phase = summary.phases[p];
+    t.rows.push_back({text(kTitles[p]), num(phase.gpu_ns, Unit::Ns),
+                      opt_num(analysis::share_percent(phase.gpu_ns, summary.gpu_ns), Unit::Percent),
+                      num(static_cast<double>(phase.op_instances), Unit::Count)});
+  }
+  const double outside = summary.gpu_ns - summary.linked_gpu_ns;
+  t.rows.push_back({text("Not in any op"), num(outside, Unit::Ns),
+                    opt_num(analysis::share_percent(outside, summary.gpu_ns), Unit::Percent), Cell{}});
+  t.notes.push_back("Backward: ops on a backward node (autograd::engine::evaluate_function, *Backward*, "
+                    "AccumulateGrad) and all ops in them; Optimizer: ops inside Optimizer.* ranges; Forward: the "
+                    "other ops. The rows add up to GPU work time.");
+  return t;
+}
+
 Table op_kernels(const analysis::HostOpSummary& summary, size_t top) {
   Table t;
   t.key = "op_kernels";
@@ -92,7 +116,11 @@ std::optional<Section> build_ops_section(const Trace& trace, size_t top) {
   const analysis::HostOpSummary summary = analysis::summarize_host_ops(trace);
   Section s;
   s.key = "ops";
-  s.title = trace.run.source_tool == "torch.profiler" ? "PyTorch ops" : "Framework ops";
+  const bool torch = trace.run.source_tool == "torch.profiler" || trace.run.host_ops_source == kHostOpsFromNvtx;
+  s.title = torch ? "PyTorch ops" : "Framework ops";
+  if (trace.run.host_ops_source == kHostOpsFromNvtx)
+    s.notes.push_back("Ops from PyTorch's NVTX ranges (emit_nvtx, profile --pytorch); each CUDA call is linked to "
+                      "the innermost op range open on its thread.");
   s.lines.push_back({"op_instances", "Op instances", num(static_cast<double>(summary.op_instances), Unit::Count), ""});
   s.lines.push_back({"gpu", "GPU work time", num(summary.gpu_ns, Unit::Ns), "kernels, copies and memsets, summed"});
   s.lines.push_back({"linked_gpu", "Linked to an op", num(summary.linked_gpu_ns, Unit::Ns), ""});
@@ -101,6 +129,7 @@ std::optional<Section> build_ops_section(const Trace& trace, size_t top) {
   s.lines.push_back({"unlinked_activities", "GPU activities without an op",
                      num(static_cast<double>(summary.unlinked_activities), Unit::Count),
                      "no launch call, or launched outside every op"});
+  s.tables.push_back(phase_split(summary));
   s.tables.push_back(ops_by_self(summary, top));
   s.tables.push_back(ops_by_total(summary, top));
   s.tables.push_back(op_kernels(summary, top));

@@ -52,6 +52,9 @@ Section build_steps_section(const analysis::StepSummary& summary, size_t top);
 // Everything before the first step (`steady`: the run's steady state), or before the first kernel
 // launch in a run without steps; nullopt when nothing precedes it (build_startup.cpp).
 std::optional<Section> build_startup_section(const Trace& trace, const std::optional<analysis::SteadyState>& steady);
+// nn.Module paths with their forward and backward GPU time, when the trace has module ranges
+// (build_modules.cpp).
+std::optional<Section> build_modules_section(const Trace& trace, size_t top);
 
 // The whole report model, in report order, for a trace already without the profiler's time
 // (`cut` says how much was taken out).

@@ -61,6 +61,8 @@ CategoryInfo info_of(DiffCategory c) {
     case DiffCategory::Memory: return {"memory", "Memory operations", "Operation", "Host memory"};
     case DiffCategory::Api: return {"api", "CUDA API", "Function", "Domain"};
     case DiffCategory::Nvtx: return {"nvtx", "NVTX ranges", "Range", "Domain"};
+    case DiffCategory::NvtxGpu: return {"nvtx_gpu", "NVTX ranges, GPU time launched inside", "Range", "Domain"};
+    case DiffCategory::Op: return {"ops", "Ops, self GPU time", "Op", "Detail"};
   }
   return {"?", "?", "?", "?"};
 }
@@ -311,11 +313,13 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
   r.title = "gpuscope diff";
   r.sections.push_back(summary_section(diff, info));
   add_metrics_note(diff, r.sections.back());
-  for (DiffCategory c : {DiffCategory::Total, DiffCategory::Kernel, DiffCategory::Memory, DiffCategory::Api,
-                         DiffCategory::Nvtx}) {
+  for (DiffCategory c : {DiffCategory::Total, DiffCategory::Kernel, DiffCategory::Op, DiffCategory::Memory,
+                         DiffCategory::Api, DiffCategory::Nvtx, DiffCategory::NvtxGpu}) {
     std::vector<const analysis::DiffItem*> items;
     for (const auto& i : diff.items)
       if (i.category == c) items.push_back(&i);
+    // Ops and NVTX GPU time exist only for traces with ops or ranges: no empty section otherwise.
+    if (items.empty() && (c == DiffCategory::Op || c == DiffCategory::NvtxGpu)) continue;
     Section s;
     s.key = info_of(c).key;
     s.title = info_of(c).title;

@@ -37,6 +37,7 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   r.sections.push_back(build_bottleneck_section(trace, top, inputs));
   r.sections.push_back(build_recommendations_section(trace, summary.wall_ns, inputs));
   if (auto s = build_ops_section(trace, top)) r.sections.push_back(std::move(*s));
+  if (auto s = build_modules_section(trace, top)) r.sections.push_back(std::move(*s));
   r.sections.push_back(build_kernel_section(trace, top));
   r.sections.push_back(build_launch_config_section(trace, top));
   for (Section& s : build_kernel_metric_sections(trace, top)) r.sections.push_back(std::move(s));

@@ -18,7 +18,8 @@ const TableSpec<Run>& run_table() {
        since(5, text_column("source_tool", &Run::source_tool)),
        since(5, text_column("source_version", &Run::source_version)),
        since(5, text_column("source_schema", &Run::source_schema)),
-       since(5, text_column("source_file", &Run::source_file))},
+       since(5, text_column("source_file", &Run::source_file)),
+       since(7, text_column("host_ops_source", &Run::host_ops_source))},
       {}};
   return spec;
 }

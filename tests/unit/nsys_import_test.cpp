@@ -74,7 +74,9 @@ TEST_P(NsysFixtures, CountsEqualWhatTheFileHolds) {
   EXPECT_EQ(static_cast<int64_t>(bytes), e.memcpy_bytes);
   EXPECT_EQ(static_cast<int64_t>(t.memsets.size()), e.memsets);
   EXPECT_EQ(static_cast<int64_t>(t.synchronizations.size()), e.syncs);
-  EXPECT_EQ(static_cast<int64_t>(t.nvtx_ranges.size()), e.nvtx_ranges);
+  // emit_nvtx's op ranges became host ops (src/importers/torch_nvtx/); the other ranges stay NVTX.
+  EXPECT_EQ(static_cast<int64_t>(t.nvtx_ranges.size() + t.host_ops.size()), e.nvtx_ranges);
+  EXPECT_EQ(t.run.host_ops_source, t.host_ops.empty() ? "" : kHostOpsFromNvtx);
   EXPECT_EQ(static_cast<int64_t>(t.nvtx_marks.size()), e.nvtx_marks);
 
   std::set<uint32_t> pids;

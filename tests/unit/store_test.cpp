@@ -15,7 +15,7 @@ namespace {
 Trace sample_trace() {
   Trace t;
   t.run = {"./bsr_spmm --iters 2", "gpu-host", "0.1.0", 1000, 90000, 0, 0, "driver_api=0",
-           "nsys", "2026.2.1.210", "export schema 3.25.0", "run.sqlite"};
+           "nsys", "2026.2.1.210", "export schema 3.25.0", "run.sqlite", kHostOpsFromNvtx};
   Process p;
   p.pid = 100;
   p.command_line = "./bsr_spmm --iters 2";
@@ -78,6 +78,7 @@ TEST(Store, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.run.source_version, "2026.2.1.210");
   EXPECT_EQ(back.run.source_schema, "export schema 3.25.0");
   EXPECT_EQ(back.run.source_file, "run.sqlite");
+  EXPECT_EQ(back.run.host_ops_source, kHostOpsFromNvtx);
   ASSERT_EQ(back.source_gaps.size(), 1u);
   EXPECT_TRUE(back.lacks(kGapSynchronization));
   EXPECT_FALSE(back.lacks(kGapNvtx));

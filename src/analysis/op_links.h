@@ -1,0 +1,65 @@
+// Private helpers of the framework-op analyses (host_ops.cpp, modules.cpp): how ops nest, which
+// phase of training each op is in, and which op launched each piece of GPU work.
+//
+// Linking: a kernel, copy or memset -> its launch call (run, pid, correlation id) -> that call's
+// ExternalCorrelation -> the external id -> the innermost HostOp of that process with that id.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "gpuscope/analysis_host_ops.h"
+#include "gpuscope/model.h"
+
+namespace gpuscope::analysis::detail {
+
+inline constexpr uint32_t kNoOp = UINT32_MAX;
+
+// The op each op is nested in on its thread (ops sorted by start, parents first, as
+// finalize_trace leaves them); kNoOp at the outermost level.
+std::vector<uint32_t> op_parents(const std::vector<HostOp>& ops);
+
+bool is_module(const Trace& trace, const HostOp& op);
+
+// The phase of each op (docs/report.md, "PyTorch ops"): Backward for a backward node
+// (autograd::engine::evaluate_function: ..., *Backward*, torch::autograd::AccumulateGrad),
+// Optimizer for an Optimizer.* range, and every op nested in one of those takes the outermost
+// such op's phase; Forward for the rest. Module ranges are transparent (they take their parent's).
+std::vector<OpPhase> op_phases(const Trace& trace, const std::vector<uint32_t>& parent);
+
+// (run, pid, correlation id) of a launch -> the index of the op that launched it.
+class OpOfLaunch {
+ public:
+  explicit OpOfLaunch(const Trace& trace);
+  uint32_t find(uint32_t run, uint32_t pid, uint32_t correlation) const;  // kNoOp: none
+
+ private:
+  struct Key {
+    uint32_t run, pid;
+    uint64_t id;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<uint64_t>()(k.id * 0x9E3779B97F4A7C15ULL ^ (uint64_t{k.run} << 32 | k.pid));
+    }
+  };
+  std::unordered_map<Key, uint32_t, KeyHash> op_of_call_;
+};
+
+// Calls fn(op, duration_ns, kernel) for every kernel, copy and memset, with the op that launched
+// it (kNoOp: none) and the kernel (nullptr for copies and memsets).
+template <typename Fn>
+void for_each_gpu_work(const Trace& trace, const OpOfLaunch& links, Fn&& fn) {
+  auto ns = [](TimeNs start, TimeNs end) { return static_cast<double>(end > start ? end - start : 0); };
+  auto op = [&](uint32_t run, uint32_t pid, uint32_t correlation) {
+    return correlation ? links.find(run, pid, correlation) : kNoOp;
+  };
+  for (const Kernel& k : trace.kernels) fn(op(k.run_id, k.pid, k.correlation_id), ns(k.start, k.end), &k);
+  for (const Memcpy& m : trace.memcpys) fn(op(m.run_id, m.pid, m.correlation_id), ns(m.start, m.end), nullptr);
+  for (const Memset& m : trace.memsets) fn(op(m.run_id, m.pid, m.correlation_id), ns(m.start, m.end), nullptr);
+}
+
+}  // namespace gpuscope::analysis::detail
