@@ -2,7 +2,7 @@
 // confidence interval, coloured by verdict; and the items found in only one of the files.
 GS.figures.forest = function (container, report) {
   if (!report.sections.some((s) => s.key === "comparison")) return;  // not a diff
-  const categories = ["kernels", "memory", "api", "nvtx", "totals"];
+  const categories = ["kernels", "ops", "memory", "api", "nvtx", "nvtx_gpu", "totals"];
   const items = [], onlyBase = [], onlyNew = [];
   for (const key of categories)
     for (const r of GS.table(report, key)) {
