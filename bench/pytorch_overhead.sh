@@ -7,8 +7,8 @@
 #
 # Modes, interleaved in every repetition (order rotated):
 #   untraced       python3 tiny_ops.py
-#   gpuscope       gpuscope profile (the lean API trace, the default)
-#   api_full       gpuscope profile --api full (every API call recorded)
+#   gpuscope       gpuscope profile (every API call recorded, the default)
+#   api_lean       gpuscope profile --api lean (pure-query calls counted, not recorded)
 #   pytorch_ops    gpuscope profile --pytorch=ops (every op named, through torch's emit_nvtx)
 #   range_closed   gpuscope profile --capture-range cudaProfilerApi; the program never opens the
 #                  range: the cost of being ready to record
@@ -40,13 +40,13 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 unset CUDA_INJECTION64_PATH GPUSCOPE_INJECT_CONFIG
 
-MODES=(untraced gpuscope api_full pytorch_ops range_closed torch_cuda torch_cpu_cuda)
+MODES=(untraced gpuscope api_lean pytorch_ops range_closed torch_cuda torch_cpu_cuda)
 run_mode() {
   local profile=("$G" profile --no-report -f -o "$TMP/cap")
   case $1 in
     untraced) python3 "$TINY" ;;
     gpuscope) "${profile[@]}" -- python3 "$TINY" ;;
-    api_full) "${profile[@]}" --api full -- python3 "$TINY" ;;
+    api_lean) "${profile[@]}" --api lean -- python3 "$TINY" ;;
     pytorch_ops) "${profile[@]}" --pytorch=ops -- python3 "$TINY" ;;
     range_closed) "${profile[@]}" --capture-range cudaProfilerApi -- python3 "$TINY" ;;
     torch_cuda) python3 "$TINY" --torch-profiler cuda ;;
@@ -77,8 +77,8 @@ awk -F, 'NR > 1 { v[$1] = v[$1] " " $3 }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   END {
-    split("untraced gpuscope api_full pytorch_ops range_closed torch_cuda torch_cpu_cuda", order, " ")
+    split("untraced gpuscope api_lean pytorch_ops range_closed torch_cuda torch_cpu_cuda", order, " ")
     base = median(v["untraced"])
     for (k = 1; k <= 7; k++) { m = order[k]; if (!(m in v)) continue
-      med = median(v[m]); printf "| %s | %.2f |%s | %.2f |\n", m, med, v[m], base > 0 ? med / base : 0 }
+      med = median(v[m]); printf "| %s | %.2f |%s | %.2f |\n", m, med, v[m], (base > 0 ? med / base : 0) }
   }' "$CSV"

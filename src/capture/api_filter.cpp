@@ -88,9 +88,9 @@ std::string ApiFilter::apply(const CuptiApi& api, bool driver_api) {
   return "";
 }
 
-void ApiFilter::enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber, bool driver_api) const {
+void ApiFilter::enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber, bool driver_api, bool on) const {
   for (const Filtered& f : kFiltered)
-    if (f.domain == CUPTI_CB_DOMAIN_RUNTIME_API || driver_api) p.EnableCallback(1, subscriber, f.domain, f.cbid);
+    if (f.domain == CUPTI_CB_DOMAIN_RUNTIME_API || driver_api) p.EnableCallback(on ? 1 : 0, subscriber, f.domain, f.cbid);
 }
 
 void ApiFilter::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {

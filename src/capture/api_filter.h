@@ -1,7 +1,8 @@
-// The lean API trace (the default; `--api full` turns it off): CUDA API functions that are pure
-// queries, called several times per PyTorch op (cudaGetDevice alone ~8 times per kernel with
-// PyTorch 2.11), get no activity record, which is most of what tracing a tiny op costs. They stay
-// countable: a callback counts and times every call (calls and summed ns per function), and the
+// The lean API trace (`--api lean`): CUDA API functions that are pure queries, called several
+// times per PyTorch op (cudaGetDevice alone ~8 times per kernel with PyTorch 2.11), get no activity
+// record: ~85 % fewer API records for a PyTorch training loop. It does not make tracing faster:
+// CUPTI intercepts every call either way, and counting costs a callback (docs/performance.md has
+// the measurements, which is why `full` is the default). The calls stay countable: a callback counts and times every call (calls and summed ns per function), and the
 // first call of each function is kept as a full record, so a query that happens to be the
 // process's first CUDA call (and pays for CUDA's initialisation) still shows in the timeline.
 //
@@ -32,8 +33,8 @@ class ApiFilter {
   // (and DRIVER) activity kinds: enabling a kind resets CUPTI's per-function choice. Returns ""
   // or one line on why the lean trace is off (then every call is recorded, as with --api full).
   std::string apply(const CuptiApi& api, bool driver_api);
-  // Enables callbacks for the filtered functions on `subscriber`.
-  void enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber, bool driver_api) const;
+  // Enables (or disables) callbacks for the filtered functions on `subscriber`.
+  void enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber, bool driver_api, bool on = true) const;
   // Whether (domain, cbid) is a filtered function; then on_callback wants its callbacks.
   bool filters(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const { return slot_of(domain, cbid) >= 0; }
   void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data);

@@ -61,9 +61,15 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
     p.EnableCallback(1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     p.EnableCallback(1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   }
-  if (users.filter) users.filter->enable_callbacks(p, g_hub.subscriber, users.driver_api);
+  if (users.filter && users.filter_now) users.filter->enable_callbacks(p, g_hub.subscriber, users.driver_api);
   if (users.range) users.range->enable_callbacks(p, g_hub.subscriber);
   return "";
+}
+
+void enable_filter_callbacks(bool on) {
+  std::lock_guard lock(g_hub.mutex);
+  if (g_hub.subscriber == nullptr || g_hub.users.filter == nullptr) return;
+  g_hub.users.filter->enable_callbacks(g_hub.api->profiler, g_hub.subscriber, g_hub.users.driver_api, on);
 }
 
 std::string release_callbacks() {

@@ -25,12 +25,17 @@ struct CallbackUsers {
   ApiFilter* filter = nullptr;  // only when its filter is active
   CaptureRange* range = nullptr;  // only when it needs callbacks
   bool driver_api = false;        // the filter also covers driver functions
+  bool filter_now = true;         // enable the filter's callbacks at once (the whole run is recorded)
   bool any() const { return kernels || sampler || filter || range; }
 };
 
 // Subscribes and enables the callbacks the users need (once per process). Returns "" or one
 // line on why CUPTI refused (then no user gets callbacks).
 std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users);
+
+// Turns the filter's callbacks on or off (only while a capture window is open are calls
+// counted: outside, each callback would cost the program for nothing).
+void enable_filter_callbacks(bool on);
 
 // Gives the subscription up (the program's own CUPTI client wants it): the filter stops
 // counting, metrics and capture ranges stop getting callbacks. Returns what was lost, one

@@ -31,7 +31,8 @@ namespace gpuscope::capture {
 
 class CaptureRange {
  public:
-  // on_begin: enable tracing, returns "" or why it could not; on_end: disable tracing.
+  // on_begin: enable tracing, returns "" or why it could not; on_end: disable tracing. `config` must
+  // outlive the range (the capture's own copy).
   CaptureRange(const InjectConfig& config, std::function<std::string()> on_begin, std::function<void()> on_end);
   ~CaptureRange();
 

@@ -23,8 +23,8 @@
 //                        (default 0 = off)
 //   gpu_metrics_source=gpm|pm  what samples them: NVML GPM (default) or CUPTI's PM
 //                        sampling (unsafe with CUDA 13.0; for investigating it only)
-//   api=lean|full        lean (default): pure-query API functions get no records, only counts
-//                        (api_filter.h); full: every call is recorded
+//   api=full|lean        full (default): every API call is recorded; lean: pure-query API
+//                        functions get no records, only counts (api_filter.h)
 //   range=profiler_api   record only between cudaProfilerStart/cuProfilerStart and the
 //                        matching Stop (capture_range.h)
 //   range=nvtx_hex:HEX   record only inside push/pop NVTX ranges with this message (hex-encoded
@@ -59,7 +59,7 @@ struct InjectConfig {
   uint64_t launch_count = UINT64_MAX;
   uint32_t gpu_metrics_hz = 0;       // 0: no GPU-wide sampling
   bool gpu_metrics_pm = false;       // gpu_metrics_source=pm: CUPTI PM sampling, not NVML GPM
-  bool api_full = false;             // api=full: no lean filtering
+  bool api_full = true;              // api=lean turns it off: the lean filter
   enum class Range : uint8_t { Whole, ProfilerApi, Nvtx, Timer } range = Range::Whole;
   std::string range_nvtx;            // Nvtx: the range's message
   std::string range_domain;          // Nvtx: its domain's name; empty: the default domain

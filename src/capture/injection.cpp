@@ -221,7 +221,8 @@ void start_metrics(Capture& capture) {
 // per-function choice, so the filter goes after it, at every window). "" or why not.
 void apply_filter(Capture& capture) {
   if (capture.filter_api) {
-    const std::string error = capture.api_filter.apply(capture.cupti.api, capture.config.driver_api);
+    const std::string error =
+        capture.api_filter.apply(capture.cupti.api, capture.config.driver_api);
     if (!error.empty()) {
       capture.filter_api = false;
       log_line("lean API trace off (%s): every API call is recorded", error.c_str());
@@ -234,11 +235,13 @@ std::string begin_tracing(Capture& capture) {
   const SessionResult kinds = enable_kinds(capture.cupti.api, capture.session);
   if (!kinds.ok) return kinds.error;
   apply_filter(capture);
+  if (capture.filter_api) enable_filter_callbacks(true);
   return "";
 }
 
 void end_tracing(Capture& capture) {
   capture.api_filter.set_counting(false);
+  if (capture.filter_api) enable_filter_callbacks(false);
   stop_activity(capture.cupti.api, capture.session);
 }
 
@@ -249,6 +252,7 @@ void subscribe(Capture& capture) {
   users.kernels = capture.kernel_profiler.get();
   users.sampler = capture.gpu_sampler.get();
   users.filter = capture.filter_api ? &capture.api_filter : nullptr;
+  users.filter_now = !capture.range;
   users.range = capture.range && capture.range->needs_callbacks() ? capture.range.get() : nullptr;
   users.driver_api = capture.config.driver_api;
   if (!users.any()) return;
@@ -373,8 +377,9 @@ void start_capture() {
   spool->append_text(spool::TextKey::CaptureStatus, session.status);
   capture->filter_api = !config.api_full;
   if (config.range != InjectConfig::Range::Whole) {
+    // capture->config, not `config`: the range outlives this function's parse result.
     capture->range = std::make_unique<CaptureRange>(
-        config, [capture] { return begin_tracing(*capture); }, [capture] { end_tracing(*capture); });
+        capture->config, [capture] { return begin_tracing(*capture); }, [capture] { end_tracing(*capture); });
     // Now, not at the end: a capture cut short still says its trace covers only windows.
     spool->append_text(spool::TextKey::CaptureRange, capture->range->describe());
   }

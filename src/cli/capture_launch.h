@@ -28,7 +28,7 @@ struct CaptureSettings {
   uint64_t launch_skip = 0;
   uint64_t launch_count = 0;         // 0: no limit
   uint32_t gpu_metrics_hz = 0;       // GPU-wide sampling (NVML GPM), at most this many/s; 0: off
-  bool api_full = false;             // record every API call (no lean filtering)
+  bool api_full = true;              // record every API call; false: the lean trace (api=lean)
   std::string pytorch;               // ops, shapes or modules: the Python start-up hook; empty: off
   // Recording windows (src/capture/config.h): "" (whole run), "profiler_api" or an NVTX message
   // "NAME[@DOMAIN]" in range_nvtx.

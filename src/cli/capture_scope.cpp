@@ -24,8 +24,8 @@ uint32_t milliseconds(double seconds, const char* option) {
 void parse_capture_scope(const std::string& api, const std::string& pytorch, const std::string& capture_range,
                          const std::string& capture_range_end, double delay_s, double duration_s,
                          CaptureSettings& settings) {
-  if (api == "full") settings.api_full = true;
-  else if (api != "lean") throw Error("--api must be lean or full, not '" + api + "'");
+  if (api == "lean") settings.api_full = false;
+  else if (api != "full") throw Error("--api must be full or lean, not '" + api + "'");
 
   if (!pytorch.empty() && pytorch != "ops" && pytorch != "shapes" && pytorch != "modules")
     throw Error("--pytorch must be ops, shapes or modules, not '" + pytorch + "'");

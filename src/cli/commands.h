@@ -33,7 +33,7 @@ struct ProfileOptions {
   uint64_t launch_skip = 0;              // --launch-skip N
   uint64_t launch_count = 0;             // --launch-count N; 0: all
   uint32_t gpu_metrics_hz = 0;           // --gpu-metrics[=RATE]; 0: off
-  std::string api = "lean";              // --api lean|full
+  std::string api = "full";              // --api full|lean
   std::string pytorch;                   // --pytorch[=ops|shapes|modules]; empty: off
   std::string capture_range;             // --capture-range cudaProfilerApi|nvtx:NAME[@DOMAIN]
   std::string capture_range_end = "stop";  // --capture-range-end stop|repeat[:N]

@@ -120,9 +120,10 @@ int main(int argc, char** argv) {
       ->default_str("10")
       ->check(CLI::Range(1, 20000));
   profile_cmd->add_option("--api", profile.api,
-                          "lean (default): pure-query CUDA API calls (cudaGetDevice, cudaGetLastError, ...) are "
-                          "counted and timed, not recorded one by one; full: record every call")
-      ->check(CLI::IsMember({"lean", "full"}));
+                          "full (default): record every CUDA API call; lean: pure-query calls (cudaGetDevice, "
+                          "cudaGetLastError, ...) are counted and timed, not recorded one by one (smaller traces, "
+                          "not faster: docs/performance.md)")
+      ->check(CLI::IsMember({"full", "lean"}));
   profile_cmd
       ->add_option("--pytorch", profile.pytorch,
                    "Python programs using PyTorch: name every kernel's op (ops), with input shapes (shapes), "

@@ -110,7 +110,7 @@ std::string describe(const ProfileOptions& options) {
   if (options.launch_skip > 0) text += " launch_skip=" + std::to_string(options.launch_skip);
   if (options.launch_count > 0) text += " launch_count=" + std::to_string(options.launch_count);
   if (options.gpu_metrics_hz > 0) text += " gpu_metrics_hz=" + std::to_string(options.gpu_metrics_hz);
-  if (options.api != "lean") text += " api=" + options.api;
+  if (options.api != "full") text += " api=" + options.api;
   if (!options.pytorch.empty()) text += " pytorch=" + options.pytorch;
   if (!options.capture_range.empty()) text += " capture_range=" + options.capture_range + " end=" + options.capture_range_end;
   if (options.delay_s > 0) text += " delay_s=" + std::to_string(options.delay_s);

@@ -45,9 +45,8 @@ Section build_api_section(const Trace& trace, size_t top) {
     for (const auto& g : counted)
       t.rows.push_back({text(g.name), text(to_string(g.domain)), num(static_cast<double>(g.calls), Unit::Count),
                         num(g.total_ns, Unit::Ns), num(g.calls ? g.total_ns / static_cast<double>(g.calls) : 0, Unit::Ns)});
-    t.notes.push_back("Pure queries (cudaGetDevice, cudaGetLastError, ...) get no per-call record, which makes tracing "
-                      "a tiny op much cheaper; their calls are counted and timed, and each one's first call is in the "
-                      "table above. `gpuscope profile --api full` records every call.");
+    t.notes.push_back("Captured with --api lean: pure queries (cudaGetDevice, cudaGetLastError, ...) got no per-call "
+                      "record; their calls were counted and timed, and each one's first call is in the table above.");
     limit_rows(t, top);
     s.tables.push_back(std::move(t));
   }

@@ -141,10 +141,10 @@ TEST(Cli, ProfileScopeOptionsReachTheCaptureLibrary) {
     return line;
   };
   std::string c = config_of("");
-  EXPECT_EQ(c.find(";api="), std::string::npos) << c;  // lean is the library's default
+  EXPECT_EQ(c.find(";api="), std::string::npos) << c;  // full is the library's default
   EXPECT_EQ(c.find(";range"), std::string::npos) << c;
-  c = config_of("--api full --capture-range nvtx:step@dom --capture-range-end repeat:4");
-  EXPECT_NE(c.find(";api=full;range=nvtx_hex:7374657040646f6d;range_end=repeat;range_repeat=4|"), std::string::npos) << c;
+  c = config_of("--api lean --capture-range nvtx:step@dom --capture-range-end repeat:4");
+  EXPECT_NE(c.find(";api=lean;range=nvtx_hex:7374657040646f6d;range_end=repeat;range_repeat=4|"), std::string::npos) << c;
   c = config_of("--capture-range cudaProfilerApi");
   EXPECT_NE(c.find(";range=profiler_api|"), std::string::npos) << c;
   c = config_of("--delay 1.5 --duration 2");

@@ -103,9 +103,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(CaptureConfig, ScopeKeys) {
   // "train@dom" hex-encoded: the message and its domain.
-  ConfigResult r = parse_config("spool=/a;api=full;range=nvtx_hex:747261696e40646f6d;range_end=repeat;range_repeat=3", true);
+  ConfigResult r = parse_config("spool=/a;api=lean;range=nvtx_hex:747261696e40646f6d;range_end=repeat;range_repeat=3", true);
   ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_TRUE(r.config.api_full);
+  EXPECT_FALSE(r.config.api_full);
   EXPECT_EQ(r.config.range, InjectConfig::Range::Nvtx);
   EXPECT_EQ(r.config.range_nvtx, "train");
   EXPECT_EQ(r.config.range_domain, "dom");
@@ -117,7 +117,7 @@ TEST(CaptureConfig, ScopeKeys) {
   EXPECT_EQ(r.config.delay_ms, 0u);
   EXPECT_EQ(r.config.duration_ms, 2500u);
   r = parse_config("spool=/a", true);
-  EXPECT_FALSE(r.config.api_full);
+  EXPECT_TRUE(r.config.api_full);
   EXPECT_EQ(r.config.range, InjectConfig::Range::Whole);
 }
 
