@@ -59,6 +59,21 @@ TEST(Cli, ProfileRefusesAnExistingInjectionAndMissingPrograms) {
   EXPECT_NE(no_lib.err.find("capture library not found"), std::string::npos);
 }
 
+// Each (options, message): `profile OPTIONS` fails with that one "gpuscope: ..." line and exit 2,
+// and the program (which would create ran.txt) never starts.
+template <size_t N>
+void expect_option_errors_before_the_program(const std::string& dir,
+                                             const std::pair<std::string, std::string> (&cases)[N]) {
+  for (const auto& [options, message] : cases) {
+    CliResult r = gpuscope(dir, "profile " + options + " -- /bin/sh -c 'touch ran.txt'",
+                           "GPUSCOPE_INJECT_LIB=/nonexistent.so");
+    EXPECT_EQ(r.exit_code, 2) << options;
+    EXPECT_EQ(lines(r.err), 1) << options << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << options << ": " << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt")) << options;
+  }
+}
+
 TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
   // Each is one "gpuscope: ..." line, exit 2, and the program (which would create ran.txt) never starts.
   const std::string dir = testing::scratch_dir("cli_profile_metrics");
@@ -70,14 +85,7 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
       {"--gpu-metrics --metrics sol", "--gpu-metrics and --metrics/--metric cannot be combined"},
       {"--gpu-metrics=1000 --metric dram__bytes_read.sum", "--gpu-metrics and --metrics/--metric cannot be combined"},
   };
-  for (const auto& [options, message] : cases) {
-    CliResult r = gpuscope(dir, "profile " + options + " -- /bin/sh -c 'touch ran.txt'",
-                        "GPUSCOPE_INJECT_LIB=/nonexistent.so");
-    EXPECT_EQ(r.exit_code, 2) << options;
-    EXPECT_EQ(lines(r.err), 1) << options << ": " << r.err;
-    EXPECT_NE(r.err.find(message), std::string::npos) << options << ": " << r.err;
-    EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt")) << options;
-  }
+  expect_option_errors_before_the_program(dir, cases);
   // Out-of-range values are rejected by the option parser, with exit 2 as well.
   EXPECT_EQ(gpuscope(dir, "profile --gpu-metrics=0 -- /bin/true").exit_code, 2);
   EXPECT_EQ(gpuscope(dir, "profile --gpu-metrics=20001 -- /bin/true").exit_code, 2);
@@ -116,13 +124,7 @@ TEST(Cli, ProfileScopeOptionErrorsComeBeforeTheProgramRuns) {
       {"--capture-range cudaProfilerApi --delay 2", "cannot be combined with --capture-range"},
       {"--duration 0.0001", "at least 0.001 s"},
   };
-  for (const auto& [options, message] : cases) {
-    CliResult r = gpuscope(dir, "profile " + options + " -- /bin/sh -c 'touch ran.txt'",
-                           "GPUSCOPE_INJECT_LIB=/nonexistent.so");
-    EXPECT_EQ(r.exit_code, 2) << options;
-    EXPECT_EQ(lines(r.err), 1) << options << ": " << r.err;
-    EXPECT_NE(r.err.find(message), std::string::npos) << options << ": " << r.err;
-  }
+  expect_option_errors_before_the_program(dir, cases);
   EXPECT_EQ(gpuscope(dir, "profile --api thin -- /bin/true").exit_code, 2);
   EXPECT_EQ(gpuscope(dir, "profile --delay -1 -- /bin/true").exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt"));
