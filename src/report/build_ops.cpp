@@ -7,6 +7,8 @@
 #include <algorithm>
 
 #include "gpuscope/analysis_host_ops.h"
+#include "gpuscope/analysis_modules.h"
+#include "report/units.h"
 #include "report/builder.h"
 
 namespace gpuscope::report {
@@ -134,6 +136,34 @@ std::optional<Section> build_ops_section(const Trace& trace, size_t top) {
   s.tables.push_back(ops_by_total(summary, top));
   s.tables.push_back(op_kernels(summary, top));
   return s;
+}
+
+void add_top_framework_lines(Section& s, const Trace& trace) {
+  constexpr size_t kShown = 3;
+  const analysis::HostOpSummary ops = analysis::summarize_host_ops(trace);
+  std::string top_ops;
+  size_t shown = 0;
+  for (const analysis::OpGroup& op : ops.ops) {
+    if (shown == kShown || op.self_gpu_ns <= 0) break;
+    top_ops += (shown++ ? ", " : "") + op.name + " " + format_duration(op.self_gpu_ns);
+  }
+  if (!top_ops.empty())
+    s.lines.push_back({"top_ops", "Top ops (self GPU time)", text(top_ops),
+                       "of " + format_duration(ops.gpu_ns) + " GPU time; see PyTorch ops"});
+  const analysis::ModuleSummary modules = analysis::summarize_modules(trace);
+  // The root module holds everything: name its children when it has any.
+  const bool has_children = std::any_of(modules.modules.begin(), modules.modules.end(),
+                                        [](const analysis::ModuleRow& m) { return m.path.find('.') != std::string::npos; });
+  std::string top_modules;
+  shown = 0;
+  for (const analysis::ModuleRow& m : modules.modules) {
+    if (shown == kShown) break;
+    if (has_children && m.path.find('.') == std::string::npos) continue;
+    top_modules += (shown++ ? ", " : "") + m.path + " " + format_duration(m.total_gpu_ns());
+  }
+  if (!top_modules.empty())
+    s.lines.push_back({"top_modules", "Top modules (GPU time)", text(top_modules),
+                       "forward + backward; see PyTorch modules"});
 }
 
 }  // namespace gpuscope::report

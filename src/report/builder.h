@@ -46,6 +46,9 @@ void add_metric_collection_lines(Section& quality, const Trace& trace);
 // Framework traces (torch.profiler): the ops and the GPU time they launched, when the trace has
 // host ops (build_ops.cpp).
 std::optional<Section> build_ops_section(const Trace& trace, size_t top);
+// The top ops and modules by GPU time as two lines of `s` (the first screen: Steps, else the
+// Executive summary), when the trace has them (build_ops.cpp).
+void add_top_framework_lines(Section& s, const Trace& trace);
 // The steps (analysis::summarize_steps of the range the user named or detect_step_range found),
 // led by the steady steps' verdict (build_steps.cpp).
 Section build_steps_section(const analysis::StepSummary& summary, size_t top);

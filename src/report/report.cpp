@@ -32,7 +32,19 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
                             {"kernel_share", kGapTimeline}, {"api_time", kGapApiCalls}, {"sync_wait_time", kGapSynchronization}});
   // The per-step picture comes first after the summary: what a training loop's owner asks first;
   // then what was paid once before it.
-  if (steps) r.sections.push_back(build_steps_section(*steps, top));
+  // The top ops and modules go on the first screen too: right under the steps' verdict, else at
+  // the end of the Executive summary.
+  Section framework;
+  add_top_framework_lines(framework, trace);
+  if (steps) {
+    r.sections.push_back(build_steps_section(*steps, top));
+    std::vector<Line>& lines = r.sections.back().lines;
+    lines.insert(lines.begin() + std::min<ptrdiff_t>(1, static_cast<ptrdiff_t>(lines.size())), framework.lines.begin(),
+                 framework.lines.end());
+  } else {
+    std::vector<Line>& lines = r.sections[1].lines;  // the Executive summary
+    lines.insert(lines.end(), framework.lines.begin(), framework.lines.end());
+  }
   if (auto s = build_startup_section(trace, steady)) r.sections.push_back(std::move(*s));
   r.sections.push_back(build_bottleneck_section(trace, top, inputs));
   r.sections.push_back(build_recommendations_section(trace, summary.wall_ns, inputs));

@@ -10,6 +10,7 @@
 #include "gpuscope/analysis_host_ops.h"
 #include "gpuscope/analysis_modules.h"
 #include "gpuscope/check.h"
+#include "gpuscope/report.h"
 #include "gpuscope/store.h"
 #include "importers/importer.h"
 #include "spool_builder.h"
@@ -70,6 +71,27 @@ TEST(TorchCaptures, EveryLayerHasForwardAndBackwardTime) {
   EXPECT_NEAR(layers_forward, s.modules[0].forward_gpu_ns, 1e-6 * s.gpu_ns);
   EXPECT_NEAR(layers_backward, s.modules[0].backward_gpu_ns, 1e-6 * s.gpu_ns);
   EXPECT_LT(s.unpaired_backward_gpu_ns, 0.25 * s.backward_gpu_ns);  // the loss's and AccumulateGrad's
+}
+
+// Issue 14's first screen: the steps' verdict, then the top ops and modules, before start-up and the
+// ranked fixes.
+TEST(TorchCaptures, TheFirstScreenNamesTheVerdictTopOpsAndModules) {
+  const std::string text = render_report(load_trace(capture("mlp_train_modules.gpuscope")), {}, parse_report_format("text"));
+  const size_t verdict = text.find("launch-bound: the GPU is idle");
+  const size_t ops = text.find("Top ops (self GPU time)            aten::addmm ");
+  const size_t modules = text.find("Top modules (GPU time)             Sequential.2 ");
+  const size_t startup = text.find("\nStart-up\n");
+  const size_t fixes = text.find("\nRecommendations\n");
+  ASSERT_NE(verdict, std::string::npos) << text.substr(0, 3000);
+  ASSERT_NE(ops, std::string::npos) << text.substr(0, 3000);
+  ASSERT_NE(modules, std::string::npos) << text.substr(0, 3000);
+  EXPECT_LT(verdict, ops);
+  EXPECT_LT(ops, modules);
+  EXPECT_LT(modules, startup);
+  EXPECT_LT(startup, fixes);
+  // Without ops (no hook) there are no such lines.
+  const std::string plain = render_report(load_trace(capture("mlp_train.gpuscope")), {}, parse_report_format("text"));
+  EXPECT_EQ(plain.find("Top ops"), std::string::npos);
 }
 
 TEST(TorchCaptures, WithoutTheHookThereAreNoOps) {
