@@ -15,7 +15,10 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
   s.key = "recommendations";
   s.title = "Recommendations";
   s.empty_text = "no rule fired";
-  const auto findings = analysis::run_rules(trace, inputs);
+  // With steps, a start-up finding (Finding::startup) is paid once, not in every step: it is listed
+  // apart, unranked, so the ranked fixes are those of the steady state.
+  std::vector<analysis::Finding> findings, once;
+  for (analysis::Finding& f : analysis::run_rules(trace, inputs)) (inputs.steady && f.startup ? once : findings).push_back(std::move(f));
   const auto not_run = analysis::rules_not_run(trace);
   if (!not_run.empty()) {
     // Said as a line, so it shows whether or not other rules fired.
@@ -26,9 +29,9 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
   if (inputs.steady) {
     const analysis::Interval wall = analysis::wall_window(trace);
     s.lines.push_back({"judged", "Judged", text(steady_state_text(*inputs.steady, wall.end - wall.start)),
-                       "findings about time judge steps 2..N; start-up findings rank last (see Start-up)"});
+                       "findings about time judge steps 2..N; start-up findings are listed apart, unranked"});
   }
-  if (findings.empty()) return s;
+  if (findings.empty() && once.empty()) return s;
   Table summary;
   summary.key = "recommendations";
   summary.title = "Ranked by estimated saving";
@@ -63,13 +66,30 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
     summary.notes.push_back(fmt::format("Not additive: {} count some of the same time (see each finding); the "
                                         "other savings are on different calls and add up.",
                                         fmt::join(pairs, ", ")));
-  s.tables.push_back(std::move(summary));
+  if (!findings.empty()) s.tables.push_back(std::move(summary));
+  if (!once.empty()) {
+    Table t;
+    t.key = "startup_findings";
+    t.title = "Paid once, at start-up (not ranked; see Start-up)";
+    t.columns = {text_column("rule", "Rule"), num_column("saving", "Est. saving", Unit::Ns),
+                 num_column("wall_percent", "% of wall", Unit::Percent), text_column("title", "Finding", TextStyle::Prose)};
+    for (const auto& f : once) {
+      const auto saving = f.saving_ns ? std::optional<double>(double(*f.saving_ns)) : std::nullopt;
+      t.rows.push_back({text(f.rule), opt_num(saving, Unit::Ns),
+                        opt_num(saving ? analysis::share_percent(*saving, double(wall_ns)) : std::nullopt, Unit::Percent),
+                        text(f.title)});
+    }
+    s.tables.push_back(std::move(t));
+  }
 
-  for (size_t i = 0; i < findings.size(); ++i) {
-    const auto& f = findings[i];
+  std::vector<const analysis::Finding*> detailed;
+  for (const auto& f : findings) detailed.push_back(&f);
+  for (const auto& f : once) detailed.push_back(&f);
+  for (size_t i = 0; i < detailed.size(); ++i) {
+    const auto& f = *detailed[i];
     Table t;
     t.key = "finding_" + f.rule;
-    t.title = fmt::format("{}. {}", i + 1, f.title);
+    t.title = i < findings.size() ? fmt::format("{}. {}", i + 1, f.title) : "Start-up: " + f.title;
     // No rows: the details are sentences, which renderers lay out as notes (wrapped, never shortened).
     for (const auto& e : f.evidence) t.notes.push_back("Evidence: " + e);
     t.notes.push_back("Estimate: " + f.estimate);
