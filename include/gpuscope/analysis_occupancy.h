@@ -20,9 +20,15 @@ const char* to_string(OccupancyLimiter l);
 struct OccupancyInput {
   uint32_t threads_per_block = 0;
   uint32_t registers_per_thread = 0;
-  uint32_t shared_bytes_per_block = 0;  // static + dynamic
+  uint64_t shared_bytes_per_block = 0;  // static + dynamic; 64 bits so the sum cannot wrap
   uint64_t blocks = 0;                  // grid size, for waves
 };
+
+// The input for a launch configuration, every product in 64 bits: a dimension that is not
+// positive, or a block of more than 2^32 threads, gives 0 threads (no occupancy) and a grid
+// with such a dimension 0 blocks. Importers reject such configurations (finalize.h); this
+// keeps the arithmetic safe on any Trace built by other means.
+OccupancyInput occupancy_input(const LaunchConfig& config);
 
 struct Occupancy {
   uint32_t warps_per_block = 0;

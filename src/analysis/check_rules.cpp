@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <charconv>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -33,7 +34,9 @@ struct Reader {
   std::optional<double> number_at(const toml::table& t, const char* key) const {
     const toml::node* n = t.get(key);
     if (!n) return std::nullopt;
-    if (!n->is_number()) fail(*n, fmt::format("'{}' must be a number", key));
+    // TOML has nan and inf literals; a limit of nan passes every comparison, so every check.
+    if (!n->is_number() || !std::isfinite(*n->value<double>()))
+      fail(*n, fmt::format("'{}' must be a number (a finite one)", key));
     return *n->value<double>();
   }
 
@@ -45,13 +48,16 @@ struct Reader {
     if (!n->is_string())
       fail(*n, fmt::format("'{}' is a duration: give it as a string with a unit, e.g. \"1.5 ms\"", key));
     const std::string text = *n->value<std::string>();
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
+    // Decimal only (from_chars, unlike strtod, takes no "0x10" or leading blanks), finite (it
+    // takes "inf" and "nan"), and in range ("1e400" is refused), so every limit can fail.
+    double v = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
     std::string unit(end);
     unit.erase(0, unit.find_first_not_of(' '));
     static const std::pair<const char*, double> units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
     for (const auto& [name, scale] : units)
-      if (end != text.c_str() && unit == name && v >= 0) return v * scale;
+      if (error == std::errc{} && end != text.data() && unit == name && v >= 0 && std::isfinite(v * scale))
+        return v * scale;
     fail(*n, fmt::format("'{}' = \"{}\": expected a non-negative number and a unit (ns, us, ms, s)", key, text));
   }
 };

@@ -104,12 +104,9 @@ std::optional<AchievedOccupancy> achieved_occupancy(const KernelMetricValues& k)
   AchievedOccupancy a;
   a.achieved_percent = *achieved;
   a.active_warps_per_sm = k.get("sm__warps_active.avg.per_cycle_active");
-  const LaunchConfig& c = k.config;
-  const uint64_t blocks = static_cast<uint64_t>(c.grid[0]) * c.grid[1] * c.grid[2];
-  if (k.device)
-    a.theoretical = compute_occupancy(*k.device, {static_cast<uint32_t>(c.block[0] * c.block[1] * c.block[2]),
-                                                  c.registers_per_thread, c.static_shared_bytes + c.dynamic_shared_bytes,
-                                                  blocks});
+  const OccupancyInput in = occupancy_input(k.config);
+  const uint64_t blocks = in.blocks;
+  if (k.device) a.theoretical = compute_occupancy(*k.device, in);
   if (!a.theoretical || a.theoretical->occupancy_percent <= 0) return a;
   const Occupancy& o = *a.theoretical;
   a.achieved_of_theoretical = a.achieved_percent / o.occupancy_percent * 100.0;

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "importers/torch_nvtx/torch_nvtx.h"
+#include "importers/validate.h"
 
 namespace gpuscope {
 
@@ -123,7 +124,8 @@ void nest_ranges(Trace& trace) {
 }
 
 void finalize_trace(Trace& trace) {
-  place_replayed_kernels(trace);
+  place_replayed_kernels(trace);  // before validation: it gives timeless kernels their times
+  validate_trace(trace);
   sort_by_start(trace.api_calls);
   sort_by_start(trace.kernels);
   sort_by_start(trace.memcpys);

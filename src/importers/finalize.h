@@ -1,5 +1,5 @@
 // Work every importer shares once all sources of a trace are loaded:
-// sorting, NVTX nesting, joining synchronizations to their threads, and
+// validation (validate.h), sorting, NVTX nesting, joining synchronizations to their threads, and
 // counting what could not be matched (data loss is data).
 #pragma once
 
