@@ -2,6 +2,7 @@
 // outcome on the real bsr_spmm captures, and the command's exit codes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "common/error.h"
@@ -157,6 +158,21 @@ TEST(CheckGates, NothingMatchedMissingMetricOrBaselineIsAnError) {
 testing::CliResult check_cli(const std::string& dir, const std::string& rules, const std::string& args) {
   std::ofstream(dir + "/rules.toml") << rules;
   return testing::run_gpuscope(dir, "check " + args + " --rules rules.toml");
+}
+
+// Rules files are read whole, so only bounded regular files are read: /dev/zero would fill memory
+// and a FIFO would block forever.
+TEST(CheckCli, RulesMustBeABoundedRegularFile) {
+  const std::string dir = testing::scratch_dir("check_cli_rules_bounds");
+  const std::string fixed = std::string(GPUSCOPE_TEST_DATA_DIR) + "/bsr_spmm_fixed.gpuscope";
+  std::ofstream(dir + "/huge.toml") << "# padding\n" << std::string(2 << 20, '#') << "\n";
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "check " + fixed + " --rules huge.toml"),
+                                 "cannot read rules file huge.toml: larger than 1 MiB", "huge");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "check " + fixed + " --rules /dev/zero"),
+                                 "cannot read rules file /dev/zero: not a regular file", "device");
+  ASSERT_EQ(std::system(("mkfifo " + dir + "/fifo.toml").c_str()), 0);
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "check " + fixed + " --rules fifo.toml"),
+                                 "cannot read rules file fifo.toml: not a regular file", "fifo");
 }
 
 TEST(CheckCli, ExitCodesZeroOneTwo) {

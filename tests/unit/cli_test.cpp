@@ -239,6 +239,13 @@ TEST(Cli, ImportTurnsLeftoverSpoolsIntoACapture) {
   EXPECT_EQ(write.exit_code, 2) << "query is read-only";
 }
 
+// Names come from users and files; one holding a newline must not split the error into lines.
+TEST(Cli, ANewlineInANameStaysInsideTheOneLineError) {
+  const std::string dir = testing::scratch_dir("cli_newline_name");
+  CliResult r = gpuscope(dir, "report \"$(printf 'two\\nlines.gpuscope')\"");
+  testing::expect_one_line_error(r, "two\\nlines.gpuscope", "newline in a file name");
+}
+
 // `query` only reads: nothing it runs may write a file or be silently ignored.
 TEST(Cli, QueryRunsExactlyOneReadOnlyStatement) {
   const std::string dir = testing::scratch_dir("cli_query_read_only");
