@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "common/utf8.h"
 #include "gpuscope/check.h"
 #include "gpuscope/store.h"
 #include "spool_builder.h"
@@ -118,6 +119,29 @@ TEST(CheckGates, ThresholdsPassAndFail) {
   const std::string junit = render_junit(fail);
   EXPECT_NE(junit.find("<testsuites name=\"gpuscope check\" tests=\"2\" failures=\"2\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("<failure message=\"measured 330.4 ms, limit &lt;= 100.0 ms\""), std::string::npos) << junit;
+}
+
+// Rule ids and kernel names may hold any bytes; the JUnit file must still be XML 1.0 that parses.
+TEST(CheckGates, JunitHoldsOnlyXmlCharacters) {
+  CheckResult result;
+  result.file = "run\x01.gpuscope";
+  result.rules_file = "rules.toml";
+  Outcome o;
+  o.rule_id = "gate\x1b[31m";
+  o.target = std::string("kern<T>\n&\xff\xc3(\t\x7f\xef\xbf\xbf") + "\xc3\xa9";
+  o.value = 2e6;
+  o.max = 1e6;
+  o.passed = false;
+  o.message = "slow\x02";
+  result.outcomes.push_back(o);
+  const std::string junit = render_junit(result);
+  EXPECT_EQ(utf8::valid(junit), junit) << "valid UTF-8";
+  for (char c : junit) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << "control byte " << int(c);
+  EXPECT_EQ(junit.find("\xef\xbf\xbf"), std::string::npos) << "U+FFFF is not an XML character (DEL is)";
+  const std::string fffd = "\xef\xbf\xbd";
+  EXPECT_NE(junit.find("name=\"kern&lt;T&gt;&#10;&amp;" + fffd + fffd + "(&#9;\x7f" + fffd + "\xc3\xa9\""),
+            std::string::npos) << junit;
+  EXPECT_NE(junit.find("classname=\"gpuscope.check.gate" + fffd + "[31m\""), std::string::npos) << junit;
 }
 
 TEST(CheckGates, BaselineRulesAreSignificanceAware) {
