@@ -196,7 +196,8 @@ RuleSet read_rules(const std::string& path) {
   const auto status = std::filesystem::status(path, ec);
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
     throw Error("cannot read rules file " + path + ": not a regular file");
-  if (std::filesystem::exists(status) && std::filesystem::file_size(path, ec) > kMaxRulesBytes)
+  const std::uintmax_t size = std::filesystem::exists(status) ? std::filesystem::file_size(path, ec) : 0;
+  if (!ec && size > kMaxRulesBytes)
     throw Error(fmt::format("cannot read rules file {}: larger than {} MiB (rules files are a few KB)", path,
                             kMaxRulesBytes >> 20));
   std::ifstream in(path, std::ios::binary);
