@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -192,7 +194,19 @@ RuleSet parse_rules(const std::string& text, const std::string& source) {
   return set;
 }
 
+// Rules files are a few KB; the bound keeps `--rules /dev/zero` or a huge file from filling memory.
+constexpr std::uintmax_t kMaxRulesBytes = 1 << 20;
+
 RuleSet read_rules(const std::string& path) {
+  // Only regular files: a device never ends and opening a FIFO blocks until someone writes to it.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw Error("cannot read rules file " + path + ": not a regular file");
+  const std::uintmax_t size = std::filesystem::exists(status) ? std::filesystem::file_size(path, ec) : 0;
+  if (!ec && size > kMaxRulesBytes)
+    throw Error(fmt::format("cannot read rules file {}: larger than {} MiB (rules files are a few KB)", path,
+                            kMaxRulesBytes >> 20));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error("cannot read rules file " + path);
   std::stringstream text;

@@ -57,7 +57,7 @@ OneRun capture_once(const BenchOptions& o, const std::string& library, const std
 std::string choose_output(const BenchOptions& o) {
   const std::string name = o.output.empty() ? fs::path(o.command.front()).filename().string() + "-bench" : o.output;
   const std::string path = capture_path(name);
-  if (!o.force && fs::exists(path)) throw Error(path + " already exists (use --force to overwrite, or -o another name)");
+  refuse_existing_output(path, o.force, ", or -o another name");
   return path;
 }
 

@@ -33,6 +33,15 @@ std::string capture_path(const std::string& name) {
   return fs::absolute(path).lexically_normal().string();
 }
 
+bool path_taken(const std::string& path) {
+  std::error_code ec;
+  return fs::exists(fs::symlink_status(path, ec));
+}
+
+void refuse_existing_output(const std::string& path, bool force, const std::string& or_else) {
+  if (!force && path_taken(path)) throw Error(path + " already exists (use --force to overwrite" + or_else + ")");
+}
+
 std::string spool_prefix(const std::string& capture_path) {
   return ends_with(capture_path, kExtension)
              ? capture_path.substr(0, capture_path.size() - kExtension.size())

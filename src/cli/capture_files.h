@@ -19,6 +19,14 @@ std::string spool_prefix(const std::string& capture_path);
 // Spools PREFIX.<pid>.spool that exist now, sorted by pid.
 std::vector<std::string> find_spools(const std::string& prefix);
 
+// Throws "PATH already exists (use --force to overwrite<or_else>)" when any directory entry is at
+// `path` and `force` is off. A symlink counts even when it dangles: fs::exists follows links, and
+// writing through a dangling one would silently create or replace a file somewhere else.
+void refuse_existing_output(const std::string& path, bool force, const std::string& or_else = "");
+
+// Whether any directory entry (file, directory, symlink dangling or not) is at `path`.
+bool path_taken(const std::string& path);
+
 // The capture library: $GPUSCOPE_INJECT_LIB if set, else next to the gpuscope
 // executable, else ../lib/gpuscope/ relative to it. Throws if none exists.
 std::string find_inject_library(const std::string& override_path);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <iostream>
 
+#include "cli/capture_files.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "export/gzip.h"
@@ -52,8 +53,7 @@ void write_file(const std::string& path, bool gzip, const std::function<void(std
 
 int run_export(const ExportOptions& options) {
   const ExportFormat& format = find_export_format(options.format);
-  if (!options.force && fs::exists(options.output))
-    throw Error(options.output + " already exists (use --force to overwrite)");
+  refuse_existing_output(options.output, options.force);
   const Trace trace = load_trace(options.input);
   if (options.run) {
     bool found = false;

@@ -13,8 +13,7 @@ namespace gpuscope::cli {
 
 int run_import(const ImportOptions& options) {
   const std::string output = capture_path(options.output);
-  if (!options.force && std::filesystem::exists(output))
-    throw Error(output + " already exists (use --force to overwrite)");
+  refuse_existing_output(output, options.force);
   Trace trace = import_files(options.inputs, options.metrics_from);
   if (trace.run.source_tool.empty()) {  // spools: the run as its processes saw it
     for (const Process& p : trace.processes) {

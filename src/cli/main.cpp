@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
     std::cerr << "gpuscope: " << error.what() << "\n";
     return 2;
   } catch (const std::exception& error) {
-    std::cerr << "gpuscope: internal error: " << error.what() << "\n";
+    std::cerr << "gpuscope: internal error: " << gpuscope::printable(error.what()) << "\n";  // one line, like Error
     return 2;
   }
   return 2;

@@ -31,14 +31,13 @@ namespace {
 std::string choose_output(const ProfileOptions& options) {
   if (!options.output.empty()) {
     const std::string path = capture_path(options.output);
-    if (!options.force && fs::exists(path))
-      throw Error(path + " already exists (use --force to overwrite, or -o another name)");
+    refuse_existing_output(path, options.force, ", or -o another name");
     return path;
   }
   const std::string stem = fs::path(options.command.front()).filename().string();
   for (int n = 1; n < 10000; ++n) {
     const std::string path = capture_path(n == 1 ? stem : stem + "-" + std::to_string(n));
-    if (!fs::exists(path) && find_spools(spool_prefix(path)).empty()) return path;
+    if (!path_taken(path) && find_spools(spool_prefix(path)).empty()) return path;
   }
   throw Error("too many captures named " + stem + "*.gpuscope here; use -o NAME");
 }

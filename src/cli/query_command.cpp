@@ -18,7 +18,7 @@ int run_query(const QueryOptions& options) {
                 options.input + "' first");
   read_trace(options.input);  // validates the file the same way every command does
   store::Database db(options.input, store::Database::Mode::ReadOnly);
-  auto select = db.prepare(options.sql);
+  auto select = db.prepare_user_query(options.sql);
   const int columns = select.column_count();
   if (options.header) {
     for (int c = 0; c < columns; ++c) std::cout << (c ? "\t" : "") << select.column_name(c);

@@ -7,11 +7,15 @@
 #include <stdexcept>
 #include <string>
 
+#include "common/printable.h"
+
 namespace gpuscope {
 
+// The message goes through printable(): messages embed names read from files and given by users,
+// and one with a newline would otherwise print as several lines.
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& message) : std::runtime_error(message) {}
+  explicit Error(const std::string& message) : std::runtime_error(printable(message)) {}
 };
 
 }  // namespace gpuscope

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "common/utf8.h"
 #include "gpuscope/check.h"
 #include "report/metric_units.h"
 #include "report/model.h"
@@ -50,16 +51,29 @@ std::string limit_text(const Outcome& o) {
   return text;
 }
 
+// The characters XML 1.0 allows at all (https://www.w3.org/TR/xml/#charsets): a rule id or kernel
+// name may hold others (control characters), and one of them makes the whole file unreadable.
+bool xml_char(char32_t c) {
+  return c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) ||
+         (c >= 0x10000 && c <= 0x10FFFF);
+}
+
+// Escaped for attribute values and text; characters XML cannot hold and invalid UTF-8 become U+FFFD.
+// Newlines and tabs are character references, as attribute values turn raw ones into spaces.
 std::string xml_escape(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  for (size_t i = 0, length = 0; i < s.size(); i += length) {
+    const char32_t c = utf8::decode(s, i, length);
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;
       case '"': out += "&quot;"; break;
       case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '\n': out += "&#10;"; break;
+      case '\r': out += "&#13;"; break;
+      case '\t': out += "&#9;"; break;
+      default: utf8::append(out, xml_char(c) ? c : utf8::kReplacement);
     }
   }
   return out;

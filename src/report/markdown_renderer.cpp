@@ -1,6 +1,6 @@
 // GitHub-flavoured markdown renderer: headings, bullet lines, pipe tables.
-// Names are shown in full (a rendered table wraps), as code so that "*", "_"
-// and "<" in C++ names are not taken for markup.
+// Names are shown in full up to kMaxShownWidth (a rendered table wraps), as code so that "*", "_"
+// and "<" in C++ names are not taken for markup. Every string passes through one_line().
 #include <algorithm>
 
 #include "report/renderers.h"

@@ -23,18 +23,21 @@ std::string rstrip(std::string s) {
   return s;
 }
 
-void heading(std::string& out, const std::string& title, char underline) {
+// Every string of the model passes through one_line() on its way out (valid UTF-8, one line,
+// bounded width): titles and labels too, as builders may put names in them.
+void heading(std::string& out, const std::string& raw_title, char underline) {
+  const std::string title = one_line(raw_title);
   out += title + "\n" + std::string(display_width(title), underline) + "\n";
 }
 
 void render_lines(std::string& out, const std::vector<Line>& lines) {
   size_t label_w = 0, value_w = 0;
   for (const Line& l : lines) {
-    label_w = std::max(label_w, display_width(l.label));
+    label_w = std::max(label_w, display_width(one_line(l.label)));
     if (!l.note.empty()) value_w = std::max(value_w, std::min(kMaxValueCol, display_width(cell_text(l.value))));
   }
   for (const Line& l : lines) {
-    std::string row = pad(l.label, label_w, false) + std::string(kGap, ' ');
+    std::string row = pad(one_line(l.label), label_w, false) + std::string(kGap, ' ');
     std::string value = cell_text(l.value);
     if (l.note.empty()) {
       row += value;
@@ -50,7 +53,7 @@ std::vector<size_t> fit_widths(const Table& t, const std::vector<std::vector<std
   const size_t n = t.columns.size();
   std::vector<size_t> w(n, 0);
   for (size_t c = 0; c < n; ++c) {
-    w[c] = display_width(t.columns[c].title);
+    w[c] = display_width(one_line(t.columns[c].title));
     for (const auto& row : cells) w[c] = std::max(w[c], display_width(row[c]));
   }
   auto total = [&] {
@@ -104,7 +107,7 @@ std::string note_lines(const std::string& note) {
 
 void render_table(std::string& out, const Table& t) {
   if (t.rows.empty()) {
-    out += t.title + ": " + t.empty_text + "\n";
+    out += one_line(t.title) + ": " + one_line(t.empty_text) + "\n";
   } else {
     std::vector<std::vector<std::string>> cells;
     for (const auto& row : t.rows) {
@@ -121,10 +124,10 @@ void render_table(std::string& out, const Table& t) {
       }
       out += rstrip(line) + "\n";
     };
-    out += t.title + "\n";
+    out += one_line(t.title) + "\n";
     std::vector<std::string> header, rule;
     for (size_t c = 0; c < t.columns.size(); ++c) {
-      header.push_back(t.columns[c].title);
+      header.push_back(one_line(t.columns[c].title));
       rule.push_back(std::string(w[c], '-'));
     }
     emit(header);
@@ -142,7 +145,7 @@ std::string render_text(const Report& report) {
   for (const Section& s : report.sections) {
     out += "\n";
     heading(out, s.title, '-');
-    if (s.lines.empty() && s.tables.empty()) out += s.empty_text + "\n";
+    if (s.lines.empty() && s.tables.empty()) out += one_line(s.empty_text) + "\n";
     if (!s.lines.empty()) render_lines(out, s.lines);
     for (size_t i = 0; i < s.tables.size(); ++i) {
       if (i > 0 || !s.lines.empty()) out += "\n";

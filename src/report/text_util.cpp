@@ -1,7 +1,6 @@
 #include "report/text_util.h"
 
-#include <vector>
-
+#include "common/utf8.h"
 #include "report/units.h"
 
 namespace gpuscope::report {
@@ -9,12 +8,20 @@ namespace {
 
 bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
-// Byte offsets at which each code point starts.
-std::vector<size_t> code_point_starts(std::string_view s) {
-  std::vector<size_t> starts;
-  for (size_t i = 0; i < s.size(); ++i)
-    if (!is_continuation(s[i])) starts.push_back(i);
-  return starts;
+// The byte offset where the code point `n` code points from the start begins (s.size() if none).
+size_t offset_after(std::string_view s, size_t n) {
+  size_t i = 0;
+  for (; i < s.size(); ++i)
+    if (!is_continuation(s[i]) && n-- == 0) break;
+  return i;
+}
+
+// The byte offset where the last `n` code points begin.
+size_t offset_of_last(std::string_view s, size_t n) {
+  size_t i = s.size();
+  while (n > 0 && i > 0)
+    if (!is_continuation(s[--i])) --n;
+  return i;
 }
 
 }  // namespace
@@ -26,23 +33,22 @@ size_t display_width(std::string_view s) {
 }
 
 std::string shorten_middle(std::string_view s, size_t width) {
-  const std::vector<size_t> starts = code_point_starts(s);
-  if (starts.size() <= width) return std::string(s);
+  if (display_width(s) <= width) return std::string(s);
   if (width == 0) return {};
   const size_t keep = width - 1;  // one column for the ellipsis
   const size_t head = (keep + 1) / 2;
   const size_t tail = keep - head;
-  std::string out(s.substr(0, starts[head]));
+  std::string out(s.substr(0, offset_after(s, head)));
   out += "\u2026";
-  if (tail > 0) out += s.substr(starts[starts.size() - tail]);
+  if (tail > 0) out += s.substr(offset_of_last(s, tail));
   return out;
 }
 
 std::string one_line(std::string_view s) {
-  std::string out(s);
+  std::string out = utf8::valid(s);
   for (char& c : out)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
-  return out;
+  return shorten_middle(out, kMaxShownWidth);
 }
 
 std::string cell_text(const Cell& cell) {

@@ -18,7 +18,14 @@ size_t display_width(std::string_view s);
 // of a long kernel name stay readable. Never splits a UTF-8 sequence.
 std::string shorten_middle(std::string_view s, size_t width);
 
-// Replaces control characters (newlines, tabs) by spaces: one cell, one line.
+// Names longer than this (code points) are shortened in the middle wherever people read them.
+// Real kernel names stay far below; a 40 MB one would otherwise make the text and markdown
+// reports tens of MB and slow to lay out. The store and JSON keep names whole.
+inline constexpr size_t kMaxShownWidth = 4096;
+
+// Text from the model as the text and markdown renderers show it: invalid UTF-8 bytes become
+// U+FFFD, control characters (newlines, tabs) spaces (one cell, one line), and text wider than
+// kMaxShownWidth is shortened in the middle.
 std::string one_line(std::string_view s);
 
 // A cell as people read it: formatted number, text, or "-" when empty.

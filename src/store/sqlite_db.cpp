@@ -70,6 +70,39 @@ void Database::exec(const std::string& sql) {
 
 Statement Database::prepare(const std::string& sql) { return Statement(*this, sql); }
 
+namespace {
+// Refuses ATTACH and DETACH while a user's SQL is prepared: sqlite3_stmt_readonly() calls them
+// read-only, as they change the connection rather than this file.
+int refuse_attach(void* refused, int action, const char*, const char*, const char*, const char*) {
+  if (action != SQLITE_ATTACH && action != SQLITE_DETACH) return SQLITE_OK;
+  *static_cast<bool*>(refused) = true;
+  return SQLITE_DENY;
+}
+}  // namespace
+
+Statement Database::prepare_user_query(const std::string& sql) {
+  bool attach = false;
+  sqlite3_set_authorizer(db_, refuse_attach, &attach);
+  sqlite3_stmt* raw = nullptr;
+  const char* tail = nullptr;
+  const int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);
+  sqlite3_set_authorizer(db_, nullptr, nullptr);
+  Statement statement(*this, raw);  // finalizes `raw` on every path below
+  if (attach) throw Error("query is read-only: ATTACH and DETACH are refused");
+  if (rc != SQLITE_OK) fail("cannot prepare query", rc);
+  if (!raw) throw Error("query: no SQL statement given");
+  // What follows the first statement must be nothing but spaces and comments: preparing it
+  // yields no statement then (and a second statement, or an error, otherwise).
+  sqlite3_stmt* next = nullptr;
+  const int next_rc = sqlite3_prepare_v2(db_, tail, static_cast<int>(sql.c_str() + sql.size() - tail), &next, nullptr);
+  sqlite3_finalize(next);
+  if (next_rc != SQLITE_OK || next)
+    throw Error("query runs one SQL statement; remove everything after the first one's ';'");
+  if (!sqlite3_stmt_readonly(raw))
+    throw Error("query is read-only: statements that write (VACUUM, INSERT, UPDATE, CREATE, ...) are refused");
+  return statement;
+}
+
 bool Database::has_table(const std::string& name) {
   auto stmt = prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?");
   stmt.bind(1, name);

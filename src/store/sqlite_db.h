@@ -27,6 +27,11 @@ class Database {
 
   void exec(const std::string& sql);
   Statement prepare(const std::string& sql);
+  // SQL that a user typed (`gpuscope query`): exactly one statement that reads. Throws a
+  // one-line Error for empty SQL, a second statement (SQLite would silently ignore it), ATTACH
+  // (it opens or creates another file) and anything that writes, VACUUM INTO included: it writes
+  // a new file even on a connection opened read-only.
+  Statement prepare_user_query(const std::string& sql);
   bool has_table(const std::string& name);
   const std::string& path() const { return path_; }
   [[noreturn]] void fail(const std::string& what, int code) const;
@@ -71,6 +76,9 @@ class Statement {
   std::string column_name(int column) const;
 
  private:
+  Statement(Database& db, sqlite3_stmt* stmt) : db_(&db), stmt_(stmt) {}
+  friend class Database;
+
   Database* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };

@@ -2,9 +2,11 @@
 // outcome on the real bsr_spmm captures, and the command's exit codes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "common/error.h"
+#include "common/utf8.h"
 #include "gpuscope/check.h"
 #include "gpuscope/store.h"
 #include "spool_builder.h"
@@ -119,6 +121,29 @@ TEST(CheckGates, ThresholdsPassAndFail) {
   EXPECT_NE(junit.find("<failure message=\"measured 330.4 ms, limit &lt;= 100.0 ms\""), std::string::npos) << junit;
 }
 
+// Rule ids and kernel names may hold any bytes; the JUnit file must still be XML 1.0 that parses.
+TEST(CheckGates, JunitHoldsOnlyXmlCharacters) {
+  CheckResult result;
+  result.file = "run\x01.gpuscope";
+  result.rules_file = "rules.toml";
+  Outcome o;
+  o.rule_id = "gate\x1b[31m";
+  o.target = std::string("kern<T>\n&\xff\xc3(\t\x7f\xef\xbf\xbf") + "\xc3\xa9";
+  o.value = 2e6;
+  o.max = 1e6;
+  o.passed = false;
+  o.message = "slow\x02";
+  result.outcomes.push_back(o);
+  const std::string junit = render_junit(result);
+  EXPECT_EQ(utf8::valid(junit), junit) << "valid UTF-8";
+  for (char c : junit) EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << "control byte " << int(c);
+  EXPECT_EQ(junit.find("\xef\xbf\xbf"), std::string::npos) << "U+FFFF is not an XML character (DEL is)";
+  const std::string fffd = "\xef\xbf\xbd";
+  EXPECT_NE(junit.find("name=\"kern&lt;T&gt;&#10;&amp;" + fffd + fffd + "(&#9;\x7f" + fffd + "\xc3\xa9\""),
+            std::string::npos) << junit;
+  EXPECT_NE(junit.find("classname=\"gpuscope.check.gate" + fffd + "[31m\""), std::string::npos) << junit;
+}
+
 TEST(CheckGates, BaselineRulesAreSignificanceAware) {
   const std::string rules = "[[baseline]]\nkind = \"kernel\"\nmax_slower_pct = 3\n"
                             "[[baseline]]\nkind = \"memory\"\nmatch = \"DtoH*\"\nmax_slower_pct = 3\n";
@@ -157,6 +182,21 @@ TEST(CheckGates, NothingMatchedMissingMetricOrBaselineIsAnError) {
 testing::CliResult check_cli(const std::string& dir, const std::string& rules, const std::string& args) {
   std::ofstream(dir + "/rules.toml") << rules;
   return testing::run_gpuscope(dir, "check " + args + " --rules rules.toml");
+}
+
+// Rules files are read whole, so only bounded regular files are read: /dev/zero would fill memory
+// and a FIFO would block forever.
+TEST(CheckCli, RulesMustBeABoundedRegularFile) {
+  const std::string dir = testing::scratch_dir("check_cli_rules_bounds");
+  const std::string fixed = std::string(GPUSCOPE_TEST_DATA_DIR) + "/bsr_spmm_fixed.gpuscope";
+  std::ofstream(dir + "/huge.toml") << "# padding\n" << std::string(2 << 20, '#') << "\n";
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "check " + fixed + " --rules huge.toml"),
+                                 "cannot read rules file huge.toml: larger than 1 MiB", "huge");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "check " + fixed + " --rules /dev/zero"),
+                                 "cannot read rules file /dev/zero: not a regular file", "device");
+  ASSERT_EQ(std::system(("mkfifo " + dir + "/fifo.toml").c_str()), 0);
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "check " + fixed + " --rules fifo.toml"),
+                                 "cannot read rules file fifo.toml: not a regular file", "fifo");
 }
 
 TEST(CheckCli, ExitCodesZeroOneTwo) {

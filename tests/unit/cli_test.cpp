@@ -239,5 +239,33 @@ TEST(Cli, ImportTurnsLeftoverSpoolsIntoACapture) {
   EXPECT_EQ(write.exit_code, 2) << "query is read-only";
 }
 
+// Names come from users and files; one holding a newline must not split the error into lines.
+TEST(Cli, ANewlineInANameStaysInsideTheOneLineError) {
+  const std::string dir = testing::scratch_dir("cli_newline_name");
+  CliResult r = gpuscope(dir, "report \"$(printf 'two\\nlines.gpuscope')\"");
+  testing::expect_one_line_error(r, "two\\nlines.gpuscope", "newline in a file name");
+}
+
+// `query` only reads: nothing it runs may write a file or be silently ignored.
+TEST(Cli, QueryRunsExactlyOneReadOnlyStatement) {
+  const std::string dir = testing::scratch_dir("cli_query_read_only");
+  const std::string capture = std::string(GPUSCOPE_TEST_DATA_DIR) + "/bsr_spmm_baseline.gpuscope ";
+  testing::expect_one_line_error(gpuscope(dir, "query " + capture + "\"VACUUM INTO 'copy.db'\""),
+                                 "query is read-only: statements that write", "vacuum into");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/copy.db"));
+  testing::expect_one_line_error(gpuscope(dir, "query " + capture + "\"ATTACH 'other.db' AS o\""),
+                                 "query is read-only: ATTACH and DETACH are refused", "attach");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/other.db"));
+  testing::expect_one_line_error(gpuscope(dir, "query " + capture + "'SELECT 1; SELECT 2'"),
+                                 "query runs one SQL statement", "two statements");
+  testing::expect_one_line_error(gpuscope(dir, "query " + capture + "'SELECT 1; DELETE FROM kernels'"),
+                                 "query runs one SQL statement", "a write after a read");
+  testing::expect_one_line_error(gpuscope(dir, "query " + capture + "'  -- nothing'"), "query: no SQL statement given",
+                                 "empty");
+  testing::expect_one_line_error(gpuscope(dir, "query " + capture + "''"), "query: no SQL statement given", "empty");
+  CliResult trailing = gpuscope(dir, "query " + capture + "'SELECT 1; -- done'");
+  EXPECT_EQ(trailing.out, "1\n") << "a comment after the ';' is not a statement";
+}
+
 }  // namespace
 }  // namespace gpuscope

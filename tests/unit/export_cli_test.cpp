@@ -66,6 +66,20 @@ TEST(ExportCli, RefusesToOverwriteWithoutForce) {
   EXPECT_NE(testing::read_text_file(dir + "/t.json"), "keep me");
 }
 
+// A dangling symlink is an existing name too: without --force, writing through it would create a
+// file wherever it points (export) or silently replace the link (a capture).
+TEST(ExportCli, ADanglingSymlinkCountsAsExisting) {
+  const std::string dir = testing::scratch_dir("export_cli_symlink");
+  std::filesystem::create_symlink("elsewhere.json", dir + "/t.json");
+  std::filesystem::create_symlink("elsewhere.gpuscope", dir + "/cap.gpuscope");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome -o t.json"),
+                                 "t.json already exists (use --force to overwrite)", "export");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/elsewhere.json"));
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "import -o cap missing.spool"),
+                                 "cap.gpuscope already exists (use --force to overwrite)", "import");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir + "/cap.gpuscope"));
+}
+
 TEST(ExportCli, BadInputAndBadRunAreOneLine) {
   const std::string dir = testing::scratch_dir("export_cli_bad");
   std::ofstream(dir + "/notes.gpuscope") << "not a capture\n";

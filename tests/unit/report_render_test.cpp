@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/utf8.h"
 #include "gpuscope/report.h"
 #include "report/text_util.h"
 
@@ -93,6 +94,30 @@ TEST(ReportMarkdown, EscapesPipesAndBackticksInNames) {
   EXPECT_NE(md.find("``tick`name``"), std::string::npos) << md;
 }
 
+// Cells in one markdown table row as cmark-gfm splits it: at every "|" that no backslash directly
+// precedes, whatever precedes that backslash.
+size_t gfm_cells(const std::string& row) {
+  size_t pipes = 0;
+  for (size_t i = 0; i < row.size(); ++i) pipes += row[i] == '|' && (i == 0 || row[i - 1] != '\\');
+  return pipes - 1;
+}
+
+TEST(ReportMarkdown, NamesWithPipesAndBackslashesStayInTheirCell) {
+  const std::string md = render_report(trace_with_kernels({"a\\|b", "p|q", "end\\", "\\\\|", "`x|`"}), {},
+                                       parse_report_format("markdown"));
+  std::vector<std::string> lines;
+  std::istringstream in(md);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  size_t rows = 0;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].rfind("| :---", 0) != 0 && lines[i].rfind("| ---:", 0) != 0) continue;  // a delimiter row
+    for (size_t j = i + 1; j < lines.size() && lines[j].rfind("|", 0) == 0; ++j, ++rows)
+      EXPECT_EQ(gfm_cells(lines[j]), gfm_cells(lines[i - 1])) << lines[j];
+  }
+  EXPECT_GT(rows, 5u) << md;
+  EXPECT_NE(md.find("`a\\\\|b`"), std::string::npos) << md;  // after GFM drops the "\" before "|": a\|b
+}
+
 TEST(ReportJson, NumbersAreRawBaseUnits) {
   Trace t = trace_with_kernels({"k"});
   t.kernels[0].end = t.kernels[0].start + 615'837;
@@ -120,6 +145,31 @@ TEST(ReportJson, NumbersAreRawBaseUnits) {
 TEST(ReportJson, InvalidUtf8NameDoesNotThrow) {
   const std::string bad = std::string("kernel_\xff\xfe");
   EXPECT_NO_THROW(json::parse(render_report(trace_with_kernels({bad}), {}, parse_report_format("json"))));
+}
+
+// JSON escapes bytes; text and markdown are read as UTF-8, so invalid bytes become U+FFFD there.
+TEST(ReportTextAndMarkdown, InvalidUtf8BecomesReplacementCharacters) {
+  const Trace t = trace_with_kernels({std::string("kernel_\xff\xfe_\xc3"), "line\nbreak"});
+  for (const char* format : {"text", "markdown"}) {
+    const std::string out = render_report(t, {}, parse_report_format(format));
+    EXPECT_EQ(utf8::valid(out), out) << format;
+    EXPECT_NE(out.find("kernel_\uFFFD\uFFFD_\uFFFD"), std::string::npos) << format << "\n" << out;
+    EXPECT_NE(out.find("line break"), std::string::npos) << format;
+  }
+}
+
+// A name of megabytes (a fuzzed or generated kernel) is shown shortened in the middle: the
+// report stays small and fast to lay out.
+TEST(ReportTextAndMarkdown, HugeNamesAreShortenedForDisplay) {
+  const std::string huge = "head_" + std::string(8 << 20, 'x') + "_tail";
+  const Trace t = trace_with_kernels({huge, "short"});
+  for (const char* format : {"text", "markdown"}) {
+    const std::string out = render_report(t, {}, parse_report_format(format));
+    EXPECT_LT(out.size(), 200'000u) << format;
+    EXPECT_NE(out.find("head_xxx"), std::string::npos) << format;
+    EXPECT_NE(out.find("\u2026"), std::string::npos) << format;
+  }
+  EXPECT_NE(render_report(t, {}, parse_report_format("json")).find(huge), std::string::npos) << "JSON keeps names whole";
 }
 
 TEST(ReportTop, LimitsRowsAndZeroMeansAll) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/utf8.h"
 
 namespace gpuscope::kineto {
 
@@ -16,24 +17,6 @@ namespace {
 constexpr size_t kMaxDepth = 512;
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 // A string back as JSON text (for read_raw): quotes, backslashes and control characters escaped.
 void append_json_string(std::string& out, const std::string& s) {
@@ -204,7 +187,7 @@ void JsonStream::append_escape(std::string* out) {
       } else if ((cp >= 0xDC00 && cp < 0xE000) || cp == 0) {
         cp = 0xFFFD;  // a lone low surrogate, or NUL (names are C strings downstream)
       }
-      if (out) append_utf8(*out, cp);
+      if (out) utf8::append(*out, cp);
       return;
     }
     default: fail("a bad escape in a string");
