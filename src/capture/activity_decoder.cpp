@@ -9,49 +9,49 @@ namespace gpuscope::capture {
 namespace sp = gpuscope::spool;
 
 // --- Pure mappings ----------------------------------------------------------------------
-// Written as explicit switches although today most values coincide: the gpuscope enums
-// are our contract, CUPTI's are not, and a new CUPTI value must land on Unknown.
+// Written as explicit switches although today most values coincide: the spool's codes
+// (spool/format.h) are our contract, CUPTI's are not, and a new CUPTI value must land on Unknown.
 
 uint8_t to_copy_kind(uint32_t kind) {
-  CopyKind out = CopyKind::Unknown;
+  sp::CopyCode out = sp::CopyCode::Unknown;
   switch (kind) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: out = CopyKind::HtoD; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: out = CopyKind::DtoH; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: out = CopyKind::HtoA; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: out = CopyKind::AtoH; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: out = CopyKind::AtoA; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: out = CopyKind::AtoD; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: out = CopyKind::DtoA; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: out = CopyKind::DtoD; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: out = CopyKind::HtoH; break;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: out = CopyKind::PtoP; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: out = sp::CopyCode::HtoD; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: out = sp::CopyCode::DtoH; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: out = sp::CopyCode::HtoA; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: out = sp::CopyCode::AtoH; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: out = sp::CopyCode::AtoA; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: out = sp::CopyCode::AtoD; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: out = sp::CopyCode::DtoA; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: out = sp::CopyCode::DtoD; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: out = sp::CopyCode::HtoH; break;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: out = sp::CopyCode::PtoP; break;
     default: break;
   }
   return static_cast<uint8_t>(out);
 }
 
 uint8_t to_memory_kind(uint32_t kind) {
-  MemoryKind out = MemoryKind::Unknown;
+  sp::MemoryCode out = sp::MemoryCode::Unknown;
   switch (kind) {
-    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: out = MemoryKind::Pageable; break;
-    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: out = MemoryKind::Pinned; break;
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: out = MemoryKind::Device; break;
-    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: out = MemoryKind::Array; break;
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: out = MemoryKind::Managed; break;
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: out = MemoryKind::DeviceStatic; break;
-    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: out = MemoryKind::ManagedStatic; break;
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: out = sp::MemoryCode::Pageable; break;
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: out = sp::MemoryCode::Pinned; break;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: out = sp::MemoryCode::Device; break;
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: out = sp::MemoryCode::Array; break;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: out = sp::MemoryCode::Managed; break;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: out = sp::MemoryCode::DeviceStatic; break;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: out = sp::MemoryCode::ManagedStatic; break;
     default: break;
   }
   return static_cast<uint8_t>(out);
 }
 
 uint8_t to_sync_kind(uint32_t type) {
-  SyncKind out = SyncKind::Unknown;
+  sp::SyncCode out = sp::SyncCode::Unknown;
   switch (type) {
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: out = SyncKind::EventSynchronize; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: out = SyncKind::StreamWaitEvent; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: out = SyncKind::StreamSynchronize; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: out = SyncKind::ContextSynchronize; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: out = sp::SyncCode::EventSynchronize; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: out = sp::SyncCode::StreamWaitEvent; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: out = sp::SyncCode::StreamSynchronize; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: out = sp::SyncCode::ContextSynchronize; break;
     default: break;
   }
   return static_cast<uint8_t>(out);
@@ -59,8 +59,8 @@ uint8_t to_sync_kind(uint32_t type) {
 
 bool to_memory_op(uint32_t operation, uint8_t& op) {
   switch (operation) {
-    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION: op = static_cast<uint8_t>(MemoryOp::Alloc); return true;
-    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE: op = static_cast<uint8_t>(MemoryOp::Free); return true;
+    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION: op = static_cast<uint8_t>(sp::MemoryOpCode::Alloc); return true;
+    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE: op = static_cast<uint8_t>(sp::MemoryOpCode::Free); return true;
     default: return false;
   }
 }
@@ -319,7 +319,7 @@ bool ActivityDecoder::api(const CUpti_ActivityAPI& r, CUpti_CallbackDomain domai
   a.name = api_name_id(domain, r.cbid);
   a.return_code = static_cast<int32_t>(r.returnValue);
   a.correlation_id = r.correlationId;
-  a.domain = static_cast<uint8_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::Runtime : ApiDomain::Driver);
+  a.domain = static_cast<uint8_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? sp::ApiDomainCode::Runtime : sp::ApiDomainCode::Driver);
   sink_.add(sp::RecordKind::Api, a);
   return true;
 }

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "capture/cupti_compat.h"
-#include "gpuscope/model.h"
 #include "spool/format.h"
 
 namespace gpuscope::capture {
@@ -132,7 +131,7 @@ void ApiFilter::write(SpoolWriter& out, const std::function<uint32_t(CUpti_Callb
     const Slot& slot = slots_[i];
     const uint64_t calls = slot.calls.load(std::memory_order_relaxed);
     if (calls == 0) continue;
-    const uint8_t domain = static_cast<uint8_t>(f.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? gpuscope::ApiDomain::Runtime : gpuscope::ApiDomain::Driver);
+    const uint8_t domain = static_cast<uint8_t>(f.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? spool::ApiDomainCode::Runtime : spool::ApiDomainCode::Driver);
     spool::ApiCountRecord count{};
     count.calls = calls;
     count.total_ns = slot.total_ns.load(std::memory_order_relaxed);

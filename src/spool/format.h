@@ -68,6 +68,22 @@ enum class RecordKind : uint16_t {
   CaptureWindow = 19,     // CaptureWindowRecord (v3)
 };
 
+// The spool's own codes for what the model keeps as enums. They are written to disk, so each value
+// is pinned here and never reordered; the capture maps CUPTI's values to them and the importer
+// maps them to the model's enums (src/importers/spool/spool_codes.h). A model enum may change
+// without changing what an old spool means.
+enum class ApiDomainCode : uint8_t { Runtime = 0, Driver = 1 };
+enum class CopyCode : uint8_t {
+  Unknown = 0, HtoD = 1, DtoH = 2, HtoA = 3, AtoH = 4, AtoA = 5, AtoD = 6, DtoA = 7, DtoD = 8, HtoH = 9, PtoP = 10
+};
+enum class MemoryCode : uint8_t {
+  Unknown = 0, Pageable = 1, Pinned = 2, Device = 3, Array = 4, Managed = 5, DeviceStatic = 6, ManagedStatic = 7
+};
+enum class MemoryOpCode : uint8_t { Alloc = 0, Free = 1 };
+enum class SyncCode : uint8_t {
+  Unknown = 0, EventSynchronize = 1, StreamWaitEvent = 2, StreamSynchronize = 3, ContextSynchronize = 4
+};
+
 struct RecordHeader {
   uint16_t kind;   // RecordKind
   uint16_t flags;  // reserved, 0
@@ -129,7 +145,7 @@ struct ApiRecord {
   uint32_t name;  // string id
   int32_t return_code;
   uint32_t correlation_id;
-  uint8_t domain;  // gpuscope::ApiDomain
+  uint8_t domain;  // ApiDomainCode
   uint8_t pad[3];
 };
 
@@ -156,9 +172,9 @@ struct MemcpyRecord {
   uint32_t device, context, stream;
   uint32_t correlation_id;
   uint32_t graph_id;
-  uint8_t copy_kind;  // gpuscope::CopyKind
-  uint8_t src_kind;   // gpuscope::MemoryKind
-  uint8_t dst_kind;   // gpuscope::MemoryKind
+  uint8_t copy_kind;  // CopyCode
+  uint8_t src_kind;   // MemoryCode
+  uint8_t dst_kind;   // MemoryCode
   uint8_t async;
 };
 
@@ -169,7 +185,7 @@ struct MemsetRecord {
   uint32_t correlation_id;
   uint32_t graph_id;
   uint32_t value;
-  uint8_t memory_kind;  // gpuscope::MemoryKind
+  uint8_t memory_kind;  // MemoryCode
   uint8_t async;
   uint8_t pad[6];
 };
@@ -180,8 +196,8 @@ struct MemoryRecord {
   uint64_t bytes;
   uint32_t device, context, stream;
   uint32_t correlation_id;
-  uint8_t op;           // gpuscope::MemoryOp
-  uint8_t memory_kind;  // gpuscope::MemoryKind
+  uint8_t op;           // MemoryOpCode
+  uint8_t memory_kind;  // MemoryCode
   uint8_t pad[6];
 };
 
@@ -189,7 +205,7 @@ struct SyncRecord {
   int64_t start_ns, end_ns;
   uint32_t context, stream;
   uint32_t correlation_id;
-  uint8_t sync_kind;  // gpuscope::SyncKind
+  uint8_t sync_kind;  // SyncCode
   uint8_t pad[3];
 };
 
@@ -240,7 +256,7 @@ struct ApiCountRecord {
   uint64_t calls;
   uint64_t total_ns;  // summed durations of those calls
   uint32_t name;      // string id, named as the Api records name their functions
-  uint8_t domain;     // gpuscope::ApiDomain
+  uint8_t domain;     // ApiDomainCode
   uint8_t pad[3];
 };
 
@@ -282,5 +298,30 @@ struct MetricCollectionRecord {
   uint8_t kind;          // MetricCollectionKind
   uint8_t pad[7];
 };
+
+
+// The layout is the format: a field added, removed or resized changes a size below, which must
+// come with a kVersion bump (and a reader that still accepts the old size).
+static_assert(sizeof(FileHeader) == 32);
+static_assert(sizeof(ChunkHeader) == 16);
+static_assert(sizeof(RecordHeader) == 8);
+static_assert(sizeof(StringDef) == 8);
+static_assert(sizeof(ProcessRecord) == 32);
+static_assert(sizeof(DeviceRecord) == 96);
+static_assert(sizeof(ApiRecord) == 40);
+static_assert(sizeof(KernelRecord) == 104);
+static_assert(sizeof(MemcpyRecord) == 48);
+static_assert(sizeof(MemsetRecord) == 56);
+static_assert(sizeof(MemoryRecord) == 48);
+static_assert(sizeof(SyncRecord) == 32);
+static_assert(sizeof(MarkerRecord) == 32);
+static_assert(sizeof(OverheadRecord) == 24);
+static_assert(sizeof(LossRecord) == 16);
+static_assert(sizeof(EndRecord) == 24);
+static_assert(sizeof(ApiCountRecord) == 24);
+static_assert(sizeof(CaptureWindowRecord) == 16);
+static_assert(sizeof(KernelMetricRecord) == 16);
+static_assert(sizeof(GpuSampleRecord) == 32);
+static_assert(sizeof(MetricCollectionRecord) == 48);
 
 }  // namespace gpuscope::spool

@@ -6,16 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "importers/spool/spool_codes.h"
+
 namespace gpuscope::spool {
 
 namespace {
-
-// A value this build does not know (a damaged or newer spool) becomes Unknown (0),
-// never the last known value.
-template <class Enum>
-Enum known_or_unknown(uint8_t value, Enum last) {
-  return value <= static_cast<uint8_t>(last) ? static_cast<Enum>(value) : static_cast<Enum>(0);
-}
 
 std::string demangle(const std::string& mangled) {
   int status = 0;
@@ -140,7 +135,7 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
     case RecordKind::Api: {
       ApiRecord r;
       if (!read_body(body, bytes, r)) return false;
-      trace_.api_calls.push_back({pid, r.tid, static_cast<ApiDomain>(r.domain & 1), r.cbid,
+      trace_.api_calls.push_back({pid, r.tid, api_domain_of(r.domain), r.cbid,
                                   string(r.name), r.start_ns, r.end_ns, r.return_code,
                                   r.correlation_id});
       seen(r.end_ns);
@@ -180,9 +175,9 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       m.device = r.device;
       m.context = r.context;
       m.stream = r.stream;
-      m.kind = known_or_unknown(r.copy_kind, CopyKind::PtoP);
-      m.src_kind = known_or_unknown(r.src_kind, MemoryKind::ManagedStatic);
-      m.dst_kind = known_or_unknown(r.dst_kind, MemoryKind::ManagedStatic);
+      m.kind = copy_kind_of(r.copy_kind);
+      m.src_kind = memory_kind_of(r.src_kind);
+      m.dst_kind = memory_kind_of(r.dst_kind);
       m.async = r.async != 0;
       m.bytes = r.bytes;
       m.start = r.start_ns;
@@ -201,7 +196,7 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       m.device = r.device;
       m.context = r.context;
       m.stream = r.stream;
-      m.memory_kind = known_or_unknown(r.memory_kind, MemoryKind::ManagedStatic);
+      m.memory_kind = memory_kind_of(r.memory_kind);
       m.async = r.async != 0;
       m.bytes = r.bytes;
       m.value = r.value;
@@ -217,8 +212,8 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       MemoryRecord r;
       if (!read_body(body, bytes, r)) return false;
       trace_.memory_events.push_back({pid, r.device, r.context, r.stream,
-                                      r.op ? MemoryOp::Free : MemoryOp::Alloc,
-                                      known_or_unknown(r.memory_kind, MemoryKind::ManagedStatic),
+                                      memory_op_of(r.op),
+                                      memory_kind_of(r.memory_kind),
                                       r.address, r.bytes, r.timestamp_ns, r.correlation_id});
       seen(r.timestamp_ns);
       return true;
@@ -227,7 +222,7 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       SyncRecord r;
       if (!read_body(body, bytes, r)) return false;
       trace_.synchronizations.push_back({pid, 0, r.context, r.stream,
-                                         known_or_unknown(r.sync_kind, SyncKind::ContextSynchronize),
+                                         sync_kind_of(r.sync_kind),
                                          r.start_ns, r.end_ns, r.correlation_id});
       seen(r.end_ns);
       return true;
@@ -268,7 +263,7 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
     case RecordKind::ApiCount: {
       ApiCountRecord r;
       if (!read_body(body, bytes, r)) return false;
-      trace_.api_counts.push_back({pid, string(r.name), static_cast<ApiDomain>(r.domain & 1), r.calls,
+      trace_.api_counts.push_back({pid, string(r.name), api_domain_of(r.domain), r.calls,
                                    static_cast<TimeNs>(std::min<uint64_t>(r.total_ns, INT64_MAX))});
       return true;
     }
