@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 #include <iostream>
@@ -296,6 +297,12 @@ int main(int argc, char** argv) {
     }
   } catch (const gpuscope::Error& error) {
     std::cerr << "gpuscope: " << error.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& error) {
+    // A path the system refuses (too long, no permission, not a directory): the path and why,
+    // not "internal error: filesystem error: ...".
+    const std::string path = error.path1().empty() ? "" : error.path1().string() + ": ";
+    std::cerr << "gpuscope: " << gpuscope::printable(path + error.code().message()) << "\n";
     return 2;
   } catch (const std::exception& error) {
     std::cerr << "gpuscope: internal error: " << gpuscope::printable(error.what()) << "\n";  // one line, like Error

@@ -104,7 +104,16 @@ Trace import_files(const std::vector<std::string>& paths, const std::vector<std:
   if (!all_spools) return read_file(*formats.front(), paths.front(), metrics_from);
 
   Trace trace = import_spools(paths);
-  if (trace.processes.empty()) throw Error("none of the spools could be read");
+  if (trace.processes.empty()) {
+    // Say why: the first unreadable spool's reason (each names its file).
+    std::string why;
+    for (const DataLoss& loss : trace.data_loss)
+      if (loss.what == "spool_unreadable") {
+        why = loss.detail;
+        break;
+      }
+    throw Error("none of the spools could be read" + (why.empty() ? std::string() : ": " + why));
+  }
   attach_metrics(trace, metrics_from);
   return trace;
 }

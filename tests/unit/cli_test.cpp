@@ -158,6 +158,40 @@ TEST(Cli, ProfileScopeOptionsReachTheCaptureLibrary) {
   EXPECT_NE(c.find("|modules|"), std::string::npos) << c;
 }
 
+// When no spool of a run can be read, the one line says why (the first spool's reason).
+TEST(Cli, ImportOfOnlyUnreadableSpoolsSaysWhy) {
+  const std::string dir = testing::scratch_dir("cli_unreadable_spools");
+  {
+    std::ofstream out(dir + "/run.125.spool", std::ios::binary);
+    const char magic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
+    const uint32_t header[4] = {99, 32, 125, 1};  // version 99, header bytes, pid, parent
+    const int64_t created = 0;
+    out.write(magic, sizeof magic);
+    out.write(reinterpret_cast<const char*>(header), sizeof header);
+    out.write(reinterpret_cast<const char*>(&created), sizeof created);
+  }
+  CliResult r = gpuscope(dir, "import -o run run.125.spool");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("none of the spools could be read: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("spool format v99 is not supported"), std::string::npos) << r.err;
+}
+
+// A path the system refuses (here: components past NAME_MAX) is one line naming the path, never
+// "internal error: filesystem error".
+TEST(Cli, AnImpossibleOutputPathIsOneLineNotAnInternalError) {
+  const std::string dir = testing::scratch_dir("cli_long_path");
+  const std::string capture = std::string(GPUSCOPE_TEST_DATA_DIR) + "/spawn.gpuscope";
+  const std::string path = dir + "/" + std::string(300, 'b') + "/" + std::string(5000, 'a');
+  for (const std::string& command : {"export " + capture + " --format perfetto -o " + path, "import -o " + path + " " + capture,
+                                     "report " + capture + " -o " + path, "profile --no-report -o " + path + " -- /bin/true"}) {
+    CliResult r = gpuscope(dir, command, "GPUSCOPE_INJECT_LIB=/nonexistent.so");
+    EXPECT_EQ(r.exit_code, 2) << command.substr(0, 40);
+    EXPECT_EQ(lines(r.err), 1) << r.err.substr(0, 300);
+    EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err.substr(0, 300);
+  }
+}
+
 TEST(Cli, ProfilePassesExitStatusAndSignalsThrough) {
   const std::string dir = testing::scratch_dir("cli_status");
   std::ofstream(dir + "/fake_inject.so") << "x";
