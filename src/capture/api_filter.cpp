@@ -50,6 +50,23 @@ constexpr Filtered kFiltered[] = {
 };
 static_assert(std::size(kFiltered) <= ApiFilter::kSlots);
 
+// cbid -> its slot + 1 (0: not filtered), per domain, built at compile time: on_callback and
+// filters() run on the program's threads for every call they see.
+struct SlotIndex {
+  std::array<uint8_t, CUPTI_RUNTIME_TRACE_CBID_SIZE> runtime{};
+  std::array<uint8_t, CUPTI_DRIVER_TRACE_CBID_SIZE> driver{};
+};
+constexpr SlotIndex make_slot_index() {
+  SlotIndex index;
+  for (size_t i = 0; i < std::size(kFiltered); ++i) {
+    const auto slot = static_cast<uint8_t>(i + 1);
+    if (kFiltered[i].domain == CUPTI_CB_DOMAIN_RUNTIME_API) index.runtime[kFiltered[i].cbid] = slot;
+    else index.driver[kFiltered[i].cbid] = slot;
+  }
+  return index;
+}
+constexpr SlotIndex kSlotIndex = make_slot_index();
+
 int64_t now_ns() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);  // the clock CUPTI stamps its records with on Linux
@@ -59,9 +76,10 @@ int64_t now_ns() {
 }  // namespace
 
 int ApiFilter::slot_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && !driver_api_) return -1;
-  for (size_t i = 0; i < std::size(kFiltered); ++i)
-    if (kFiltered[i].domain == domain && kFiltered[i].cbid == cbid) return static_cast<int>(i);
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+    return cbid < kSlotIndex.runtime.size() ? kSlotIndex.runtime[cbid] - 1 : -1;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && driver_api_)
+    return cbid < kSlotIndex.driver.size() ? kSlotIndex.driver[cbid] - 1 : -1;
   return -1;
 }
 
@@ -113,15 +131,6 @@ void ApiFilter::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
   slot.first.correlation_id = data.correlationId;
   slot.first.return_code = data.functionReturnValue ? *static_cast<const int32_t*>(data.functionReturnValue) : 0;
   slot.first.state.store(2, std::memory_order_release);
-}
-
-void ApiFilter::undo(const CuptiApi& api) {
-  if (!active_) return;
-  for (const Filtered& f : kFiltered) {
-    if (f.domain == CUPTI_CB_DOMAIN_RUNTIME_API) api.ActivityEnableRuntimeApi(f.cbid, 1);
-    else if (driver_api_) api.ActivityEnableDriverApi(f.cbid, 1);
-  }
-  active_ = false;
 }
 
 void ApiFilter::write(SpoolWriter& out, const std::function<uint32_t(CUpti_CallbackDomain, uint32_t)>& name_id) const {

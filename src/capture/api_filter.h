@@ -40,14 +40,11 @@ class ApiFilter {
   void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   // Counting off while no capture window is open, and for good once the subscription is given up.
   void set_counting(bool on) { counting_.store(on, std::memory_order_relaxed); }
-  // Records every call again (when the calls cannot be counted: no subscription).
-  void undo(const CuptiApi& api);
 
   // ApiCount records for every filtered function called at least once, and an Api record for the
   // first call of each. Only when apply() succeeded.
   // `name_id` interns a function's name as the activity decoder does (ActivityDecoder::api_name_id).
   void write(SpoolWriter& out, const std::function<uint32_t(CUpti_CallbackDomain, uint32_t)>& name_id) const;
-  bool active() const { return active_; }
 
  private:
   struct FirstCall {

@@ -21,7 +21,11 @@ int64_t now_ns() {
   return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
-uint32_t this_tid() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
+// gettid, once per thread: NVTX callbacks ask on every pop.
+uint32_t this_tid() {
+  thread_local const uint32_t tid = static_cast<uint32_t>(::syscall(SYS_gettid));
+  return tid;
+}
 
 // Push/pop depth of the calling thread in the configured domain.
 thread_local int t_nvtx_depth = 0;
@@ -102,27 +106,26 @@ void CaptureRange::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, c
   }
 }
 
-bool CaptureRange::on_push(const char* message, const void* domain) {
-  {
-    std::lock_guard lock(mutex_);
-    const bool our_domain = config_.range_domain.empty() ? domain == nullptr : domains_.count(domain) != 0;
-    if (!our_domain) return false;
-  }
+// Every NVTX push and pop of the program comes here: only a named domain takes the lock.
+bool CaptureRange::our_domain(const void* domain) {
+  if (config_.range_domain.empty()) return domain == nullptr;
+  std::lock_guard lock(mutex_);
+  return domains_.count(domain) != 0;
+}
+
+void CaptureRange::on_push(const char* message, const void* domain) {
+  if (!our_domain(domain)) return;
   const int depth = t_nvtx_depth++;
-  if (message == nullptr || config_.range_nvtx != message) return false;
-  return begin(this_tid(), depth);
+  if (message != nullptr && config_.range_nvtx == message) begin(this_tid(), depth);
 }
 
 void CaptureRange::on_pop(const void* domain) {
-  bool ends = false;
-  {
-    std::lock_guard lock(mutex_);
-    const bool our_domain = config_.range_domain.empty() ? domain == nullptr : domains_.count(domain) != 0;
-    if (!our_domain) return;
-    if (t_nvtx_depth > 0) --t_nvtx_depth;
-    ends = open_ && open_tid_ == this_tid() && t_nvtx_depth == open_depth_;
-  }
-  if (ends) end();
+  if (!our_domain(domain)) return;
+  if (t_nvtx_depth > 0) --t_nvtx_depth;
+  // Lock-free test first; end() checks again under its lock that the window is still open.
+  if (t_nvtx_depth == open_depth_.load(std::memory_order_acquire) &&
+      open_tid_.load(std::memory_order_acquire) == this_tid())
+    end();
 }
 
 bool CaptureRange::begin(uint32_t tid, int depth) {
@@ -136,8 +139,8 @@ bool CaptureRange::begin(uint32_t tid, int depth) {
   }
   open_ = true;
   open_since_ = now_ns();
-  open_tid_ = tid;
-  open_depth_ = depth;
+  open_depth_.store(depth, std::memory_order_release);
+  open_tid_.store(tid, std::memory_order_release);
   return true;
 }
 
@@ -146,6 +149,7 @@ void CaptureRange::end() {
   if (!open_) return;
   on_end_();
   open_ = false;
+  open_tid_.store(0, std::memory_order_release);
   windows_.emplace_back(open_since_, now_ns());
   const bool limit = config_.range_repeat_limit > 0 && windows_.size() >= config_.range_repeat_limit;
   if (!config_.range_repeat || limit || config_.range == InjectConfig::Range::Timer) done_ = true;

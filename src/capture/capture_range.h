@@ -14,6 +14,7 @@
 
 #include <cupti.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -52,7 +53,8 @@ class CaptureRange {
  private:
   bool begin(uint32_t tid, int depth);  // tid/depth: the NVTX range that opens it (0 otherwise)
   void end();
-  bool on_push(const char* message, const void* domain);
+  bool our_domain(const void* domain);
+  void on_push(const char* message, const void* domain);
   void on_pop(const void* domain);
 
   const InjectConfig& config_;
@@ -64,8 +66,10 @@ class CaptureRange {
   int64_t open_since_ = 0;
   std::vector<std::pair<int64_t, int64_t>> windows_;
   std::string failure_;             // why a window could not begin, once
-  uint32_t open_tid_ = 0;           // NVTX: the thread whose range opened the window
-  int open_depth_ = 0;              // NVTX: that thread's nesting depth outside the range
+  // NVTX: the thread whose range opened the window (0: none open) and its depth outside the range;
+  // atomics so that every pop can test them without the lock.
+  std::atomic<uint32_t> open_tid_{0};
+  std::atomic<int> open_depth_{0};
   std::unordered_set<const void*> domains_;  // NVTX: handles of the configured domain
   std::mutex timer_mutex_;
   std::condition_variable timer_wake_;

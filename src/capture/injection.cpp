@@ -397,7 +397,7 @@ void start_capture() {
     out.add(spool::RecordKind::Process, process_record(*capture, cuda_runtime_version()));
   };
   hooks.on_finish = [capture](SpoolWriter& out, const auto& api_name_id) {
-    if (capture->filter_api || capture->api_filter.active()) capture->api_filter.write(out, api_name_id);
+    capture->api_filter.write(out, api_name_id);  // nothing unless the lean filter was applied
     if (capture->range) capture->range->write_windows(out);
     std::lock_guard lock(capture->note_mutex);
     if (!capture->callbacks_note.empty())

@@ -126,6 +126,13 @@ TEST(Cli, ProfileScopeOptionErrorsComeBeforeTheProgramRuns) {
   };
   expect_option_errors_before_the_program(dir, cases);
   EXPECT_EQ(gpuscope(dir, "profile --api thin -- /bin/true").exit_code, 2);
+  // --pytorch with a capture library that has no Python start-up hook beside it.
+  std::ofstream(dir + "/fake_inject.so") << "x";
+  CliResult no_hook = gpuscope(dir, "profile --pytorch -- /bin/sh -c 'touch ran.txt'",
+                               "GPUSCOPE_INJECT_LIB=" + dir + "/fake_inject.so");
+  EXPECT_EQ(no_hook.exit_code, 2);
+  EXPECT_EQ(lines(no_hook.err), 1) << no_hook.err;
+  EXPECT_NE(no_hook.err.find("--pytorch: the Python start-up hook is missing"), std::string::npos) << no_hook.err;
   EXPECT_EQ(gpuscope(dir, "profile --delay -1 -- /bin/true").exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt"));
 }
