@@ -6,6 +6,9 @@
 //   --mode exit3  exit(3): a normal exit, for exit-status passthrough
 //   --mode hang   sleep forever, so a test can SIGKILL it
 //   --mode none   finish cleanly and exit 0 (the control case)
+//   --mode fault  launch a kernel that reads an illegal address: the CUDA context faults (sticky
+//                 cudaErrorIllegalAddress), the sample prints the error and exits 3
+//   --kernels N   stop after N kernels instead of after --after-ms (0: no limit)
 // Just before the end it prints, flushed (stdout is line buffered):
 //   RESULT sample=crash mode=M kernels_launched=N memcpys=C elapsed_ms=T
 // Every launched kernel has completed by then (each step synchronizes), so a capture that is
@@ -13,6 +16,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -28,6 +32,9 @@ __global__ void crash_step_kernel(float* data, int n, int* step_counter) {
   if (i == 0) *step_counter += 1;
 }
 
+// Reads through a pointer no allocation covers: the context faults with an illegal address.
+__global__ void crash_fault_kernel(float* data, const float* bad) { data[threadIdx.x] = *bad; }
+
 namespace {
 
 using sample::check;
@@ -36,9 +43,10 @@ constexpr int kElems = 1 << 20;  // 4 MB of floats: enough for a kernel that sho
 constexpr int kCheckEvery = 50;  // steps between D2H copies that verify the step counter
 
 const char* kUsage =
-    "usage: crash [--mode segv|abort|exit3|hang|none] [--after-ms N] [--step-us N]\n"
+    "usage: crash [--mode segv|abort|exit3|hang|none|fault] [--after-ms N] [--kernels N] [--step-us N]\n"
     "  --mode M      how the process ends (default segv)\n"
     "  --after-ms N  run CUDA work for N ms before ending (default 1500)\n"
+    "  --kernels N   end after N kernels instead (default 0: no limit)\n"
     "  --step-us N   pause between kernel launches in microseconds (default 5000)\n";
 
 // A null pointer the compiler cannot see through: a plain `*(int*)nullptr` may be turned into a
@@ -65,8 +73,9 @@ int main(int argc, char** argv) {
   const std::string mode = args.text("--mode", "segv");
   const long long after_ms = args.integer("--after-ms", 1500, 0);
   const long long step_us = args.integer("--step-us", 5000, 0);
+  const long long max_kernels = args.integer("--kernels", 0, 0);
   args.finish();
-  if (mode != "segv" && mode != "abort" && mode != "exit3" && mode != "hang" && mode != "none")
+  if (mode != "segv" && mode != "abort" && mode != "exit3" && mode != "hang" && mode != "none" && mode != "fault")
     args.fail("unknown --mode '" + mode + "'");
 
   sample::init_device("crash");
@@ -83,7 +92,7 @@ int main(int argc, char** argv) {
   check(cudaMemcpy(data, host.data(), kElems * sizeof(float), cudaMemcpyHostToDevice), "H2D data");
   long long memcpys = 1, launched = 0;
 
-  while (sample::ms_since(t0) < double(after_ms)) {
+  while (max_kernels > 0 ? launched < max_kernels : sample::ms_since(t0) < double(after_ms)) {
     nvtxMarkA("crash_step");
     crash_step_kernel<<<kElems / 256, 256>>>(data, kElems, step_counter);
     sample::check_launch("crash_step_kernel launch");
@@ -104,6 +113,13 @@ int main(int argc, char** argv) {
 
   std::printf("RESULT sample=crash mode=%s kernels_launched=%lld memcpys=%lld elapsed_ms=%.1f\n",
               mode.c_str(), launched, memcpys, sample::ms_since(t0));
+  if (mode == "fault") {
+    crash_fault_kernel<<<1, 32>>>(data, reinterpret_cast<const float*>(uintptr_t{16}));
+    const cudaError_t fault = cudaDeviceSynchronize();
+    std::printf("crash: fault kernel ended with %s\n", cudaGetErrorName(fault));
+    std::fflush(stdout);
+    std::exit(3);
+  }
   if (mode != "none") die(mode);
 
   nvtxRangePop();

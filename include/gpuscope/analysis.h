@@ -183,8 +183,17 @@ struct SharedCuptiSilence {
   TimeNs silent_ns = 0;  // from its last captured record to its end
 };
 
+// Records that lie (partly) outside the run's window, when the launcher recorded one: the
+// launcher's start and exit bracket every process, so such a record means clock trouble or a
+// capture put together from different runs; its times, and every sum over them, are suspect.
+struct OutsideRun {
+  uint64_t records = 0;
+  TimeNs furthest_ns = 0;  // how far the furthest one reaches past the window
+};
+
 struct DataQuality {
   std::vector<LossGroup> losses;                // sorted by what
+  OutsideRun outside_run;
   std::vector<SharedCuptiSilence> shared_cupti_silences;  // possible, unconfirmed losses
   std::vector<uint32_t> truncated_pids;         // no clean shutdown
   std::vector<CaptureProblem> capture_problems; // capture_status not "ok"
@@ -192,7 +201,7 @@ struct DataQuality {
   size_t overhead_records = 0;
   bool complete() const {
     return losses.empty() && truncated_pids.empty() && capture_problems.empty() &&
-           shared_cupti_silences.empty();
+           shared_cupti_silences.empty() && outside_run.records == 0;
   }
 };
 

@@ -30,6 +30,30 @@ std::map<uint32_t, TimeNs> last_record_by_pid(const Trace& trace) {
   return last;
 }
 
+template <class Record>
+void count_outside(const std::vector<Record>& records, const Run& run, OutsideRun& out) {
+  for (const Record& r : records) {
+    const TimeNs before = run.start - r.start, after = r.end - run.end;
+    if (before <= 0 && after <= 0) continue;
+    ++out.records;
+    out.furthest_ns = std::max({out.furthest_ns, before, after});
+  }
+}
+
+OutsideRun outside_run(const Trace& trace) {
+  OutsideRun out;
+  const Run& run = trace.run;
+  if (run.start <= 0 || run.end <= run.start) return out;  // no launcher window (imports)
+  count_outside(trace.api_calls, run, out);
+  count_outside(trace.kernels, run, out);
+  count_outside(trace.memcpys, run, out);
+  count_outside(trace.memsets, run, out);
+  count_outside(trace.synchronizations, run, out);
+  count_outside(trace.nvtx_ranges, run, out);
+  count_outside(trace.host_ops, run, out);
+  return out;
+}
+
 }  // namespace
 
 DataQuality assess_data_quality(const Trace& trace) {
@@ -74,6 +98,7 @@ DataQuality assess_data_quality(const Trace& trace) {
               return std::tie(a.pid, a.status) < std::tie(b.pid, b.status);
             });
 
+  q.outside_run = outside_run(trace);
   for (const CuptiOverhead& o : trace.overheads) q.cupti_overhead_ns += duration(o.start, o.end);
   q.overhead_records = trace.overheads.size();
   return q;

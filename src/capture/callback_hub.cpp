@@ -26,6 +26,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         users.filter->on_callback(domain, cbid, data);
         return;  // a query: neither a launch nor a profiler start/stop
       }
+      if (users.sync_flush && SyncFlush::watches(domain, cbid)) {
+        users.sync_flush->on_callback(data);
+        return;  // a synchronization: neither a launch nor a profiler start/stop
+      }
       if (users.range) users.range->on_api_callback(domain, cbid, data);
       if (users.kernels) users.kernels->on_launch_callback(data);
     } else if (domain == CUPTI_CB_DOMAIN_NVTX && users.range) {
@@ -63,6 +67,7 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
   }
   if (users.filter && users.filter_now) users.filter->enable_callbacks(p, g_hub.subscriber, users.driver_api);
   if (users.range) users.range->enable_callbacks(p, g_hub.subscriber);
+  if (users.sync_flush) SyncFlush::enable_callbacks(p, g_hub.subscriber);
   return "";
 }
 
@@ -85,6 +90,7 @@ std::string release_callbacks() {
   }
   if (g_hub.users.range) lost += std::string(lost.empty() ? "" : ", ") + "capture-range callbacks";
   if (g_hub.users.kernels || g_hub.users.sampler) lost += std::string(lost.empty() ? "" : ", ") + "metric callbacks";
+  if (g_hub.users.sync_flush) lost += std::string(lost.empty() ? "" : ", ") + "flushes at synchronizations";
   return lost;
 }
 

@@ -59,7 +59,7 @@ ConfigResult parse_config(const char* text, bool require_spool) {
   }
   ConfigResult result;
   InjectConfig& config = result.config;
-  bool seen_spool = false, seen_driver = false, seen_flush = false, seen_buffer = false, seen_cupti = false,
+  bool seen_spool = false, seen_driver = false, seen_flush = false, seen_sync_flush = false, seen_buffer = false, seen_cupti = false,
        seen_metrics = false, seen_required = false, seen_kernel = false, seen_skip = false, seen_count = false,
        seen_hz = false, seen_source = false, seen_api = false, seen_range = false, seen_end = false,
        seen_repeat = false, seen_delay = false, seen_duration = false;
@@ -102,6 +102,9 @@ ConfigResult parse_config(const char* text, bool require_spool) {
     } else if (key == "flush_ms") {
       if (repeated(seen_flush)) return duplicate();
       if (!parse_uint(value, 0, 60000, config.flush_ms)) return bad_value("0..60000");
+    } else if (key == "sync_flush_ms") {
+      if (repeated(seen_sync_flush)) return duplicate();
+      if (!parse_uint(value, 0, 60000, config.sync_flush_ms)) return bad_value("0..60000");
     } else if (key == "buffer_kb") {
       if (repeated(seen_buffer)) return duplicate();
       if (!parse_uint(value, 64, 262144, config.buffer_kb)) return bad_value("64..262144");

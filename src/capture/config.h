@@ -8,6 +8,9 @@
 //   driver_api=0|1       also trace the CUDA driver API (default 0)
 //   flush_ms=N           CUPTI flush period in ms, 0..60000 (default 500; 0 = CUPTI's own
 //                        heuristics and no periodic flush, i.e. no crash survival)
+//   sync_flush_ms=N      flush CUPTI's completed records when a synchronization returns, at most
+//                        every N ms, 0..60000 (default 10; 0 = after every synchronization),
+//                        so that a GPU fault does not take their times (sync_flush.h)
 //   buffer_kb=N          size of one CUPTI activity buffer in KiB, 64..262144 (default 8192)
 //   cupti=/path          libcupti.so.13 to load when none is already loaded (optional)
 //   metrics=a.sum,b.pct  per-kernel hardware metrics to collect with the range profiler,
@@ -50,6 +53,7 @@ struct InjectConfig {
   std::string spool_prefix;  // absolute path prefix, empty when not required and not given
   bool driver_api = false;
   uint32_t flush_ms = 500;
+  uint32_t sync_flush_ms = 10;
   uint32_t buffer_kb = 8192;
   std::string cupti_path;  // empty: search (see cupti_loader.h)
   std::vector<std::string> metrics;  // empty: no range profiling

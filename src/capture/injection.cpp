@@ -49,6 +49,7 @@
 #include "capture/preload_link.h"
 #include "capture/process_info.h"
 #include "capture/spool_writer.h"
+#include "capture/sync_flush.h"
 #include "capture/writer_thread.h"
 
 #define GPUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -77,6 +78,7 @@ struct Capture {
   ApiFilter api_filter;                             // the lean trace (not with api=full)
   bool filter_api = false;                          // lean and its calls can be counted
   std::unique_ptr<CaptureRange> range;              // only with range= / delay_ms / duration_ms
+  std::unique_ptr<SyncFlush> sync_flush;            // flushes at synchronizations (sync_flush.h)
   SessionSettings session;
   std::mutex note_mutex;                            // guards callbacks_note (not lifecycle: on_exit
   std::string callbacks_note;                       // holds that while the writer finishes)
@@ -254,6 +256,7 @@ void subscribe(Capture& capture) {
   users.filter = capture.filter_api ? &capture.api_filter : nullptr;
   users.filter_now = !capture.range;
   users.range = capture.range && capture.range->needs_callbacks() ? capture.range.get() : nullptr;
+  users.sync_flush = capture.sync_flush.get();
   users.driver_api = capture.config.driver_api;
   if (!users.any()) return;
   const std::string error = subscribe_callbacks(capture.cupti.api, users);
@@ -268,6 +271,13 @@ void subscribe(Capture& capture) {
   if (users.range) {
     log_line("no CUPTI callbacks (%s): the capture range cannot be seen; the whole run is recorded", error.c_str());
     capture.range.reset();
+  }
+  if (users.sync_flush) {
+    // Said only when nothing above was: it costs nothing unless the GPU faults.
+    if (!users.kernels && !users.sampler && !users.filter && !users.range)
+      log_line("no CUPTI callbacks (%s): kernels that end within %u ms of a GPU fault may lose their times", error.c_str(),
+               capture.config.flush_ms);
+    capture.sync_flush.reset();
   }
 }
 
@@ -413,6 +423,11 @@ void start_capture() {
   }
 
   start_metrics(*capture);
+  // Flushes only while the records are ours (no other CUPTI client took them) and before exit.
+  capture->sync_flush = std::make_unique<SyncFlush>(config.sync_flush_ms, [capture] {
+    if (!capture->taken_over.load(std::memory_order_acquire) && !capture->shut_down.load(std::memory_order_acquire))
+      capture->cupti.api.ActivityFlushAll(0);
+  });
   subscribe(*capture);
   if (!capture->range) {
     apply_filter(*capture);

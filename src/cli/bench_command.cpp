@@ -10,6 +10,7 @@
 
 #include "cli/capture_files.h"
 #include "importers/importer.h"
+#include "importers/validate.h"
 #include "cli/capture_launch.h"
 #include "cli/compare_commands.h"
 #include "cli/launcher.h"
@@ -102,6 +103,7 @@ int run_bench(const BenchOptions& o) {
     bench.run.end = run.times.end;
   }
   if (first_failure == 0) bench.run.exit_code = 0;
+  validate_trace(bench);  // with the runs' window known (as profile does)
   write_trace(output, bench);
   std::cerr << "gpuscope: " << o.runs << " runs written to " << output << "\n" << std::flush;
   // A missing or overlapping iteration range is bad input (exit 2), but the runs are kept above.

@@ -68,7 +68,8 @@ std::map<std::string, std::string> injection_environment(const CaptureSettings& 
     env["LD_PRELOAD"] = existing && *existing ? preload + ":" + existing : preload;
   }
   std::string config = "spool=" + prefix + ";driver_api=" + (settings.driver_api ? "1" : "0") +
-                       ";flush_ms=" + std::to_string(settings.flush_ms);
+                       ";flush_ms=" + std::to_string(settings.flush_ms) +
+                       ";sync_flush_ms=" + std::to_string(settings.sync_flush_ms);
   if (!settings.metrics.empty()) {
     config += ";metrics=";
     for (size_t i = 0; i < settings.metrics.size(); ++i) config += (i ? "," : "") + settings.metrics[i];

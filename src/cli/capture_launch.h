@@ -22,6 +22,7 @@ std::string join_command(const std::vector<std::string>& argv);
 struct CaptureSettings {
   bool driver_api = false;
   int flush_ms = 500;
+  int sync_flush_ms = 10;             // flush at a synchronization at most this often (sync_flush.h)
   std::vector<std::string> metrics;  // full metric names (sets already expanded); empty: none
   std::vector<std::string> required_metrics;  // of `metrics`, the user's own --metric names
   std::string kernel_regex;          // only these kernels get metrics; empty: all

@@ -23,6 +23,7 @@ struct ProfileOptions {
   bool force = false;          // overwrite an existing capture
   bool driver_api = false;     // also trace driver API calls
   int flush_ms = 500;          // how often CUPTI hands buffers over (crash survival)
+  int sync_flush_ms = 10;      // flush at a synchronization at most this often (GPU-fault survival)
   bool print_report = true;    // report on stderr when done
   bool keep_spools = false;    // keep NAME.<pid>.spool after import
   std::string inject_library;  // resolved path of libgpuscope_inject.so override, may be empty

@@ -98,6 +98,9 @@ int main(int argc, char** argv) {
   profile_cmd->add_flag("--driver-api", profile.driver_api, "Also trace CUDA driver API calls");
   profile_cmd->add_option("--flush-ms", profile.flush_ms,
                           "How often captured records reach the disk, in ms (default 500)");
+  profile_cmd->add_option("--sync-flush-ms", profile.sync_flush_ms,
+                          "Hand CUPTI's finished records over when a synchronization returns, at most every N "
+                          "ms (default 10; 0: at every one), so a GPU fault keeps the times of what ran before it");
   profile_cmd->add_flag("--no-report", [&](int64_t) { profile.print_report = false; },
                         "Do not print the report when done");
   profile_cmd->add_option("--metrics", profile.metric_sets,

@@ -127,8 +127,9 @@ void validate_times(Trace& trace) {
       detail += (detail.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
     }
     trace.data_loss.push_back({pid, kInvalidTimes, count,
-                               detail + " with an end before the start or a time far outside the run (over a "
-                               "day away, or past 2^62 ns); left out of the capture and every analysis"});
+                               detail + " without valid times (none recorded, an end before the start, or a "
+                               "time over a day outside the run or past 2^62 ns); left out of the capture and every "
+                               "analysis"});
   }
 }
 

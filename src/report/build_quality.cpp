@@ -40,6 +40,12 @@ Section build_quality_section(const analysis::DataQuality& q, TimeNs wall_ns, si
                                    "took the activity records and this capture misses them",
                                    silence.pid, format_duration(static_cast<double>(silence.silent_ns)))});
 
+  if (q.outside_run.records > 0)
+    s.lines.push_back({"outside_run", "Outside the run", num(static_cast<double>(q.outside_run.records), Unit::Count),
+                       "records reaching up to " + format_duration(static_cast<double>(q.outside_run.furthest_ns)) +
+                           " past the launcher's start or exit: clock trouble, or a capture put together from "
+                           "different runs; their times and every sum over them are suspect"});
+
   auto overhead_share = analysis::share_percent(static_cast<double>(q.cupti_overhead_ns), static_cast<double>(wall_ns));
   std::string overhead_note = plural(q.overhead_records, "overhead record", "overhead records");
   if (overhead_share) overhead_note += ", " + format_percent(*overhead_share) + " of wall time";

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "gpuscope/analysis_faults.h"
 #include "report/builder.h"
 #include "report/units.h"
 
@@ -123,6 +124,26 @@ static void add_capture_range_line(Section& s, const Trace& trace) {
   s.lines.push_back({"capture_range", "Recorded only", text(range), note});
 }
 
+// A GPU fault ends a process's CUDA work: say which call learned of it, when, and what the
+// capture could keep (analysis_faults.h).
+static void add_gpu_fault_lines(Section& s, const Trace& trace) {
+  for (const analysis::GpuFault& f : analysis::find_gpu_faults(trace)) {
+    std::string note = "pid " + std::to_string(f.pid) + " tid " + std::to_string(f.tid);
+    if (trace.run.start > 0 && f.at >= trace.run.start)
+      note += ", " + format_duration(static_cast<double>(f.at - trace.run.start)) + " into the run";
+    note += "; the context is unusable from then on (" + format_count(static_cast<double>(f.failed_calls)) +
+            " call" + (f.failed_calls == 1 ? "" : "s") + " returned the error)";
+    if (f.last_timed_end)
+      note += ". Last GPU work with times ended " + format_duration(static_cast<double>(f.at - *f.last_timed_end)) +
+              " before" + (f.last_timed_kernel.empty() ? "" : ": " + f.last_timed_kernel);
+    if (f.untimed_records > 0)
+      note += ". " + format_count(static_cast<double>(f.untimed_records)) +
+              " GPU records lost their times (CUPTI cannot read them after a fault) and are left out of every "
+              "timing analysis";
+    s.lines.push_back({"gpu_fault", "GPU fault", text(f.call + " returned " + f.error), note});
+  }
+}
+
 Section build_run_section(const Trace& trace, size_t top) {
   Section s;
   s.key = "run";
@@ -147,6 +168,7 @@ Section build_run_section(const Trace& trace, size_t top) {
     s.lines.push_back({"captured_by", "Captured by", text("gpuscope " + run.gpuscope_version), ""});
   }
   add_capture_range_line(s, trace);
+  add_gpu_fault_lines(s, trace);
   s.tables.push_back(devices_table(trace, top));
   s.tables.push_back(processes_table(trace, top));
   return s;

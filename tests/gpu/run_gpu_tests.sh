@@ -79,6 +79,25 @@ expect "abort status passthrough (128+SIGABRT)" $? -eq 134
 expect "abort capture has kernels" "$(q abort.gpuscope "SELECT COUNT(*) FROM kernels")" -gt 0
 expect "NVTX marks captured" "$(q abort.gpuscope "SELECT COUNT(*) FROM nvtx_marks")" -gt 0
 
+# 4b. A GPU fault (an illegal address after 1,000 good kernels): the program's output and exit
+# status are unchanged, the kernels that finished before it keep their times (flushed when a
+# synchronization returns, sync_flush.h), the report names the fault, and records without times
+# stay out of the capture.
+"$samples/crash" --mode fault --kernels 1000 --step-us 1000 >"$logs/fault_plain.out" 2>&1
+plain_rc=$?
+"$gpuscope" profile -o fault -- "$samples/crash" --mode fault --kernels 1000 --step-us 1000 >"$logs/fault.out" 2>"$logs/fault.err"
+expect "fault: exit status unchanged ($plain_rc)" $? -eq "$plain_rc"
+expect "fault: output unchanged" "$(diff <(grep -v pid "$logs/fault_plain.out" | sed 's/elapsed_ms=.*//') <(grep -v pid "$logs/fault.out" | sed 's/elapsed_ms=.*//') | wc -l)" -eq 0
+# At the default --sync-flush-ms 10, only kernels of the last 10 ms (about 10 at 1 ms a step) may lose their times.
+expect "fault: kernels before it keep their times (>= 985 of 1000)" "$(q fault.gpuscope "SELECT COUNT(*) FROM kernels WHERE name_id IN (SELECT id FROM strings WHERE value LIKE 'crash_step_kernel%')")" -ge 985
+expect "fault: no kernel without times in the capture" "$(q fault.gpuscope "SELECT COUNT(*) FROM kernels WHERE start_ns <= 0 OR end_ns < start_ns")" -eq 0
+expect "fault: the records without times are counted" "$(q fault.gpuscope "SELECT COUNT(*) FROM data_loss WHERE what = 'invalid_times'")" -eq 1
+"$gpuscope" report fault.gpuscope >"$logs/fault_report.txt" 2>&1
+expect "fault: the report names it" "$(grep -c 'GPU fault *cudaDeviceSynchronize returned cudaErrorIllegalAddress' "$logs/fault_report.txt")" -eq 1
+"$gpuscope" profile --sync-flush-ms 0 -o fault0 -- "$samples/crash" --mode fault --kernels 1000 --step-us 0 >"$logs/fault0.out" 2>"$logs/fault0.err"
+expect "fault, --sync-flush-ms 0: exit status unchanged" $? -eq "$plain_rc"
+expect "fault, --sync-flush-ms 0: every kernel before it keeps its times" "$(q fault0.gpuscope "SELECT COUNT(*) FROM kernels WHERE name_id IN (SELECT id FROM strings WHERE value LIKE 'crash_step_kernel%')")" -eq 1000
+
 # 5. SIGKILL: the spool written so far is still readable.
 "$gpuscope" profile -o killed -- "$samples/crash" --mode hang --after-ms 1500 >"$logs/killed.out" 2>"$logs/killed.err" &
 profiler=$!

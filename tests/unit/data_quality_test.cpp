@@ -4,6 +4,7 @@
 
 #include "gpuscope/analysis.h"
 #include "gpuscope/report.h"
+#include "trace_builder.h"
 
 namespace gpuscope {
 namespace {
@@ -59,6 +60,28 @@ TEST(DataQuality, AKnownTakeoverReplacesTheGuess) {
   const std::string text = render_report(t, {}, parse_report_format("text"));
   EXPECT_EQ(text.find("Possible loss"), std::string::npos);
   EXPECT_NE(text.find("took them at 1.000 s"), std::string::npos);
+}
+
+// The launcher's start and exit bracket every process: a record past them has bad times (a
+// synthetic fixture once had 229.4 ms of API calls on one thread of a 228.3 ms run).
+TEST(DataQuality, RecordsOutsideTheRunAreFlagged) {
+  testing::TraceBuilder b;
+  b.run(1'000'000, 2'000'000);
+  b.api("cudaMalloc", 1'100'000, 1'200'000);
+  const uint32_t late = b.api("cudaLaunchKernel", 1'900'000, 1'950'000);
+  b.kernel("k", 1'960'000, 2'400'000, late);  // ends 0.4 ms after the launcher saw the exit
+  const analysis::DataQuality q = analysis::assess_data_quality(b.trace());
+  EXPECT_EQ(q.outside_run.records, 1u);
+  EXPECT_EQ(q.outside_run.furthest_ns, 400'000);
+  EXPECT_FALSE(q.complete());
+  const std::string text = render_report(b.trace(), {}, parse_report_format("text"));
+  EXPECT_NE(text.find("Outside the run      1     records reaching up to 400.0 µs past"), std::string::npos) << text;
+
+  b.trace().kernels.back().end = 1'990'000;  // inside: nothing to say
+  EXPECT_EQ(analysis::assess_data_quality(b.trace()).outside_run.records, 0u);
+  b.trace().run = {};  // an import without a launcher's window: nothing to compare with
+  b.trace().kernels.back().end = 9'000'000;
+  EXPECT_EQ(analysis::assess_data_quality(b.trace()).outside_run.records, 0u);
 }
 
 }  // namespace

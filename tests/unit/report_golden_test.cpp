@@ -104,8 +104,7 @@ class BsrRun {
     run.command_line = "./bsr_spmm --m 8192 --n 8192 --k 8192 --iterations 2";
     run.host = "h100-node-07";
     run.gpuscope_version = "0.1.0";
-    run.start = kT0;
-    run.end = kT0 + 228'300'000;
+    run.start = kT0;  // run.end and the process's end: after its last call, at the end of build()
     run.exit_code = 0;
 
     Process p;
@@ -113,7 +112,6 @@ class BsrRun {
     p.parent_pid = 4200;
     p.command_line = run.command_line;
     p.start = kT0 + 1'200'000;
-    p.end = kT0 + 228'000'000;
     p.clean_shutdown = true;
     p.driver_version = 13000;
     p.runtime_version = 13000;
@@ -212,6 +210,10 @@ class BsrRun {
     const StringId flush = trace.strings.intern("buffer_flush");
     trace.overheads.push_back({kPid, flush, kT0 + 100'000'000, kT0 + 100'012'000});
     trace.overheads.push_back({kPid, flush, kT0 + 220'000'000, kT0 + 220'009'500});
+    // The process exits 0.3 ms after its last call, the launcher sees it 0.3 ms later: every
+    // record lies inside the run, as in a real capture.
+    trace.processes.back().end = now_ + 300'000;
+    run.end = now_ + 600'000;
   }
 };
 
