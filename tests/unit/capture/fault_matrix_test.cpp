@@ -1,0 +1,243 @@
+// The fault-injection matrix (issue 15, item 4). Every function the capture calls in the fake
+// libcupti and the fake NVML fails, one function at a time, with every error code the library
+// defines; fault_child's stdout and exit status must stay those of its run without capture, and
+// the capture must say which call failed and with which error (a "gpuscope:" line or a string
+// in the spool). Also covered: the libraries missing, and symbols missing from them.
+// Summary lines go to stdout (ctest -V, or the test binary itself, shows them).
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "fault_child_runner.h"
+
+namespace gpuscope::capture::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Calls the capture makes only after another call failed (to name that error): each is tested
+// together with the partner failing with the same code, and the partner's reason must be shown.
+const std::map<std::string, std::string> kErrorPathOnly = {
+    {"cuptiGetResultString", "cuptiActivityFlushPeriod"},
+    {"nvmlErrorString", "nvmlGpmQueryDeviceSupport"},
+};
+
+// One fake library as the matrix sees it: what FAKE_*_FAIL can name, and the codes to return.
+struct Fake {
+  std::string env_var;
+  std::vector<std::string> functions;
+  struct Code {
+    std::string name;
+    int value;
+    std::vector<std::string> texts;  // how a reason may name it
+  };
+  std::vector<Code> codes;
+};
+
+Fake load_fake(const std::string& path, const std::string& env_var, const char* error_string_fn) {
+  Fake fake{env_var, {}, {}};
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return fake;
+  auto functions = reinterpret_cast<const char* const* (*)()>(dlsym(handle, "fake_fault_functions"));
+  auto count = reinterpret_cast<int (*)()>(dlsym(handle, "fake_fault_code_count"));
+  auto code = reinterpret_cast<int (*)(int, const char**)>(dlsym(handle, "fake_fault_code"));
+  for (const char* const* f = functions(); *f != nullptr; ++f) fake.functions.push_back(*f);
+  for (int i = 0; i < count(); ++i) {
+    const char* name = nullptr;
+    const int value = code(i, &name);
+    // The library's own text for it (NVML's nvmlErrorString is prose), its enum name, and the
+    // number the capture falls back to when the text lookup itself fails.
+    std::vector<std::string> texts{name, "error " + std::to_string(value), "CUPTI error " + std::to_string(value)};
+    if (std::string(error_string_fn) == "nvmlErrorString") {
+      auto text = reinterpret_cast<const char* (*)(int)>(dlsym(handle, error_string_fn));
+      if (const char* t = text(value)) texts.push_back(t);
+    }
+    fake.codes.push_back({name, value, texts});
+  }
+  return fake;  // the handle stays open: unloading buys nothing in a test process
+}
+
+class FaultMatrix : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpuscope_faults_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override {
+    if (!::testing::Test::HasFailure()) fs::remove_all(dir_);  // kept to look at when a case fails
+  }
+
+  // The capture's environment: the whole trace, the lean API filter, NVML GPU sampling.
+  std::map<std::string, std::string> captured(const fs::path& dir, const std::string& cupti = GPUSCOPE_FAKE_CUPTI) const {
+    return {{"CUDA_INJECTION64_PATH", GPUSCOPE_INJECT_LIB},
+            {"NVTX_INJECTION64_PATH", GPUSCOPE_INJECT_LIB},
+            {"GPUSCOPE_INJECT_CONFIG", "spool=" + (dir / "cap").string() + ";cupti=" + cupti +
+                                           ";buffer_kb=64;flush_ms=20;gpu_metrics_hz=50;api=lean"},
+            {"FAULT_CHILD_CUDA", GPUSCOPE_FAKE_CUDA},
+            {"FAULT_CHILD_NVML", GPUSCOPE_FAKE_NVML},
+            {"FAULT_CHILD_CUPTI", cupti},
+            {"FAKE_NVML_PERIOD_MS", "5"}};
+  }
+  ChildRun run(const std::string& name, std::map<std::string, std::string> env) const {
+    return run_child(GPUSCOPE_FAULT_CHILD, dir_ / name, env);
+  }
+  // The program on its own: the fake driver, no capture.
+  ChildRun reference() const {
+    auto env = captured(dir_ / "reference");
+    env["CUDA_INJECTION64_PATH"] = env["NVTX_INJECTION64_PATH"] = env["GPUSCOPE_INJECT_CONFIG"] = "";
+    return run("reference", env);
+  }
+
+  // Runs every function of `fake` x every code, two children at a time (or one per core).
+  void run_matrix(const Fake& fake) {
+    ASSERT_FALSE(fake.functions.empty()) << "the fake lists no functions";
+    const ChildRun ref = reference();
+    ASSERT_TRUE(WIFEXITED(ref.status) && WEXITSTATUS(ref.status) == 3) << ref.status;
+    struct Case {
+      std::string function, spec;
+      const Fake::Code* code;
+    };
+    std::vector<Case> cases;
+    for (const std::string& function : fake.functions) {
+      for (const Fake::Code& code : fake.codes) {
+        std::string spec = function + ":" + std::to_string(code.value);
+        if (auto partner = kErrorPathOnly.find(function); partner != kErrorPathOnly.end())
+          spec += "," + partner->second + ":" + std::to_string(code.value);
+        cases.push_back({function, spec, &code});
+      }
+    }
+    std::vector<std::string> problems(cases.size());
+    std::atomic<size_t> next{0}, identical{0}, shown{0}, reached{0};
+    auto worker = [&] {
+      for (size_t i; (i = next++) < cases.size();) {
+        const Case& c = cases[i];
+        const fs::path dir = dir_ / ("case" + std::to_string(i));
+        auto env = captured(dir);
+        env[fake.env_var] = c.spec;
+        const ChildRun got = run_child(GPUSCOPE_FAULT_CHILD, dir, env);
+        const bool same = !got.hung && got.status == ref.status && got.out == ref.out;
+        const auto partner = kErrorPathOnly.find(c.function);
+        const std::string named = partner == kErrorPathOnly.end() ? c.function : partner->second;
+        const bool reason = reason_shown(got, named, c.code->texts);
+        const bool fired = got.failed.count(c.function) > 0;
+        identical += same;
+        shown += reason;
+        reached += fired;
+        std::string why;
+        if (!fired) why += " the fault never fired;";
+        if (got.hung) why += " hung;";
+        if (!same) why += " status " + std::to_string(got.status) + (got.out == ref.out ? "" : ", stdout differs") + ";";
+        if (!reason) why += " no reason naming " + named + " and " + c.code->name + ";";
+        if (!got.spool_error.empty()) why += " unreadable spool (" + got.spool_error + ");";
+        if (!why.empty()) problems[i] = c.spec + " (" + c.code->name + "):" + why + " [" + dir.string() + "]";
+        else fs::remove_all(dir);
+      }
+    };
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<std::thread> threads;
+    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(worker);
+    for (std::thread& t : threads) t.join();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::printf("%s matrix: %zu functions x %zu codes = %zu cases in %.1f s: %zu identical, %zu reason shown, "
+                "%zu faults reached\n",
+                fake.env_var.c_str(), fake.functions.size(), fake.codes.size(), cases.size(), seconds,
+                identical.load(), shown.load(), reached.load());
+    // One failure per function: how many of its cases fail, and the first of them.
+    std::map<std::string, std::pair<size_t, std::string>> by_function;
+    for (size_t i = 0; i < cases.size(); ++i) {
+      if (problems[i].empty()) continue;
+      auto& [count, first] = by_function[cases[i].function];
+      if (count++ == 0) first = problems[i];
+    }
+    for (const auto& [function, failed] : by_function)
+      ADD_FAILURE() << function << ": " << failed.first << " of " << fake.codes.size() << " cases fail, e.g. "
+                    << failed.second;
+  }
+
+  // A run whose capture cannot work at all or in part: same program output, and a reason
+  // containing every one of `words` (case-insensitive) on stderr or in the spool.
+  void expect_fails_open(const std::string& name, const std::map<std::string, std::string>& env,
+                         const std::vector<std::string>& words) {
+    const ChildRun ref = reference();
+    const ChildRun got = run(name, env);
+    EXPECT_FALSE(got.hung) << name;
+    EXPECT_EQ(got.status, ref.status) << name;
+    EXPECT_EQ(got.out, ref.out) << name;
+    auto lower = [](std::string s) {
+      std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+      return s;
+    };
+    std::vector<std::string> said = got.capture_lines;
+    for (const auto& [id, text] : got.spool.texts) said.push_back(text);
+    for (const auto& [id, text] : got.spool.strings) said.push_back(text);
+    const bool found = std::any_of(said.begin(), said.end(), [&](const std::string& text) {
+      return std::all_of(words.begin(), words.end(),
+                         [&](const std::string& w) { return lower(text).find(lower(w)) != std::string::npos; });
+    });
+    std::string all;
+    for (const std::string& s : said) all += "\n  " + s;
+    EXPECT_TRUE(found) << name << ": no reason with all of the words; the capture said:" << all;
+  }
+
+  fs::path dir_;
+};
+
+Fake cupti_fake() { return load_fake(GPUSCOPE_FAKE_CUPTI, "FAKE_CUPTI_FAIL", "cuptiGetResultString"); }
+Fake nvml_fake() { return load_fake(GPUSCOPE_FAKE_NVML, "FAKE_NVML_FAIL", "nvmlErrorString"); }
+
+// Without a fault: the capture changes nothing, says nothing, and the child reaches every
+// function of both fakes (but those used only to name another call's error), so the matrix
+// tests them all. The reason check finds no failure here: it can fail.
+TEST_F(FaultMatrix, CleanCaptureReachesEveryCallAndSaysNothing) {
+  const ChildRun ref = reference();
+  ASSERT_TRUE(WIFEXITED(ref.status)) << ref.status;
+  EXPECT_EQ(WEXITSTATUS(ref.status), 3);
+  EXPECT_NE(ref.out.find("fault child: done"), std::string::npos) << ref.out;
+  const ChildRun clean = run("clean", captured(dir_ / "clean"));
+  EXPECT_EQ(clean.status, ref.status);
+  EXPECT_EQ(clean.out, ref.out);
+  EXPECT_TRUE(clean.capture_lines.empty()) << clean.capture_lines.front();
+  ASSERT_TRUE(clean.spool.has_end);
+  EXPECT_EQ(clean.spool.texts.at(static_cast<uint32_t>(spool::TextKey::CaptureStatus)), "ok");
+  EXPECT_FALSE(clean.spool.of(spool::RecordKind::Kernel).empty());
+  EXPECT_FALSE(clean.spool.of(spool::RecordKind::GpuSample).empty()) << "NVML sampling gave no sample";
+  for (const Fake& fake : {cupti_fake(), nvml_fake()}) {
+    for (const std::string& function : fake.functions) {
+      if (kErrorPathOnly.count(function)) continue;
+      EXPECT_TRUE(clean.called.count(function)) << "the child never makes the capture call " << function;
+      for (const Fake::Code& code : fake.codes)
+        EXPECT_FALSE(reason_shown(clean, function, code.texts)) << function << " " << code.name;
+    }
+  }
+}
+
+TEST_F(FaultMatrix, EveryCuptiCallFailsWithEveryError) { run_matrix(cupti_fake()); }
+
+TEST_F(FaultMatrix, EveryNvmlCallFailsWithEveryError) { run_matrix(nvml_fake()); }
+
+// dlopen and dlsym failing: no library, a library without CUPTI's symbols, one without the
+// optional callback API, no NVML, an NVML without GPM.
+TEST_F(FaultMatrix, MissingLibrariesAndSymbols) {
+  const std::string missing = (dir_ / "no" / "libcupti.so.13").string();
+  expect_fails_open("no_cupti", captured(dir_ / "no_cupti", missing), {"cannot load", missing});
+  expect_fails_open("not_cupti", captured(dir_ / "not_cupti", GPUSCOPE_FAKE_CUDA), {"lacks cuptiGetVersion"});
+  expect_fails_open("no_callback_api", captured(dir_ / "no_callback_api", GPUSCOPE_FAKE_CUPTI_PLAIN),
+                    {"lacks the callback API"});
+  auto no_nvml = captured(dir_ / "no_nvml");
+  no_nvml["FAULT_CHILD_NVML"] = "";
+  expect_fails_open("no_nvml", no_nvml, {"nvml"});
+  auto no_gpm = captured(dir_ / "no_gpm");
+  no_gpm["FAULT_CHILD_NVML"] = GPUSCOPE_FAKE_NVML_NO_GPM;
+  expect_fails_open("no_gpm", no_gpm, {"no GPM API"});
+}
+
+}  // namespace
+}  // namespace gpuscope::capture::test
