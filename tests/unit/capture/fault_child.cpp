@@ -1,11 +1,13 @@
 // The program of the fault-injection matrix (fault_matrix_test.cpp). It does a fixed piece of
 // work and prints it; under the capture it also does what makes a CUDA program's capture call
 // CUPTI and NVML: cuInit through the (fake) driver, which loads the injection library; NVTX's
-// injection; a context on device 0 (GPU sampling starts); kernel launches; and time for the
-// periodic flush and the sampler to run. Its stdout and exit status (3) must be the same with
+// injection; a context on device 0 (GPU sampling starts); kernel launches; time for the
+// periodic flush and the sampler to run; and at the end its own CUPTI client subscribing to
+// callbacks (through libgpuscope_preload.so, so the capture gives its subscription up). Its stdout and exit status (3) must be the same with
 // and without the capture, whatever fails in it.
 //
 // Environment, set by the test:
+//   FAULT_CHILD_PRELOAD  libgpuscope_preload.so, loaded first as LD_PRELOAD would
 //   FAULT_CHILD_CUDA   the fake libcuda.so.1, loaded as a CUDA program's runtime would
 //   FAULT_CHILD_NVML   a fake libnvidia-ml.so.1, loaded first so the capture's dlopen of the
 //                      soname finds it (unset: the system's, or none)
@@ -47,6 +49,7 @@ long primes_below(long n) {
 
 int main() {
   std::printf("fault child: start\n");
+  void* preload = load("FAULT_CHILD_PRELOAD");
   void* cuda = load("FAULT_CHILD_CUDA");
   load("FAULT_CHILD_NVML");
   if (auto cu_init = symbol<int (*)(unsigned)>(cuda, "cuInit")) std::printf("cuInit: %d\n", cu_init(0));
@@ -66,6 +69,13 @@ int main() {
     if (launch) launch(100);
     std::printf("step %d: %ld primes below %d\n", step, primes_below(step * 5000), step * 5000);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a periodic flush, a sampler poll
+  }
+  // Its own CUPTI client (a framework profiler) subscribes; whether CUPTI lets it is CUPTI's
+  // business, so the result is not part of the output.
+  using Callback = void (*)(void*, int, unsigned, const void*);
+  if (auto subscribe = symbol<int (*)(void**, Callback, void*)>(preload, "cuptiSubscribe")) {
+    void* subscriber = nullptr;
+    subscribe(&subscriber, [](void*, int, unsigned, const void*) {}, nullptr);
   }
   std::printf("fault child: done\n");
   return 3;

@@ -29,6 +29,14 @@ const std::map<std::string, std::string> kErrorPathOnly = {
     {"nvmlErrorString", "nvmlGpmQueryDeviceSupport"},
 };
 
+// Calls that return no status: one case each, with the failure the fake gives (see the fake).
+const std::map<std::string, std::string> kNotAStatus = {{"InitializeInjectionNvtx2", "returned 0"}};
+
+// Calls the capture makes only in another configuration: its extra capture options.
+const std::map<std::string, std::string> kScenario = {
+    {"cuptiActivityDisable", ";delay_ms=1;duration_ms=20"},  // a capture range ends: tracing stops
+};
+
 // One fake library as the matrix sees it: what FAKE_*_FAIL can name, and the codes to return.
 struct Fake {
   std::string env_var;
@@ -76,11 +84,13 @@ class FaultMatrix : public ::testing::Test {
   }
 
   // The capture's environment: the whole trace, the lean API filter, NVML GPU sampling.
-  std::map<std::string, std::string> captured(const fs::path& dir, const std::string& cupti = GPUSCOPE_FAKE_CUPTI) const {
+  std::map<std::string, std::string> captured(const fs::path& dir, const std::string& cupti = GPUSCOPE_FAKE_CUPTI,
+                                              const std::string& options = "") const {
     return {{"CUDA_INJECTION64_PATH", GPUSCOPE_INJECT_LIB},
             {"NVTX_INJECTION64_PATH", GPUSCOPE_INJECT_LIB},
             {"GPUSCOPE_INJECT_CONFIG", "spool=" + (dir / "cap").string() + ";cupti=" + cupti +
-                                           ";buffer_kb=64;flush_ms=20;gpu_metrics_hz=50;api=lean"},
+                                           ";buffer_kb=64;flush_ms=20;gpu_metrics_hz=50;api=lean" + options},
+            {"FAULT_CHILD_PRELOAD", GPUSCOPE_PRELOAD_LIB},
             {"FAULT_CHILD_CUDA", GPUSCOPE_FAKE_CUDA},
             {"FAULT_CHILD_NVML", GPUSCOPE_FAKE_NVML},
             {"FAULT_CHILD_CUPTI", cupti},
@@ -108,6 +118,7 @@ class FaultMatrix : public ::testing::Test {
     std::vector<Case> cases;
     for (const std::string& function : fake.functions) {
       for (const Fake::Code& code : fake.codes) {
+        if (kNotAStatus.count(function) && &code != &fake.codes.front()) break;
         std::string spec = function + ":" + std::to_string(code.value);
         if (auto partner = kErrorPathOnly.find(function); partner != kErrorPathOnly.end())
           spec += "," + partner->second + ":" + std::to_string(code.value);
@@ -120,13 +131,16 @@ class FaultMatrix : public ::testing::Test {
       for (size_t i; (i = next++) < cases.size();) {
         const Case& c = cases[i];
         const fs::path dir = dir_ / ("case" + std::to_string(i));
-        auto env = captured(dir);
+        const auto scenario = kScenario.find(c.function);
+        auto env = captured(dir, GPUSCOPE_FAKE_CUPTI, scenario == kScenario.end() ? "" : scenario->second);
         env[fake.env_var] = c.spec;
         const ChildRun got = run_child(GPUSCOPE_FAULT_CHILD, dir, env);
         const bool same = !got.hung && got.status == ref.status && got.out == ref.out;
         const auto partner = kErrorPathOnly.find(c.function);
         const std::string named = partner == kErrorPathOnly.end() ? c.function : partner->second;
-        const bool reason = reason_shown(got, named, c.code->texts);
+        const auto no_status = kNotAStatus.find(c.function);
+        const bool reason = reason_shown(
+            got, named, no_status == kNotAStatus.end() ? c.code->texts : std::vector<std::string>{no_status->second});
         const bool fired = got.failed.count(c.function) > 0;
         identical += same;
         shown += reason;
@@ -146,7 +160,7 @@ class FaultMatrix : public ::testing::Test {
     for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(worker);
     for (std::thread& t : threads) t.join();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::printf("%s matrix: %zu functions x %zu codes = %zu cases in %.1f s: %zu identical, %zu reason shown, "
+    std::printf("%s matrix: %zu functions x %zu codes (1 for a call without a status) = %zu cases in %.1f s: %zu identical, %zu reason shown, "
                 "%zu faults reached\n",
                 fake.env_var.c_str(), fake.functions.size(), fake.codes.size(), cases.size(), seconds,
                 identical.load(), shown.load(), reached.load());
@@ -158,7 +172,7 @@ class FaultMatrix : public ::testing::Test {
       if (count++ == 0) first = problems[i];
     }
     for (const auto& [function, failed] : by_function)
-      ADD_FAILURE() << function << ": " << failed.first << " of " << fake.codes.size() << " cases fail, e.g. "
+      ADD_FAILURE() << function << ": " << failed.first << " cases fail, e.g. "
                     << failed.second;
   }
 
@@ -211,7 +225,7 @@ TEST_F(FaultMatrix, CleanCaptureReachesEveryCallAndSaysNothing) {
   EXPECT_FALSE(clean.spool.of(spool::RecordKind::GpuSample).empty()) << "NVML sampling gave no sample";
   for (const Fake& fake : {cupti_fake(), nvml_fake()}) {
     for (const std::string& function : fake.functions) {
-      if (kErrorPathOnly.count(function)) continue;
+      if (kErrorPathOnly.count(function) || kScenario.count(function)) continue;
       EXPECT_TRUE(clean.called.count(function)) << "the child never makes the capture call " << function;
       for (const Fake::Code& code : fake.codes)
         EXPECT_FALSE(reason_shown(clean, function, code.texts)) << function << " " << code.name;
@@ -222,6 +236,35 @@ TEST_F(FaultMatrix, CleanCaptureReachesEveryCallAndSaysNothing) {
 TEST_F(FaultMatrix, EveryCuptiCallFailsWithEveryError) { run_matrix(cupti_fake()); }
 
 TEST_F(FaultMatrix, EveryNvmlCallFailsWithEveryError) { run_matrix(nvml_fake()); }
+
+// A call that fails only later, after it worked: a flush in mid-run, a sample after a good
+// start, a record in the middle of a buffer, an optional activity kind.
+TEST_F(FaultMatrix, LaterCallsFail) {
+  const ChildRun ref = reference();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"FAKE_CUPTI_FAIL", "cuptiActivityFlushAll:999:2"},      {"FAKE_CUPTI_FAIL", "cuptiActivityGetNextRecord:999:50"},
+      {"FAKE_CUPTI_FAIL", "cuptiActivityEnable:39:5"},         {"FAKE_CUPTI_FAIL", "cuptiEnableCallback:999:3"},
+      {"FAKE_CUPTI_FAIL", "cuptiActivityGetNumDroppedRecords:999:2"},
+      {"FAKE_NVML_FAIL", "nvmlGpmSampleGet:15:2"},             {"FAKE_NVML_FAIL", "nvmlGpmMetricsGet:15:2"},
+      {"FAKE_NVML_FAIL", "nvmlGpmSampleAlloc:20:2"},           {"FAKE_NVML_FAIL", "nvmlGpmSampleFree:999:2"},
+  };
+  const Fake cupti = cupti_fake(), nvml = nvml_fake();
+  for (const auto& [env_var, spec] : cases) {
+    const std::string function = spec.substr(0, spec.find(':'));
+    const int value = std::stoi(spec.substr(function.size() + 1));
+    const Fake& fake = env_var == "FAKE_CUPTI_FAIL" ? cupti : nvml;
+    const auto code = std::find_if(fake.codes.begin(), fake.codes.end(), [&](const Fake::Code& c) { return c.value == value; });
+    ASSERT_NE(code, fake.codes.end()) << spec;
+    auto env = captured(dir_ / function);
+    env[env_var] = spec;
+    const ChildRun got = run(function, env);
+    EXPECT_TRUE(got.failed.count(function)) << spec << ": the fault never fired";
+    EXPECT_FALSE(got.hung) << spec;
+    EXPECT_EQ(got.status, ref.status) << spec;
+    EXPECT_EQ(got.out, ref.out) << spec;
+    EXPECT_TRUE(reason_shown(got, function, code->texts)) << spec;
+  }
+}
 
 // dlopen and dlsym failing: no library, a library without CUPTI's symbols, one without the
 // optional callback API, no NVML, an NVML without GPM.
