@@ -30,6 +30,7 @@ struct ChildRun {
   bool hung = false;         // killed after the time limit
   std::string out;           // stdout
   std::vector<std::string> capture_lines;  // stderr lines starting "gpuscope:"
+  std::string spool_path;    // the capture's spool ("" when it wrote none)
   ReadSpool spool;           // empty when the capture wrote none
   std::string spool_error;   // a spool the reader could not parse
   std::set<std::string> called, failed;    // function names from FAKE_FAULT_LOG
@@ -94,7 +95,10 @@ inline ChildRun run_child(const std::string& program, const std::filesystem::pat
     if (line.rfind("gpuscope:", 0) == 0) run.capture_lines.push_back(line);
   const fs::path spool = dir / ("cap." + std::to_string(pid) + ".spool");
   try {
-    if (fs::exists(spool)) run.spool = read_spool(spool.string());
+    if (fs::exists(spool)) {
+      run.spool_path = spool.string();
+      run.spool = read_spool(run.spool_path);
+    }
   } catch (const std::exception& e) {
     run.spool_error = e.what();
   }

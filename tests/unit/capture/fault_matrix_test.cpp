@@ -16,6 +16,8 @@
 #include <thread>
 
 #include "fault_child_runner.h"
+#include "gpuscope/model.h"
+#include "importers/importer.h"
 
 namespace gpuscope::capture::test {
 namespace {
@@ -106,7 +108,7 @@ class FaultMatrix : public ::testing::Test {
     return run("reference", env);
   }
 
-  // Runs every function of `fake` x every code, two children at a time (or one per core).
+  // Runs every function of `fake` x every code, two children per core: they mostly sleep.
   void run_matrix(const Fake& fake) {
     ASSERT_FALSE(fake.functions.empty()) << "the fake lists no functions";
     const ChildRun ref = reference();
@@ -157,7 +159,7 @@ class FaultMatrix : public ::testing::Test {
     };
     const auto started = std::chrono::steady_clock::now();
     std::vector<std::thread> threads;
-    for (unsigned t = 0; t < std::max(2u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(worker);
+    for (unsigned t = 0; t < 2 * std::max(1u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(worker);
     for (std::thread& t : threads) t.join();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::printf("%s matrix: %zu functions x %zu codes (1 for a call without a status) = %zu cases in %.1f s: %zu identical, %zu reason shown, "
@@ -264,6 +266,29 @@ TEST_F(FaultMatrix, LaterCallsFail) {
     EXPECT_EQ(got.out, ref.out) << spec;
     EXPECT_TRUE(reason_shown(got, function, code->texts)) << spec;
   }
+}
+
+// A failed call reaches the imported capture as data loss, which the report's data quality
+// lists: what failed, how often, and the first message.
+TEST_F(FaultMatrix, AFailedCallIsDataLossInTheImportedCapture) {
+  auto env = captured(dir_ / "flush");
+  env["FAKE_CUPTI_FAIL"] = "cuptiActivityFlushAll:13";  // CUPTI_ERROR_NOT_READY, every flush
+  const ChildRun got = run("flush", env);
+  ASSERT_FALSE(got.spool_path.empty());
+  const Trace trace = import_spools({got.spool_path});
+  uint64_t count = 0;
+  std::string detail;
+  for (const DataLoss& loss : trace.data_loss) {
+    if (loss.what != "failed_call:cuptiActivityFlushAll") continue;
+    count += loss.count;
+    detail = loss.detail;
+  }
+  EXPECT_GE(count, 2u) << "a periodic flush and the one at exit";
+  EXPECT_NE(detail.find("cuptiActivityFlushAll returned CUPTI_ERROR_NOT_READY"), std::string::npos) << detail;
+  // Said once on stderr however often it failed.
+  EXPECT_EQ(std::count_if(got.capture_lines.begin(), got.capture_lines.end(),
+                          [](const std::string& l) { return l.find("cuptiActivityFlushAll") != std::string::npos; }),
+            1);
 }
 
 // dlopen and dlsym failing: no library, a library without CUPTI's symbols, one without the
