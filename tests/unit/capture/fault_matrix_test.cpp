@@ -108,8 +108,9 @@ class FaultMatrix : public ::testing::Test {
     return run("reference", env);
   }
 
-  // Runs every function of `fake` x every code, two children per core: they mostly sleep.
-  void run_matrix(const Fake& fake) {
+  // Runs every function of `fake` x every code (or only `only_code`), with the capture options
+  // `options` added; two children per core: they mostly sleep.
+  void run_matrix(const Fake& fake, const std::string& options = "", int only_code = 0) {
     ASSERT_FALSE(fake.functions.empty()) << "the fake lists no functions";
     const ChildRun ref = reference();
     ASSERT_TRUE(WIFEXITED(ref.status) && WEXITSTATUS(ref.status) == 3) << ref.status;
@@ -121,6 +122,7 @@ class FaultMatrix : public ::testing::Test {
     for (const std::string& function : fake.functions) {
       for (const Fake::Code& code : fake.codes) {
         if (kNotAStatus.count(function) && &code != &fake.codes.front()) break;
+        if (only_code != 0 && code.value != only_code && !kNotAStatus.count(function)) continue;
         std::string spec = function + ":" + std::to_string(code.value);
         if (auto partner = kErrorPathOnly.find(function); partner != kErrorPathOnly.end())
           spec += "," + partner->second + ":" + std::to_string(code.value);
@@ -134,7 +136,8 @@ class FaultMatrix : public ::testing::Test {
         const Case& c = cases[i];
         const fs::path dir = dir_ / ("case" + std::to_string(i));
         const auto scenario = kScenario.find(c.function);
-        auto env = captured(dir, GPUSCOPE_FAKE_CUPTI, scenario == kScenario.end() ? "" : scenario->second);
+        // A scenario's options replace the matrix's own (both set a capture range, say).
+        auto env = captured(dir, GPUSCOPE_FAKE_CUPTI, scenario == kScenario.end() ? options : scenario->second);
         env[fake.env_var] = c.spec;
         const ChildRun got = run_child(GPUSCOPE_FAULT_CHILD, dir, env);
         const bool same = !got.hung && got.status == ref.status && got.out == ref.out;
@@ -162,9 +165,11 @@ class FaultMatrix : public ::testing::Test {
     for (unsigned t = 0; t < 2 * std::max(1u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(worker);
     for (std::thread& t : threads) t.join();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::printf("%s matrix: %zu functions x %zu codes (1 for a call without a status) = %zu cases in %.1f s: %zu identical, %zu reason shown, "
+    std::printf("%s matrix%s%s: %zu functions x %zu codes (1 for a call without a status) = %zu cases in %.1f s: %zu identical, %zu reason shown, "
                 "%zu faults reached\n",
-                fake.env_var.c_str(), fake.functions.size(), fake.codes.size(), cases.size(), seconds,
+                fake.env_var.c_str(), options.empty() ? "" : " with ", options.c_str() + (options.empty() ? 0 : 1),
+                fake.functions.size(), only_code ? 1 : fake.codes.size(),
+                cases.size(), seconds,
                 identical.load(), shown.load(), reached.load());
     // One failure per function: how many of its cases fail, and the first of them.
     std::map<std::string, std::pair<size_t, std::string>> by_function;
@@ -238,6 +243,10 @@ TEST_F(FaultMatrix, CleanCaptureReachesEveryCallAndSaysNothing) {
 TEST_F(FaultMatrix, EveryCuptiCallFailsWithEveryError) { run_matrix(cupti_fake()); }
 
 TEST_F(FaultMatrix, EveryNvmlCallFailsWithEveryError) { run_matrix(nvml_fake()); }
+
+// With a capture range, tracing starts and stops on a timer thread (begin_tracing/end_tracing):
+// every CUPTI call fails there too, with one code (CUPTI_ERROR_UNKNOWN).
+TEST_F(FaultMatrix, EveryCuptiCallFailsInACaptureRange) { run_matrix(cupti_fake(), ";delay_ms=5;duration_ms=20", 999); }
 
 // A call that fails only later, after it worked: a flush in mid-run, a sample after a good
 // start, a record in the middle of a buffer, an optional activity kind.
