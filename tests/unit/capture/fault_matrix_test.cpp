@@ -12,7 +12,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <thread>
 
 #include "fault_child_runner.h"
@@ -51,13 +50,16 @@ struct Fake {
   std::vector<Code> codes;
 };
 
-Fake load_fake(const std::string& path, const std::string& env_var, const char* error_string_fn) {
+// Empty when the fake cannot be loaded or lists nothing (the matrix then fails).
+Fake load_fake(const std::string& path, const std::string& env_var) {
   Fake fake{env_var, {}, {}};
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) return fake;
   auto functions = reinterpret_cast<const char* const* (*)()>(dlsym(handle, "fake_fault_functions"));
   auto count = reinterpret_cast<int (*)()>(dlsym(handle, "fake_fault_code_count"));
   auto code = reinterpret_cast<int (*)(int, const char**)>(dlsym(handle, "fake_fault_code"));
+  auto nvml_text = reinterpret_cast<const char* (*)(int)>(dlsym(handle, "nvmlErrorString"));
+  if (functions == nullptr || count == nullptr || code == nullptr) return fake;
   for (const char* const* f = functions(); *f != nullptr; ++f) fake.functions.push_back(*f);
   for (int i = 0; i < count(); ++i) {
     const char* name = nullptr;
@@ -65,10 +67,8 @@ Fake load_fake(const std::string& path, const std::string& env_var, const char* 
     // The library's own text for it (NVML's nvmlErrorString is prose), its enum name, and the
     // number the capture falls back to when the text lookup itself fails.
     std::vector<std::string> texts{name, "error " + std::to_string(value), "CUPTI error " + std::to_string(value)};
-    if (std::string(error_string_fn) == "nvmlErrorString") {
-      auto text = reinterpret_cast<const char* (*)(int)>(dlsym(handle, error_string_fn));
-      if (const char* t = text(value)) texts.push_back(t);
-    }
+    if (nvml_text != nullptr)
+      if (const char* t = nvml_text(value)) texts.push_back(t);
     fake.codes.push_back({name, value, texts});
   }
   return fake;  // the handle stays open: unloading buys nothing in a test process
@@ -96,7 +96,9 @@ class FaultMatrix : public ::testing::Test {
             {"FAULT_CHILD_CUDA", GPUSCOPE_FAKE_CUDA},
             {"FAULT_CHILD_NVML", GPUSCOPE_FAKE_NVML},
             {"FAULT_CHILD_CUPTI", cupti},
-            {"FAKE_NVML_PERIOD_MS", "5"}};
+            {"FAKE_NVML_PERIOD_MS", "5"},
+            // Nothing fails unless a case says so, whatever the test's own environment holds.
+            {"FAKE_CUPTI_FAIL", ""}, {"FAKE_NVML_FAIL", ""}, {"FAKE_CUPTI_FAIL_KIND", ""}, {"FAKE_NVML_MODE", ""}};
   }
   ChildRun run(const std::string& name, std::map<std::string, std::string> env) const {
     return run_child(GPUSCOPE_FAULT_CHILD, dir_ / name, env);
@@ -108,16 +110,47 @@ class FaultMatrix : public ::testing::Test {
     return run("reference", env);
   }
 
+  struct Case {
+    std::string function, spec;  // spec: the FAKE_*_FAIL value
+    const Fake::Code* code;
+  };
+  struct Outcome {
+    bool identical = false, reason = false, fired = false;
+    std::string problem;  // "" when the case passes
+  };
+
+  // One case in `dir`: the program's output against `ref`, the reason, the fault firing.
+  Outcome run_case(const Fake& fake, const Case& c, const ChildRun& ref, const std::string& options,
+                   const fs::path& dir) const {
+    const auto scenario = kScenario.find(c.function);
+    // A scenario's options replace the matrix's own (both set a capture range, say).
+    auto env = captured(dir, GPUSCOPE_FAKE_CUPTI, scenario == kScenario.end() ? options : scenario->second);
+    env[fake.env_var] = c.spec;
+    const ChildRun got = run_child(GPUSCOPE_FAULT_CHILD, dir, env);
+    const auto partner = kErrorPathOnly.find(c.function);
+    const std::string named = partner == kErrorPathOnly.end() ? c.function : partner->second;
+    const auto no_status = kNotAStatus.find(c.function);
+    Outcome o;
+    o.identical = !got.hung && got.status == ref.status && got.out == ref.out;
+    o.reason = reason_shown(got, named,
+                            no_status == kNotAStatus.end() ? c.code->texts : std::vector<std::string>{no_status->second});
+    o.fired = got.failed.count(c.function) > 0;
+    std::string why;
+    if (!o.fired) why += " the fault never fired;";
+    if (got.hung) why += " hung;";
+    if (!o.identical) why += " status " + std::to_string(got.status) + (got.out == ref.out ? "" : ", stdout differs") + ";";
+    if (!o.reason) why += " no reason naming " + named + " and " + c.code->name + ";";
+    if (!got.spool_error.empty()) why += " unreadable spool (" + got.spool_error + ");";
+    if (!why.empty()) o.problem = c.spec + " (" + c.code->name + "):" + why + " [" + dir.string() + "]";
+    return o;
+  }
+
   // Runs every function of `fake` x every code (or only `only_code`), with the capture options
   // `options` added; two children per core: they mostly sleep.
   void run_matrix(const Fake& fake, const std::string& options = "", int only_code = 0) {
     ASSERT_FALSE(fake.functions.empty()) << "the fake lists no functions";
     const ChildRun ref = reference();
     ASSERT_TRUE(WIFEXITED(ref.status) && WEXITSTATUS(ref.status) == 3) << ref.status;
-    struct Case {
-      std::string function, spec;
-      const Fake::Code* code;
-    };
     std::vector<Case> cases;
     for (const std::string& function : fake.functions) {
       for (const Fake::Code& code : fake.codes) {
@@ -129,35 +162,13 @@ class FaultMatrix : public ::testing::Test {
         cases.push_back({function, spec, &code});
       }
     }
-    std::vector<std::string> problems(cases.size());
-    std::atomic<size_t> next{0}, identical{0}, shown{0}, reached{0};
+    std::vector<Outcome> outcomes(cases.size());
+    std::atomic<size_t> next{0};
     auto worker = [&] {
       for (size_t i; (i = next++) < cases.size();) {
-        const Case& c = cases[i];
         const fs::path dir = dir_ / ("case" + std::to_string(i));
-        const auto scenario = kScenario.find(c.function);
-        // A scenario's options replace the matrix's own (both set a capture range, say).
-        auto env = captured(dir, GPUSCOPE_FAKE_CUPTI, scenario == kScenario.end() ? options : scenario->second);
-        env[fake.env_var] = c.spec;
-        const ChildRun got = run_child(GPUSCOPE_FAULT_CHILD, dir, env);
-        const bool same = !got.hung && got.status == ref.status && got.out == ref.out;
-        const auto partner = kErrorPathOnly.find(c.function);
-        const std::string named = partner == kErrorPathOnly.end() ? c.function : partner->second;
-        const auto no_status = kNotAStatus.find(c.function);
-        const bool reason = reason_shown(
-            got, named, no_status == kNotAStatus.end() ? c.code->texts : std::vector<std::string>{no_status->second});
-        const bool fired = got.failed.count(c.function) > 0;
-        identical += same;
-        shown += reason;
-        reached += fired;
-        std::string why;
-        if (!fired) why += " the fault never fired;";
-        if (got.hung) why += " hung;";
-        if (!same) why += " status " + std::to_string(got.status) + (got.out == ref.out ? "" : ", stdout differs") + ";";
-        if (!reason) why += " no reason naming " + named + " and " + c.code->name + ";";
-        if (!got.spool_error.empty()) why += " unreadable spool (" + got.spool_error + ");";
-        if (!why.empty()) problems[i] = c.spec + " (" + c.code->name + "):" + why + " [" + dir.string() + "]";
-        else fs::remove_all(dir);
+        outcomes[i] = run_case(fake, cases[i], ref, options, dir);
+        if (outcomes[i].problem.empty()) fs::remove_all(dir);
       }
     };
     const auto started = std::chrono::steady_clock::now();
@@ -165,22 +176,24 @@ class FaultMatrix : public ::testing::Test {
     for (unsigned t = 0; t < 2 * std::max(1u, std::thread::hardware_concurrency()); ++t) threads.emplace_back(worker);
     for (std::thread& t : threads) t.join();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::printf("%s matrix%s%s: %zu functions x %zu codes (1 for a call without a status) = %zu cases in %.1f s: %zu identical, %zu reason shown, "
-                "%zu faults reached\n",
-                fake.env_var.c_str(), options.empty() ? "" : " with ", options.c_str() + (options.empty() ? 0 : 1),
-                fake.functions.size(), only_code ? 1 : fake.codes.size(),
-                cases.size(), seconds,
-                identical.load(), shown.load(), reached.load());
-    // One failure per function: how many of its cases fail, and the first of them.
-    std::map<std::string, std::pair<size_t, std::string>> by_function;
+
+    size_t identical = 0, shown = 0, reached = 0;
+    std::map<std::string, std::pair<size_t, std::string>> by_function;  // failing cases, the first
     for (size_t i = 0; i < cases.size(); ++i) {
-      if (problems[i].empty()) continue;
+      identical += outcomes[i].identical;
+      shown += outcomes[i].reason;
+      reached += outcomes[i].fired;
+      if (outcomes[i].problem.empty()) continue;
       auto& [count, first] = by_function[cases[i].function];
-      if (count++ == 0) first = problems[i];
+      if (count++ == 0) first = outcomes[i].problem;
     }
+    std::printf("%s matrix%s%s: %zu functions x %zu codes (1 for a call without a status) = %zu cases in %.1f s: "
+                "%zu identical, %zu reason shown, %zu faults reached\n",
+                fake.env_var.c_str(), options.empty() ? "" : " with ", options.c_str() + (options.empty() ? 0 : 1),
+                fake.functions.size(), only_code ? size_t{1} : fake.codes.size(), cases.size(), seconds, identical,
+                shown, reached);
     for (const auto& [function, failed] : by_function)
-      ADD_FAILURE() << function << ": " << failed.first << " cases fail, e.g. "
-                    << failed.second;
+      ADD_FAILURE() << function << ": " << failed.first << " cases fail, e.g. " << failed.second;
   }
 
   // A run whose capture cannot work at all or in part: same program output, and a reason
@@ -211,8 +224,8 @@ class FaultMatrix : public ::testing::Test {
   fs::path dir_;
 };
 
-Fake cupti_fake() { return load_fake(GPUSCOPE_FAKE_CUPTI, "FAKE_CUPTI_FAIL", "cuptiGetResultString"); }
-Fake nvml_fake() { return load_fake(GPUSCOPE_FAKE_NVML, "FAKE_NVML_FAIL", "nvmlErrorString"); }
+Fake cupti_fake() { return load_fake(GPUSCOPE_FAKE_CUPTI, "FAKE_CUPTI_FAIL"); }
+Fake nvml_fake() { return load_fake(GPUSCOPE_FAKE_NVML, "FAKE_NVML_FAIL"); }
 
 // Without a fault: the capture changes nothing, says nothing, and the child reaches every
 // function of both fakes (but those used only to name another call's error), so the matrix
