@@ -1,7 +1,6 @@
 #include "capture/activity_decoder.h"
 
 #include <cstdio>
-#include <string>
 
 #include "capture/cupti_compat.h"
 #include "capture/failed_calls.h"
@@ -129,11 +128,9 @@ size_t ActivityDecoder::decode_buffer(uint8_t* buffer, size_t valid_bytes, NextR
       // work was in flight), counted as such. Anything else is the call failing. Either way
       // nothing after it can be walked.
       ++stats_.incomplete_buffers;
-      if (rc != CUPTI_ERROR_INVALID_KIND) {
-        std::string error = cupti_error_name(rc);
-        if (error == "CUPTI error") error += " " + std::to_string(static_cast<int>(rc));
-        note_failed_call("cuptiActivityGetNextRecord", error, "the records of the buffers it could not read are lost");
-      }
+      if (rc != CUPTI_ERROR_INVALID_KIND)
+        note_failed_call("cuptiActivityGetNextRecord", cupti_error_text(rc),
+                         "the records of the buffers it could not read are lost");
       break;
     }
     ++visited;

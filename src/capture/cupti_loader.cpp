@@ -196,9 +196,7 @@ std::string cupti_result_text(const CuptiApi& api, CUptiResult rc) {
   if (api.GetResultString != nullptr && api.GetResultString(rc, &text) == CUPTI_SUCCESS && text != nullptr) {
     return text;
   }
-  std::string name = cupti_error_name(rc);
-  if (name == "CUPTI error") name += " " + std::to_string(static_cast<int>(rc));
-  return name;
+  return cupti_error_text(rc);
 }
 
 std::string cupti_call_failure(const CuptiApi& api, const char* call, CUptiResult rc) {

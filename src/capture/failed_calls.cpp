@@ -8,8 +8,12 @@ namespace gpuscope::capture {
 namespace {
 
 std::mutex g_mutex;
-// Leaked on purpose: calls fail during process teardown too (the exit flush).
-std::vector<FailedCall>* g_calls = new std::vector<FailedCall>;
+
+// Never destroyed: calls fail during process teardown too (the exit flush).
+std::vector<FailedCall>& calls() {
+  static auto* failed = new std::vector<FailedCall>;
+  return *failed;
+}
 
 }  // namespace
 
@@ -17,19 +21,19 @@ void note_failed_call(const std::string& call, const std::string& error, const s
   const std::string what = "failed_call:" + call;
   {
     std::lock_guard lock(g_mutex);
-    for (FailedCall& f : *g_calls) {
+    for (FailedCall& f : calls()) {
       if (f.what != what) continue;
       ++f.count;
       return;  // said once
     }
-    g_calls->push_back({what, call + " returned " + error + ": " + consequence, 1});
+    calls().push_back({what, call + " returned " + error + ": " + consequence, 1});
   }
   log_line("%s returned %s: %s", call.c_str(), error.c_str(), consequence.c_str());
 }
 
 std::vector<FailedCall> failed_calls() {
   std::lock_guard lock(g_mutex);
-  return *g_calls;
+  return calls();
 }
 
 }  // namespace gpuscope::capture
