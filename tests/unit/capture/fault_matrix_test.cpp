@@ -314,13 +314,19 @@ TEST_F(FaultMatrix, AFailedCallIsDataLossInTheImportedCapture) {
 }
 
 // dlopen and dlsym failing: no library, a library without CUPTI's symbols, one without the
-// optional callback API, no NVML, an NVML without GPM.
+// optional callback API or the hardware-counter APIs, no NVML, an NVML without GPM.
 TEST_F(FaultMatrix, MissingLibrariesAndSymbols) {
   const std::string missing = (dir_ / "no" / "libcupti.so.13").string();
   expect_fails_open("no_cupti", captured(dir_ / "no_cupti", missing), {"cannot load", missing});
   expect_fails_open("not_cupti", captured(dir_ / "not_cupti", GPUSCOPE_FAKE_CUDA), {"lacks cuptiGetVersion"});
   expect_fails_open("no_callback_api", captured(dir_ / "no_callback_api", GPUSCOPE_FAKE_CUPTI_PLAIN),
                     {"lacks the callback API"});
+  // The fake has no hardware-counter API: per-kernel metrics and CUPTI's PM sampling say so.
+  expect_fails_open("no_range_profiler",
+                    captured(dir_ / "no_range_profiler", GPUSCOPE_FAKE_CUPTI, ";metrics=gpu__time_duration.sum"),
+                    {"lacks the range profiler"});
+  expect_fails_open("no_pm_sampling", captured(dir_ / "no_pm_sampling", GPUSCOPE_FAKE_CUPTI, ";gpu_metrics_source=pm"),
+                    {"lacks the PM sampling API"});
   auto no_nvml = captured(dir_ / "no_nvml");
   no_nvml["FAULT_CHILD_NVML"] = "";
   expect_fails_open("no_nvml", no_nvml, {"nvml"});
