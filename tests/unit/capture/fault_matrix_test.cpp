@@ -262,14 +262,16 @@ TEST_F(FaultMatrix, EveryNvmlCallFailsWithEveryError) { run_matrix(nvml_fake());
 TEST_F(FaultMatrix, EveryCuptiCallFailsInACaptureRange) { run_matrix(cupti_fake(), ";delay_ms=5;duration_ms=20", 999); }
 
 // A call that fails only later, after it worked: a flush in mid-run, a sample after a good
-// start, a record in the middle of a buffer, an optional activity kind.
+// start, a record in the middle of a buffer, an optional activity kind. The nth calls do not
+// depend on timing (the second sample: the first poll or the one at exit), except the second
+// flush, which needs one periodic flush (every 20 ms) in the child's 60 ms of sleep.
 TEST_F(FaultMatrix, LaterCallsFail) {
   const ChildRun ref = reference();
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"FAKE_CUPTI_FAIL", "cuptiActivityFlushAll:999:2"},      {"FAKE_CUPTI_FAIL", "cuptiActivityGetNextRecord:999:50"},
       {"FAKE_CUPTI_FAIL", "cuptiActivityEnable:39:5"},         {"FAKE_CUPTI_FAIL", "cuptiEnableCallback:999:3"},
       {"FAKE_CUPTI_FAIL", "cuptiActivityGetNumDroppedRecords:999:2"},
-      {"FAKE_NVML_FAIL", "nvmlGpmSampleGet:15:2"},             {"FAKE_NVML_FAIL", "nvmlGpmMetricsGet:15:2"},
+      {"FAKE_NVML_FAIL", "nvmlGpmSampleGet:15:2"},
       {"FAKE_NVML_FAIL", "nvmlGpmSampleAlloc:20:2"},           {"FAKE_NVML_FAIL", "nvmlGpmSampleFree:999:2"},
   };
   const Fake cupti = cupti_fake(), nvml = nvml_fake();
