@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "capture/cupti_compat.h"
+#include "capture/failed_calls.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::capture {
@@ -119,11 +121,16 @@ size_t ActivityDecoder::decode_buffer(uint8_t* buffer, size_t valid_bytes, NextR
   CUpti_Activity* record = nullptr;
   for (;;) {
     CUptiResult rc = next(buffer, valid_bytes, &record);
-    if (rc == CUPTI_ERROR_MAX_LIMIT_REACHED) break;  // the normal end of a buffer
+    // The normal end of a buffer; but a buffer with valid bytes holds at least one record.
+    if (rc == CUPTI_ERROR_MAX_LIMIT_REACHED && visited > 0) break;
     if (rc != CUPTI_SUCCESS || record == nullptr) {
-      // CUPTI_ERROR_INVALID_KIND: an incomplete record (e.g. a forced flush at exit
-      // while work was in flight). Nothing after it can be walked.
+      // CUPTI_ERROR_INVALID_KIND: an incomplete record (e.g. a forced flush at exit while
+      // work was in flight), counted as such. Anything else is the call failing. Either way
+      // nothing after it can be walked.
       ++stats_.incomplete_buffers;
+      if (rc != CUPTI_ERROR_INVALID_KIND)
+        note_failed_call("cuptiActivityGetNextRecord", cupti_error_text(rc),
+                         "the records of the buffers it could not read are lost");
       break;
     }
     ++visited;

@@ -105,9 +105,11 @@ std::string ApiFilter::apply(const CuptiApi& api, bool driver_api) {
   return "";
 }
 
-void ApiFilter::enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber, bool driver_api, bool on) const {
+void ApiFilter::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber, bool driver_api, bool on) const {
   for (const Filtered& f : kFiltered)
-    if (f.domain == CUPTI_CB_DOMAIN_RUNTIME_API || driver_api) p.EnableCallback(on ? 1 : 0, subscriber, f.domain, f.cbid);
+    if (f.domain == CUPTI_CB_DOMAIN_RUNTIME_API || driver_api)
+      enable_callback(api, on ? 1 : 0, subscriber, f.domain, f.cbid,
+                      "calls the lean API trace leaves out of the trace may go uncounted");
 }
 
 void ApiFilter::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {

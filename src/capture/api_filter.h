@@ -34,7 +34,7 @@ class ApiFilter {
   // or one line on why the lean trace is off (then every call is recorded, as with --api full).
   std::string apply(const CuptiApi& api, bool driver_api);
   // Enables (or disables) callbacks for the filtered functions on `subscriber`.
-  void enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber, bool driver_api, bool on = true) const;
+  void enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber, bool driver_api, bool on = true) const;
   // Whether (domain, cbid) is a filtered function; then on_callback wants its callbacks.
   bool filters(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const { return slot_of(domain, cbid) >= 0; }
   void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data);

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <mutex>
 
+#include "capture/failed_calls.h"
+
 namespace gpuscope::capture {
 namespace {
 
@@ -38,7 +40,11 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && users.sampler) {
       const auto& data = *static_cast<const CUpti_ResourceData*>(cbdata);
       uint32_t device = 0;
-      if (g_hub.api->profiler.GetDeviceId(data.context, &device) != CUPTI_SUCCESS) return;
+      if (const CUptiResult rc = g_hub.api->profiler.GetDeviceId(data.context, &device); rc != CUPTI_SUCCESS) {
+        note_failed_call("cuptiGetDeviceId", cupti_result_text(*g_hub.api, rc),
+                         "GPU metrics cannot tell which GPU a context is on and do not sample it");
+        return;
+      }
       if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) users.sampler->device_in_use(device);
       if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) users.sampler->device_released(device);
     }
@@ -60,28 +66,32 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
     return cupti_call_failure(api, "cuptiSubscribe", rc);
   }
   g_live.store(true, std::memory_order_release);
-  if (users.kernels) KernelProfiler::enable_callbacks(p, g_hub.subscriber);
+  if (users.kernels) KernelProfiler::enable_callbacks(api, g_hub.subscriber);
   if (users.sampler) {
-    p.EnableCallback(1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    p.EnableCallback(1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    constexpr const char* kCost = "GPU metrics do not see the program's GPUs come and go, and may sample none";
+    enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, kCost);
+    enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
+                    kCost);
   }
-  if (users.filter && users.filter_now) users.filter->enable_callbacks(p, g_hub.subscriber, users.driver_api);
-  if (users.range) users.range->enable_callbacks(p, g_hub.subscriber);
-  if (users.sync_flush) SyncFlush::enable_callbacks(p, g_hub.subscriber);
+  if (users.filter && users.filter_now) users.filter->enable_callbacks(api, g_hub.subscriber, users.driver_api);
+  if (users.range) users.range->enable_callbacks(api, g_hub.subscriber);
+  if (users.sync_flush) SyncFlush::enable_callbacks(api, g_hub.subscriber);
   return "";
 }
 
 void enable_filter_callbacks(bool on) {
   std::lock_guard lock(g_hub.mutex);
   if (g_hub.subscriber == nullptr || g_hub.users.filter == nullptr) return;
-  g_hub.users.filter->enable_callbacks(g_hub.api->profiler, g_hub.subscriber, g_hub.users.driver_api, on);
+  g_hub.users.filter->enable_callbacks(*g_hub.api, g_hub.subscriber, g_hub.users.driver_api, on);
 }
 
 std::string release_callbacks() {
   std::lock_guard lock(g_hub.mutex);
   if (g_hub.subscriber == nullptr || g_hub.api->profiler.Unsubscribe == nullptr) return "";
   g_live.store(false, std::memory_order_release);
-  g_hub.api->profiler.Unsubscribe(g_hub.subscriber);
+  if (const CUptiResult rc = g_hub.api->profiler.Unsubscribe(g_hub.subscriber); rc != CUPTI_SUCCESS)
+    note_failed_call("cuptiUnsubscribe", cupti_result_text(*g_hub.api, rc),
+                     "gpuscope stopped using its callbacks, but the program's own CUPTI client may not get them");
   g_hub.subscriber = nullptr;
   std::string lost;
   if (g_hub.users.filter) {

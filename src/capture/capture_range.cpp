@@ -47,17 +47,18 @@ bool CaptureRange::needs_callbacks() const {
   return config_.range == InjectConfig::Range::ProfilerApi || config_.range == InjectConfig::Range::Nvtx;
 }
 
-void CaptureRange::enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber) const {
+void CaptureRange::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber) const {
+  constexpr const char* kCost = "the capture range may start or end late, or never";
   if (config_.range == InjectConfig::Range::ProfilerApi) {
-    p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000);
-    p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000);
-    p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
-    p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
+    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, kCost);
+    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000, kCost);
+    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, kCost);
+    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop, kCost);
   } else if (config_.range == InjectConfig::Range::Nvtx) {
     for (CUpti_CallbackId id : {CUPTI_CBID_NVTX_nvtxRangePushA, CUPTI_CBID_NVTX_nvtxRangePushEx, CUPTI_CBID_NVTX_nvtxRangePop,
                                 CUPTI_CBID_NVTX_nvtxDomainCreateA, CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
                                 CUPTI_CBID_NVTX_nvtxDomainRangePop})
-      p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_NVTX, id);
+      enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_NVTX, id, kCost);
   }
 }
 

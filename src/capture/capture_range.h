@@ -38,7 +38,7 @@ class CaptureRange {
   ~CaptureRange();
 
   bool needs_callbacks() const;  // profiler API or NVTX
-  void enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber) const;
+  void enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber) const;
   void on_api_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void on_nvtx_callback(CUpti_CallbackId cbid, const void* params, const void* return_value);
   // The timer mode's thread; false if it could not start.

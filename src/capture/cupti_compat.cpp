@@ -60,4 +60,10 @@ const char* cupti_error_name(CUptiResult rc) {
   }
 }
 
+std::string cupti_error_text(CUptiResult rc) {
+  std::string name = cupti_error_name(rc);
+  if (name == "CUPTI error") name += " " + std::to_string(static_cast<int>(rc));
+  return name;
+}
+
 }  // namespace gpuscope::capture

@@ -5,6 +5,7 @@
 #include <cupti_result.h>
 
 #include <cstdint>
+#include <string>
 
 namespace gpuscope::capture {
 
@@ -21,8 +22,11 @@ bool cupti_version_supported(uint32_t cupti_api_version);
 // One short sentence on what to do about `rc`, for the "gpuscope: ..." line.
 const char* cupti_error_advice(CUptiResult rc);
 
-// "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" etc.; the numeric value for others.
+// "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" etc.; "CUPTI error" for others.
 // (Used when libcupti's own cuptiGetResultString is unavailable.)
 const char* cupti_error_name(CUptiResult rc);
+
+// cupti_error_name, with the number where the name is only "CUPTI error".
+std::string cupti_error_text(CUptiResult rc);
 
 }  // namespace gpuscope::capture

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "capture/cupti_compat.h"
+#include "capture/failed_calls.h"
 
 namespace gpuscope::capture {
 namespace {
@@ -147,7 +148,12 @@ CuptiLibrary load(const std::string& configured_path) {
   } else {
     lib.path = kCuptiSoname;
   }
-  if (lib.api.GetVersion(&lib.version) != CUPTI_SUCCESS || !cupti_version_supported(lib.version)) {
+  if (const CUptiResult rc = lib.api.GetVersion(&lib.version); rc != CUPTI_SUCCESS) {
+    lib.error = "libcupti at " + lib.path + ": cuptiGetVersion returned " + cupti_result_text(lib.api, rc) +
+                ", so its record layout is unknown; " + cupti_error_advice(rc);
+    return lib;
+  }
+  if (!cupti_version_supported(lib.version)) {
     lib.error = "libcupti at " + lib.path + " reports API version " + std::to_string(lib.version) +
                 "; this gpuscope build reads CUDA 13 CUPTI records only";
     return lib;
@@ -190,13 +196,17 @@ std::string cupti_result_text(const CuptiApi& api, CUptiResult rc) {
   if (api.GetResultString != nullptr && api.GetResultString(rc, &text) == CUPTI_SUCCESS && text != nullptr) {
     return text;
   }
-  std::string name = cupti_error_name(rc);
-  if (name == "CUPTI error") name += " " + std::to_string(static_cast<int>(rc));
-  return name;
+  return cupti_error_text(rc);
 }
 
 std::string cupti_call_failure(const CuptiApi& api, const char* call, CUptiResult rc) {
   return std::string(call) + " returned " + cupti_result_text(api, rc) + " (" + cupti_error_advice(rc) + ")";
+}
+
+void enable_callback(const CuptiApi& api, uint32_t enable, CUpti_SubscriberHandle subscriber,
+                     CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* cost) {
+  if (const CUptiResult rc = api.profiler.EnableCallback(enable, subscriber, domain, cbid); rc != CUPTI_SUCCESS)
+    note_failed_call("cuptiEnableCallback", cupti_result_text(api, rc), cost);
 }
 
 }  // namespace gpuscope::capture

@@ -127,4 +127,8 @@ std::string cupti_result_text(const CuptiApi& api, CUptiResult rc);
 // "CALL returned CUPTI_ERROR_X (what to do)": one line for a failed CUPTI call.
 std::string cupti_call_failure(const CuptiApi& api, const char* call, CUptiResult rc);
 
+// cuptiEnableCallback; a failure is said once and counted (failed_calls.h) as costing `cost`.
+void enable_callback(const CuptiApi& api, uint32_t enable, CUpti_SubscriberHandle subscriber,
+                     CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* cost);
+
 }  // namespace gpuscope::capture

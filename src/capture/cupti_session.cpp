@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "capture/cupti_compat.h"
+#include "capture/failed_calls.h"
 
 namespace gpuscope::capture {
 namespace {
@@ -34,6 +35,15 @@ std::string failure_line(const CuptiApi& api, const std::string& call, CUptiResu
          cupti_error_advice(rc);
 }
 
+// A kind CUPTI will not turn off goes on recording: outside a capture range, or after a
+// capture that could not start (its buffers are then refused, and the records dropped).
+void disable(const CuptiApi& api, CUpti_ActivityKind kind) {
+  if (const CUptiResult rc = api.ActivityDisable(kind); rc != CUPTI_SUCCESS)
+    note_failed_call("cuptiActivityDisable", cupti_result_text(api, rc),
+                     "CUPTI goes on recording activity gpuscope meant to stop (outside the capture range, or "
+                     "after the capture gave up)");
+}
+
 void append_partial(std::string& partial, const std::string& what) {
   partial += partial.empty() ? "partial: " : ", ";
   partial += what;
@@ -62,7 +72,8 @@ SessionResult register_buffers(const CuptiApi& api, const SessionSettings& setti
   // writer thread can recognise (and drop) its records.
   if (api.SetThreadIdType != nullptr) {
     CUptiResult rc = api.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
-    if (rc != CUPTI_SUCCESS) append_partial(partial, "thread ids are pthread ids (" + cupti_result_text(api, rc) + ")");
+    if (rc != CUPTI_SUCCESS)
+      append_partial(partial, "thread ids are pthread ids (cuptiSetThreadIdType returned " + cupti_result_text(api, rc) + ")");
   }
 
   CUptiResult rc = api.ActivityRegisterCallbacks(on_request, on_complete);
@@ -74,11 +85,17 @@ SessionResult register_buffers(const CuptiApi& api, const SessionSettings& setti
   // Stream and event *queries* also make SYNCHRONIZATION records by default; a polling
   // loop (PyTorch's caching allocator polls events) would flood the trace. Keep only
   // queries that found the work complete, plus the real waits.
-  if (api.ActivityEnableAllSyncRecords != nullptr) api.ActivityEnableAllSyncRecords(0);
+  if (api.ActivityEnableAllSyncRecords != nullptr) {
+    rc = api.ActivityEnableAllSyncRecords(0);
+    if (rc != CUPTI_SUCCESS)
+      append_partial(partial, "stream and event queries are recorded too (cuptiActivityEnableAllSyncRecords returned " +
+                                  cupti_result_text(api, rc) + ")");
+  }
 
   if (settings.flush_ms > 0 && api.ActivityFlushPeriod != nullptr) {
     rc = api.ActivityFlushPeriod(settings.flush_ms);
-    if (rc != CUPTI_SUCCESS) append_partial(partial, "no flush period (" + cupti_result_text(api, rc) + ")");
+    if (rc != CUPTI_SUCCESS)
+      append_partial(partial, "no flush period (cuptiActivityFlushPeriod returned " + cupti_result_text(api, rc) + ")");
   }
   result.ok = true;
   result.status = partial.empty() ? "ok" : partial;
@@ -101,11 +118,11 @@ SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings)
       continue;
     }
     if (spec.essential) {
-      for (CUpti_ActivityKind kind : enabled) api.ActivityDisable(kind);
+      for (CUpti_ActivityKind kind : enabled) disable(api, kind);
       result.error = failure_line(api, std::string("cuptiActivityEnable(") + spec.name + ")", rc);
       return result;
     }
-    append_partial(partial, std::string(spec.name) + " off (" + cupti_result_text(api, rc) + ")");
+    append_partial(partial, std::string(spec.name) + " off (cuptiActivityEnable returned " + cupti_result_text(api, rc) + ")");
   }
   result.ok = true;
   result.status = partial.empty() ? "ok" : partial;
@@ -113,8 +130,8 @@ SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings)
 }
 
 void stop_activity(const CuptiApi& api, const SessionSettings& settings) {
-  for (const KindSpec& spec : kKinds) api.ActivityDisable(spec.kind);
-  if (settings.driver_api) api.ActivityDisable(kDriverKind.kind);
+  for (const KindSpec& spec : kKinds) disable(api, spec.kind);
+  if (settings.driver_api) disable(api, kDriverKind.kind);
 }
 
 }  // namespace gpuscope::capture

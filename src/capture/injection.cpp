@@ -40,6 +40,7 @@
 #include "capture/cupti_loader.h"
 #include "capture/cupti_session.h"
 #include "capture/driver_probe.h"
+#include "capture/failed_calls.h"
 #include "capture/callback_hub.h"
 #include "capture/gpm_sampler.h"
 #include "capture/gpu_sampler.h"
@@ -128,9 +129,11 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
   try {
     FilledBuffer filled{buffer, valid_size, 0};
     size_t dropped = 0;
-    if (capture->cupti.api.ActivityGetNumDroppedRecords(context, stream_id, &dropped) == CUPTI_SUCCESS) {
-      filled.dropped = dropped;
-    }
+    const CUptiResult rc = capture->cupti.api.ActivityGetNumDroppedRecords(context, stream_id, &dropped);
+    if (rc == CUPTI_SUCCESS) filled.dropped = dropped;
+    else
+      note_failed_call("cuptiActivityGetNumDroppedRecords", cupti_result_text(capture->cupti.api, rc),
+                       "records CUPTI dropped, if any, are not counted");
     capture->pool.push_filled(filled);  // after shutdown: recycled and counted as discarded
   } catch (...) {
   }
@@ -139,8 +142,21 @@ void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t
 const char* api_name(CUpti_CallbackDomain domain, uint32_t cbid) {
   Capture* capture = g_capture.load(std::memory_order_acquire);
   const char* name = nullptr;
-  if (capture == nullptr || capture->cupti.api.GetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS) return nullptr;
+  if (capture == nullptr) return nullptr;
+  if (const CUptiResult rc = capture->cupti.api.GetCallbackName(domain, cbid, &name); rc != CUPTI_SUCCESS) {
+    note_failed_call("cuptiGetCallbackName", cupti_result_text(capture->cupti.api, rc),
+                     "API calls are named by their callback id (runtime_cbid_N)");
+    return nullptr;
+  }
   return name;
+}
+
+// cuptiActivityFlushAll; a failure is said once and counted. Records it could not deliver
+// come with a later flush, or not at all.
+void flush_all(const CuptiApi& api, uint32_t flag) {
+  if (const CUptiResult rc = api.ActivityFlushAll(flag); rc != CUPTI_SUCCESS)
+    note_failed_call("cuptiActivityFlushAll", cupti_result_text(api, rc),
+                     "activity records CUPTI still holds reach the capture late, or are missing from it");
 }
 
 // --- Process lifetime hooks ----------------------------------------------------------------
@@ -156,7 +172,7 @@ void on_exit() {
     if (capture->gpu_sampler) capture->gpu_sampler->stop();  // its last samples reach the outbox
     // Forced: also buffers with records still being filled in, so nothing stays behind.
     // Not after a takeover: the buffers are the other client's, which may have freed them.
-    if (!capture->taken_over.load()) capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (!capture->taken_over.load()) flush_all(capture->cupti.api, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (capture->writer) capture->writer->stop_and_join();  // drains, writes End, closes
   } catch (...) {
   }
@@ -175,7 +191,7 @@ void on_cupti_takeover() {
     std::lock_guard lock(capture->lifecycle);
     if (capture->shut_down.load() || capture->taken_over.load()) return;
     capture->flusher.stop();
-    capture->cupti.api.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    flush_all(capture->cupti.api, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     char note[256];
     std::snprintf(note, sizeof note,
                   "another CUPTI client in this process (torch.profiler or another tool) took CUDA's activity "
@@ -438,7 +454,7 @@ void start_capture() {
   }
 
   const CuptiApi* api = &cupti.api;
-  if (!capture->flusher.start(config.flush_ms, [api] { api->ActivityFlushAll(0); })) {
+  if (!capture->flusher.start(config.flush_ms, [api] { flush_all(*api, 0); })) {
     log_line("cannot start the periodic flush thread; data of a crash may be lost beyond the last full buffer");
   }
   std::atexit(on_exit);
@@ -469,7 +485,9 @@ GPUSCOPE_EXPORT int InitializeInjectionNvtx2(gpuscope::capture::NvtxGetExportTab
     if (!parsed.ok) return 0;  // InitializeInjection reports config problems, once
     const CuptiLibrary& cupti = load_cupti(parsed.config.cupti_path);
     if (!cupti.ok || cupti.api.InitializeInjectionNvtx2 == nullptr) return 0;
-    return cupti.api.InitializeInjectionNvtx2(get_export_table);
+    const int ok = cupti.api.InitializeInjectionNvtx2(get_export_table);
+    if (ok == 0) note_failed_call("libcupti's InitializeInjectionNvtx2", "0", "NVTX ranges and marks are not captured");
+    return ok;
   } catch (...) {
     return 0;
   }

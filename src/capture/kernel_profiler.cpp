@@ -330,9 +330,10 @@ bool KernelProfiler::start() {
   return true;
 }
 
-void KernelProfiler::enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber) {
-  for (CUpti_CallbackId id : kRuntimeLaunches) p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
-  for (CUpti_CallbackId id : kDriverLaunches) p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+void KernelProfiler::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber) {
+  constexpr const char* kCost = "kernels launched through these calls get no metrics";
+  for (CUpti_CallbackId id : kRuntimeLaunches) enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id, kCost);
+  for (CUpti_CallbackId id : kDriverLaunches) enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id, kCost);
 }
 
 void KernelProfiler::on_launch_callback(const CUpti_CallbackData& data) {

@@ -41,7 +41,7 @@ class KernelProfiler {
   // unaffected either way.
   bool start();
   // Turns on the launch callbacks this class needs on `subscriber`.
-  static void enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber);
+  static void enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber);
   // A launch callback (runtime or driver domain), on the launching thread.
   void on_launch_callback(const CUpti_CallbackData& data);
   // Writes the final MetricCollection status (at exit).

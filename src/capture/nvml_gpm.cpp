@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "capture/failed_calls.h"
+
 namespace gpuscope::capture {
 namespace {
 
@@ -91,12 +93,17 @@ std::unique_ptr<NvmlGpm> NvmlGpm::open(const std::string& library_name, std::str
 
 NvmlGpm::NvmlGpm(std::unique_ptr<Api> api) : api_(std::move(api)) {}
 
-NvmlGpm::~NvmlGpm() { api_->Shutdown(); }
-
-std::string NvmlGpm::failure(const char* call, int rc) const {
-  const char* text = api_->ErrorString(rc);
-  return std::string(call) + " failed: " + (text ? text : "error " + std::to_string(rc));
+NvmlGpm::~NvmlGpm() {
+  if (NvmlReturn rc = api_->Shutdown(); rc != kNvmlSuccess)
+    note_failed_call("nvmlShutdown", error_text(rc), "NVML may hold on to what it opened until the program exits");
 }
+
+std::string NvmlGpm::error_text(int rc) const {
+  const char* text = api_->ErrorString(rc);
+  return text ? text : "error " + std::to_string(rc);
+}
+
+std::string NvmlGpm::failure(const char* call, int rc) const { return std::string(call) + " failed: " + error_text(rc); }
 
 std::unique_ptr<NvmlGpm::Device> NvmlGpm::device(const std::string& pci_bus_id, std::string& error) const {
   void* handle = nullptr;
@@ -124,8 +131,11 @@ std::unique_ptr<NvmlGpm::Device> NvmlGpm::device(const std::string& pci_bus_id, 
 }
 
 NvmlGpm::Device::~Device() {
-  for (void* sample : samples_)
-    if (sample != nullptr) nvml_.api_->GpmSampleFree(sample);
+  for (void* sample : samples_) {
+    if (sample == nullptr) continue;
+    if (NvmlReturn rc = nvml_.api_->GpmSampleFree(sample); rc != kNvmlSuccess)
+      note_failed_call("nvmlGpmSampleFree", nvml_.error_text(rc), "an NVML sample stays allocated until the program exits");
+  }
 }
 
 std::string NvmlGpm::Device::sample() {

@@ -72,7 +72,8 @@ class NvmlGpm {
 
  private:
   explicit NvmlGpm(std::unique_ptr<Api> api);
-  std::string failure(const char* call, int rc) const;
+  std::string failure(const char* call, int rc) const;  // "CALL failed: <NVML's text>"
+  std::string error_text(int rc) const;                 // nvmlErrorString, or "error N"
   std::unique_ptr<Api> api_;
 };
 

@@ -23,8 +23,10 @@ int64_t steady_ns() {
 SyncFlush::SyncFlush(uint32_t min_interval_ms, std::function<void()> flush)
     : min_interval_ns_(int64_t{min_interval_ms} * 1'000'000), flush_(std::move(flush)) {}
 
-void SyncFlush::enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber) {
-  for (CUpti_CallbackId id : kSynchronizations) p.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+void SyncFlush::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber) {
+  constexpr const char* kCost = "kernels that end shortly before a GPU fault may lose their times";
+  for (CUpti_CallbackId id : kSynchronizations)
+    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id, kCost);
 }
 
 bool SyncFlush::watches(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {

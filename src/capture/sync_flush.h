@@ -32,7 +32,7 @@ class SyncFlush {
   // the records are no longer ours (another CUPTI client took them).
   SyncFlush(uint32_t min_interval_ms, std::function<void()> flush);
 
-  static void enable_callbacks(const ProfilerApi& p, CUpti_SubscriberHandle subscriber);
+  static void enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber);
   // Whether (domain, cbid) is one of the synchronizations; then on_callback wants its callbacks.
   static bool watches(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
   void on_callback(const CUpti_CallbackData& data);

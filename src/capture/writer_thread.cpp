@@ -1,5 +1,6 @@
 #include "capture/writer_thread.h"
 
+#include "capture/failed_calls.h"
 #include "capture/log.h"
 #include "capture/process_info.h"
 #include "capture/threads.h"
@@ -105,6 +106,13 @@ void WriterThread::append_loss_deltas() {
     record.detail = spool_->intern(loss->detail);
     spool_->add(spool::RecordKind::Loss, record);
     loss->written = loss->total;
+  }
+  for (const FailedCall& failed : failed_calls()) {
+    uint64_t& written = failed_calls_written_[failed.what];
+    if (failed.count == written) continue;
+    spool_->add(spool::RecordKind::Loss,
+                spool::LossRecord{failed.count - written, spool_->intern(failed.what), spool_->intern(failed.detail)});
+    written = failed.count;
   }
   if (takeover_pending()) {
     spool::LossRecord record{};

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -93,10 +94,12 @@ class WriterThread {
   LossCounter refused_{"activity_buffer_requests_refused",
                        "CUPTI asked for a buffer while the buffer memory bound was reached"};
   LossCounter incomplete_{"cupti_incomplete_buffers",
-                          "buffers whose records could not all be read (incomplete record)"};
+                          "buffers whose records could not all be read (cuptiActivityGetNextRecord returned "
+                          "CUPTI_ERROR_INVALID_KIND: an incomplete record)"};
   LossCounter no_timestamps_{"cupti_missing_timestamps", "GPU records without start or end time"};
   LossCounter metric_values_{"metric_values_dropped",
                              "metric values dropped because the writer fell behind (outbox full)"};
+  std::map<std::string, uint64_t> failed_calls_written_;  // failed_calls.h counts already written
 };
 
 }  // namespace gpuscope::capture

@@ -245,7 +245,7 @@ TEST_F(InjectionE2E, OptionalKindRefusalIsPartial) {
   test::ReadSpool r = spool_of(pid);
   EXPECT_TRUE(r.has_end);
   EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)),
-            "partial: MARKER off (CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)");
+            "partial: MARKER off (cuptiActivityEnable returned CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)");
 }
 
 // A libcupti without the range profiler (the fake has only the activity API): metric

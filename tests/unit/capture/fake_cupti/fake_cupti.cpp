@@ -5,9 +5,16 @@
 // the client for a buffer (request callback), fills it, and hands it back (complete
 // callback). Records use the mock layout of capture_test_support.h.
 //
+// Built twice: libgpuscope_test_fake_cupti.so has the activity API only (a libcupti without
+// the callback API, as the e2e tests want it); with FAKE_CUPTI_CALLBACKS (..._callbacks.so) it
+// also has the callback API and the per-function API switch, so GPU-wide sampling (which learns
+// its devices from context callbacks) and the lean API trace run against it.
+//
 // Environment (read at enable time):
 //   FAKE_CUPTI_FAIL_KIND=<CUpti_ActivityKind>  cuptiActivityEnable of that kind fails with
 //                                             CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
+//   FAKE_CUPTI_FAIL=<function>[:<code>[:<nth>]],...  any call fails (fault_plan.h)
+#include <cupti_callbacks.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,6 +24,7 @@
 #include <vector>
 
 #include "../capture_test_support.h"
+#include "../fault_plan.h"
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -35,48 +43,99 @@ std::atomic<bool> g_dropped_reported{false};
 
 uint32_t tid() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
 
+// Every function below that can be made to fail (FAKE_CUPTI_FAIL), for the fault matrix.
+constexpr const char* kFaultable[] = {
+    "cuptiGetVersion", "cuptiGetResultString", "cuptiGetCallbackName", "cuptiSetThreadIdType",
+    "cuptiActivityFlushPeriod", "cuptiActivityEnableAllSyncRecords", "cuptiActivityRegisterCallbacks",
+    "cuptiActivityEnable", "cuptiActivityDisable", "cuptiActivityGetNumDroppedRecords",
+    "cuptiActivityGetNextRecord", "cuptiActivityFlushAll", "InitializeInjectionNvtx2",
+#ifdef FAKE_CUPTI_CALLBACKS
+    "cuptiSubscribe", "cuptiUnsubscribe", "cuptiEnableCallback", "cuptiGetDeviceId",
+    "cuptiActivityEnableRuntimeApi",
+#endif
+    nullptr};
+
+// Every CUptiResult error of cupti_result.h, generated from it at configure time.
+struct Code {
+  const char* name;
+  int value;
+};
+constexpr Code kCodes[] = {
+#include "fake_cupti_codes.inc"
+};
+constexpr int kCodeCount = sizeof(kCodes) / sizeof(kCodes[0]);
+
+// Never destroyed: the capture calls CUPTI from its exit handler and threads.
+fake::FaultPlan& plan() {
+  static auto* p = new fake::FaultPlan("FAKE_CUPTI_FAIL", kFaultable);
+  return *p;
+}
+#define FAULT_POINT() \
+  if (const int fault = plan().check(__func__)) return static_cast<CUptiResult>(fault)
+
 }  // namespace
 
 FAKE_EXPORT CUptiResult cuptiGetVersion(uint32_t* version) {
+  FAULT_POINT();
   *version = 130001;
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiGetResultString(CUptiResult rc, const char** text) {
-  *text = rc == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"
-                                                               : "CUPTI_ERROR_FAKE";
-  return CUPTI_SUCCESS;
+  FAULT_POINT();
+  for (const Code& code : kCodes) {
+    if (code.value != static_cast<int>(rc)) continue;
+    *text = code.name;
+    return CUPTI_SUCCESS;
+  }
+  return CUPTI_ERROR_INVALID_PARAMETER;
 }
 FAKE_EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain, uint32_t cbid, const char** name) {
+  FAULT_POINT();
   *name = cbid == 211 ? "cudaLaunchKernel_v7000" : "cudaSomething_v3020";
   return CUPTI_SUCCESS;
 }
-FAKE_EXPORT CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType) { return CUPTI_SUCCESS; }
-FAKE_EXPORT CUptiResult cuptiActivityFlushPeriod(uint32_t) { return CUPTI_SUCCESS; }
-FAKE_EXPORT CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t) { return CUPTI_SUCCESS; }
+FAKE_EXPORT CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType) {
+  FAULT_POINT();
+  return CUPTI_SUCCESS;
+}
+FAKE_EXPORT CUptiResult cuptiActivityFlushPeriod(uint32_t) {
+  FAULT_POINT();
+  return CUPTI_SUCCESS;
+}
+FAKE_EXPORT CUptiResult cuptiActivityEnableAllSyncRecords(uint8_t) {
+  FAULT_POINT();
+  return CUPTI_SUCCESS;
+}
 FAKE_EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request,
                                                        CUpti_BuffersCallbackCompleteFunc complete) {
+  FAULT_POINT();
   g_request = request;
   g_complete = complete;
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+  FAULT_POINT();
   const char* fail = std::getenv("FAKE_CUPTI_FAIL_KIND");
   if (fail != nullptr && std::atoi(fail) == static_cast<int>(kind)) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   ++g_enabled;
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind) {
+  FAULT_POINT();
   --g_enabled;
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) {
+  FAULT_POINT();
   *dropped = g_dropped_reported.exchange(true) ? 0 : 5;  // "dropped 5 records" once
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
+  FAULT_POINT();
   return gpuscope::capture::test::mock_next_record(buffer, valid, record);
 }
 FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t) {
+  FAULT_POINT();
   ++g_flushes;
   std::vector<CUpti_ActivityKernel10> kernels;
   std::vector<CUpti_ActivityAPI> apis;
@@ -101,11 +160,75 @@ FAKE_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t) {
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT int InitializeInjectionNvtx2(const void* (*)(uint32_t)) {
+  if (plan().check(__func__) != 0) return 0;  // NVTX's "injection failed"
   ++g_nvtx_inits;
   return 1;
 }
 
+#ifdef FAKE_CUPTI_CALLBACKS
+// --- The callback API: one subscriber, resource callbacks on request (fake_cupti_context_created).
+namespace {
+CUpti_CallbackFunc g_callback = nullptr;  // the subscriber's
+void* g_callback_data = nullptr;
+bool g_context_callbacks = false;  // CONTEXT_CREATED enabled
+int g_subscriber;                  // its address is the subscriber handle
+}  // namespace
+
+FAKE_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void* data) {
+  FAULT_POINT();
+  std::lock_guard lock(g_mutex);
+  if (g_callback != nullptr) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  g_callback = callback;
+  g_callback_data = data;
+  *subscriber = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscriber);
+  return CUPTI_SUCCESS;
+}
+FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
+  FAULT_POINT();
+  std::lock_guard lock(g_mutex);
+  g_callback = nullptr;
+  g_context_callbacks = false;
+  return CUPTI_SUCCESS;
+}
+FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
+                                            CUpti_CallbackId cbid) {
+  FAULT_POINT();
+  std::lock_guard lock(g_mutex);
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) g_context_callbacks = enable;
+  return CUPTI_SUCCESS;
+}
+FAKE_EXPORT CUptiResult cuptiGetDeviceId(CUcontext, uint32_t* device) {
+  FAULT_POINT();
+  *device = 0;
+  return CUPTI_SUCCESS;
+}
+FAKE_EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId, uint8_t) {
+  FAULT_POINT();
+  return CUPTI_SUCCESS;
+}
+
+// The program created a context on device 0: the subscriber hears of it if it asked to.
+FAKE_EXPORT void fake_cupti_context_created() {
+  CUpti_CallbackFunc callback = nullptr;
+  {
+    std::lock_guard lock(g_mutex);
+    if (g_context_callbacks) callback = g_callback;
+  }
+  CUpti_ResourceData data{};
+  data.context = reinterpret_cast<CUcontext>(&g_subscriber);  // any non-null context
+  if (callback != nullptr) callback(g_callback_data, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
+}
+#endif
+
 // --- Test controls -------------------------------------------------------------------
+
+// What FAKE_CUPTI_FAIL can name, null-terminated, and the codes it can return.
+FAKE_EXPORT const char* const* fake_fault_functions() { return kFaultable; }
+FAKE_EXPORT int fake_fault_code_count() { return kCodeCount; }
+FAKE_EXPORT int fake_fault_code(int i, const char** name) {
+  *name = kCodes[i].name;
+  return kCodes[i].value;
+}
 
 // Records `count` kernel launches (API record + kernel record) made on the calling thread.
 FAKE_EXPORT void fake_cupti_launch(int count) {

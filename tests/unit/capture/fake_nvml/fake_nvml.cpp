@@ -15,6 +15,10 @@
 //   FAKE_NVML_PERIOD_MS=<ms>  how often the counters advance (default 100)
 //   FAKE_NVML_MODE=ok | unsupported    (the GPU has no GPM) | metrics_error (nvmlGpmMetricsGet
 //                  fails) | init_error (nvmlInit_v2 fails) | stuck (counters never advance)
+//   FAKE_NVML_FAIL=<function>[:<code>[:<nth>]],...  any call fails (fault_plan.h)
+//
+// Its soname is libnvidia-ml.so.1: a process that loaded it first gets it from the capture's
+// dlopen("libnvidia-ml.so.1"), as the fault matrix's child program does.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +27,8 @@
 #include <mutex>
 #include <set>
 #include <string>
+
+#include "../fault_plan.h"
 
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -37,6 +43,46 @@ enum : int {
   kDriverNotLoaded = 9,
   kUnknown = 999,
 };
+
+// Every error nvmlReturn_t has (nvml.h of CUDA 13.0; no nvml.h ships with the toolkit, so
+// the list is NVML's documented one), for FAKE_NVML_FAIL and nvmlErrorString.
+struct Code {
+  const char* name;
+  int value;
+};
+constexpr Code kCodes[] = {
+    {"NVML_ERROR_UNINITIALIZED", 1},           {"NVML_ERROR_INVALID_ARGUMENT", 2},
+    {"NVML_ERROR_NOT_SUPPORTED", 3},           {"NVML_ERROR_NO_PERMISSION", 4},
+    {"NVML_ERROR_ALREADY_INITIALIZED", 5},     {"NVML_ERROR_NOT_FOUND", 6},
+    {"NVML_ERROR_INSUFFICIENT_SIZE", 7},       {"NVML_ERROR_INSUFFICIENT_POWER", 8},
+    {"NVML_ERROR_DRIVER_NOT_LOADED", 9},       {"NVML_ERROR_TIMEOUT", 10},
+    {"NVML_ERROR_IRQ_ISSUE", 11},              {"NVML_ERROR_LIBRARY_NOT_FOUND", 12},
+    {"NVML_ERROR_FUNCTION_NOT_FOUND", 13},     {"NVML_ERROR_CORRUPTED_INFOROM", 14},
+    {"NVML_ERROR_GPU_IS_LOST", 15},            {"NVML_ERROR_RESET_REQUIRED", 16},
+    {"NVML_ERROR_OPERATING_SYSTEM", 17},       {"NVML_ERROR_LIB_RM_VERSION_MISMATCH", 18},
+    {"NVML_ERROR_IN_USE", 19},                 {"NVML_ERROR_MEMORY", 20},
+    {"NVML_ERROR_NO_DATA", 21},                {"NVML_ERROR_VGPU_ECC_NOT_SUPPORTED", 22},
+    {"NVML_ERROR_INSUFFICIENT_RESOURCES", 23}, {"NVML_ERROR_FREQ_NOT_SUPPORTED", 24},
+    {"NVML_ERROR_ARGUMENT_VERSION_MISMATCH", 25}, {"NVML_ERROR_DEPRECATED", 26},
+    {"NVML_ERROR_NOT_READY", 27},              {"NVML_ERROR_GPU_NOT_FOUND", 28},
+    {"NVML_ERROR_INVALID_STATE", 29},          {"NVML_ERROR_RESET_TYPE_NOT_SUPPORTED", 30},
+    {"NVML_ERROR_UNKNOWN", 999},
+};
+constexpr int kCodeCount = sizeof(kCodes) / sizeof(kCodes[0]);
+
+// Every function below that FAKE_NVML_FAIL can make fail, for the fault matrix.
+constexpr const char* kFaultable[] = {
+    "nvmlInit_v2",       "nvmlShutdown",       "nvmlErrorString",  "nvmlDeviceGetHandleByPciBusId_v2",
+    "nvmlGpmQueryDeviceSupport", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree", "nvmlGpmSampleGet",
+    "nvmlGpmMetricsGet", nullptr};
+
+// Never destroyed: the sampler thread may call in while the process exits.
+fake::FaultPlan& plan() {
+  static auto* p = new fake::FaultPlan("FAKE_NVML_FAIL", kFaultable);
+  return *p;
+}
+#define FAULT_POINT() \
+  if (const int fault = plan().check(__func__)) return fault
 
 // nvmlGpmSupport_t, version 1.
 struct Support {
@@ -75,11 +121,11 @@ Mode g_mode = Mode::Ok;
 long long g_period_ms = 100;
 int g_inits = 0;                // nvmlInit_v2 minus nvmlShutdown, as NVML counts them
 std::set<Sample*> g_samples;    // allocated, not yet freed
-unsigned long long g_sequence = 0;
+[[maybe_unused]] unsigned long long g_sequence = 0;  // unused without GPM (FAKE_NVML_NO_GPM)
 // Windows as the fake sees them: how many different sample1s nvmlGpmMetricsGet has measured
 // from since the first nvmlInit. A sampler that never moves its start past the first sample
 // would get the right values from this fake, but averages over the whole run from real GPM.
-unsigned long long g_last_start = 0;
+[[maybe_unused]] unsigned long long g_last_start = 0;
 int g_window_starts = 0;
 int g_device = 0;               // the one GPU's nvmlDevice_t is &g_device
 constexpr const char* kBusId = "0000:01:00.0";
@@ -100,7 +146,7 @@ int reject(const char* why) {
 }
 
 // The sample behind `handle`, or null when the caller passes something we never handed out.
-Sample* find_sample(void* handle) {
+[[maybe_unused]] Sample* find_sample(void* handle) {
   auto* sample = static_cast<Sample*>(handle);
   return g_samples.count(sample) ? sample : nullptr;
 }
@@ -108,6 +154,7 @@ Sample* find_sample(void* handle) {
 }  // namespace
 
 FAKE_EXPORT int nvmlInit_v2() {
+  FAULT_POINT();
   std::lock_guard<std::mutex> lock(g_mutex);
   g_mode = mode_from_env();
   if (g_mode == Mode::InitError) return kDriverNotLoaded;
@@ -118,6 +165,7 @@ FAKE_EXPORT int nvmlInit_v2() {
 }
 
 FAKE_EXPORT int nvmlShutdown() {
+  FAULT_POINT();
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_inits == 0) return kUninitialized;
   --g_inits;
@@ -125,17 +173,23 @@ FAKE_EXPORT int nvmlShutdown() {
 }
 
 FAKE_EXPORT const char* nvmlErrorString(int rc) {
-  switch (rc) {
+  if (plan().check(__func__) != 0) return nullptr;
+  switch (rc) {  // NVML's own texts for the codes the mode tests expect
     case kSuccess: return "Success";
     case kUninitialized: return "Uninitialized";
     case kInvalidArgument: return "Invalid Argument";
     case kNotFound: return "Not Found";
     case kDriverNotLoaded: return "Driver Not Loaded";
-    default: return "Unknown Error";
+    case kUnknown: return "Unknown Error";
+    default: break;
   }
+  for (const Code& code : kCodes)
+    if (code.value == rc) return code.name;
+  return "Unknown Error";
 }
 
 FAKE_EXPORT int nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, void** device) {
+  FAULT_POINT();
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_inits == 0) return kUninitialized;
   if (bus_id == nullptr || device == nullptr) return reject("null argument to nvmlDeviceGetHandleByPciBusId_v2");
@@ -144,7 +198,10 @@ FAKE_EXPORT int nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, void** devi
   return kSuccess;
 }
 
+// Without FAKE_NVML_NO_GPM: an NVML older than R520, which has no GPM API.
+#ifndef FAKE_NVML_NO_GPM
 FAKE_EXPORT int nvmlGpmQueryDeviceSupport(void* device, Support* support) {
+  FAULT_POINT();
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_inits == 0) return kUninitialized;
   if (device != &g_device || support == nullptr) return reject("nvmlGpmQueryDeviceSupport: bad device");
@@ -154,6 +211,7 @@ FAKE_EXPORT int nvmlGpmQueryDeviceSupport(void* device, Support* support) {
 }
 
 FAKE_EXPORT int nvmlGpmSampleAlloc(void** sample) {
+  FAULT_POINT();
   std::lock_guard<std::mutex> lock(g_mutex);
   if (sample == nullptr) return reject("nvmlGpmSampleAlloc: null");
   auto* s = new Sample;
@@ -163,6 +221,7 @@ FAKE_EXPORT int nvmlGpmSampleAlloc(void** sample) {
 }
 
 FAKE_EXPORT int nvmlGpmSampleFree(void* sample) {
+  FAULT_POINT();
   std::lock_guard<std::mutex> lock(g_mutex);
   Sample* s = find_sample(sample);
   if (s == nullptr) return reject("nvmlGpmSampleFree: unknown or already freed sample");
@@ -172,6 +231,7 @@ FAKE_EXPORT int nvmlGpmSampleFree(void* sample) {
 }
 
 FAKE_EXPORT int nvmlGpmSampleGet(void* device, void* sample) {
+  FAULT_POINT();
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_inits == 0) return kUninitialized;
   Sample* s = find_sample(sample);
@@ -185,6 +245,7 @@ FAKE_EXPORT int nvmlGpmSampleGet(void* device, void* sample) {
 }
 
 FAKE_EXPORT int nvmlGpmMetricsGet(MetricsGet* request) {
+  FAULT_POINT();
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_inits == 0) return kUninitialized;
   if (request == nullptr || request->version != 1) return reject("nvmlGpmMetricsGet: version is not 1");
@@ -206,6 +267,15 @@ FAKE_EXPORT int nvmlGpmMetricsGet(MetricsGet* request) {
     m.value = advanced ? static_cast<double>(m.metricId) : m.metricId == 10 ? NAN : 0.0;
   }
   return kSuccess;
+}
+#endif
+
+// What FAKE_NVML_FAIL can name, null-terminated, and the codes it can return.
+FAKE_EXPORT const char* const* fake_fault_functions() { return kFaultable; }
+FAKE_EXPORT int fake_fault_code_count() { return kCodeCount; }
+FAKE_EXPORT int fake_fault_code(int i, const char** name) {
+  *name = kCodes[i].name;
+  return kCodes[i].value;
 }
 
 // For the test: what the sampler holds open (nothing after stop()), and the window starts.
