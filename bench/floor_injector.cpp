@@ -48,11 +48,11 @@ void CUPTIAPI on_request(uint8_t** buffer, size_t* size, size_t* max_records) {
   }
 }
 
-void CUPTIAPI on_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t) {
+void CUPTIAPI on_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_size) {
   Floor* floor = g_floor.load(std::memory_order_acquire);
   if (floor == nullptr || buffer == nullptr) return;
   try {
-    floor->pool.release(buffer);
+    floor->pool.release(buffer, valid_size);
   } catch (...) {
   }
 }
@@ -77,7 +77,8 @@ void start_floor() {
   }
   auto* floor = new Floor(parsed.config, cupti);
   g_floor.store(floor, std::memory_order_release);
-  const SessionSettings settings{parsed.config.driver_api, parsed.config.flush_ms};
+  // Zeroed buffers, as the capture library hands over (buffer_pool.h).
+  const SessionSettings settings{parsed.config.driver_api, parsed.config.flush_ms, true, /*buffers_zeroed=*/true};
   const SessionResult session = start_activity(cupti.api, settings, on_request, on_complete);
   if (!session.ok) {
     log_line("floor injector: %s", session.error.c_str());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 namespace gpuscope::capture {
 
@@ -25,8 +26,8 @@ uint8_t* BufferPool::acquire(std::chrono::microseconds wait) {
   if (free_.empty() && stats_.allocated < max_buffers_) {
     ++stats_.allocated;  // reserve the slot, allocate outside the lock
     lock.unlock();
-    // aligned_alloc wants a size that is a multiple of the alignment: buffer_bytes_ is.
-    auto* buffer = static_cast<uint8_t*>(std::aligned_alloc(8, buffer_bytes_));
+    // calloc: zero (fresh pages cost nothing to zero) and aligned for any record (CUPTI needs 8).
+    auto* buffer = static_cast<uint8_t*>(std::calloc(1, buffer_bytes_));
     if (buffer != nullptr) return buffer;
     lock.lock();
     --stats_.allocated;
@@ -45,8 +46,9 @@ uint8_t* BufferPool::acquire(std::chrono::microseconds wait) {
   return buffer;
 }
 
-void BufferPool::release(uint8_t* buffer) {
+void BufferPool::release(uint8_t* buffer, size_t written_bytes) {
   if (buffer == nullptr) return;
+  std::memset(buffer, 0, std::min(written_bytes, buffer_bytes_));
   {
     std::lock_guard lock(mutex_);
     if (free_.size() < max_buffers_) {
@@ -71,7 +73,7 @@ bool BufferPool::push_filled(const FilledBuffer& filled) {
     }
     ++stats_.discarded;
   }
-  release(filled.data);
+  release(filled.data, filled.valid_bytes);
   return false;
 }
 

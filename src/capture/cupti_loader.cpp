@@ -85,6 +85,7 @@ const char* resolve_api(void* handle, CuptiApi& api) {
 #undef GPUSCOPE_REQUIRED
   resolve(handle, "cuptiSetThreadIdType", api.SetThreadIdType);
   resolve(handle, "cuptiActivityFlushPeriod", api.ActivityFlushPeriod);
+  resolve(handle, "cuptiActivitySetAttribute", api.ActivitySetAttribute);
   resolve(handle, "cuptiActivityEnableAllSyncRecords", api.ActivityEnableAllSyncRecords);
   resolve(handle, "cuptiActivityEnableRuntimeApi", api.ActivityEnableRuntimeApi);
   resolve(handle, "cuptiActivityEnableDriverApi", api.ActivityEnableDriverApi);

@@ -99,6 +99,7 @@ struct CuptiApi {
   // Optional: used when present.
   decltype(&::cuptiSetThreadIdType) SetThreadIdType = nullptr;
   decltype(&::cuptiActivityFlushPeriod) ActivityFlushPeriod = nullptr;
+  decltype(&::cuptiActivitySetAttribute) ActivitySetAttribute = nullptr;
   decltype(&::cuptiActivityEnableAllSyncRecords) ActivityEnableAllSyncRecords = nullptr;
   decltype(&::cuptiActivityEnableRuntimeApi) ActivityEnableRuntimeApi = nullptr;  // the lean API trace
   decltype(&::cuptiActivityEnableDriverApi) ActivityEnableDriverApi = nullptr;

@@ -92,6 +92,15 @@ SessionResult register_buffers(const CuptiApi& api, const SessionSettings& setti
                                   cupti_result_text(api, rc) + ")");
   }
 
+  if (settings.buffers_zeroed && api.ActivitySetAttribute != nullptr) {
+    uint8_t zeroed = 1;
+    size_t size = sizeof zeroed;
+    rc = api.ActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed);
+    if (rc != CUPTI_SUCCESS)
+      note_failed_call("cuptiActivitySetAttribute", cupti_result_text(api, rc),
+                       "CUPTI zeroes each activity buffer itself, in the program's thread");
+  }
+
   if (settings.flush_ms > 0 && api.ActivityFlushPeriod != nullptr) {
     rc = api.ActivityFlushPeriod(settings.flush_ms);
     if (rc != CUPTI_SUCCESS)

@@ -19,6 +19,10 @@ struct SessionSettings {
   // fails (CUPTI_ERROR_UNKNOWN) from the first kernel launch on when kernel activity is on;
   // both use the GPU's instrumentation.
   bool kernels = true;
+  // The buffers handed to CUPTI are already zero (BufferPool zeroes them on the writer thread).
+  // Otherwise CUPTI zeroes each new buffer itself, in the program's thread: ~1 ms for 8 MiB on
+  // an H200, after every flush (docs/performance.md, "Flush at synchronizations").
+  bool buffers_zeroed = false;
 };
 
 struct SessionResult {

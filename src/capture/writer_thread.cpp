@@ -69,7 +69,7 @@ void WriterThread::run() {
       FilledBuffer filled;
       const BufferPool::Pop got = pool_.pop_filled(filled, kIdleWait);
       if (got == BufferPool::Pop::Closed) break;
-      if (got == BufferPool::Pop::Got) pool_.release(filled.data);
+      if (got == BufferPool::Pop::Got) pool_.release(filled.data, filled.valid_bytes);
     }
     spool_->close();
   }
@@ -81,7 +81,7 @@ void WriterThread::process(const FilledBuffer& filled) {
   if (filled.valid_bytes > 0 && spool_->ok()) {
     decoder_.decode_buffer(filled.data, filled.valid_bytes, hooks_.next_record);
   }
-  pool_.release(filled.data);
+  pool_.release(filled.data, filled.valid_bytes);
 }
 
 void WriterThread::update_losses() {

@@ -1,6 +1,7 @@
 // Buffer recycling, the memory bound, the hand-off queue, and the periodic flusher.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <set>
@@ -19,6 +20,21 @@ TEST(BufferPool, MaxBuffersFollowTheMemoryBound) {
   EXPECT_EQ(BufferPool::max_buffers_for(256u << 20), 2u);        // never fewer than 2
   EXPECT_EQ(BufferPool::max_buffers_for(1u << 30), 2u);
   EXPECT_EQ(BufferPool::max_buffers_for(64u << 10), 4096u);      // never more than 4096
+}
+
+// CUPTI is told the buffers come zeroed (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER): a
+// recycled buffer full of old records must come back all zero.
+TEST(BufferPool, EveryBufferHandedOutIsZero) {
+  BufferPool pool(4096, 1);
+  uint8_t* fresh = pool.acquire(0us);
+  ASSERT_NE(fresh, nullptr);
+  EXPECT_TRUE(std::all_of(fresh, fresh + 4096, [](uint8_t b) { return b == 0; }));
+  std::fill(fresh, fresh + 1000, uint8_t{0xab});  // CUPTI wrote 1,000 bytes of records
+  pool.release(fresh, 1000);
+  uint8_t* recycled = pool.acquire(0us);
+  ASSERT_EQ(recycled, fresh);
+  EXPECT_TRUE(std::all_of(recycled, recycled + 4096, [](uint8_t b) { return b == 0; }));
+  pool.release(recycled);
 }
 
 TEST(BufferPool, AllocatesLazilyUpToTheBoundThenRefuses) {
