@@ -109,9 +109,25 @@ bool Database::has_table(const std::string& name) {
   return stmt.next();
 }
 
+namespace {
+// The table a reader's statement reads: the word after its first FROM (our own SQL only).
+std::string table_read_by(const std::string& sql) {
+  const size_t from = sql.find(" FROM ");
+  if (from == std::string::npos) return "";
+  const size_t start = from + 6, end = sql.find_first_of(" ,;)", start);
+  return sql.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+}  // namespace
+
 Statement::Statement(Database& db, const std::string& sql) : db_(&db) {
   int rc = sqlite3_prepare_v2(db.db_, sql.c_str(), -1, &stmt_, nullptr);
-  if (rc != SQLITE_OK) db.fail("cannot prepare query", rc);
+  if (rc == SQLITE_OK) return;
+  // A capture written by other means, or damaged: name the table that lacks the column.
+  const std::string detail = sqlite3_errmsg(db.db_), missing = "no such column: ", table = table_read_by(sql);
+  if (detail.rfind(missing, 0) == 0 && !table.empty())
+    throw Error(db.path_ + ": table " + table + " has no column " + detail.substr(missing.size()) +
+                " (not a capture this gpuscope wrote, or a damaged one)");
+  db.fail("cannot prepare query", rc);
 }
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }

@@ -176,6 +176,19 @@ TEST(Store, NewerSchemaIsRefused) {
   EXPECT_TRUE(contains(message, "v99")) << message;
 }
 
+// A capture written by other means lacks a column: the message names the table as well.
+TEST(Store, AMissingColumnIsNamedWithItsTable) {
+  const std::string path = testing::scratch_dir("column") + "/a.gpuscope";
+  write_trace(path, sample_trace());
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE kernels DROP COLUMN grid_x", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const std::string message = error_of(path);
+  EXPECT_TRUE(contains(message, "table kernels has no column grid_x")) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
 TEST(Store, TruncatedAndCorruptFilesAreRefused) {
   const std::string dir = testing::scratch_dir("damaged");
   Trace big = sample_trace();
