@@ -204,6 +204,10 @@ struct Process {
   // Schema v7: what limited recording to windows (--capture-range, --delay, --duration), e.g.
   // "between cudaProfilerStart and cudaProfilerStop"; empty: the whole run was recorded.
   std::string capture_range;
+  // Schema v8: its place in a distributed job, from the launcher's environment (torchrun's
+  // RANK/LOCAL_RANK/WORLD_SIZE, Open MPI's, Slurm's) or Kineto's distributedInfo; -1 and 0:
+  // unknown (not launched as one of several ranks).
+  int32_t rank = -1, local_rank = -1, world_size = 0;
   uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 

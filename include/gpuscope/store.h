@@ -16,7 +16,7 @@ namespace gpuscope {
 // older files read with none.
 // v5: run.source_* (imported files), source_gaps, host_ops, external_correlations.
 // v6: metric_collections.source (metrics attached from an ncu CSV).
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // Writes the trace atomically (to PATH.tmp, then renamed). Throws gpuscope::Error.
 void write_trace(const std::string& path, const Trace& trace);

@@ -357,6 +357,8 @@ void start_capture() {
     return;
   }
   spool->append_text(spool::TextKey::CommandLine, read_command_line());
+  if (const std::string rank = distributed_identity(); !rank.empty())
+    spool->append_text(spool::TextKey::Distributed, rank);
 
   const CuptiLibrary& cupti = load_cupti(config.cupti_path);
   if (!cupti.warning.empty()) log_line("%s", cupti.warning.c_str());

@@ -102,6 +102,17 @@ Table processes_table(const Trace& trace, size_t top) {
                       cuda_version(p.driver_version), cuda_version(p.runtime_version),
                       text(p.command_line)});
   }
+  // The ranks of a distributed job, where a launcher said (schema v8): after the PID.
+  if (std::any_of(processes.begin(), processes.end(), [](const Process& p) { return p.rank >= 0; })) {
+    t.columns.insert(t.columns.begin() + 1, text_column("rank", "Rank"));
+    for (size_t i = 0; i < processes.size(); ++i) {
+      const Process& p = processes[i];
+      const std::string rank = p.rank < 0 ? "-"
+                               : p.world_size > 0 ? std::to_string(p.rank) + "/" + std::to_string(p.world_size)
+                                                  : std::to_string(p.rank);
+      t.rows[i].insert(t.rows[i].begin() + 1, text(rank));
+    }
+  }
   limit_rows(t, top);
   return t;
 }

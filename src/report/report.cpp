@@ -46,6 +46,7 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
     lines.insert(lines.end(), framework.lines.begin(), framework.lines.end());
   }
   if (auto s = build_startup_section(trace, steady)) r.sections.push_back(std::move(*s));
+  if (auto s = build_ranks_section(trace, top)) r.sections.push_back(std::move(*s));
   r.sections.push_back(build_bottleneck_section(trace, top, inputs));
   r.sections.push_back(build_recommendations_section(trace, summary.wall_ns, inputs));
   if (auto s = build_ops_section(trace, top)) r.sections.push_back(std::move(*s));

@@ -102,6 +102,7 @@ enum class TextKey : uint32_t {
   CuptiPath = 3,      // which libcupti was loaded
   CuptiShared = 4,    // "1": the program had loaded that libcupti itself (e.g. PyTorch's)
   CaptureRange = 5,   // v3: what limited recording to windows, e.g. "cudaProfilerStart/Stop"
+  Distributed = 6,    // v3: "RANK LOCAL_RANK WORLD_SIZE" from the launcher's environment (-1: unset)
 };
 
 struct ProcessRecord {

@@ -48,7 +48,9 @@ const TableSpec<Process>& process_table() {
        text_column("capture_status", &Process::capture_status),
        run_id_column<Process>(), since(3, text_column("cupti_path", &Process::cupti_path)),
        since(3, integer_column("cupti_shared", &Process::cupti_shared)),
-       since(7, text_column("capture_range", &Process::capture_range))},
+       since(7, text_column("capture_range", &Process::capture_range)),
+       since(8, integer_column("rank", &Process::rank)), since(8, integer_column("local_rank", &Process::local_rank)),
+       since(8, integer_column("world_size", &Process::world_size))},
       {}};
   return spec;
 }

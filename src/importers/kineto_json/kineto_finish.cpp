@@ -131,6 +131,15 @@ void TraceImport::add_processes() {
     p.driver_version = driver_version_;
     p.runtime_version = runtime_version_;
     p.cupti_version = cupti_version_;
+    // One rank per trace file: torch.profiler runs in each rank's process.
+    const auto rank = distributed_info_.is_object() ? distributed_info_.find("rank") : distributed_info_.end();
+    const auto world = distributed_info_.is_object() ? distributed_info_.find("world_size") : distributed_info_.end();
+    if (rank != distributed_info_.end() && rank->is_number_integer() && rank->get<int64_t>() >= 0 &&
+        rank->get<int64_t>() < (int64_t{1} << 24))
+      p.rank = static_cast<int32_t>(rank->get<int64_t>());
+    if (world != distributed_info_.end() && world->is_number_integer() && world->get<int64_t>() > 0 &&
+        world->get<int64_t>() <= (int64_t{1} << 24))
+      p.world_size = static_cast<int32_t>(world->get<int64_t>());
     trace_.processes.push_back(std::move(p));
   }
 }

@@ -20,6 +20,23 @@ std::string demangle(const std::string& mangled) {
   return result;
 }
 
+// "RANK LOCAL_RANK WORLD_SIZE" (TextKey::Distributed); a value that is not a number in range
+// stays unknown (a damaged spool must not invent a rank).
+void parse_distributed(const std::string& text, Process& process) {
+  int32_t values[3] = {-1, -1, 0};
+  const char* at = text.c_str();
+  for (int32_t& value : values) {
+    char* end = nullptr;
+    const long parsed = std::strtol(at, &end, 10);
+    if (end == at || parsed < -1 || parsed >= (1L << 24)) return;
+    value = static_cast<int32_t>(parsed);
+    at = end;
+  }
+  process.rank = values[0];
+  process.local_rank = values[1];
+  process.world_size = std::max(values[2], 0);
+}
+
 }  // namespace
 
 RecordDecoder::RecordDecoder(Trace& trace, uint32_t pid, uint32_t parent_pid, int64_t created_ns)
@@ -82,6 +99,7 @@ bool RecordDecoder::define_string(const char* body, uint32_t bytes, bool is_text
     case TextKey::CuptiPath: process_.cupti_path = std::move(text); break;
     case TextKey::CuptiShared: process_.cupti_shared = text == "1"; break;
     case TextKey::CaptureRange: process_.capture_range = std::move(text); break;
+    case TextKey::Distributed: parse_distributed(text, process_); break;
   }
   return true;
 }

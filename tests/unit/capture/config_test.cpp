@@ -1,6 +1,9 @@
 // GPUSCOPE_INJECT_CONFIG parsing, process helpers and CUPTI compatibility checks.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "capture/config.h"
 #include "capture/cupti_compat.h"
 #include "capture/process_info.h"
@@ -129,6 +132,30 @@ TEST(CaptureProcessInfo, CommandLineFromRaw) {
   EXPECT_EQ(command_line_from_raw(""), "");
   EXPECT_EQ(command_line_from_raw("./a.out\0"s), "./a.out");
   EXPECT_FALSE(read_command_line().empty());  // this test binary's own command line
+}
+
+// The launcher's environment as the test sets it (a lambda without captures: a plain function).
+const std::map<std::string, std::string>* g_env = nullptr;
+const char* fake_getenv(const char* name) {
+  const auto it = g_env->find(name);
+  return it == g_env->end() ? nullptr : it->second.c_str();
+}
+
+TEST(CaptureProcessInfo, DistributedIdentityFromTheLauncher) {
+  const std::map<std::string, std::string> torchrun{{"RANK", "3"}, {"LOCAL_RANK", "1"}, {"WORLD_SIZE", "8"}},
+      mpi{{"OMPI_COMM_WORLD_RANK", "5"}, {"OMPI_COMM_WORLD_SIZE", "6"}},
+      slurm{{"SLURM_PROCID", "2"}, {"SLURM_LOCALID", "0"}, {"SLURM_NTASKS", "4"}},
+      junk{{"RANK", "three"}, {"SLURM_PROCID", "-1"}}, none{};
+  g_env = &torchrun;
+  EXPECT_EQ(distributed_identity(fake_getenv), "3 1 8");
+  g_env = &mpi;
+  EXPECT_EQ(distributed_identity(fake_getenv), "5 -1 6");  // no local rank set
+  g_env = &slurm;
+  EXPECT_EQ(distributed_identity(fake_getenv), "2 0 4");
+  g_env = &junk;  // not numbers: no rank rather than a wrong one
+  EXPECT_EQ(distributed_identity(fake_getenv), "");
+  g_env = &none;
+  EXPECT_EQ(distributed_identity(fake_getenv), "");
 }
 
 TEST(CaptureProcessInfo, RealtimeIsNanosecondsSinceEpoch) {

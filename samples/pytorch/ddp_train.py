@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Data-parallel training for the multi-GPU work of issue 17: an MLP (4096-wide, 4 layers) under
+DistributedDataParallel with NCCL, STEPS steps each inside an NVTX range `train_step`, launched by
+torchrun (one process per GPU). A planted straggler: rank --straggler-rank sleeps --straggler-ms
+on the host before each step's backward pass, so every all-reduce waits for it. Rank 0 prints
+one checksum line of the losses (the profiler must not change results) and each rank prints
+"rank R device D" once.
+
+    NCCL_NVLS_ENABLE=0 torchrun --nproc-per-node 2 ddp_train.py [--steps 30]
+        [--straggler-rank 1 --straggler-ms 20] [--kineto DIR]
+
+--kineto DIR: record the steps with torch.profiler (CPU and CUDA) and write one Chrome trace per
+rank, DIR/rank<R>.json (with Kineto's distributedInfo), for the importer's tests.
+"""
+import argparse
+import os
+import time
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--width", type=int, default=4096)
+    parser.add_argument("--straggler-rank", type=int, default=-1)
+    parser.add_argument("--straggler-ms", type=float, default=0.0)
+    parser.add_argument("--kineto", default="")
+    args = parser.parse_args()
+
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+    rank = dist.get_rank()
+    print("rank %d device %d" % (rank, local_rank), flush=True)
+
+    torch.manual_seed(0)  # the same weights on every rank, as DDP requires
+    w = args.width
+    model = nn.Sequential(nn.Linear(w, w), nn.ReLU(), nn.Linear(w, w), nn.ReLU(), nn.Linear(w, w), nn.ReLU(),
+                          nn.Linear(w, 10)).cuda()
+    model = nn.parallel.DistributedDataParallel(model, device_ids=[local_rank])
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    generator = torch.Generator(device="cuda").manual_seed(rank)
+    data = torch.randn(256, w, device="cuda", generator=generator)
+    target = torch.randint(0, 10, (256,), device="cuda", generator=generator)
+    losses = []
+    profiler = None
+    if args.kineto:
+        activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        profiler = torch.profiler.profile(activities=activities)
+        profiler.start()
+    for _ in range(args.steps):
+        with torch.cuda.nvtx.range("train_step"):
+            loss = nn.functional.cross_entropy(model(data), target)
+            opt.zero_grad(set_to_none=True)
+            if rank == args.straggler_rank and args.straggler_ms > 0:
+                torch.cuda.synchronize()
+                time.sleep(args.straggler_ms / 1000.0)
+            loss.backward()
+            opt.step()
+        losses.append(loss.detach())
+    torch.cuda.synchronize()
+    if profiler is not None:
+        profiler.stop()
+        os.makedirs(args.kineto, exist_ok=True)
+        profiler.export_chrome_trace(os.path.join(args.kineto, "rank%d.json" % rank))
+    total = torch.stack(losses).sum()
+    dist.all_reduce(total)
+    if rank == 0:
+        print("losses %d last %.6f sum %.6f" % (len(losses), losses[-1].item(), total.item()), flush=True)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

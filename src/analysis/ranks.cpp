@@ -1,0 +1,225 @@
+#include "gpuscope/analysis_ranks.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "analysis/timeline_util.h"
+#include "gpuscope/analysis_stats.h"
+#include "gpuscope/analysis_timeline.h"
+
+namespace gpuscope::analysis {
+namespace {
+
+struct CommKernel {
+  TimeNs start = 0, end = 0;
+  Collective kind = Collective::None;
+};
+
+struct Participant {
+  RankSummary summary;
+  std::vector<CommKernel> comm;  // by start
+};
+
+// Kernels, copies and memsets of each process, split into compute and communication.
+std::map<uint32_t, Participant> gather(const Trace& trace) {
+  std::map<uint32_t, Participant> by_pid;
+  std::map<uint32_t, std::vector<Interval>> busy, compute, comm;
+  std::map<StringId, Collective> kinds;  // classify each name once
+  for (const Kernel& k : trace.kernels) {
+    auto [it, fresh] = kinds.try_emplace(k.name);
+    if (fresh) it->second = classify_collective(trace.strings.get(k.name));
+    Participant& p = by_pid[k.pid];
+    RankSummary& s = p.summary;
+    ++s.kernels;
+    if (std::find(s.devices.begin(), s.devices.end(), k.device) == s.devices.end()) s.devices.push_back(k.device);
+    busy[k.pid].push_back({k.start, k.end});
+    if (it->second == Collective::None) {
+      compute[k.pid].push_back({k.start, k.end});
+    } else {
+      comm[k.pid].push_back({k.start, k.end});
+      p.comm.push_back({k.start, k.end, it->second});
+    }
+  }
+  for (const Memcpy& m : trace.memcpys)
+    if (by_pid.count(m.pid)) busy[m.pid].push_back({m.start, m.end});
+  for (const Memset& m : trace.memsets)
+    if (by_pid.count(m.pid)) busy[m.pid].push_back({m.start, m.end});
+  for (auto& [pid, p] : by_pid) {
+    RankSummary& s = p.summary;
+    s.pid = pid;
+    std::sort(s.devices.begin(), s.devices.end());
+    s.collectives = p.comm.size();
+    s.gpu_busy_ns = union_length(busy[pid]);
+    const std::vector<Interval> computing = merge_intervals(compute[pid]), communicating = merge_intervals(comm[pid]);
+    for (const Interval& c : computing) s.compute_ns += c.end - c.start;
+    for (const Interval& c : communicating) {
+      s.comm_ns += c.end - c.start;
+      s.overlap_ns += covered_within(computing, c.start, c.end);
+    }
+    std::sort(p.comm.begin(), p.comm.end(),
+              [](const CommKernel& a, const CommKernel& b) { return std::tie(a.start, a.end) < std::tie(b.start, b.end); });
+  }
+  for (const Process& proc : trace.processes)
+    if (auto it = by_pid.find(proc.pid); it != by_pid.end()) it->second.summary.rank = proc.rank;
+  return by_pid;
+}
+
+// The k-th collective of every rank is one operation when all ranks ran the same sequence;
+// else match each kind's k-th instance. Returns, per operation, each participant's kernel.
+std::vector<std::vector<const CommKernel*>> match(const std::vector<Participant*>& ranks, std::string& note) {
+  std::vector<std::vector<const CommKernel*>> ops;
+  const size_t first = ranks.front()->comm.size();
+  const bool same = std::all_of(ranks.begin(), ranks.end(), [&](const Participant* p) {
+    if (p->comm.size() != first) return false;
+    for (size_t i = 0; i < first; ++i)
+      if (p->comm[i].kind != ranks.front()->comm[i].kind) return false;
+    return true;
+  });
+  if (same) {
+    for (size_t i = 0; i < first; ++i) {
+      ops.emplace_back();
+      for (const Participant* p : ranks) ops.back().push_back(&p->comm[i]);
+    }
+    return ops;
+  }
+  std::map<Collective, std::vector<std::vector<const CommKernel*>>> per_kind;  // kind -> rank -> kernels
+  for (size_t r = 0; r < ranks.size(); ++r)
+    for (const CommKernel& k : ranks[r]->comm) {
+      auto& lists = per_kind[k.kind];
+      lists.resize(ranks.size());
+      lists[r].push_back(&k);
+    }
+  size_t unmatched = 0;
+  for (auto& [kind, lists] : per_kind) {
+    size_t fewest = SIZE_MAX, most = 0;
+    for (const auto& l : lists) fewest = std::min(fewest, l.size()), most = std::max(most, l.size());
+    unmatched += most - fewest;
+    for (size_t i = 0; i < fewest; ++i) {
+      ops.emplace_back();
+      for (const auto& l : lists) ops.back().push_back(l[i]);
+    }
+  }
+  note = "the ranks ran different sequences of collectives; matched each kind's instances in order" +
+         (unmatched ? ", " + std::to_string(unmatched) + " left unmatched on the ranks with more" : std::string());
+  return ops;
+}
+
+void find_straggler(const Trace& trace, RanksAnalysis& out) {
+  const auto it = std::max_element(out.ranks.begin(), out.ranks.end(),
+                                   [](const RankSummary& a, const RankSummary& b) { return a.late_ns < b.late_ns; });
+  if (it == out.ranks.end() || out.matched == 0 || 2 * it->last_count <= out.matched) return;
+  const Interval wall = wall_window(trace);
+  const double wall_ns = static_cast<double>(wall.end - wall.start);
+  if (wall_ns <= 0 || static_cast<double>(it->late_ns) < kStragglerMinShare * wall_ns) return;
+  Straggler s;
+  s.pid = it->pid;
+  s.rank = it->rank;
+  s.last_count = it->last_count;
+  s.matched = out.matched;
+  s.late_ns = it->late_ns;
+  s.share_of_wall = static_cast<double>(it->late_ns) / wall_ns;
+  if (const auto thread = main_thread(trace, it->pid)) {
+    if (const auto range = repeating_range(trace, *thread, 3)) {
+      s.step_range = trace.strings.get(*range);
+      std::vector<TimeNs> step_starts;
+      for (const NvtxRange& r : trace.nvtx_ranges)
+        if (r.pid == thread->pid && r.tid == thread->tid && r.name == *range && r.end > r.start)
+          step_starts.push_back(r.start);
+      std::sort(step_starts.begin(), step_starts.end());
+      s.steps = step_starts.size();
+      std::vector<double> per_step(step_starts.size(), 0.0);
+      for (const LateArrival& a : it->late_arrivals) {
+        const auto after = std::upper_bound(step_starts.begin(), step_starts.end(), a.start);
+        if (after != step_starts.begin()) per_step[static_cast<size_t>(after - step_starts.begin()) - 1] += static_cast<double>(a.late_ns);
+      }
+      if (s.steps > 0) s.late_per_step_ns = describe(per_step).median;
+    }
+  }
+  out.straggler = s;
+}
+
+}  // namespace
+
+const char* to_string(Collective c) {
+  switch (c) {
+    case Collective::None: return "";
+    case Collective::AllReduce: return "all-reduce";
+    case Collective::AllGather: return "all-gather";
+    case Collective::ReduceScatter: return "reduce-scatter";
+    case Collective::Broadcast: return "broadcast";
+    case Collective::Reduce: return "reduce";
+    case Collective::SendRecv: return "send/recv";
+    case Collective::AllToAll: return "all-to-all";
+    case Collective::Other: return "other NCCL";
+  }
+  return "";
+}
+
+Collective classify_collective(std::string_view name) {
+  if (name.rfind("ncclDevKernel_", 0) != 0 && name.rfind("ncclKernel_", 0) != 0) return Collective::None;
+  const std::string_view op = name.substr(name.find('_') + 1);
+  // Longest names first: "ReduceScatter" before "Reduce", "AllReduce" before both.
+  static constexpr std::pair<std::string_view, Collective> kOps[] = {
+      {"AllReduce", Collective::AllReduce}, {"AllGather", Collective::AllGather},
+      {"ReduceScatter", Collective::ReduceScatter}, {"Broadcast", Collective::Broadcast},
+      {"Reduce", Collective::Reduce},       {"SendRecv", Collective::SendRecv},
+      {"Send", Collective::SendRecv},       {"Recv", Collective::SendRecv},
+      {"AllToAll", Collective::AllToAll},
+  };
+  for (const auto& [prefix, kind] : kOps)
+    if (op.rfind(prefix, 0) == 0) return kind;
+  return Collective::Other;
+}
+
+std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
+  std::map<uint32_t, Participant> by_pid = gather(trace);
+  if (by_pid.size() < 2) return std::nullopt;
+  std::vector<Participant*> ranks;
+  for (auto& [pid, p] : by_pid) ranks.push_back(&p);
+  std::sort(ranks.begin(), ranks.end(), [](const Participant* a, const Participant* b) {
+    const auto key = [](const Participant* p) { return std::pair{p->summary.rank < 0, p->summary.rank}; };
+    return key(a) != key(b) ? key(a) < key(b) : a->summary.pid < b->summary.pid;
+  });
+
+  RanksAnalysis out;
+  std::vector<Participant*> communicating;
+  for (Participant* p : ranks)
+    if (!p->comm.empty()) communicating.push_back(p);
+  if (communicating.size() >= 2) {
+    const auto ops = match(communicating, out.matching_note);
+    out.matched = ops.size();
+    for (const auto& op : ops) {
+      size_t last = 0;
+      TimeNs latest = op[0]->start, next = INT64_MIN;
+      for (size_t r = 1; r < op.size(); ++r) {
+        if (op[r]->start > latest) next = latest, latest = op[r]->start, last = r;
+        else next = std::max(next, op[r]->start);
+      }
+      for (size_t r = 0; r < op.size(); ++r) communicating[r]->summary.waited_ns += latest - op[r]->start;
+      RankSummary& straggler = communicating[last]->summary;
+      straggler.last_count += 1;
+      straggler.late_ns += latest - next;
+      straggler.late_arrivals.push_back({latest, latest - next});
+    }
+  }
+  std::map<Collective, std::vector<double>> durations;
+  for (const Participant* p : ranks) {
+    out.ranks.push_back(p->summary);
+    for (const CommKernel& k : p->comm) durations[k.kind].push_back(static_cast<double>(k.end - k.start));
+  }
+  for (auto& [kind, list] : durations) {
+    CollectiveGroup g;
+    g.kind = kind;
+    g.kernels = list.size();
+    for (double d : list) g.total_ns += static_cast<TimeNs>(d);
+    g.median_ns = describe(list).median;
+    out.collectives.push_back(g);
+  }
+  std::stable_sort(out.collectives.begin(), out.collectives.end(),
+                   [](const CollectiveGroup& a, const CollectiveGroup& b) { return a.total_ns > b.total_ns; });
+  find_straggler(trace, out);
+  return out;
+}
+
+}  // namespace gpuscope::analysis

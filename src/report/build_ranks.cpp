@@ -1,0 +1,89 @@
+// The "Ranks" section: the GPU processes of one job side by side (analysis_ranks.h): each one's
+// compute and communication time, how much communication hides behind compute, the collectives,
+// and the straggler every other rank waits for. Only for traces with two or more GPU processes.
+#include <fmt/format.h>
+
+#include "gpuscope/analysis_ranks.h"
+#include "report/builder.h"
+#include "report/units.h"
+
+namespace gpuscope::report {
+namespace {
+
+std::string rank_name(int32_t rank, uint32_t pid) {
+  return rank >= 0 ? fmt::format("rank {} (pid {})", rank, pid) : fmt::format("pid {}", pid);
+}
+
+std::string devices_text(const std::vector<uint32_t>& devices) {
+  std::string out;
+  for (uint32_t d : devices) out += (out.empty() ? "" : ", ") + std::to_string(d);
+  return out;
+}
+
+void add_straggler_line(Section& s, const analysis::Straggler& st) {
+  std::string note = fmt::format("last to arrive at {} of {} collectives; the other ranks waited {} for it in all "
+                                 "({} of the wall time)",
+                                 st.last_count, st.matched, format_duration(static_cast<double>(st.late_ns)),
+                                 format_percent(100.0 * st.share_of_wall));
+  if (st.steps > 0)
+    note += fmt::format("; median {} per {} ({} steps)", format_duration(st.late_per_step_ns), st.step_range, st.steps);
+  s.lines.push_back({"straggler", "Straggler", text(rank_name(st.rank, st.pid)), note});
+}
+
+}  // namespace
+
+std::optional<Section> build_ranks_section(const Trace& trace, size_t top) {
+  const auto ranks = analysis::analyze_ranks(trace);
+  if (!ranks) return std::nullopt;
+  Section s;
+  s.key = "ranks";
+  s.title = "Ranks";
+  s.lines.push_back({"gpu_processes", "GPU processes", num(static_cast<double>(ranks->ranks.size()), Unit::Count),
+                     "processes that ran kernels, side by side"});
+  if (ranks->straggler) {
+    add_straggler_line(s, *ranks->straggler);
+  } else if (ranks->matched > 0) {
+    s.lines.push_back({"straggler", "Straggler", text("none"),
+                       "no rank arrived last at most collectives by 1 % of the wall time or more"});
+  }
+  if (ranks->matched > 0)
+    s.lines.push_back({"matched_collectives", "Matched collectives", num(static_cast<double>(ranks->matched), Unit::Count),
+                       ranks->matching_note.empty() ? "the k-th collective of every rank, one operation"
+                                                    : ranks->matching_note});
+
+  Table t;
+  t.key = "ranks";
+  t.title = "GPU time per rank";
+  t.columns = {text_column("rank", "Rank"), text_column("devices", "GPUs"), num_column("kernels", "Kernels", Unit::Count),
+               num_column("gpu_busy", "GPU busy", Unit::Ns), num_column("compute", "Compute", Unit::Ns),
+               num_column("communication", "Comm", Unit::Ns), num_column("overlap_percent", "Comm hidden %", Unit::Percent),
+               num_column("waited", "Waited", Unit::Ns), num_column("last", "Last", Unit::Count)};
+  for (const analysis::RankSummary& r : ranks->ranks)
+    t.rows.push_back({text(rank_name(r.rank, r.pid)), text(devices_text(r.devices)),
+                      num(static_cast<double>(r.kernels), Unit::Count), num(static_cast<double>(r.gpu_busy_ns), Unit::Ns),
+                      num(static_cast<double>(r.compute_ns), Unit::Ns), num(static_cast<double>(r.comm_ns), Unit::Ns),
+                      opt_num(analysis::share_percent(static_cast<double>(r.overlap_ns), static_cast<double>(r.comm_ns)),
+                              Unit::Percent),
+                      num(static_cast<double>(r.waited_ns), Unit::Ns), num(static_cast<double>(r.last_count), Unit::Count)});
+  t.notes.push_back("Compute and Comm: time covered by its compute and its NCCL kernels. Comm hidden %: communication "
+                    "during which its compute kernels ran too. Waited: time its collectives spent waiting for a later "
+                    "rank to arrive; Last: collectives it arrived last at.");
+  limit_rows(t, top);
+  s.tables.push_back(std::move(t));
+
+  if (!ranks->collectives.empty()) {
+    Table c;
+    c.key = "collectives";
+    c.title = "Collectives";
+    c.columns = {text_column("collective", "Collective"), num_column("kernels", "Kernels", Unit::Count),
+                 num_column("total", "Total", Unit::Ns), num_column("median", "Median", Unit::Ns)};
+    for (const analysis::CollectiveGroup& g : ranks->collectives)
+      c.rows.push_back({text(to_string(g.kind)), num(static_cast<double>(g.kernels), Unit::Count),
+                        num(static_cast<double>(g.total_ns), Unit::Ns), num(g.median_ns, Unit::Ns)});
+    c.notes.push_back("NCCL kernels of every rank by kind; a kernel's time includes its wait for the other ranks.");
+    s.tables.push_back(std::move(c));
+  }
+  return s;
+}
+
+}  // namespace gpuscope::report
