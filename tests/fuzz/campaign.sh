@@ -60,19 +60,18 @@ prepare() {
 }
 
 # One libFuzzer process after another until the deadline: a crash ends a run (its input is kept in
-# crashes/), the next run goes on from the corpus. A run that fails within 10 s twice in a row
-# (a seed that crashes at once) ends the worker instead of spinning.
+# crashes/), the next run goes on from the corpus. A crash while libFuzzer reads the corpus (before
+# its INITED line) would end every later run too: it ends the worker.
 worker() {
-  local name=$1 n=$2 deadline=$3 dir=$out/$1 left began rc quick=0
+  local name=$1 n=$2 deadline=$3 dir=$out/$1 log=$out/$1/worker-$2.log left inited rc
   while left=$((deadline - $(date +%s))); [ "$left" -gt 0 ]; do
-    began=$(date +%s)
+    inited=$(grep -c INITED "$log" 2>/dev/null || true)
     rc=0
     TMPDIR=$dir/tmp timeout -k 10 $((left + 120)) "$build/tests/gpuscope_${name}_fuzzer" \
       -max_total_time="$left" -print_final_stats=1 -timeout=10 -rss_limit_mb=4096 \
-      -artifact_prefix="$dir/crashes/" "$dir/corpus" >>"$dir/worker-$n.log" 2>&1 || rc=$?
-    if [ "$rc" -ne 0 ] && [ $(($(date +%s) - began)) -lt 10 ]; then quick=$((quick + 1)); else quick=0; fi
-    if [ "$quick" -ge 2 ]; then
-      echo "campaign: $name worker $n stopped: it fails at once (see above)" >>"$dir/worker-$n.log"
+      -artifact_prefix="$dir/crashes/" "$dir/corpus" >>"$log" 2>&1 || rc=$?
+    if [ "$rc" -ne 0 ] && [ "$(grep -c INITED "$log" || true)" = "${inited:-0}" ]; then
+      echo "campaign: $name worker $n stopped: an input of the corpus fails (see above)" >>"$log"
       return
     fi
   done
