@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
@@ -33,7 +34,10 @@ const std::string& scratch_file(std::string_view bytes) {
     // input would cost a directory entry each run. TMPDIR decides where (campaign.sh sets it).
     scratch_path = (std::filesystem::temp_directory_path() / "gpuscope-fuzz-XXXXXX").string();
     const int fd = mkstemp(scratch_path.data());
-    if (fd < 0) std::abort();  // no scratch file: nothing this target does can be trusted
+    if (fd < 0) {
+      std::perror(scratch_path.c_str());  // no scratch file: nothing this target does can be trusted
+      std::abort();
+    }
     close(fd);
     std::atexit(remove_scratch);
   }
@@ -44,7 +48,10 @@ const std::string& scratch_file(std::string_view bytes) {
     if (n <= 0) break;
     written += static_cast<size_t>(n);
   }
-  if (fd < 0 || written < bytes.size()) std::abort();  // a short file would be a false finding
+  if (fd < 0 || written < bytes.size()) {
+    std::perror(scratch_path.c_str());  // a short file would make false findings
+    std::abort();
+  }
   close(fd);
   return scratch_path;
 }
