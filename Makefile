@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup build demo test gpu-test bench clean
+.PHONY: all setup build demo test gpu-test bench fuzz clean
 
 all: build
 
@@ -27,6 +27,17 @@ gpu-test:
 
 bench:
 	@bench/overhead.sh $(BUILD)
+
+# libFuzzer campaigns over every reader (docs/fuzzing.md): a clang build with ASan+UBSan in
+# build-fuzz, then each target for FUZZ_SECONDS on FUZZ_JOBS cores; results in FUZZ_OUT.
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= $(JOBS)
+FUZZ_OUT ?= build-fuzz/campaign
+fuzz: setup
+	@command -v clang++ >/dev/null || { echo "make fuzz: needs clang and libFuzzer (apt-get install clang libclang-rt-14-dev)"; exit 2; }
+	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang -DGPUSCOPE_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target gpuscope_fuzzers
+	@tests/fuzz/campaign.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_OUT)
 
 clean:
 	rm -rf $(BUILD)

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "analysis/check_rules_text.h"
 #include "common/error.h"
 #include "gpuscope/check.h"
 
@@ -167,7 +168,7 @@ bool RuleSet::needs_baseline() const {
 RuleSet parse_rules(const std::string& text, const std::string& source) {
   toml::table root;
   try {
-    root = toml::parse(text, source);
+    root = toml::parse(escape_non_ascii(text, source), source);
   } catch (const toml::parse_error& e) {
     throw Error(fmt::format("{}:{}: {}", source, e.source().begin.line, e.description()));
   }

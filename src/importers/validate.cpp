@@ -18,6 +18,10 @@ constexpr uint32_t kMaxRegistersPerThread = 255;
 // has to keep static + dynamic + the 1 KB reserve from wrapping in 32 bits.
 constexpr uint64_t kMaxSharedBytesPerBlock = 16u << 20;
 constexpr uint32_t kMaxWarpSize = 1024;
+// 1 PiB: far more than any machine's memory, so no allocation, copy or memset is larger. A size
+// past it is a negative number in a capture (SQLite stores integers signed) or garbage; sums of
+// real sizes (memory in use) stay far below 2^64, which the exports' integers need.
+constexpr uint64_t kMaxBytes = uint64_t{1} << 50;
 
 // 2^62 ns is year 2116 as a time since the epoch; times before 0 occur in imports whose clock
 // starts at the session (nsys: an API call 3 us before it), never 2^60 ns (36 years) before it.
@@ -78,6 +82,19 @@ bool clear_impossible_span(Span& s) {
 // pid -> (record kind -> records removed)
 using Removed = std::map<uint32_t, std::map<std::string, uint64_t>>;
 
+// One DataLoss row per process: "2 kernels, 1 copies" + why.
+void add_removed_rows(Trace& trace, const Removed& removed, const char* what, const char* why) {
+  for (const auto& [pid, kinds] : removed) {
+    uint64_t count = 0;
+    std::string detail;
+    for (const auto& [kind, n] : kinds) {
+      count += n;
+      detail += (detail.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
+    }
+    trace.data_loss.push_back({pid, what, count, detail + why});
+  }
+}
+
 template <class Record, class Times>
 void remove_outside(std::vector<Record>& records, const Window& w, const char* kind, Times times, Removed& removed) {
   std::erase_if(records, [&](const Record& r) {
@@ -119,18 +136,28 @@ void validate_times(Trace& trace) {
   remove_bad_spans(trace.host_ops, w, "host ops", removed);
   remove_bad_points(trace.memory_events, w, "memory events", removed);
   remove_bad_points(trace.nvtx_marks, w, "NVTX marks", removed);
-  for (const auto& [pid, kinds] : removed) {
-    uint64_t count = 0;
-    std::string detail;
-    for (const auto& [kind, n] : kinds) {
-      count += n;
-      detail += (detail.empty() ? "" : ", ") + std::to_string(n) + " " + kind;
-    }
-    trace.data_loss.push_back({pid, kInvalidTimes, count,
-                               detail + " without valid times (none recorded, an end before the start, or a "
-                               "time over a day outside the run or past 2^62 ns); left out of the capture and every "
-                               "analysis"});
-  }
+  add_removed_rows(trace, removed, kInvalidTimes,
+                   " without valid times (none recorded, an end before the start, or a time over a day outside the "
+                   "run or past 2^62 ns); left out of the capture and every analysis");
+}
+
+// Removes allocations, frees, copies and memsets of impossible sizes; counts them per process.
+template <class Record>
+void remove_impossible_sizes(std::vector<Record>& records, const char* kind, Removed& removed) {
+  std::erase_if(records, [&](const Record& r) {
+    if (r.bytes <= kMaxBytes) return false;
+    ++removed[r.pid][kind];
+    return true;
+  });
+}
+
+void validate_sizes(Trace& trace) {
+  Removed removed;
+  remove_impossible_sizes(trace.memory_events, "memory events", removed);
+  remove_impossible_sizes(trace.memcpys, "copies", removed);
+  remove_impossible_sizes(trace.memsets, "memsets", removed);
+  add_removed_rows(trace, removed, kInvalidSize,
+                   " of an impossible size (negative, or over 1 PiB); left out of the capture and every analysis");
 }
 
 }  // namespace
@@ -158,6 +185,7 @@ void validate_trace(Trace& trace) {
                                "warp size unknown, so without occupancy"});
 
   validate_times(trace);
+  validate_sizes(trace);
 }
 
 }  // namespace gpuscope

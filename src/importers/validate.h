@@ -13,6 +13,7 @@ namespace gpuscope {
 inline constexpr char kInvalidKernelConfig[] = "invalid_kernel_config";
 inline constexpr char kInvalidDevice[] = "invalid_device";
 inline constexpr char kInvalidTimes[] = "invalid_times";
+inline constexpr char kInvalidSize[] = "invalid_size";
 
 // - a kernel launch configuration CUDA cannot launch (a dimension not positive or past CUDA's
 //   limits, more than 1024 threads or 255 registers per thread, more shared memory than any GPU
@@ -21,7 +22,9 @@ inline constexpr char kInvalidTimes[] = "invalid_times";
 // - a record with an end before its start, a time before -2^60 or past 2^62 ns, or (when the
 //   run's window is known) a time more than a day outside the run, is removed: records without
 //   trustworthy times never enter timing analyses. A run or process with such times keeps its
-//   row with its times cleared to 0 (unknown).
+//   row with its times cleared to 0 (unknown);
+// - an allocation, free, copy or memset of more than 1 PiB (a negative size in a capture) is
+//   removed.
 // Idempotent: a capture validated when it was written finds nothing more to fix when read.
 void validate_trace(Trace& trace);
 

@@ -1,47 +1,59 @@
-// Runs the fuzz target (import_fuzz.cpp) where there is no libFuzzer: over every file named or
-// found under the folders named, each as it is and in deterministic mutations that real damage
-// looks like: cut short at 16 places, 16 single bytes changed, a 64-byte stretch zeroed. A
-// crash, a sanitizer report or an exception other than gpuscope::Error fails the run. It prints
-// how many inputs imported and how many were refused (one-line errors), so a run that refuses
-// everything for one trivial reason shows.
-//   import_fuzz_replay PATH...
+// Runs a fuzz target (fuzz_target.h) where there is no libFuzzer: over every file named or found
+// under the folders named, each as it is and in deterministic mutations that real damage looks
+// like: cut short at 16 places, 16 single bytes changed, a 64-byte stretch zeroed. A crash, a
+// sanitizer report or an exception other than gpuscope::Error fails the run. It prints how many
+// unchanged files were read and how many refused, and fails when every one was refused: a target
+// that refuses everything for one trivial reason (a scratch file it cannot write, a wrong format
+// name) would otherwise pass while testing nothing. Exit 77 (skipped) when no file is there.
+//   gpuscope_NAME_fuzz_replay PATH...
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "importers/importer.h"
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
+#include "common/error.h"
+#include "fuzz_target.h"
 
 namespace {
 
-size_t imported = 0, refused = 0;
-
-void run(const std::string& bytes) {
-  LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+// true: read; false: refused with gpuscope::Error (said when `say_why`: an unchanged file). Any
+// other exception is a finding: say which input it was and fail.
+bool run(const std::string& bytes, const std::string& what, bool say_why = false) {
+  try {
+    gpuscope::fuzz::fuzz_one(bytes);
+    return true;
+  } catch (const gpuscope::Error& e) {
+    if (say_why) std::printf("refused %s: %s\n", what.c_str(), e.what());
+    return false;
+  } catch (const std::exception& e) {
+    std::printf("FINDING: %s: exception %s\n", what.c_str(), e.what());
+    std::exit(1);
+  }
 }
 
-size_t replay(const std::string& bytes) {
-  size_t runs = 0;
-  gpuscope::Trace trace;  // the original once more, to count what reads
-  (gpuscope::import_bytes(bytes, trace).empty() ? imported : refused) += 1;
-  run(bytes), ++runs;
+// Runs the file and its mutations; returns how many inputs ran.
+size_t replay(const std::string& bytes, const std::string& name, size_t& read) {
+  read += run(bytes, name, true) ? 1 : 0;
+  size_t runs = 1;
   std::mt19937_64 random(bytes.size());  // the same mutations on every run
-  for (int i = 1; i <= 16 && !bytes.empty(); ++i) run(bytes.substr(0, bytes.size() * i / 17)), ++runs;
-  for (int i = 0; i < 16 && !bytes.empty(); ++i) {
+  for (int i = 1; i <= 16 && !bytes.empty(); ++i, ++runs)
+    run(bytes.substr(0, bytes.size() * i / 17), name + " cut at " + std::to_string(bytes.size() * i / 17));
+  for (int i = 0; i < 16 && !bytes.empty(); ++i, ++runs) {
     std::string changed = bytes;
-    changed[random() % changed.size()] = static_cast<char>(random());
-    run(changed), ++runs;
+    const size_t at = random() % changed.size();
+    changed[at] = static_cast<char>(random());
+    run(changed, name + " byte " + std::to_string(at) + " changed");
   }
   if (bytes.size() > 128) {
     std::string zeroed = bytes;
     const size_t at = random() % (bytes.size() - 64);
     std::fill(zeroed.begin() + static_cast<std::ptrdiff_t>(at), zeroed.begin() + static_cast<std::ptrdiff_t>(at + 64), '\0');
-    run(zeroed), ++runs;
+    run(zeroed, name + " zeroed at " + std::to_string(at)), ++runs;
   }
   return runs;
 }
@@ -57,17 +69,19 @@ int main(int argc, char** argv) {
         if (entry.is_regular_file()) files.push_back(entry.path());
     } else if (std::filesystem::is_regular_file(path)) {
       files.push_back(path);
-    } else {
-      std::printf("skipped %s: not there\n", argv[i]);
     }
   }
-  size_t runs = 0;
+  if (files.empty()) {
+    std::printf("skipped: none of the seed paths is there\n");
+    return 77;
+  }
+  size_t runs = 0, read = 0;
   for (const auto& file : files) {
     std::ifstream in(file, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    runs += replay(bytes);
+    runs += replay(bytes, file.string(), read);
   }
-  std::printf("%zu inputs from %zu files read without a crash; of the unchanged files %zu imported, %zu were "
-              "refused (not a format gpuscope reads)\n", runs, files.size(), imported, refused);
-  return files.empty() || imported == 0 ? 1 : 0;
+  std::printf("%zu inputs from %zu files ran without a finding; of the unchanged files %zu were read, %zu "
+              "refused\n", runs, files.size(), read, files.size() - read);
+  return read == 0 ? 1 : 0;
 }

@@ -87,11 +87,30 @@ TEST(CheckRules, BadFilesAreLineNumberedErrors) {
       {"[[total]\nname = \"wall\"\n", "rules.toml:1: "},
       {"name = \"x\"\n", "unknown table 'name'"},
       {"# nothing\n", "rules.toml: no rules"},
+      // Non-ASCII text outside "strings" (NonAsciiTextOnlyInStringsAndComments).
+      {"[[total]]\n0 µs\n", "rules.toml:2: 'µ' outside a string or a comment"},
+      {"[[total]]\nname = \"wall\"\nmax = tµ\n", "rules.toml:3: 'µ' outside a string"},
+      {"[[total]]\n'µ' = 1\n", "rules.toml:2: 'µ' in a 'literal string'"},
+      {"[[total]]\nname = \"wall\"\nmax = \"1 \\µs\"\n", "rules.toml:3: a backslash before a non-ASCII character"},
+      {"[[total]]\nname = \"wall\"\nmax = \"1 s\"\n\"µ\" = 1\n", "rules.toml:4: unknown key 'µ'"},
   };
   for (const auto& [text, expected] : cases) {
     const std::string message = parse_error(text);
     EXPECT_NE(message.find(expected), std::string::npos) << "rules:\n" << text << "message: " << message;
   }
+}
+
+// toml++ 3.3.0 classifies characters with a test that is undefined behaviour for U+00A1..U+0499
+// (found by the rules fuzz target: tests/fuzz/regressions/rules). Non-ASCII text reaches it only
+// as escapes: in "strings" it reads as before; elsewhere it is refused with its line
+// (BadFilesAreLineNumberedErrors).
+TEST(CheckRules, NonAsciiTextOnlyInStringsAndComments) {
+  const RuleSet set = parse_rules("# größte Wandzeit\n[[total]]\nid = \"wall \\u00b5 é中😀\"\nname = \"wall\"\n"
+                                  "max = \"2500 µs\"\nmin = \"\"\"1 \\\n   µs\"\"\"\n", "rules.toml");
+  ASSERT_EQ(set.rules.size(), 1u);
+  EXPECT_EQ(set.rules[0].id, "wall µ é中😀");
+  EXPECT_EQ(set.rules[0].max, 2.5e6);
+  EXPECT_EQ(set.rules[0].min, 1e3);
 }
 
 TEST(CheckRules, Glob) {

@@ -96,6 +96,33 @@ TEST(Validate, RecordsWithImpossibleTimesLeaveEveryAnalysis) {
   EXPECT_EQ(t.data_loss.size(), 1u);
 }
 
+// A negative size in a capture (SQLite integers are signed) read as 2^64 - 2^28 bytes once made
+// the Perfetto export convert 1.8e19 to an integer (UBSan; capture fuzz target,
+// tests/fuzz/regressions/capture).
+TEST(Validate, ImpossibleSizesLeaveEveryAnalysis) {
+  testing::TraceBuilder b;
+  b.copy(CopyKind::HtoD, MemoryKind::Pinned, 1 << 20, 100, 200, 1);
+  b.copy(CopyKind::HtoD, MemoryKind::Pinned, uint64_t(-268435456), 300, 400, 2);
+  Trace t = b.trace();
+  MemoryEvent alloc;
+  alloc.pid = 1;
+  alloc.timestamp = 150;
+  alloc.bytes = uint64_t{1} << 50;  // 1 PiB: the largest size kept
+  t.memory_events.push_back(alloc);
+  alloc.bytes = (uint64_t{1} << 50) + 1;
+  t.memory_events.push_back(alloc);
+  validate_trace(t);
+  ASSERT_EQ(t.memcpys.size(), 1u);
+  EXPECT_EQ(t.memcpys[0].correlation_id, 1u);
+  ASSERT_EQ(t.memory_events.size(), 1u);
+  const DataLoss* bad = loss(t, kInvalidSize);
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->count, 2u);
+  EXPECT_NE(bad->detail.find("1 copies, 1 memory events"), std::string::npos) << bad->detail;
+  validate_trace(t);
+  EXPECT_EQ(t.data_loss.size(), 1u);
+}
+
 TEST(Validate, NegativeSessionTimesOfImportsStay) {
   // nsys times count from the session; an API call may start 3 us before it.
   testing::TraceBuilder b;
