@@ -335,6 +335,30 @@ expect "gpu metrics: report has the GPU utilization section" "$(grep -c '^GPU ut
 expect "gpu metrics with --metrics: refused with exit 2" $? -eq 2
 expect "gpu metrics with --metrics: program not started" "$(grep -c RESULT "$logs/gpmx.out")" -eq 0
 
+# 13. Several GPUs (issue 17): DDP on 2 GPUs with a planted straggler (rank 1 sleeps 20 ms before
+#     every backward pass): results unchanged, each process's rank recorded, the Ranks section
+#     names rank 1 with its median lateness per step within 10 % of 20 ms. Skipped on 1 GPU.
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+if [ "$gpus" -ge 2 ] && command -v torchrun >/dev/null && python3 -c "import torch.distributed" 2>/dev/null; then
+  ddp=$pytorch_samples/ddp_train.py
+  export NCCL_NVLS_ENABLE=0  # NVLink multicast off on the lent machines (KINDS.md)
+  torchrun --nproc-per-node 2 "$ddp" --steps 30 --straggler-rank 1 --straggler-ms 20 >"$logs/ddp_plain.out" 2>"$logs/ddp_plain.err"
+  plain_rc=$?
+  "$gpuscope" profile --no-report -o ddp -- torchrun --nproc-per-node 2 "$ddp" --steps 30 --straggler-rank 1 --straggler-ms 20 >"$logs/ddp.out" 2>"$logs/ddp.err"
+  expect "ddp: exit status unchanged ($plain_rc)" $? -eq "$plain_rc"
+  expect "ddp: losses unchanged" "$(diff <(grep ^losses "$logs/ddp_plain.out") <(grep ^losses "$logs/ddp.out") | wc -l)" -eq 0
+  expect "ddp: ranks 0 and 1 of 2 recorded" "$(q ddp.gpuscope "SELECT COUNT(*) FROM processes WHERE rank IN (0, 1) AND world_size = 2")" -eq 2
+  "$gpuscope" report ddp.gpuscope >"$logs/ddp_report.txt" 2>&1
+  expect "ddp: the Ranks section names rank 1 as the straggler" "$(grep -c '^Straggler  *rank 1 ' "$logs/ddp_report.txt")" -eq 1
+  late_us=$(sed -n 's/^Straggler .*median \([0-9.]*\) ms per.*/\1/p' "$logs/ddp_report.txt" | awk '{printf "%d", $1 * 1000}')
+  expect "ddp: median lateness per step >= 18 ms" "${late_us:-0}" -ge 18000
+  expect "ddp: median lateness per step <= 22 ms" "${late_us:-0}" -le 22000
+  expect "ddp: all-reduce among the collectives" "$(grep -c '^all-reduce' "$logs/ddp_report.txt")" -eq 1
+  cp ddp.gpuscope "$logs/" 2>/dev/null
+else
+  echo "SKIP multi-GPU: $gpus GPU(s) visible (needs 2 and torchrun)"
+fi
+
 # 10. The report is produced in every format, from the file alone.
 for fmt in text markdown json; do
   "$gpuscope" report base.gpuscope --format $fmt >"$logs/base.report.$fmt" 2>>"$logs/report.err"
