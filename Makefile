@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup build demo test gpu-test bench clean
+.PHONY: all setup build demo test sanitize gpu-test bench clean
 
 all: build
 
@@ -21,6 +21,11 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The sanitizer builds CI runs after `test`: ASan+UBSan (build-asan) and TSan (build-tsan), see
+# scripts/sanitize.sh and docs/testing.md.
+sanitize: setup
+	@JOBS=$(JOBS) scripts/sanitize.sh
+
 # On a GPU host, with a build made there or carried there.
 gpu-test:
 	@tests/gpu/run_gpu_tests.sh $(BUILD)
@@ -29,4 +34,4 @@ bench:
 	@bench/overhead.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-tsan
