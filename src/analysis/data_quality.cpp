@@ -74,7 +74,7 @@ DataQuality assess_data_quality(const Trace& trace) {
               return std::tie(a.pid, a.status) < std::tie(b.pid, b.status);
             });
 
-  for (const CuptiOverhead& o : trace.overheads) q.cupti_overhead_ns += duration(o.start, o.end);
+  for (const CuptiOverhead& o : trace.overheads) q.cupti_overhead_ns = add_saturated(q.cupti_overhead_ns, duration(o.start, o.end));
   q.overhead_records = trace.overheads.size();
   return q;
 }
