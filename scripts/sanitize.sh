@@ -24,13 +24,19 @@ configure() {
         -DGPUSCOPE_BUILD_BENCH=OFF -DGPUSCOPE_BUILD_SAMPLES=OFF ${GPUSCOPE_SHARED_DIR:+-DGPUSCOPE_SHARED_DIR="$GPUSCOPE_SHARED_DIR"} >/dev/null
 }
 
-# check_logs DIR: fails, printing them, if the sanitizers wrote any report.
+# check_logs DIR: fails, printing them, if the sanitizers wrote any report. The one note that is no
+# finding: LeakSanitizer in a child fork()ed by a multi-threaded process says it could not suspend
+# the parent's threads (they do not exist in the child) even when it finds no leak.
 check_logs() {
-  if compgen -G "$1/sanitizer-logs/*" >/dev/null; then
-    echo "sanitize: findings in $1/sanitizer-logs:"
-    cat "$1"/sanitizer-logs/*
-    return 1
-  fi
+  local note='^(==[0-9]+==Running thread [0-9]+ was not suspended\. False leaks are possible\.)?$' found=0 log
+  for log in "$1"/sanitizer-logs/*; do
+    [ -e "$log" ] || continue
+    grep -qvE "$note" "$log" || continue
+    echo "sanitize: finding in $log:"
+    cat "$log"
+    found=1
+  done
+  return $found
 }
 
 # fresh_logs DIR: an empty report folder, exported as every sanitizer's log_path.
@@ -50,10 +56,13 @@ for stage in "${stages[@]}"; do
       configure build-asan address,undefined
       cmake --build build-asan -j "$jobs"
       fresh_logs build-asan
-      # Browser tests: their pages come from the same HTML code the unit tests run under the
-      # sanitizers, and the rest is JavaScript in chromium; GPU tests: no GPU in CI.
+      # Left out (docs/testing.md): the browser tests (their pages come from the HTML code the unit
+      # tests run here; the rest is JavaScript in chromium), the GPU tests (no GPU in CI), and the
+      # tests of CUPTI's host metric API (MetricsHostTest, CliMetrics): libcupti dlopens
+      # libnvperf_host.so with RTLD_DEEPBIND, which ASan refuses, aborting the process.
       status=0
-      (cd build-asan && ctest --output-on-failure -j "$jobs" -LE 'browser|gpu') || status=$?
+      (cd build-asan && ctest --output-on-failure -j "$jobs" -LE 'browser|gpu' -E '^(MetricsHostTest|CliMetrics)\.') ||
+        status=$?
       check_logs build-asan || status=1
       ;;
     tsan)
