@@ -45,14 +45,15 @@ inline TimeNs duration(TimeNs start, TimeNs end) { return end > start ? end - st
 
 // a + b, held at the int64 limits instead of overflowing. For sums of durations: validation
 // (importers/validate.cpp) keeps every time within [-2^60, 2^62] ns, so one duration fits, but
-// three records each lasting that whole span already sum past 2^63. A held sum (292 years) is
-// shown as it is; it never wraps to a negative time.
+// two records each lasting that whole span (1.25 * 2^62 ns) already sum past 2^63. A held sum
+// (292 years) is shown as it is; it never wraps to a negative time.
 inline TimeNs add_saturated(TimeNs a, TimeNs b) {
   TimeNs sum = 0;
   if (!__builtin_add_overflow(a, b, &sum)) return sum;
   return b > 0 ? std::numeric_limits<TimeNs>::max() : std::numeric_limits<TimeNs>::min();
 }
 
+// a - b, held at the int64 limits likewise.
 inline TimeNs subtract_saturated(TimeNs a, TimeNs b) {
   TimeNs difference = 0;
   if (!__builtin_sub_overflow(a, b, &difference)) return difference;

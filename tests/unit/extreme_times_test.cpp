@@ -43,7 +43,7 @@ enum class Shape { Stretched, Late, Early, Wide };
 // The capture with its times mapped onto the extremes: stretched, every time scaled about the
 // first so the capture spans [kEarliest, kLatest] (a 1 ms kernel of a 0.2 s run lasts ~2^54 ns);
 // late and early, shifted unscaled against one bound; wide, every record from near the earliest
-// time to near the latest (all overlap; three durations already sum past 2^63).
+// time to near the latest (all overlap; two durations already sum past 2^63).
 Trace extreme(const std::string& data_file, Shape shape) {
   Trace t = read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + data_file);
   TimeNs first = std::numeric_limits<TimeNs>::max(), last = std::numeric_limits<TimeNs>::min();
