@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup build demo test gpu-test bench fuzz clean
+.PHONY: all setup build demo test sanitize gpu-test bench fuzz clean
 
 all: build
 
@@ -20,6 +20,11 @@ demo: build
 # CPU tests always run; the GPU test skips with a message where there is no GPU.
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The sanitizer builds CI runs after `test`: ASan+UBSan (build-asan) and TSan (build-tsan), see
+# scripts/sanitize.sh and docs/testing.md.
+sanitize: setup
+	@JOBS=$(JOBS) scripts/sanitize.sh
 
 # On a GPU host, with a build made there or carried there.
 gpu-test:
@@ -40,4 +45,4 @@ fuzz: setup
 	@tests/fuzz/campaign.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_OUT)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) build-asan build-tsan

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -40,6 +42,38 @@ TimeNs union_length(std::vector<Interval> intervals);
 
 // Duration of [start, end), clamped at 0 for unfinished or inverted records.
 inline TimeNs duration(TimeNs start, TimeNs end) { return end > start ? end - start : 0; }
+
+// a + b, held at the int64 limits instead of overflowing. For sums of durations: validation
+// (importers/validate.cpp) keeps every time within [-2^60, 2^62] ns, so one duration fits, but
+// two records each lasting that whole span (1.25 * 2^62 ns) already sum past 2^63. A held sum
+// (292 years) is shown as it is; it never wraps to a negative time.
+inline TimeNs add_saturated(TimeNs a, TimeNs b) {
+  TimeNs sum = 0;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  return b > 0 ? std::numeric_limits<TimeNs>::max() : std::numeric_limits<TimeNs>::min();
+}
+
+// a - b, held at the int64 limits likewise.
+inline TimeNs subtract_saturated(TimeNs a, TimeNs b) {
+  TimeNs difference = 0;
+  if (!__builtin_sub_overflow(a, b, &difference)) return difference;
+  return b < 0 ? std::numeric_limits<TimeNs>::max() : std::numeric_limits<TimeNs>::min();
+}
+
+// A time computed in double (a sum or a scaled value) as TimeNs, held at the int64 limits: a
+// double outside them does not convert (undefined behaviour, INT64_MIN on x86). NaN gives 0.
+inline TimeNs saturated_ns(double ns) {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  if (!(ns == ns)) return 0;
+  if (ns >= kTwoTo63) return std::numeric_limits<TimeNs>::max();
+  if (ns < -kTwoTo63) return std::numeric_limits<TimeNs>::min();
+  return static_cast<TimeNs>(ns);
+}
+
+// span * part / whole for part <= whole, the product in 128 bits: span * part alone may pass 2^63.
+inline TimeNs scale_ns(TimeNs span, uint64_t part, uint64_t whole) {
+  return static_cast<TimeNs>(static_cast<__int128>(span) * part / whole);
+}
 
 // part / whole * 100, or nullopt when whole is not positive (share undefined).
 inline std::optional<double> share_percent(double part, double whole) {

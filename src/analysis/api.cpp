@@ -27,7 +27,7 @@ std::vector<ApiSummary> summarize_api(const Trace& trace) {
       });
       if (g == durations.size()) durations.emplace_back();
       durations[g].push_back(static_cast<double>(ns));
-      summary.total_ns += ns;
+      summary.total_ns = add_saturated(summary.total_ns, ns);
       ++calls;
     }
     if (calls == 0) continue;

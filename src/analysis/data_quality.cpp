@@ -99,7 +99,7 @@ DataQuality assess_data_quality(const Trace& trace) {
             });
 
   q.outside_run = outside_run(trace);
-  for (const CuptiOverhead& o : trace.overheads) q.cupti_overhead_ns += duration(o.start, o.end);
+  for (const CuptiOverhead& o : trace.overheads) q.cupti_overhead_ns = add_saturated(q.cupti_overhead_ns, duration(o.start, o.end));
   q.overhead_records = trace.overheads.size();
   return q;
 }

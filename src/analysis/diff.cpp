@@ -174,7 +174,7 @@ void gather_ops(const Trace* traces[2], Groups& groups) {
     for (size_t i = 0; i < trace.host_ops.size(); ++i) {
       const HostOp& op = trace.host_ops[i];
       if (trace.strings.get(op.category) == kModuleCategory) continue;
-      add(groups[{trace.strings.get(op.name), ""}], side, op.run_id, static_cast<TimeNs>(self[i]));
+      add(groups[{trace.strings.get(op.name), ""}], side, op.run_id, saturated_ns(self[i]));
     }
   }
   std::erase_if(groups, [](const auto& group) { return group.second.total_ns[0] == 0 && group.second.total_ns[1] == 0; });

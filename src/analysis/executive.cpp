@@ -101,11 +101,11 @@ ExecutiveSummary summarize_executive(const Trace& trace) {
   }
 
   for (const DeviceBusy& d : gpu_busy_by_device(trace)) {
-    s.gpu_busy_ns += d.busy_ns;
+    s.gpu_busy_ns = add_saturated(s.gpu_busy_ns, d.busy_ns);
     ++s.busy_devices;
   }
 
-  for (const auto& k : trace.kernels) s.kernel_ns += duration(k.start, k.end);
+  for (const auto& k : trace.kernels) s.kernel_ns = add_saturated(s.kernel_ns, duration(k.start, k.end));
   s.kernel_count = trace.kernels.size();
 
   const bool any_runtime = std::any_of(trace.api_calls.begin(), trace.api_calls.end(),
@@ -113,22 +113,22 @@ ExecutiveSummary summarize_executive(const Trace& trace) {
   s.api_domain = any_runtime || trace.api_calls.empty() ? ApiDomain::Runtime : ApiDomain::Driver;
   for (const auto& c : trace.api_calls) {
     if (c.domain != s.api_domain) continue;
-    s.api_ns += duration(c.start, c.end);
+    s.api_ns = add_saturated(s.api_ns, duration(c.start, c.end));
     ++s.api_count;
   }
 
   for (const auto& m : trace.memcpys) {
-    s.memcpy_ns += duration(m.start, m.end);
+    s.memcpy_ns = add_saturated(s.memcpy_ns, duration(m.start, m.end));
     s.memcpy_bytes += m.bytes;
   }
   s.memcpy_count = trace.memcpys.size();
   for (const auto& m : trace.memsets) {
-    s.memset_ns += duration(m.start, m.end);
+    s.memset_ns = add_saturated(s.memset_ns, duration(m.start, m.end));
     s.memset_bytes += m.bytes;
   }
   s.memset_count = trace.memsets.size();
 
-  for (const auto& y : trace.synchronizations) s.sync_wait_ns += duration(y.start, y.end);
+  for (const auto& y : trace.synchronizations) s.sync_wait_ns = add_saturated(s.sync_wait_ns, duration(y.start, y.end));
   s.sync_count = trace.synchronizations.size();
   return s;
 }

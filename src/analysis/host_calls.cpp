@@ -57,7 +57,7 @@ ApiClass classify_api(const std::string& n) {
 std::optional<MainThread> main_thread(const Trace& trace, uint32_t pid) {
   std::map<uint32_t, TimeNs> api_time;  // tid -> summed call time
   for (const ApiCall& c : trace.api_calls)
-    if (c.pid == pid) api_time[c.tid] += duration(c.start, c.end);
+    if (c.pid == pid) api_time[c.tid] = add_saturated(api_time[c.tid], duration(c.start, c.end));
   if (api_time.empty()) return std::nullopt;
   // The process's initial thread (Linux: tid == pid) runs main(); helper threads that only
   // initialize CUDA or poll must not take over even when their calls are long.
@@ -166,7 +166,7 @@ std::optional<StringId> repeating_range(const Trace& trace, const MainThread& th
     if (r.pid != thread.pid || r.tid != thread.tid || r.end <= r.start) continue;
     Seen& s = seen[r.name];
     s.depth = std::min(s.depth, r.depth);
-    s.total += r.end - r.start;
+    s.total = add_saturated(s.total, r.end - r.start);
     ++s.count;
   }
   std::optional<StringId> best;

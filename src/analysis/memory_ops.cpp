@@ -18,7 +18,7 @@ std::vector<MemoryGroup> summarize_memory_ops(const Trace& trace) {
     g.host_kind = host;
     ++g.count;
     g.bytes += m.bytes;
-    g.time_ns += duration(m.start, m.end);
+    g.time_ns = add_saturated(g.time_ns, duration(m.start, m.end));
   }
 
   std::vector<MemoryGroup> rows;
@@ -33,7 +33,7 @@ std::vector<MemoryGroup> summarize_memory_ops(const Trace& trace) {
     for (const Memset& m : trace.memsets) {
       ++g.count;
       g.bytes += m.bytes;
-      g.time_ns += duration(m.start, m.end);
+      g.time_ns = add_saturated(g.time_ns, duration(m.start, m.end));
     }
     rows.push_back(std::move(g));
   }

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "gpuscope/analysis_metrics.h"
+#include "gpuscope/analysis_stats.h"
 
 namespace gpuscope::analysis {
 namespace {
@@ -47,8 +48,8 @@ GpuMetricSeries describe_series(const std::string& metric, std::vector<Sample> s
   for (const Sample& x : samples) {
     const TimeNs a = x.start, b = std::max(x.end, x.start + 1);  // a point sample counts as 1 ns
     for (size_t i = 0; i < buckets; ++i) {
-      const TimeNs lo = start + span * static_cast<TimeNs>(i) / static_cast<TimeNs>(buckets);
-      const TimeNs hi = start + span * static_cast<TimeNs>(i + 1) / static_cast<TimeNs>(buckets);
+      const TimeNs lo = start + scale_ns(span, i, buckets);
+      const TimeNs hi = start + scale_ns(span, i + 1, buckets);
       const TimeNs overlap = std::min(b, hi) - std::max(a, lo);
       if (overlap <= 0) continue;
       weighted[i] += x.value * static_cast<double>(overlap);

@@ -52,10 +52,10 @@ std::map<uint32_t, Participant> gather(const Trace& trace) {
     s.collectives = p.comm.size();
     s.gpu_busy_ns = union_length(busy[pid]);
     const std::vector<Interval> computing = merge_intervals(compute[pid]), communicating = merge_intervals(comm[pid]);
-    for (const Interval& c : computing) s.compute_ns += c.end - c.start;
+    for (const Interval& c : computing) s.compute_ns = add_saturated(s.compute_ns, c.end - c.start);
     for (const Interval& c : communicating) {
-      s.comm_ns += c.end - c.start;
-      s.overlap_ns += covered_within(computing, c.start, c.end);
+      s.comm_ns = add_saturated(s.comm_ns, c.end - c.start);
+      s.overlap_ns = add_saturated(s.overlap_ns, covered_within(computing, c.start, c.end));
     }
     std::sort(p.comm.begin(), p.comm.end(),
               [](const CommKernel& a, const CommKernel& b) { return std::tie(a.start, a.end) < std::tie(b.start, b.end); });
@@ -196,10 +196,13 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
         if (op[r]->start > latest) next = latest, latest = op[r]->start, last = r;
         else next = std::max(next, op[r]->start);
       }
-      for (size_t r = 0; r < op.size(); ++r) communicating[r]->summary.waited_ns += latest - op[r]->start;
+      for (size_t r = 0; r < op.size(); ++r) {
+        TimeNs& waited = communicating[r]->summary.waited_ns;
+        waited = add_saturated(waited, latest - op[r]->start);
+      }
       RankSummary& straggler = communicating[last]->summary;
       straggler.last_count += 1;
-      straggler.late_ns += latest - next;
+      straggler.late_ns = add_saturated(straggler.late_ns, latest - next);
       straggler.late_arrivals.push_back({latest, latest - next});
     }
   }
@@ -212,7 +215,7 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
     CollectiveGroup g;
     g.kind = kind;
     g.kernels = list.size();
-    for (double d : list) g.total_ns += static_cast<TimeNs>(d);
+    for (double d : list) g.total_ns = add_saturated(g.total_ns, static_cast<TimeNs>(d));
     g.median_ns = describe(list).median;
     out.collectives.push_back(g);
   }

@@ -111,13 +111,13 @@ TimeNs Retimer::replay_graph(const Scenario& s, const GraphReplay& g, TimeNs sta
     const auto [lo, hi] = ops_of(call);
     for (auto it = lo; it != hi; ++it) {
       const Op& op = *it;
-      const TimeNs earliest = prev_end < 0 ? start + g.first_node_ns : prev_end + g.node_gap_ns;
+      const TimeNs earliest = add_saturated(prev_end < 0 ? start : prev_end, prev_end < 0 ? g.first_node_ns : g.node_gap_ns);
       const TimeNs op_start = std::max(earliest, ready[op.queue]);
-      prev_end = ready[op.queue] = op_start + op_duration(op, s);
+      prev_end = ready[op.queue] = add_saturated(op_start, op_duration(op, s));
       all_ready = std::max(all_ready, prev_end);
     }
   }
-  return start + g.host_ns;
+  return add_saturated(start, g.host_ns);
 }
 
 // The thread's last call end in the replay.
@@ -134,7 +134,7 @@ TimeNs Retimer::replay_end(const Scenario& s) const {
         in_graph[n] = {static_cast<uint32_t>(g), static_cast<uint32_t>(p)};
   for (size_t n = 0; n < calls_.size(); ++n) {
     const Call& c = calls_[n];
-    const TimeNs start = cpu + std::max<TimeNs>(0, c.start - prev_orig_end);  // host work kept as recorded
+    const TimeNs start = add_saturated(cpu, std::max<TimeNs>(0, c.start - prev_orig_end));  // host work kept as recorded
     prev_orig_end = std::max(prev_orig_end, c.end);
     if (!in_graph.empty() && in_graph[n].first != kNone) {
       if (in_graph[n].second == 0) cpu = replay_graph(s, s.graphs[in_graph[n].first], start, ready, all_ready);
@@ -142,19 +142,19 @@ TimeNs Retimer::replay_end(const Scenario& s) const {
     }
     const auto changed = s.api_ns.find(c.api_index);
     const bool overridden = changed != s.api_ns.end();
-    TimeNs end = start + (overridden ? changed->second : c.end - c.start);
+    TimeNs end = add_saturated(start, overridden ? changed->second : c.end - c.start);
     bool waited = false;
     for (uint32_t o = c.ops_begin; o < c.ops_end; ++o) {
       const Op& op = ops_[o];
       const TimeNs dur = op_duration(op, s);
-      const TimeNs op_start = std::max(start + op.latency, ready[op.queue]);
-      ready[op.queue] = op_start + dur;
-      all_ready = std::max(all_ready, op_start + dur);
+      const TimeNs op_start = std::max(add_saturated(start, op.latency), ready[op.queue]);
+      ready[op.queue] = add_saturated(op_start, dur);
+      all_ready = std::max(all_ready, ready[op.queue]);
       TimeNs post = op.post;
       if (auto m = s.memcpy_post_ns.find(op.memcpy_index); op.memcpy_index != kNoCopy && m != s.memcpy_post_ns.end())
         post = std::min(post, m->second);
       if (op.blocking && !overridden) {
-        end = std::max(waited ? end : start, op_start + dur + post);
+        end = std::max(waited ? end : start, add_saturated(ready[op.queue], post));
         waited = true;
       }
     }
@@ -162,7 +162,7 @@ TimeNs Retimer::replay_end(const Scenario& s) const {
       // Host time after the last GPU work the call saw finish.
       auto last = std::upper_bound(op_ends_.begin(), op_ends_.end(), c.end);
       const TimeNs seen = last == op_ends_.begin() ? c.start : std::max(c.start, *std::prev(last));
-      end = std::max(start, all_ready) + (c.end - seen);
+      end = add_saturated(std::max(start, all_ready), c.end - seen);
     }
     cpu = end;
   }
@@ -170,7 +170,7 @@ TimeNs Retimer::replay_end(const Scenario& s) const {
 }
 
 TimeNs Retimer::saving(const Scenario& scenario) const {
-  return std::max<TimeNs>(0, unchanged_end_ - replay_end(scenario));
+  return std::max<TimeNs>(0, subtract_saturated(unchanged_end_, replay_end(scenario)));
 }
 
 }  // namespace gpuscope::analysis

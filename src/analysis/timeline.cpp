@@ -131,7 +131,7 @@ DeviceTimeline device_timeline(const Trace& t, const CallIndex& calls, DeviceKey
   for (const Interval& i : merged) d.busy_ns += i.end - i.start;
   d.kernel_ns = union_length(std::move(kernels));
   d.copy_ns = union_length(std::move(copies));
-  d.copy_kernel_overlap_ns = d.kernel_ns + d.copy_ns - d.busy_ns;  // inclusion-exclusion
+  d.copy_kernel_overlap_ns = d.kernel_ns - (d.busy_ns - d.copy_ns);  // inclusion-exclusion, each step in int64
   d.concurrent_ns = concurrent_time(ops);
   if (merged.empty()) return d;
   d.first_start = merged.front().start;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "gpuscope/analysis_metrics.h"
+#include "gpuscope/analysis_stats.h"
 #include "report/builder.h"
 #include "report/metric_units.h"
 #include "report/units.h"
@@ -104,7 +105,7 @@ std::optional<Section> build_gpu_utilization_section(const Trace& trace) {
     for (const auto& m : d.metrics) series.columns.push_back(num_column(m.metric, short_label(m), report_unit(m.unit)));
     const TimeNs origin = trace.run.start > 0 && trace.run.start <= d.start ? trace.run.start : d.start;
     for (size_t b = 0; b < buckets; ++b) {
-      const TimeNs lo = d.start + std::max<TimeNs>(span, 1) * static_cast<TimeNs>(b) / static_cast<TimeNs>(buckets);
+      const TimeNs lo = d.start + analysis::scale_ns(std::max<TimeNs>(span, 1), b, buckets);
       std::vector<Cell> row = {num(double(lo - origin), Unit::Ns)};
       for (const auto& m : d.metrics) row.push_back(num(m.buckets[b], report_unit(m.unit)));
       series.rows.push_back(std::move(row));

@@ -41,7 +41,7 @@ Section build_summary_section(const analysis::ExecutiveSummary& e, const analysi
                      "sum over " + plural(e.api_count, std::string(to_string(e.api_domain)) + " API call",
                                           std::string(to_string(e.api_domain)) + " API calls") +
                          ", all threads"});
-  s.lines.push_back({"memory_op_time", "Memory-op time", num(static_cast<double>(e.memcpy_ns + e.memset_ns), Unit::Ns),
+  s.lines.push_back({"memory_op_time", "Memory-op time", num(static_cast<double>(e.memcpy_ns) + static_cast<double>(e.memset_ns), Unit::Ns),
                      plural(e.memcpy_count, "copy", "copies") + ", " + plural(e.memset_count, "memset", "memsets")});
   s.lines.push_back({"bytes_copied", "Bytes copied", num(static_cast<double>(e.memcpy_bytes), Unit::Bytes), ""});
   s.lines.push_back({"sync_wait_time", "Sync wait time", num(static_cast<double>(e.sync_wait_ns), Unit::Ns),

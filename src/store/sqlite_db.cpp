@@ -40,7 +40,16 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
                                      : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
-  if (rc != SQLITE_OK) fail("cannot open", rc);
+  if (rc == SQLITE_OK) return;
+  // A failed open still allocates the handle, and the destructor does not run after a throw from
+  // here: close it once fail() has taken its message (LeakSanitizer found this).
+  try {
+    fail("cannot open", rc);
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
 }
 
 Database::~Database() { sqlite3_close(db_); }

@@ -245,8 +245,10 @@ TEST(Cli, ProfilePreloadsTheTakeoverWatchBesideTheLibrary) {
   CliResult alone = gpuscope(dir, "profile -o alone --no-report -- sh -c 'echo \"$LD_PRELOAD\"'", "unset LD_PRELOAD; " + lib);
   EXPECT_EQ(alone.exit_code, 0) << alone.err;
   EXPECT_EQ(alone.out, preload + "\n");
+  // The user's LD_PRELOAD reaches gpuscope itself too; the ASan build's (scripts/sanitize.sh) would
+  // refuse to start with a library loaded before its runtime, and this one is plain libc calls.
   CliResult user = gpuscope(dir, "profile -o user --no-report -- sh -c 'echo \"$LD_PRELOAD\"'",
-                         "LD_PRELOAD=" + preload + " " + lib);
+                         "LD_PRELOAD=" + preload + " ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" " + lib);
   EXPECT_EQ(user.out, preload + ":" + preload + "\n") << "ours first, the user's kept";
 
   std::ofstream(dir + "/fake_inject.so") << "x";

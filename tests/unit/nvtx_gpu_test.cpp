@@ -51,7 +51,8 @@ TEST(NvtxGpu, OverlappingWorkOnTwoStreamsCountsOnce) {
   EXPECT_EQ(p.ranges[0].gpu_start, 1'200);
   EXPECT_EQ(p.ranges[0].gpu_end, 1'800);
   EXPECT_EQ(p.ranges[0].kernels, 2u);
-  const NvtxGroup& g = group(analysis::summarize_nvtx(b.trace()), "step");
+  const analysis::NvtxSummary summary = analysis::summarize_nvtx(b.trace());  // g points into it
+  const NvtxGroup& g = group(summary, "step");
   EXPECT_DOUBLE_EQ(g.gpu_ns, 600);
   EXPECT_DOUBLE_EQ(g.gpu_busy_percent(), 60);
   EXPECT_EQ(g.kernels, 2u);
@@ -69,7 +70,8 @@ TEST(NvtxGpu, WorkRunningAfterTheRangeStillBelongsToIt) {
   EXPECT_EQ(p.ranges[0].gpu_end, 1'850);  // the projected span lies past the range's end
   EXPECT_EQ(p.ranges[0].kernels, 1u);
   EXPECT_EQ(p.ranges[0].activities, 2u);
-  const NvtxGroup& g = group(analysis::summarize_nvtx(b.trace()), "enqueue");
+  const analysis::NvtxSummary summary = analysis::summarize_nvtx(b.trace());  // g points into it
+  const NvtxGroup& g = group(summary, "enqueue");
   EXPECT_DOUBLE_EQ(g.gpu_busy_percent(), 350);  // GPU time 350 ns over 100 ns of CPU time
   EXPECT_DOUBLE_EQ(g.gpu_span_ns, 350);
 }

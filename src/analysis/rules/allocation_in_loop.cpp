@@ -36,7 +36,7 @@ class AllocationRule final : public Rule {
       spans.push_back(span_of(c));
       auto& [n, ns] = by_name[name];
       ++n;
-      ns += duration(c.start, c.end) - keep;
+      ns = add_saturated(ns, duration(c.start, c.end) - keep);
       ++ranges[ctx.nvtx_at(c.start)];
       if (first == 0) first = c.start;
       last = c.end;

@@ -73,15 +73,15 @@ class BankConflictRule final : public Rule {
           if (s.reason == "short_scoreboard" || s.reason == "mio_throttle")
             line += fmt::format("; {} stalls {}", s.reason, pct(s.percent));
       if (waits) line += fmt::format("; warps wait on the shared-memory pipe {} of their time", pct(*waits * 100));
-      line += fmt::format("; {} {} of {}", waits ? "about" : "up to", ms(static_cast<TimeNs>(lost)),
-                          ms(static_cast<TimeNs>(k.values.total_ns)));
+      line += fmt::format("; {} {} of {}", waits ? "about" : "up to", ms(saturated_ns(lost)),
+                          ms(saturated_ns(k.values.total_ns)));
       f.evidence.push_back(line);
       named.push_back(k.values.name);
     }
-    if (f.evidence.empty() || !ctx.worth(static_cast<TimeNs>(saving))) return std::nullopt;
+    if (f.evidence.empty() || !ctx.worth(saturated_ns(saving))) return std::nullopt;
     f.rule = id();
     f.title = "Shared-memory bank conflicts";
-    f.saving_ns = static_cast<TimeNs>(saving);
+    f.saving_ns = saturated_ns(saving);
     f.estimate = all_with_stalls
                      ? "each kernel's traced time x the smaller of the extra wavefronts' share of its SM cycles "
                        "(conflicts / (SM active cycles x SMs)) and its warps' share of time waiting on the "

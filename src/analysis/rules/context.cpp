@@ -145,7 +145,7 @@ bool RuleContext::worth(TimeNs saving_ns) const {
 bool RuleContext::worth_in_loop(TimeNs saving_ns) const {
   if (worth(saving_ns)) return true;
   TimeNs loop = 0;
-  for (const Interval& i : repeated.steady) loop += i.end - i.start;
+  for (const Interval& i : repeated.steady) loop = add_saturated(loop, i.end - i.start);
   return saving_ns >= 50'000 && static_cast<double>(saving_ns) >= 0.01 * static_cast<double>(loop);
 }
 

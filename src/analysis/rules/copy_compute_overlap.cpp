@@ -28,9 +28,11 @@ class CopyComputeOverlapRule final : public Rule {
     for (const Interval& inst : ctx.repeated.steady) {
       const TimeNs kb = covered_within(kernels, inst.start, inst.end);
       const TimeNs cb = covered_within(copies, inst.start, inst.end);
-      const TimeNs both = kb + cb - union_within(kernels, copies, inst.start, inst.end);
-      saving += std::max<TimeNs>(0, std::min(kb, cb) - both);
-      kernel_ns += kb, copy_ns += cb, overlapped += both;
+      // Inclusion-exclusion, ordered so no step leaves int64: kb + cb alone may.
+      const TimeNs both = kb - (union_within(kernels, copies, inst.start, inst.end) - cb);
+      saving = add_saturated(saving, std::max<TimeNs>(0, std::min(kb, cb) - both));
+      kernel_ns = add_saturated(kernel_ns, kb), copy_ns = add_saturated(copy_ns, cb);
+      overlapped = add_saturated(overlapped, both);
     }
     if (!ctx.worth_in_loop(saving)) return std::nullopt;
     Finding f;

@@ -42,7 +42,7 @@ class ExcessiveSyncRule final : public Rule {
       if (keep.count(i)) continue;
       s.api_ns[i] = 0;
       spans.push_back(span_of(ctx.trace.api_calls[i]));
-      waited += duration(ctx.trace.api_calls[i].start, ctx.trace.api_calls[i].end);
+      waited = add_saturated(waited, duration(ctx.trace.api_calls[i].start, ctx.trace.api_calls[i].end));
     }
     if (s.api_ns.empty()) return std::nullopt;
     const TimeNs saving = ctx.saving(s);

@@ -35,15 +35,15 @@ class FarFromRooflineRule final : public Rule {
       for (const LevelRoof& l : r.levels)
         if (l.level == "DRAM" && l.intensity && l.ridge)
           line += fmt::format(", {:.2f} FLOP/byte at DRAM against a ridge of {:.2f}", *l.intensity, *l.ridge);
-      line += fmt::format("); {} of kernel time, up to {} less at its roof", ms(static_cast<TimeNs>(k.values.total_ns)),
-                          ms(static_cast<TimeNs>(lost)));
+      line += fmt::format("); {} of kernel time, up to {} less at its roof", ms(saturated_ns(k.values.total_ns)),
+                          ms(saturated_ns(lost)));
       f.evidence.push_back(line);
       named.push_back(k.values.name);
     }
-    if (f.evidence.empty() || !ctx.worth(static_cast<TimeNs>(saving))) return std::nullopt;
+    if (f.evidence.empty() || !ctx.worth(saturated_ns(saving))) return std::nullopt;
     f.rule = id();
     f.title = "Kernel far below its roofline";
-    f.saving_ns = static_cast<TimeNs>(saving);
+    f.saving_ns = saturated_ns(saving);
     f.estimate = "upper bound: each kernel's traced time x (1 - achieved / attainable FLOP/s), as if it ran at its "
                  "roof; a kernel that overlaps host work or other kernels saves less wall time";
     if (conflicts) f.shares_time_with.push_back("shared_bank_conflicts");

@@ -120,14 +120,14 @@ class LargeResultCopyRule final : public Rule {
     std::vector<TimeNs> last_kernel(out.size(), INT64_MIN);
     for (const Kernel& k : t.kernels)
       if (Instance* i = k.pid == ctx.main->pid ? find(k.start) : nullptr) {
-        i->work.push_back({k.start, k.end}), i->kernel_ns += duration(k.start, k.end);
+        i->work.push_back({k.start, k.end}), i->kernel_ns = add_saturated(i->kernel_ns, duration(k.start, k.end));
         last_kernel[i - out.data()] = std::max(last_kernel[i - out.data()], k.end);
       }
     for (const Memcpy& m : t.memcpys) {
       Instance* i = m.pid == ctx.main->pid ? find(m.start) : nullptr;
       if (!i || m.end <= m.start) continue;
       const TimeNs pinned = pinned_ns(ctx, m);
-      if (m.kind == CopyKind::HtoD) i->work.push_back({m.start, m.end}), i->htod_ns += pinned;
+      if (m.kind == CopyKind::HtoD) i->work.push_back({m.start, m.end}), i->htod_ns = add_saturated(i->htod_ns, pinned);
       if (m.kind != CopyKind::DtoH || m.bytes < kLargeBytes || m.start < last_kernel[i - out.data()]) continue;
       i->result.push_back({m.start, m.end});
       i->result_ns += pinned, i->recorded_ns += m.end - m.start, i->bytes += m.bytes, ++i->copies;
@@ -140,7 +140,7 @@ class LargeResultCopyRule final : public Rule {
     const TimeNs now = m.end - m.start;
     if (host_side(m) != MemoryKind::Pageable) return now;
     const Bandwidth bw = default_link_bandwidth(ctx.trace, m.pid, m.device);
-    return std::min<TimeNs>(now, static_cast<TimeNs>(static_cast<double>(m.bytes) / bw.bytes_per_s * 1e9));
+    return std::min<TimeNs>(now, saturated_ns(static_cast<double>(m.bytes) / bw.bytes_per_s * 1e9));
   }
 };
 

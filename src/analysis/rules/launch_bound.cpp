@@ -112,7 +112,8 @@ class LaunchBoundRule final : public Rule {
       domain = c.domain;
       stretches.back().push_back(i);
       kernels.push_back(k);
-      launch_ns += duration(c.start, c.end), gpu_ns += duration(k->start, k->end), ++launches;
+      launch_ns = add_saturated(launch_ns, duration(c.start, c.end));
+      gpu_ns = add_saturated(gpu_ns, duration(k->start, k->end)), ++launches;
     }
     if (launches < kMinLaunches) return std::nullopt;
     const GraphCost cost = graph_cost(ctx, static_cast<double>(launch_ns) / static_cast<double>(launches));
@@ -125,8 +126,8 @@ class LaunchBoundRule final : public Rule {
       if (st.size() < 2) continue;  // one launch gains nothing from a graph
       const double n = static_cast<double>(st.size());
       spans.push_back({ctx.main->pid, t.api_calls[st.front()].start, std::max(t.api_calls[st.back()].end, kernels[past - 1]->end)});
-      s.graphs.push_back({st, static_cast<TimeNs>(cost.host * n), static_cast<TimeNs>(cost.first * n),
-                          static_cast<TimeNs>(cost.gap)});
+      s.graphs.push_back({st, saturated_ns(cost.host * n), saturated_ns(cost.first * n),
+                          saturated_ns(cost.gap)});
       ++graphs, largest = std::max(largest, st.size());
     }
     const TimeNs saving = ctx.saving(s);

@@ -44,12 +44,12 @@ class PageableRule final : public Rule {
         continue;
       const Bandwidth bw = bandwidth(t, pinned, m);
       const TimeNs now = m.end - m.start;
-      const TimeNs then = std::min<TimeNs>(now, static_cast<TimeNs>(static_cast<double>(m.bytes) / bw.bytes_per_s * 1e9));
+      const TimeNs then = std::min<TimeNs>(now, saturated_ns(static_cast<double>(m.bytes) / bw.bytes_per_s * 1e9));
       s.memcpy_ns[i] = then;
       s.memcpy_post_ns[i] = kPinnedReturnNs;
       spans.push_back(span_of(m));
       auto& [n, bytes, old_ns, new_ns] = by_dir[to_string(m.kind)];
-      ++n, bytes += m.bytes, old_ns += now, new_ns += then;
+      ++n, bytes += m.bytes, old_ns = add_saturated(old_ns, now), new_ns = add_saturated(new_ns, then);
       sources[to_string(m.kind)] = bw.source;
     }
     if (s.memcpy_ns.empty()) return std::nullopt;

@@ -33,17 +33,17 @@ class SyncCopyRule final : public Rule {
       if (!blocking[i]) continue;
       const ApiCall& c = t.api_calls[i];
       ++count;
-      blocked += duration(c.start, c.end);
+      blocked = add_saturated(blocked, duration(c.start, c.end));
       spans.push_back(span_of(c));
       TimeNs host = 0, cursor = c.end;
       for (size_t m = n + 1; m < ctx.main_calls.size(); ++m) {
         const ApiCall& d = t.api_calls[ctx.main_calls[m]];
-        host += std::max<TimeNs>(0, d.start - cursor);
+        host = add_saturated(host, std::max<TimeNs>(0, d.start - cursor));
         cursor = std::max(cursor, d.end);
         const ApiClass k = ctx.class_of(d);
         if (blocking[ctx.main_calls[m]] || k == ApiClass::Synchronization || k == ApiClass::Allocation) break;
       }
-      saving += std::min(host, duration(c.start, c.end));
+      saving = add_saturated(saving, std::min(host, duration(c.start, c.end)));
     }
     if (count == 0 || !ctx.worth(saving)) return std::nullopt;
     Finding f;

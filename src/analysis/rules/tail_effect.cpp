@@ -53,7 +53,7 @@ class TailRule final : public Rule {
         continue;
       }
       const double whole = std::ceil(o.waves);
-      const TimeNs lost = static_cast<TimeNs>(k.total_ns * (whole - o.waves) / whole);
+      const TimeNs lost = saturated_ns(k.total_ns * (whole - o.waves) / whole);
       if (lost <= 0) continue;
       saving += lost;
       f.evidence.push_back(fmt::format("{}: {:.2f} waves of {} blocks/SM; last wave fills {:.0f}% of the SM slots, ~{} idle",

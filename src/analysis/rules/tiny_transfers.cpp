@@ -81,10 +81,10 @@ class TinyTransfersRule final : public Rule {
           const Memcpy& m = t.memcpys[i];
           const ApiCall& c = t.api_calls[*call_of.find(m.correlation_id)];
           fixed = std::min(fixed, m.end - m.start);
-          spent += (c.end - c.start) + (m.end - m.start);
+          spent = add_saturated(add_saturated(spent, c.end - c.start), m.end - m.start);
           s.api_ns[*call_of.find(m.correlation_id)] = 0, s.memcpy_ns[i] = 0;
         }
-        const TimeNs on_link = static_cast<TimeNs>(static_cast<double>(b.bytes) / bw.bytes_per_s * 1e9);
+        const TimeNs on_link = saturated_ns(static_cast<double>(b.bytes) / bw.bytes_per_s * 1e9);
         s.api_ns.erase(*call_of.find(t.memcpys[b.copies.front()].correlation_id));  // the one copy left keeps its call
         s.memcpy_ns[b.copies.front()] = fixed + on_link;
         link += on_link, n += b.copies.size(), bytes += b.bytes, ++nb;

@@ -37,7 +37,7 @@ class UnstableRule final : public Rule {
       if (g.duration.count < kMinLaunches || g.duration.cv_percent < kMinCvPercent) continue;
       TimeNs above = 0;
       if (auto named_group = by_name.names().find(g.name); named_group != by_name.names().end())
-        for (TimeNs d : durations[named_group->second]) above += std::max<TimeNs>(0, d - static_cast<TimeNs>(g.duration.median));
+        for (TimeNs d : durations[named_group->second]) above = add_saturated(above, std::max<TimeNs>(0, d - static_cast<TimeNs>(g.duration.median)));
       saving += above;
       named.push_back(g.name);
       f.evidence.push_back(fmt::format("{}: {} launches, CV {:.0f}%, median {}, max {}; {} above the median", g.name,
