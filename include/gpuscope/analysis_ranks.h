@@ -83,7 +83,8 @@ struct RanksAnalysis {
 // is noise.
 inline constexpr double kStragglerMinShare = 0.01;
 
-// nullopt unless at least two processes ran kernels.
+// nullopt unless at least two processes ran kernels, and for bench captures (their processes are
+// runs of one program one after another).
 std::optional<RanksAnalysis> analyze_ranks(const Trace& trace);
 
 }  // namespace gpuscope::analysis

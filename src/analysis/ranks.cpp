@@ -173,6 +173,8 @@ Collective classify_collective(std::string_view name) {
 }
 
 std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
+  // A bench capture's processes are repetitions of one program, one after another, not ranks.
+  if (trace.runs.size() > 1) return std::nullopt;
   std::map<uint32_t, Participant> by_pid = gather(trace);
   if (by_pid.size() < 2) return std::nullopt;
   std::vector<Participant*> ranks;

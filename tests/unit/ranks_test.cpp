@@ -2,6 +2,7 @@
 // straggler, on a real two-H200 DDP run with a planted straggler and on synthetic traces.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "export_test_util.h"
@@ -92,10 +93,13 @@ TEST(Ranks, OverlapWaitsAndTheStraggler) {
   EXPECT_NE(text.find("PID  Rank  Parent"), std::string::npos) << "the processes table shows the ranks";
 }
 
-TEST(Ranks, OneGpuProcessHasNoRanksSection) {
+TEST(Ranks, OneGpuProcessOrABenchCaptureHasNoRanksSection) {
   testing::TraceBuilder b;
   b.kernel("k", 1'000, 2'000, b.api("cudaLaunchKernel", 500, 900));
   EXPECT_FALSE(analysis::analyze_ranks(b.trace()).has_value());
+  Trace bench = two_ranks();
+  bench.runs = {{1, 0, 50'000'000}, {2, 50'000'000, 100'000'000}};
+  EXPECT_FALSE(analysis::analyze_ranks(bench).has_value());
   EXPECT_EQ(render_report(b.trace(), {}, parse_report_format("text")).find("\nRanks\n"), std::string::npos);
 }
 
@@ -120,6 +124,23 @@ TEST(Ranks, ThePlantedStragglerOfARealRunIsNamedWithItsDelay) {
   for (const analysis::RankSummary& rank : r->ranks) EXPECT_EQ(rank.devices.size(), 1u);
   EXPECT_EQ(r->ranks[0].devices[0], 0u);
   EXPECT_EQ(r->ranks[1].devices[0], 1u);
+}
+
+// Nsight Systems' export of two python3 processes on two H100s (no NCCL): the same section, the
+// ranks side by side by pid and GPU, no collectives, no straggler.
+TEST(Ranks, TheTwoGpuNsysExportShowsBothProcesses) {
+  const std::string nsys = std::string(GPUSCOPE_SHARED_FIXTURES_DIR) + "/nsys/h100_2gpu_1s.sqlite";
+  if (!std::filesystem::exists(nsys)) GTEST_SKIP() << "no shared/ fixtures beside the checkout: " << nsys;
+  const auto r = analysis::analyze_ranks(import_files({nsys}));
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->ranks.size(), 2u);
+  EXPECT_EQ(r->ranks[0].pid, 111u);
+  EXPECT_EQ(r->ranks[0].devices, std::vector<uint32_t>{0});
+  EXPECT_EQ(r->ranks[1].devices, std::vector<uint32_t>{1});
+  EXPECT_EQ(r->ranks[0].kernels, 1721u);
+  EXPECT_EQ(r->ranks[0].comm_ns, 0);
+  EXPECT_EQ(r->matched, 0u);
+  EXPECT_FALSE(r->straggler.has_value());
 }
 
 TEST(Ranks, KinetoDistributedInfoGivesTheRank) {
