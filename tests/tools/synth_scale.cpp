@@ -205,7 +205,7 @@ class ScaleWriter {
     layers(d, 0);
     layers(d, 1);
     const size_t reduce = open(d, "allreduce", 1);
-    copy(d, d, kFirstStream, o_.devices > 1 ? CopyKind::PtoP : CopyKind::DtoD, MemoryKind::Device, 4 * kMiB, true);
+    copy(d, d, kFirstStream, o_.devices > 1 ? CopyKind::PtoP : CopyKind::DtoD, MemoryKind::Device, 16 * kMiB, true);
     copy(d, d, kFirstStream, CopyKind::DtoD, MemoryKind::Device, 4 * kMiB, true);
     close(d, reduce);
     const size_t opt = open(d, "optimizer", 1);
