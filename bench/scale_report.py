@@ -86,6 +86,13 @@ def panel(x0, title, unit, rows, sizes, index):
     out.append(f'<text x="{x0 + left + w / 2}" y="{top + h + 34}" text-anchor="middle">records (log)</text>')
     out.append(f'<text x="{x0 + 14}" y="{top + h / 2}" transform="rotate(-90 {x0 + 14} {top + h / 2})" '
                f'text-anchor="middle">{unit} (log)</text>')
+    # A slope-1 guide through the top right corner: a stage growing linearly runs parallel to it.
+    span = sizes[-1] / sizes[0]
+    if span > 1:
+        x1, y1, x2, y2 = px(sizes[0]), py(10 ** hi_y / span), px(sizes[-1]), py(10 ** hi_y)
+        out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#999" '
+                   'stroke-dasharray="5,4"/>')
+        out.append(f'<text x="{x2 - 4:.1f}" y="{y2 + 14:.1f}" text-anchor="end" fill="#777">linear</text>')
     for stage, colour in PLOTTED.items():
         per = rows.get(stage, {})
         pts = [(px(n), py(per[n][index])) for n in sizes if n in per and per[n][index] > 0]
