@@ -25,7 +25,6 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -95,16 +94,7 @@ class Iterations {
   std::optional<uint32_t> locate(uint32_t run_id, uint32_t pid, uint32_t tid, TimeNs at, bool* ambiguous) const;
 
   std::map<ProcessKey, std::map<uint32_t, std::vector<Slot>>> slots_;  // per process, per thread, by start
-  // (run, pid, correlation id) -> iteration. Hashed: looked up once per kernel, copy and memset
-  // (a std::map's lookups were 6% of `report` on a 1M-record capture); never iterated.
-  using CallKey = std::tuple<uint32_t, uint32_t, uint32_t>;
-  struct CallKeyHash {
-    size_t operator()(const CallKey& k) const {
-      const uint64_t a = (uint64_t(std::get<0>(k)) << 32 | std::get<1>(k)) * 0x9E3779B97F4A7C15ull;
-      return size_t(a ^ (uint64_t(std::get<2>(k)) * 0xBF58476D1CE4E5B9ull) ^ (a >> 29));
-    }
-  };
-  std::unordered_map<CallKey, std::optional<uint32_t>, CallKeyHash> call_;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, std::optional<uint32_t>> call_;  // (run, pid, corr) -> iteration
   std::set<StringId> names_;  // the range names that matched spec.range (ids of the trace's string table)
 };
 

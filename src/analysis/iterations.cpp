@@ -112,7 +112,6 @@ Iterations find_iterations(const Trace& trace, const IterationSpec& spec) {
                            : fmt::format("at least {} needed", spec.min_kept)));
 
   // Launch calls, for the GPU work they issued; ambiguous calls and ranges are counted once here.
-  it.call_.reserve(trace.api_calls.size());
   for (const ApiCall& c : trace.api_calls) {
     bool ambiguous = false;
     const std::optional<uint32_t> index = it.locate(c.run_id, c.pid, c.tid, c.start, &ambiguous);
