@@ -116,14 +116,23 @@ Iterations find_iterations(const Trace& trace, const IterationSpec& spec) {
     bool ambiguous = false;
     const std::optional<uint32_t> index = it.locate(c.run_id, c.pid, c.tid, c.start, &ambiguous);
     s.ambiguous += ambiguous;
-    if (c.correlation_id != 0) it.call_[{c.run_id, c.pid, c.correlation_id}] = index;
+    if (c.correlation_id != 0) it.calls_.push_back({{c.run_id, c.pid, c.correlation_id}, index});
   }
+  // By key, the last call of each key kept (what a map assigned in call order would hold).
+  const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(it.calls_.begin(), it.calls_.end(), by_key)) std::stable_sort(it.calls_.begin(), it.calls_.end(), by_key);
+  size_t unique = 0;
+  for (const auto& call : it.calls_) {
+    if (unique > 0 && it.calls_[unique - 1].first == call.first) it.calls_[unique - 1] = call;
+    else it.calls_[unique++] = call;
+  }
+  it.calls_.resize(unique);
   for (const NvtxRange& r : trace.nvtx_ranges) {
     bool ambiguous = false;
     if (!it.names_.count(r.name)) it.locate(r.run_id, r.pid, r.tid, r.start, &ambiguous);
     s.ambiguous += ambiguous;
   }
-  auto launched = [&](uint32_t run, uint32_t pid, uint32_t corr) { return it.call_.count({run, pid, corr}) > 0; };
+  auto launched = [&](uint32_t run, uint32_t pid, uint32_t corr) { return it.find_call({run, pid, corr}) != nullptr; };
   for (const Kernel& k : trace.kernels) s.unattributed_gpu += !launched(k.run_id, k.pid, k.correlation_id);
   for (const Memcpy& m : trace.memcpys) s.unattributed_gpu += !launched(m.run_id, m.pid, m.correlation_id);
   for (const Memset& m : trace.memsets) s.unattributed_gpu += !launched(m.run_id, m.pid, m.correlation_id);
@@ -165,8 +174,14 @@ std::optional<uint32_t> Iterations::of_call(const ApiCall& call) const {
 }
 
 std::optional<uint32_t> Iterations::of_gpu(uint32_t run_id, uint32_t pid, uint32_t correlation_id) const {
-  const auto found = call_.find({run_id, pid, correlation_id});
-  return found == call_.end() ? std::nullopt : found->second;
+  const std::optional<uint32_t>* found = find_call({run_id, pid, correlation_id});
+  return found ? *found : std::nullopt;
+}
+
+const std::optional<uint32_t>* Iterations::find_call(const CallKey& key) const {
+  const auto found = std::lower_bound(calls_.begin(), calls_.end(), key,
+                                      [](const auto& call, const CallKey& k) { return call.first < k; });
+  return found != calls_.end() && found->first == key ? &found->second : nullptr;
 }
 
 std::optional<uint32_t> Iterations::of_range(const NvtxRange& range) const {

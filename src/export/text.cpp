@@ -53,40 +53,51 @@ std::string valid_utf8(std::string_view text) {
   return out;
 }
 
-void write_json_string(std::ostream& out, std::string_view text) {
+void append_json_string(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out.put('"');
+  out.push_back('"');
   for (size_t i = 0; i < text.size();) {
     const size_t n = sequence_length(text, i);
     if (n == 0) {
-      out << kReplacement;
+      out += kReplacement;
       ++i;
       continue;
     }
     if (n > 1) {
-      out.write(text.data() + i, static_cast<std::streamsize>(n));
+      out.append(text, i, n);
       i += n;
       continue;
     }
     const char c = text[i++];
     switch (c) {
-      case '"': out << "\\\""; break;
-      case '\\': out << "\\\\"; break;
-      case '\n': out << "\\n"; break;
-      case '\r': out << "\\r"; break;
-      case '\t': out << "\\t"; break;
-      case '\b': out << "\\b"; break;
-      case '\f': out << "\\f"; break;
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
       case '/':  // "</" -> "<\/": a "</script>" in a name cannot end an HTML script element
-        if (i >= 2 && text[i - 2] == '<') out << "\\/";
-        else out.put('/');
+        if (i >= 2 && text[i - 2] == '<') out += "\\/";
+        else out.push_back('/');
         break;
       default:
-        if (static_cast<uint8_t>(c) < 0x20) out << "\\u00" << kHex[(c >> 4) & 0xF] << kHex[c & 0xF];
-        else out.put(c);
+        if (static_cast<uint8_t>(c) < 0x20) {
+          out += "\\u00";
+          out.push_back(kHex[(c >> 4) & 0xF]);
+          out.push_back(kHex[c & 0xF]);
+        } else {
+          out.push_back(c);
+        }
     }
   }
-  out.put('"');
+  out.push_back('"');
+}
+
+void write_json_string(std::ostream& out, std::string_view text) {
+  std::string literal;
+  append_json_string(literal, text);
+  out << literal;
 }
 
 }  // namespace gpuscope::exporting

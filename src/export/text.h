@@ -20,5 +20,7 @@ std::string valid_utf8(std::string_view text);
 // '"', '\\' and control characters escaped, and "</" written as "<\/" so the output can also
 // sit inside an HTML <script> element.
 void write_json_string(std::ostream& out, std::string_view text);
+// The same literal appended to `out` (the Chrome export's buffer, export/json_out.h).
+void append_json_string(std::string& out, std::string_view text);
 
 }  // namespace gpuscope::exporting

@@ -54,29 +54,6 @@ enum Cbid : uint32_t {
   kDeviceSynchronize = 165, kLaunchKernel = 211
 };
 
-Device h100() {
-  Device d;
-  d.pid = kPid;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.uuid = "GPU-5e1f0c2a-9b7d-4c3e-8a61-0d2f4b6c8e90";
-  d.compute_major = 9;
-  d.sm_count = 132;
-  d.core_clock_khz = 1'980'000;
-  d.memory_clock_khz = 2'619'000;
-  d.memory_bus_width_bits = 5120;
-  d.global_memory_bytes = 85'017'493'504;
-  d.global_memory_bandwidth_kbps = 3'352'320'000;
-  d.l2_cache_bytes = 52'428'800;
-  d.max_registers_per_sm = d.max_registers_per_block = 65536;
-  d.max_shared_per_sm_bytes = 233'472;
-  d.max_shared_per_block_bytes = 49'152;
-  d.max_warps_per_sm = 64;
-  d.max_blocks_per_sm = 32;
-  d.max_threads_per_block = 1024;
-  d.copy_engines = 3;
-  return d;
-}
-
 // Appends records to a trace as one process's main thread would produce them, keeping the
 // CPU clock (`now`) and when each stream is free again.
 class Writer {
@@ -275,6 +252,29 @@ void add_gpu_samples(Trace& t, Rng& rng) {
 }
 
 }  // namespace
+
+Device h100() {
+  Device d;
+  d.pid = kPid;
+  d.name = "NVIDIA H100 80GB HBM3";
+  d.uuid = "GPU-5e1f0c2a-9b7d-4c3e-8a61-0d2f4b6c8e90";
+  d.compute_major = 9;
+  d.sm_count = 132;
+  d.core_clock_khz = 1'980'000;
+  d.memory_clock_khz = 2'619'000;
+  d.memory_bus_width_bits = 5120;
+  d.global_memory_bytes = 85'017'493'504;
+  d.global_memory_bandwidth_kbps = 3'352'320'000;
+  d.l2_cache_bytes = 52'428'800;
+  d.max_registers_per_sm = d.max_registers_per_block = 65536;
+  d.max_shared_per_sm_bytes = 233'472;
+  d.max_shared_per_block_bytes = 49'152;
+  d.max_warps_per_sm = 64;
+  d.max_blocks_per_sm = 32;
+  d.max_threads_per_block = 1024;
+  d.copy_engines = 3;
+  return d;
+}
 
 Trace launch_storm(const StormOptions& options) {
   Trace t;

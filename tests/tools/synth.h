@@ -39,6 +39,29 @@ struct StormOptions {
 //   nvtx_ranges   `step`, `load`, `forward` per step, `backward` per step of 2+ launches, + 2
 Trace launch_storm(const StormOptions& options);
 
+// A capture shaped like a data-parallel training run, for the scale benchmark (issue 16): one
+// process (a bench capture of `runs` processes when runs > 1, run ids 1..runs) with one host
+// thread per device launching its steps and a loader thread copying every step's input in.
+// A step: NVTX `train_step` > `forward` / `backward` > `layer_N` (kKernelsPerLayer kernels each,
+// distinct names per layer and pass, spread over `streams` streams), `allreduce` (a peer copy and
+// a device-to-device copy), `optimizer` (a memset and 4 kernels); around it an allocation and a
+// free, an event record and a stream wait, a pinned (every 10th: pageable) HtoD copy on the
+// loader's thread, a pinned DtoH copy, a stream and a device synchronization. GPU-wide samples per
+// device. About 0.44 kernels per record; steps are added until the trace holds `records` records.
+struct ScaleOptions {
+  uint64_t records = 1'000'000;  // at least this many (the last step is whole)
+  uint32_t devices = 2;
+  uint32_t streams = 4;          // kernel streams per device (the loader copies on its own)
+  uint32_t layers = 24;          // layer_N ranges per pass: 2 * 24 * 6 + 4 = 292 kernel names
+  uint32_t kernel_names = 292;   // distinct kernels (names wrap around when fewer)
+  uint32_t runs = 1;
+  uint64_t seed = 1;
+};
+Trace scale_run(const ScaleOptions& options);
+
+// The device row every synthetic capture uses (ordinal 0, pid 4242): an H100 80GB HBM3.
+Device h100();
+
 // The names hostile() uses, each exactly as stored (some are not valid UTF-8).
 const std::vector<std::string>& hostile_strings();
 
