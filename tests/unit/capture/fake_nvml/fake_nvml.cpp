@@ -120,7 +120,10 @@ std::mutex g_mutex;  // the sampler thread calls in; the test reads the counts a
 Mode g_mode = Mode::Ok;
 long long g_period_ms = 100;
 int g_inits = 0;                // nvmlInit_v2 minus nvmlShutdown, as NVML counts them
-std::set<Sample*> g_samples;    // allocated, not yet freed
+// Allocated, not yet freed. Never destroyed: a sample whose nvmlGpmSampleFree was made to fail
+// stays NVML's, as with the real library, and must stay reachable at exit, or LeakSanitizer would
+// blame the capture for what the injected failure kept.
+std::set<Sample*>& g_samples = *new std::set<Sample*>;
 [[maybe_unused]] unsigned long long g_sequence = 0;  // unused without GPM (FAKE_NVML_NO_GPM)
 // Windows as the fake sees them: how many different sample1s nvmlGpmMetricsGet has measured
 // from since the first nvmlInit. A sampler that never moves its start past the first sample
