@@ -27,13 +27,13 @@ constexpr StickyError kStickyErrors[] = {
 
 constexpr char kMissingTimestamps[] = "cupti_missing_timestamps";
 
+// The process's record that ends last (with a time), or nullptr.
 template <class Record>
-void note_last_end(const std::vector<Record>& records, uint32_t pid, std::optional<TimeNs>& last, const Record** which) {
-  for (const Record& r : records) {
-    if (r.pid != pid || r.end <= 0 || (last && r.end <= *last)) continue;
-    last = r.end;
-    if (which) *which = &r;
-  }
+const Record* last_to_end(const std::vector<Record>& records, uint32_t pid) {
+  const Record* last = nullptr;
+  for (const Record& r : records)
+    if (r.pid == pid && r.end > 0 && (!last || r.end > last->end)) last = &r;
+  return last;
 }
 
 }  // namespace
@@ -62,15 +62,14 @@ std::vector<GpuFault> find_gpu_faults(const Trace& trace) {
   }
   std::vector<GpuFault> faults;
   for (auto& [pid, f] : by_pid) {
-    const Kernel* kernel = nullptr;
-    std::optional<TimeNs> kernel_end, copy_end, memset_end;
-    note_last_end(trace.kernels, pid, kernel_end, &kernel);
-    note_last_end<Memcpy>(trace.memcpys, pid, copy_end, nullptr);
-    note_last_end<Memset>(trace.memsets, pid, memset_end, nullptr);
-    f.last_timed_end = kernel_end;
-    if (kernel) f.last_timed_kernel = trace.strings.get(kernel->name);
-    for (const auto& other : {copy_end, memset_end})
-      if (other && (!f.last_timed_end || *other > *f.last_timed_end)) f.last_timed_end = other, f.last_timed_kernel.clear();
+    if (const Kernel* kernel = last_to_end(trace.kernels, pid)) {
+      f.last_timed_end = kernel->end;
+      f.last_timed_kernel = trace.strings.get(kernel->name);
+    }
+    const Memcpy* copy = last_to_end(trace.memcpys, pid);
+    const Memset* memset = last_to_end(trace.memsets, pid);
+    for (const TimeNs end : {copy ? copy->end : 0, memset ? memset->end : 0})
+      if (end > 0 && (!f.last_timed_end || end > *f.last_timed_end)) f.last_timed_end = end, f.last_timed_kernel.clear();
     for (const DataLoss& loss : trace.data_loss)
       if (loss.pid == pid && loss.what == kMissingTimestamps) f.untimed_records += loss.count;
     faults.push_back(std::move(f));

@@ -95,23 +95,20 @@ Table processes_table(const Trace& trace, size_t top) {
   std::vector<Process> processes = trace.processes;
   std::sort(processes.begin(), processes.end(),
             [](const Process& a, const Process& b) { return a.pid < b.pid; });
+  // The ranks of a distributed job, where a launcher said (schema v8): after the PID.
+  const bool ranks = std::any_of(processes.begin(), processes.end(), [](const Process& p) { return p.rank >= 0; });
+  if (ranks) t.columns.insert(t.columns.begin() + 1, text_column("rank", "Rank"));
   for (const Process& p : processes) {
     t.rows.push_back({num(p.pid, Unit::Plain), num(p.parent_pid, Unit::Plain),
                       text(p.clean_shutdown ? "clean" : "truncated"),
                       text(p.capture_status.empty() ? "-" : p.capture_status),
                       cuda_version(p.driver_version), cuda_version(p.runtime_version),
                       text(p.command_line)});
-  }
-  // The ranks of a distributed job, where a launcher said (schema v8): after the PID.
-  if (std::any_of(processes.begin(), processes.end(), [](const Process& p) { return p.rank >= 0; })) {
-    t.columns.insert(t.columns.begin() + 1, text_column("rank", "Rank"));
-    for (size_t i = 0; i < processes.size(); ++i) {
-      const Process& p = processes[i];
-      const std::string rank = p.rank < 0 ? "-"
-                               : p.world_size > 0 ? std::to_string(p.rank) + "/" + std::to_string(p.world_size)
-                                                  : std::to_string(p.rank);
-      t.rows[i].insert(t.rows[i].begin() + 1, text(rank));
-    }
+    if (!ranks) continue;
+    const std::string rank = p.rank < 0           ? "-"
+                             : p.world_size > 0 ? std::to_string(p.rank) + "/" + std::to_string(p.world_size)
+                                                : std::to_string(p.rank);
+    t.rows.back().insert(t.rows.back().begin() + 1, text(rank));
   }
   limit_rows(t, top);
   return t;

@@ -123,6 +123,8 @@ TEST(Cli, ProfileScopeOptionErrorsComeBeforeTheProgramRuns) {
       {"--capture-range cudaProfilerApi --capture-range-end again", "must be stop or repeat[:N]"},
       {"--capture-range cudaProfilerApi --delay 2", "cannot be combined with --capture-range"},
       {"--duration 0.0001", "at least 0.001 s"},
+      {"--sync-flush-ms 60001", "--sync-flush-ms must be between 0 and 60000"},
+      {"--sync-flush-ms -1", "--sync-flush-ms must be between 0 and 60000"},
   };
   expect_option_errors_before_the_program(dir, cases);
   EXPECT_EQ(gpuscope(dir, "profile --api thin -- /bin/true").exit_code, 2);
@@ -151,6 +153,8 @@ TEST(Cli, ProfileScopeOptionsReachTheCaptureLibrary) {
   };
   std::string c = config_of("");
   EXPECT_EQ(c.find(";api="), std::string::npos) << c;  // full is the library's default
+  EXPECT_NE(c.find(";sync_flush_ms=10"), std::string::npos) << c;
+  EXPECT_NE(config_of("--sync-flush-ms 0").find(";sync_flush_ms=0"), std::string::npos);
   EXPECT_EQ(c.find(";range"), std::string::npos) << c;
   c = config_of("--api lean --capture-range nvtx:step@dom --capture-range-end repeat:4");
   EXPECT_NE(c.find(";api=lean;range=nvtx_hex:7374657040646f6d;range_end=repeat;range_repeat=4|"), std::string::npos) << c;

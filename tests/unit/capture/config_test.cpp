@@ -12,9 +12,10 @@ namespace gpuscope::capture {
 namespace {
 
 TEST(CaptureConfig, FullConfig) {
-  ConfigResult r = parse_config("spool=/tmp/run/cap;driver_api=1;flush_ms=250;buffer_kb=4096;cupti=/opt/libcupti.so.13",
-                                true);
+  ConfigResult r = parse_config(
+      "spool=/tmp/run/cap;driver_api=1;flush_ms=250;sync_flush_ms=0;buffer_kb=4096;cupti=/opt/libcupti.so.13", true);
   ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.config.sync_flush_ms, 0u);
   EXPECT_EQ(r.config.spool_prefix, "/tmp/run/cap");
   EXPECT_TRUE(r.config.driver_api);
   EXPECT_EQ(r.config.flush_ms, 250u);
@@ -28,6 +29,7 @@ TEST(CaptureConfig, Defaults) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_FALSE(r.config.driver_api);
   EXPECT_EQ(r.config.flush_ms, 500u);
+  EXPECT_EQ(r.config.sync_flush_ms, 10u);
   EXPECT_EQ(r.config.buffer_kb, 8192u);
   EXPECT_TRUE(r.config.cupti_path.empty());
 }
@@ -84,6 +86,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"spool=/a;flush_ms=-1", "0..60000"},
                       BadCase{"spool=/a;flush_ms=60001", "0..60000"},
                       BadCase{"spool=/a;flush_ms=12ms", "0..60000"},
+                      BadCase{"spool=/a;sync_flush_ms=60001", "0..60000"},
+                      BadCase{"spool=/a;sync_flush_ms=1;sync_flush_ms=2", "given twice"},
                       BadCase{"spool=/a;flush_ms=99999999999999999999", "0..60000"},
                       BadCase{"spool=/a;buffer_kb=63", "64..262144"},
                       BadCase{"spool=/a;buffer_kb=262145", "64..262144"},
