@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 
 #include "common/error.h"
 #include "spool_builder.h"
@@ -166,6 +167,26 @@ TEST(SpoolImporter, StopsAtAChunkWithABadChecksum) {
   const SpoolImportResult result = import_spool(dir + "/a.100.spool", trace);
   EXPECT_TRUE(result.truncated) << "the End record was in the damaged chunk";
   EXPECT_EQ(trace.kernels.size(), 1u);
+}
+
+// The launcher's ranks (TextKey::Distributed, "RANK LOCAL_RANK WORLD_SIZE"); a damaged text
+// leaves them unknown rather than inventing a rank.
+TEST(SpoolImporter, ReadsTheRankAndRefusesADamagedOne) {
+  const std::string dir = testing::scratch_dir("spool_rank");
+  const std::pair<std::string, std::array<int32_t, 3>> cases[] = {
+      {"3 1 8", {3, 1, 8}},        {"5 -1 6", {5, -1, 6}},  {"three 1 8", {-1, -1, 0}},
+      {"3 1", {-1, -1, 0}},        {"99999999 0 1", {-1, -1, 0}}, {"", {-1, -1, 0}},
+  };
+  for (const auto& [text, expected] : cases) {
+    SpoolBuilder b(9);
+    b.string(static_cast<uint32_t>(spool::TextKey::Distributed), text, true).flush().end(100);
+    b.write(dir + "/r.9.spool");
+    const Trace t = import_spool(dir + "/r.9.spool");
+    ASSERT_EQ(t.processes.size(), 1u) << text;
+    EXPECT_EQ(t.processes[0].rank, expected[0]) << text;
+    EXPECT_EQ(t.processes[0].local_rank, expected[1]) << text;
+    EXPECT_EQ(t.processes[0].world_size, expected[2]) << text;
+  }
 }
 
 TEST(SpoolImporter, RejectsFilesThatAreNotSpools) {
