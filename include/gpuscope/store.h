@@ -16,7 +16,11 @@ namespace gpuscope {
 // older files read with none.
 // v5: run.source_* (imported files), source_gaps, host_ops, external_correlations.
 // v6: metric_collections.source (metrics attached from an ncu CSV).
-inline constexpr int kSchemaVersion = 8;
+// v7: capture_windows, api_call_counts; v8: processes.rank / local_rank / world_size.
+// v9: the event tables packed (times as offsets from run.start_ns and durations, enums as
+// codes, kernel launch configurations in kernel_launches, no indices), each read through a
+// view of its old name and columns; older files read through their plain layout.
+inline constexpr int kSchemaVersion = 9;
 
 // Writes the trace atomically (to PATH.tmp, then renamed). Throws gpuscope::Error.
 void write_trace(const std::string& path, const Trace& trace);

@@ -75,30 +75,40 @@ Trace read_trace(const std::string& path) {
   const int version = read_schema_version(db);
   Trace trace;
   load_strings(db, trace.strings);
-  auto runs = store::load_rows(db, store::run_table(), version);
+  store::RowCodec codec;
+  auto runs = store::load_rows(db, store::run_table(), version, codec);
   if (runs.size() != 1) throw Error(path + ": corrupt capture (expected one run row)");
   trace.run = runs.front();
-  trace.runs = store::load_rows(db, store::bench_run_table(), version);
-  trace.processes = store::load_rows(db, store::process_table(), version);
-  trace.devices = store::load_rows(db, store::device_table(), version);
-  trace.api_calls = store::load_rows(db, store::api_call_table(), version);
-  trace.kernels = store::load_rows(db, store::kernel_table(), version);
-  trace.memcpys = store::load_rows(db, store::memcpy_table(), version);
-  trace.memsets = store::load_rows(db, store::memset_table(), version);
-  trace.memory_events = store::load_rows(db, store::memory_event_table(), version);
-  trace.synchronizations = store::load_rows(db, store::synchronization_table(), version);
-  trace.nvtx_ranges = store::load_rows(db, store::nvtx_range_table(), version);
-  trace.nvtx_marks = store::load_rows(db, store::nvtx_mark_table(), version);
-  trace.overheads = store::load_rows(db, store::overhead_table(), version);
-  trace.data_loss = store::load_rows(db, store::data_loss_table(), version);
-  trace.kernel_metrics = store::load_rows(db, store::kernel_metric_table(), version);
-  trace.gpu_metric_samples = store::load_rows(db, store::gpu_metric_sample_table(), version);
-  trace.metric_collections = store::load_rows(db, store::metric_collection_table(), version);
-  trace.source_gaps = store::load_rows(db, store::source_gap_table(), version);
-  trace.host_ops = store::load_rows(db, store::host_op_table(), version);
-  trace.external_correlations = store::load_rows(db, store::external_correlation_table(), version);
-  trace.capture_windows = store::load_rows(db, store::capture_window_table(), version);
-  trace.api_counts = store::load_rows(db, store::api_count_table(), version);
+  codec.time_base = trace.run.start;
+  codec.launches = store::load_rows(db, store::kernel_launch_table(), version, codec);
+  for (size_t i = 0; i < codec.launches.size(); ++i)
+    if (codec.launches[i].id != i)
+      throw Error(path + ": corrupt capture (kernel_launches ids are not 0, 1, 2, ... in order)");
+  trace.runs = store::load_rows(db, store::bench_run_table(), version, codec);
+  trace.processes = store::load_rows(db, store::process_table(), version, codec);
+  trace.devices = store::load_rows(db, store::device_table(), version, codec);
+  trace.api_calls = store::load_rows(db, store::api_call_table(version), version, codec);
+  try {
+    trace.kernels = store::load_rows(db, store::kernel_table(version), version, codec);
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+  trace.memcpys = store::load_rows(db, store::memcpy_table(version), version, codec);
+  trace.memsets = store::load_rows(db, store::memset_table(version), version, codec);
+  trace.memory_events = store::load_rows(db, store::memory_event_table(version), version, codec);
+  trace.synchronizations = store::load_rows(db, store::synchronization_table(version), version, codec);
+  trace.nvtx_ranges = store::load_rows(db, store::nvtx_range_table(version), version, codec);
+  trace.nvtx_marks = store::load_rows(db, store::nvtx_mark_table(version), version, codec);
+  trace.overheads = store::load_rows(db, store::overhead_table(), version, codec);
+  trace.data_loss = store::load_rows(db, store::data_loss_table(), version, codec);
+  trace.kernel_metrics = store::load_rows(db, store::kernel_metric_table(), version, codec);
+  trace.gpu_metric_samples = store::load_rows(db, store::gpu_metric_sample_table(version), version, codec);
+  trace.metric_collections = store::load_rows(db, store::metric_collection_table(), version, codec);
+  trace.source_gaps = store::load_rows(db, store::source_gap_table(), version, codec);
+  trace.host_ops = store::load_rows(db, store::host_op_table(version), version, codec);
+  trace.external_correlations = store::load_rows(db, store::external_correlation_table(), version, codec);
+  trace.capture_windows = store::load_rows(db, store::capture_window_table(), version, codec);
+  trace.api_counts = store::load_rows(db, store::api_count_table(), version, codec);
   return trace;
 }
 

@@ -24,22 +24,34 @@ void create_indices(Database& db, const TableSpec<Row>& spec) {
 }
 
 template <class Row>
-void insert_rows(Database& db, const TableSpec<Row>& spec, const std::vector<Row>& rows) {
+void insert_rows(Database& db, const TableSpec<Row>& spec, const std::vector<Row>& rows, RowCodec& codec) {
   std::string sql = "INSERT INTO " + spec.name + " VALUES (";
   for (size_t i = 0; i < spec.columns.size(); ++i) sql += i ? ", ?" : "?";
   Statement insert = db.prepare(sql + ")");
   for (const Row& row : rows) {
     for (size_t i = 0; i < spec.columns.size(); ++i)
-      spec.columns[i].bind(row, insert, static_cast<int>(i) + 1);
+      spec.columns[i].bind(row, insert, static_cast<int>(i) + 1, codec);
     insert.run();
   }
+}
+
+// The view that shows a packed table under its public name and columns (TableSpec::view_name).
+template <class Row>
+void create_view(Database& db, const TableSpec<Row>& spec) {
+  if (spec.view_name.empty()) return;
+  std::string sql = "CREATE VIEW " + spec.view_name + " AS SELECT ";
+  for (size_t i = 0; i < spec.columns.size(); ++i) {
+    const Column<Row>& c = spec.columns[i];
+    sql += (i ? ", " : "") + (c.view.empty() ? "t." + c.name : c.view);
+  }
+  db.exec(sql + " FROM " + spec.name + " t " + spec.view_joins);
 }
 
 // Rows come back in insertion order (rowid), so a round trip is exact. A file
 // of an older schema_version has no rows for a newer table and no values for
 // newer columns: those fields keep their defaults.
 template <class Row>
-std::vector<Row> load_rows(Database& db, const TableSpec<Row>& spec, int schema_version) {
+std::vector<Row> load_rows(Database& db, const TableSpec<Row>& spec, int schema_version, const RowCodec& codec) {
   if (spec.since > schema_version) return {};
   std::vector<const Column<Row>*> present;
   for (const Column<Row>& c : spec.columns)
@@ -50,7 +62,7 @@ std::vector<Row> load_rows(Database& db, const TableSpec<Row>& spec, int schema_
   std::vector<Row> rows;
   while (select.next()) {
     Row& row = rows.emplace_back();
-    for (size_t i = 0; i < present.size(); ++i) present[i]->load(row, select, static_cast<int>(i));
+    for (size_t i = 0; i < present.size(); ++i) present[i]->load(row, select, static_cast<int>(i), codec);
   }
   return rows;
 }

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "gpuscope/model.h"
+#include "gpuscope/store.h"
+#include "store/row_codec.h"
 #include "store/sqlite_db.h"
 
 namespace gpuscope::store {
@@ -17,9 +19,14 @@ template <class Row>
 struct Column {
   std::string name;
   std::string type;  // SQL type: "INTEGER", "REAL" or "TEXT"
-  std::function<void(const Row&, Statement&, int index)> bind;
-  std::function<void(Row&, const Statement&, int column)> load;
+  // RowCodec (row_codec.h): what packed columns need besides the row, one per file written or
+  // read: the time base, and the launch dictionary the writer fills and the reader loads first.
+  std::function<void(const Row&, Statement&, int index, RowCodec&)> bind;
+  std::function<void(Row&, const Statement&, int column, const RowCodec&)> load;
   int since = 1;  // schema version that added the column; older files lack it (field keeps its default)
+  // For a packed table (schema v9): the select expression(s) that give this column's public
+  // columns in the table's view, e.g. start_ns from start_offset_ns; empty: the column as is.
+  std::string view = "";
 };
 
 template <class Row>
@@ -28,6 +35,11 @@ struct TableSpec {
   std::vector<Column<Row>> columns;
   std::vector<std::string> indices;  // column lists, e.g. "start_ns" or "pid, correlation_id"
   int since = 1;  // schema version that added the table; older files read as no rows
+  // A packed table (schema v9) is read through a view of the public name (e.g. kernels over
+  // kernels_packed), which unpacks times, codes and launch configurations; `view_joins` is
+  // what that view joins to the table `t` (e.g. the launch dictionary). Empty: no view.
+  std::string view_name = "";
+  std::string view_joins = "";
 };
 
 // An enum column stored as readable text (e.g. 'HtoD', 'pageable').
@@ -41,38 +53,38 @@ Enum parse_enum(const std::string& text, int count) {
 template <class Row, class Field>
 Column<Row> integer_column(std::string name, Field Row::*field) {
   return {std::move(name), "INTEGER",
-          [field](const Row& r, Statement& s, int i) { s.bind(i, static_cast<int64_t>(r.*field)); },
-          [field](Row& r, const Statement& s, int c) { r.*field = static_cast<Field>(s.integer(c)); }};
+          [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, static_cast<int64_t>(r.*field)); },
+          [field](Row& r, const Statement& s, int c, const RowCodec&) { r.*field = static_cast<Field>(s.integer(c)); }};
 }
 
 // A measured quantity that is not a whole number (metric values), stored as REAL.
 template <class Row>
 Column<Row> real_column(std::string name, double Row::*field) {
   return {std::move(name), "REAL",
-          [field](const Row& r, Statement& s, int i) { s.bind(i, r.*field); },
-          [field](Row& r, const Statement& s, int c) { r.*field = s.real(c); }};
+          [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, r.*field); },
+          [field](Row& r, const Statement& s, int c, const RowCodec&) { r.*field = s.real(c); }};
 }
 
 template <class Row>
 Column<Row> text_column(std::string name, std::string Row::*field) {
   return {std::move(name), "TEXT",
-          [field](const Row& r, Statement& s, int i) { s.bind(i, r.*field); },
-          [field](Row& r, const Statement& s, int c) { r.*field = s.text(c); }};
+          [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, r.*field); },
+          [field](Row& r, const Statement& s, int c, const RowCodec&) { r.*field = s.text(c); }};
 }
 
 template <class Row, class Enum>
 Column<Row> enum_column(std::string name, Enum Row::*field, int count) {
   return {std::move(name), "TEXT",
-          [field](const Row& r, Statement& s, int i) { s.bind(i, std::string(to_string(r.*field))); },
-          [field, count](Row& r, const Statement& s, int c) { r.*field = parse_enum<Enum>(s.text(c), count); }};
+          [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, std::string(to_string(r.*field))); },
+          [field, count](Row& r, const Statement& s, int c, const RowCodec&) { r.*field = parse_enum<Enum>(s.text(c), count); }};
 }
 
 // Element `index` of a fixed array field such as Kernel::grid.
 template <class Row, class Element, size_t N>
 Column<Row> array_column(std::string name, Element (Row::*field)[N], size_t index) {
   return {std::move(name), "INTEGER",
-          [field, index](const Row& r, Statement& s, int i) { s.bind(i, static_cast<int64_t>((r.*field)[index])); },
-          [field, index](Row& r, const Statement& s, int c) { (r.*field)[index] = static_cast<Element>(s.integer(c)); }};
+          [field, index](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, static_cast<int64_t>((r.*field)[index])); },
+          [field, index](Row& r, const Statement& s, int c, const RowCodec&) { (r.*field)[index] = static_cast<Element>(s.integer(c)); }};
 }
 
 // A column added by schema `version`: older files lack it and the field keeps its default.
@@ -95,10 +107,36 @@ Column<Row> run_id_column() {
   return since(2, integer_column("run_id", &Row::run_id));
 }
 
+// Tables whose layout is the same in every schema version.
 const TableSpec<Run>& run_table();
 const TableSpec<BenchRun>& bench_run_table();
 const TableSpec<Process>& process_table();
 const TableSpec<Device>& device_table();
+const TableSpec<CuptiOverhead>& overhead_table();
+const TableSpec<DataLoss>& data_loss_table();
+const TableSpec<KernelMetric>& kernel_metric_table();         // v4
+const TableSpec<MetricCollection>& metric_collection_table(); // v4
+const TableSpec<SourceGap>& source_gap_table();               // v5
+const TableSpec<ExternalCorrelation>& external_correlation_table();  // v5
+const TableSpec<CaptureWindow>& capture_window_table();      // v7
+const TableSpec<ApiCount>& api_count_table();                // v7
+
+// The high-volume event tables: packed since schema v9 (tables_packed.cpp), as written by
+// this build; `version` below 9 gives the plain layout older files have (tables_v8.cpp).
+const TableSpec<ApiCall>& api_call_table(int version = kSchemaVersion);
+const TableSpec<Kernel>& kernel_table(int version = kSchemaVersion);
+const TableSpec<Memcpy>& memcpy_table(int version = kSchemaVersion);
+const TableSpec<Memset>& memset_table(int version = kSchemaVersion);
+const TableSpec<MemoryEvent>& memory_event_table(int version = kSchemaVersion);
+const TableSpec<Synchronization>& synchronization_table(int version = kSchemaVersion);
+const TableSpec<NvtxRange>& nvtx_range_table(int version = kSchemaVersion);
+const TableSpec<NvtxMark>& nvtx_mark_table(int version = kSchemaVersion);
+const TableSpec<GpuMetricSample>& gpu_metric_sample_table(int version = kSchemaVersion);  // v4
+const TableSpec<HostOp>& host_op_table(int version = kSchemaVersion);                     // v5
+
+const TableSpec<KernelLaunch>& kernel_launch_table();  // v9: kernels_packed.launch_id -> names, config
+
+namespace v8 {  // the plain layouts of schema v1-v8, read only
 const TableSpec<ApiCall>& api_call_table();
 const TableSpec<Kernel>& kernel_table();
 const TableSpec<Memcpy>& memcpy_table();
@@ -107,16 +145,9 @@ const TableSpec<MemoryEvent>& memory_event_table();
 const TableSpec<Synchronization>& synchronization_table();
 const TableSpec<NvtxRange>& nvtx_range_table();
 const TableSpec<NvtxMark>& nvtx_mark_table();
-const TableSpec<CuptiOverhead>& overhead_table();
-const TableSpec<DataLoss>& data_loss_table();
-const TableSpec<KernelMetric>& kernel_metric_table();         // v4
-const TableSpec<GpuMetricSample>& gpu_metric_sample_table();  // v4
-const TableSpec<MetricCollection>& metric_collection_table(); // v4
-const TableSpec<SourceGap>& source_gap_table();               // v5
-const TableSpec<HostOp>& host_op_table();                     // v5
-const TableSpec<ExternalCorrelation>& external_correlation_table();  // v5
-const TableSpec<CaptureWindow>& capture_window_table();      // v7
-const TableSpec<ApiCount>& api_count_table();                // v7
+const TableSpec<GpuMetricSample>& gpu_metric_sample_table();
+const TableSpec<HostOp>& host_op_table();
+}  // namespace v8
 
 // Views that join names from the strings table, for people using sqlite3.
 const std::vector<std::string>& view_statements();

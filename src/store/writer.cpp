@@ -13,10 +13,10 @@ namespace gpuscope {
 namespace {
 
 template <class Row>
-void write_table(store::Database& db, const store::TableSpec<Row>& spec,
-                 const std::vector<Row>& rows) {
+void write_table(store::Database& db, const store::TableSpec<Row>& spec, const std::vector<Row>& rows,
+                 store::RowCodec& codec) {
   store::create_table(db, spec);
-  store::insert_rows(db, spec, rows);
+  store::insert_rows(db, spec, rows, codec);
   store::create_indices(db, spec);
 }
 
@@ -36,28 +36,42 @@ void write_all(store::Database& db, const Trace& trace) {
   for (size_t id = 0; id < trace.strings.size(); ++id)
     insert_string.bind(1, static_cast<int64_t>(id)).bind(2, trace.strings.all()[id]).run();
 
-  write_table(db, store::run_table(), std::vector<Run>{trace.run});
-  write_table(db, store::bench_run_table(), trace.runs);
-  write_table(db, store::process_table(), trace.processes);
-  write_table(db, store::device_table(), trace.devices);
-  write_table(db, store::api_call_table(), trace.api_calls);
-  write_table(db, store::kernel_table(), trace.kernels);
-  write_table(db, store::memcpy_table(), trace.memcpys);
-  write_table(db, store::memset_table(), trace.memsets);
-  write_table(db, store::memory_event_table(), trace.memory_events);
-  write_table(db, store::synchronization_table(), trace.synchronizations);
-  write_table(db, store::nvtx_range_table(), trace.nvtx_ranges);
-  write_table(db, store::nvtx_mark_table(), trace.nvtx_marks);
-  write_table(db, store::overhead_table(), trace.overheads);
-  write_table(db, store::data_loss_table(), trace.data_loss);
-  write_table(db, store::kernel_metric_table(), trace.kernel_metrics);
-  write_table(db, store::gpu_metric_sample_table(), trace.gpu_metric_samples);
-  write_table(db, store::metric_collection_table(), trace.metric_collections);
-  write_table(db, store::source_gap_table(), trace.source_gaps);
-  write_table(db, store::host_op_table(), trace.host_ops);
-  write_table(db, store::external_correlation_table(), trace.external_correlations);
-  write_table(db, store::capture_window_table(), trace.capture_windows);
-  write_table(db, store::api_count_table(), trace.api_counts);
+  store::RowCodec codec;
+  codec.time_base = trace.run.start;  // packed times are offsets from the run's start
+  write_table(db, store::run_table(), std::vector<Run>{trace.run}, codec);
+  write_table(db, store::bench_run_table(), trace.runs, codec);
+  write_table(db, store::process_table(), trace.processes, codec);
+  write_table(db, store::device_table(), trace.devices, codec);
+  write_table(db, store::api_call_table(), trace.api_calls, codec);
+  write_table(db, store::kernel_table(), trace.kernels, codec);
+  write_table(db, store::kernel_launch_table(), codec.launches, codec);  // filled by the kernels
+  write_table(db, store::memcpy_table(), trace.memcpys, codec);
+  write_table(db, store::memset_table(), trace.memsets, codec);
+  write_table(db, store::memory_event_table(), trace.memory_events, codec);
+  write_table(db, store::synchronization_table(), trace.synchronizations, codec);
+  write_table(db, store::nvtx_range_table(), trace.nvtx_ranges, codec);
+  write_table(db, store::nvtx_mark_table(), trace.nvtx_marks, codec);
+  write_table(db, store::overhead_table(), trace.overheads, codec);
+  write_table(db, store::data_loss_table(), trace.data_loss, codec);
+  write_table(db, store::kernel_metric_table(), trace.kernel_metrics, codec);
+  write_table(db, store::gpu_metric_sample_table(), trace.gpu_metric_samples, codec);
+  write_table(db, store::metric_collection_table(), trace.metric_collections, codec);
+  write_table(db, store::source_gap_table(), trace.source_gaps, codec);
+  write_table(db, store::host_op_table(), trace.host_ops, codec);
+  write_table(db, store::external_correlation_table(), trace.external_correlations, codec);
+  write_table(db, store::capture_window_table(), trace.capture_windows, codec);
+  write_table(db, store::api_count_table(), trace.api_counts, codec);
+  // The packed tables' views first: the *_named views are built on them.
+  store::create_view(db, store::api_call_table());
+  store::create_view(db, store::kernel_table());
+  store::create_view(db, store::memcpy_table());
+  store::create_view(db, store::memset_table());
+  store::create_view(db, store::memory_event_table());
+  store::create_view(db, store::synchronization_table());
+  store::create_view(db, store::nvtx_range_table());
+  store::create_view(db, store::nvtx_mark_table());
+  store::create_view(db, store::gpu_metric_sample_table());
+  store::create_view(db, store::host_op_table());
   for (const auto& view : store::view_statements()) db.exec(view);
   db.exec("COMMIT");
 }

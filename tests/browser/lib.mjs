@@ -104,9 +104,10 @@ export const selection = (page) => page.evaluate(() => gpuscope.selection());
 export function kernelWindow(capture, origin, canvasWidthPx, { launched = false } = {}) {
   const rel = (column) => `(${column} - ${origin})`;
   // launched: only kernels whose launch call is in the capture (an nsys export cut to a time
-  // window also holds kernels launched before it).
+  // window also holds kernels launched before it). An uncorrelated IN: the capture has no index
+  // (schema v9), and SQLite builds this set once where EXISTS would scan the calls per kernel.
   const where = `start_ns > 0 AND end_ns >= start_ns` + (launched
-    ? ' AND EXISTS (SELECT 1 FROM api_calls a WHERE a.pid = k.pid AND a.correlation_id = k.correlation_id)' : '');
+    ? ' AND (k.pid, k.correlation_id) IN (SELECT pid, correlation_id FROM api_calls)' : '');
   const rows = query(capture, `SELECT ${rel('start_ns')}, ${rel('end_ns')} FROM kernels k WHERE ${where}
     ORDER BY start_ns LIMIT 400 OFFSET (SELECT COUNT(*) / 2 FROM kernels k WHERE ${where}) - 10`).map((r) => r.map(Number));
   // Busy intervals: overlapping kernels merged, with the shortest kernel of each.

@@ -182,10 +182,14 @@ TEST(Store, AMissingColumnIsNamedWithItsTable) {
   write_trace(path, sample_trace());
   sqlite3* db = nullptr;
   sqlite3_open(path.c_str(), &db);
-  ASSERT_EQ(sqlite3_exec(db, "ALTER TABLE kernels DROP COLUMN grid_x", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP VIEW kernel_metrics_named; DROP VIEW kernels_named; DROP VIEW kernels; "
+                         "ALTER TABLE kernels_packed DROP COLUMN graph_id",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
   sqlite3_close(db);
   const std::string message = error_of(path);
-  EXPECT_TRUE(contains(message, "table kernels has no column grid_x")) << message;
+  EXPECT_TRUE(contains(message, "table kernels_packed has no column graph_id")) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos);
 }
 

@@ -1,0 +1,198 @@
+// Schema v9's packed event tables: times as offsets and durations, enums as codes, launch
+// configurations once each, and views that give back the columns of v1-v8.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <limits>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "gpuscope/store.h"
+#include "spool_builder.h"
+#include "store/tables.h"
+
+namespace gpuscope {
+namespace {
+
+constexpr TimeNs kRunStart = 1'795'800'000'000'000'000;
+
+// Rows of one SQL query, columns joined by tabs.
+std::vector<std::string> query(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+  sqlite3_stmt* stmt = nullptr;
+  std::vector<std::string> rows;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+    rows.push_back(std::string("error: ") + sqlite3_errmsg(db));
+  } else {
+    while (sqlite3_step(stmt) == SQLITE_ROW) {
+      std::string row;
+      for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+        const auto* text = sqlite3_column_text(stmt, c);
+        row += (c ? "\t" : "") + std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
+      }
+      rows.push_back(row);
+    }
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return rows;
+}
+
+Kernel kernel(StringId name, int32_t grid_x, TimeNs start, TimeNs end) {
+  Kernel k;
+  k.pid = 100;
+  k.name = k.mangled_name = name;
+  k.grid[0] = grid_x;
+  k.block[0] = 256;
+  k.registers_per_thread = 40;
+  k.start = start;
+  k.end = end;
+  return k;
+}
+
+Trace coded_trace() {
+  Trace t;
+  t.run.start = kRunStart;
+  t.run.end = kRunStart + 1'000'000;
+  const StringId launch = t.strings.intern("cuLaunchKernel");
+  t.api_calls.push_back({100, 7, ApiDomain::Driver, 307, launch, kRunStart + 10, kRunStart + 20, 0, 1});
+  Memcpy m;
+  m.kind = CopyKind::PtoP;
+  m.src_kind = MemoryKind::Pinned;
+  m.dst_kind = MemoryKind::ManagedStatic;
+  m.start = kRunStart + 30;
+  m.end = kRunStart + 40;
+  t.memcpys.push_back(m);
+  t.synchronizations.push_back({100, 7, 1, 7, SyncKind::ContextSynchronize, kRunStart + 50, kRunStart + 60, 5});
+  t.memory_events.push_back({100, 0, 1, 0, MemoryOp::Free, MemoryKind::Device, 0xdead0000, 4096, kRunStart + 70, 4});
+  t.nvtx_ranges.push_back({100, 7, NvtxKind::StartEnd, 0, t.strings.intern("step"), kRunStart, kRunStart + 90, 0});
+  return t;
+}
+
+// The codes are the file format: each enum's values are pinned here, as docs/schema.md lists them.
+TEST(PackedStore, CodesKeepTheirMeaning) {
+  const std::string path = testing::scratch_dir("packed_codes") + "/a.gpuscope";
+  write_trace(path, coded_trace());
+  EXPECT_EQ(query(path, "SELECT domain FROM api_calls_packed"), std::vector<std::string>{"1"});
+  EXPECT_EQ(query(path, "SELECT domain FROM api_calls"), std::vector<std::string>{"driver"});
+  EXPECT_EQ(query(path, "SELECT copy_kind, src_kind, dst_kind FROM memcpys_packed"),
+            std::vector<std::string>{"10\t2\t7"});
+  EXPECT_EQ(query(path, "SELECT copy_kind, src_kind, dst_kind FROM memcpys"),
+            std::vector<std::string>{"PtoP\tpinned\tmanaged_static"});
+  EXPECT_EQ(query(path, "SELECT sync_kind FROM synchronizations_packed"), std::vector<std::string>{"4"});
+  EXPECT_EQ(query(path, "SELECT sync_kind FROM synchronizations"), std::vector<std::string>{"context_synchronize"});
+  EXPECT_EQ(query(path, "SELECT op, memory_kind FROM memory_events_packed"), std::vector<std::string>{"1\t3"});
+  EXPECT_EQ(query(path, "SELECT op, memory_kind FROM memory_events"), std::vector<std::string>{"free\tdevice"});
+  EXPECT_EQ(query(path, "SELECT kind FROM nvtx_ranges_packed"), std::vector<std::string>{"1"});
+  EXPECT_EQ(query(path, "SELECT kind FROM nvtx_ranges"), std::vector<std::string>{"start_end"});
+
+  const Trace back = read_trace(path);
+  EXPECT_EQ(back.api_calls[0].domain, ApiDomain::Driver);
+  EXPECT_EQ(back.memcpys[0].kind, CopyKind::PtoP);
+  EXPECT_EQ(back.memcpys[0].dst_kind, MemoryKind::ManagedStatic);
+  EXPECT_EQ(back.synchronizations[0].kind, SyncKind::ContextSynchronize);
+  EXPECT_EQ(back.memory_events[0].op, MemoryOp::Free);
+  EXPECT_EQ(back.nvtx_ranges[0].kind, NvtxKind::StartEnd);
+}
+
+TEST(PackedStore, TimesAreOffsetsAndDurationsThatTheViewsMakeAbsolute) {
+  const std::string path = testing::scratch_dir("packed_times") + "/a.gpuscope";
+  write_trace(path, coded_trace());
+  EXPECT_EQ(query(path, "SELECT start_offset_ns, duration_ns FROM api_calls_packed"), std::vector<std::string>{"10\t10"});
+  EXPECT_EQ(query(path, "SELECT start_ns, end_ns, duration_ns FROM api_calls"),
+            std::vector<std::string>{std::to_string(kRunStart + 10) + "\t" + std::to_string(kRunStart + 20) + "\t10"});
+  EXPECT_EQ(query(path, "SELECT timestamp_ns FROM memory_events"), std::vector<std::string>{std::to_string(kRunStart + 70)});
+}
+
+// Imported files carry whatever times they carry; the wrapping offsets give each back exactly.
+TEST(PackedStore, ExtremeTimesReadBackExactly) {
+  constexpr TimeNs kMin = std::numeric_limits<TimeNs>::min(), kMax = std::numeric_limits<TimeNs>::max();
+  Trace t = coded_trace();
+  const StringId name = t.strings.intern("k");
+  t.kernels = {kernel(name, 1, kMin, kMax), kernel(name, 1, kMax, kMin), kernel(name, 1, 0, 0)};
+  t.nvtx_marks.push_back({100, 7, 0, name, kMin});
+  const std::string path = testing::scratch_dir("packed_extremes") + "/a.gpuscope";
+  write_trace(path, t);
+  const Trace back = read_trace(path);
+  ASSERT_EQ(back.kernels.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(back.kernels[i].start, t.kernels[i].start) << i;
+    EXPECT_EQ(back.kernels[i].end, t.kernels[i].end) << i;
+  }
+  EXPECT_EQ(back.nvtx_marks.at(0).timestamp, kMin);
+}
+
+TEST(PackedStore, EachLaunchConfigurationIsStoredOnce) {
+  Trace t = coded_trace();
+  const StringId gemm = t.strings.intern("gemm"), relu = t.strings.intern("relu");
+  for (int i = 0; i < 300; ++i)
+    t.kernels.push_back(kernel(i % 3 == 2 ? relu : gemm, i % 3 == 1 ? 128 : 64, kRunStart + i * 100, kRunStart + i * 100 + 50));
+  t.kernels[7].cluster[1] = 2;  // one launch of its own
+  const std::string path = testing::scratch_dir("packed_launches") + "/a.gpuscope";
+  write_trace(path, t);
+  EXPECT_EQ(query(path, "SELECT COUNT(*) FROM kernel_launches"), std::vector<std::string>{"4"});
+  EXPECT_EQ(query(path, "SELECT grid_x, COUNT(*) FROM kernels GROUP BY grid_x ORDER BY grid_x"),
+            (std::vector<std::string>{"64\t200", "128\t100"}));
+  const Trace back = read_trace(path);
+  ASSERT_EQ(back.kernels.size(), t.kernels.size());
+  for (size_t i = 0; i < t.kernels.size(); ++i) {
+    EXPECT_EQ(back.kernels[i].name, t.kernels[i].name) << i;
+    EXPECT_EQ(back.kernels[i].grid[0], t.kernels[i].grid[0]) << i;
+    EXPECT_EQ(back.kernels[i].cluster[1], t.kernels[i].cluster[1]) << i;
+    EXPECT_EQ(back.kernels[i].registers_per_thread, 40u) << i;
+    EXPECT_EQ(back.kernels[i].end, t.kernels[i].end) << i;
+  }
+}
+
+TEST(PackedStore, AKernelWithAnUnknownLaunchIsACorruptCapture) {
+  Trace t = coded_trace();
+  t.kernels.push_back(kernel(t.strings.intern("k"), 1, kRunStart, kRunStart + 5));
+  const std::string path = testing::scratch_dir("packed_bad_launch") + "/a.gpuscope";
+  write_trace(path, t);
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE kernels_packed SET launch_id = 9", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  try {
+    read_trace(path);
+    FAIL() << "read a kernel whose launch configuration is missing";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("corrupt capture"), std::string::npos) << message;
+    EXPECT_NE(message.find("kernel_launches"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+  }
+}
+
+// SQL written against a v1-v8 capture keeps working: every column those files had is in the view.
+template <class Row>
+void expect_view_has_plain_columns(const std::string& path, const store::TableSpec<Row>& plain,
+                                   const store::TableSpec<Row>& packed) {
+  std::set<std::string> shown;
+  for (const std::string& row : query(path, "SELECT name FROM pragma_table_info('" + packed.view_name + "')"))
+    shown.insert(row);
+  EXPECT_EQ(packed.view_name, plain.name);
+  for (const auto& column : plain.columns) EXPECT_TRUE(shown.count(column.name)) << plain.name << "." << column.name;
+}
+
+TEST(PackedStore, ViewsShowEveryColumnOfEarlierVersions) {
+  const std::string path = testing::scratch_dir("packed_views") + "/a.gpuscope";
+  write_trace(path, coded_trace());
+  expect_view_has_plain_columns(path, store::v8::api_call_table(), store::api_call_table());
+  expect_view_has_plain_columns(path, store::v8::kernel_table(), store::kernel_table());
+  expect_view_has_plain_columns(path, store::v8::memcpy_table(), store::memcpy_table());
+  expect_view_has_plain_columns(path, store::v8::memset_table(), store::memset_table());
+  expect_view_has_plain_columns(path, store::v8::memory_event_table(), store::memory_event_table());
+  expect_view_has_plain_columns(path, store::v8::synchronization_table(), store::synchronization_table());
+  expect_view_has_plain_columns(path, store::v8::nvtx_range_table(), store::nvtx_range_table());
+  expect_view_has_plain_columns(path, store::v8::nvtx_mark_table(), store::nvtx_mark_table());
+  expect_view_has_plain_columns(path, store::v8::gpu_metric_sample_table(), store::gpu_metric_sample_table());
+  expect_view_has_plain_columns(path, store::v8::host_op_table(), store::host_op_table());
+}
+
+}  // namespace
+}  // namespace gpuscope
