@@ -26,6 +26,7 @@ namespace gpuscope::spool {
 
 inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
 inline constexpr uint32_t kVersion = 3;
+inline constexpr uint32_t kFirstPackedVersion = 4;  // chunks of this version on hold packed records (packing.h)
 inline constexpr uint32_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
