@@ -11,7 +11,10 @@ void ChunkReader::start(const void* payload, size_t bytes, uint32_t version) {
   end_ = at_ + bytes;
   packed_ = version >= kFirstPackedVersion;
   damaged_ = false;
-  if (packed_) std::memset(previous_, 0, sizeof previous_);  // each chunk starts from zeros
+  if (packed_) {  // each chunk starts from zeros
+    std::memset(previous_, 0, sizeof previous_);
+    std::memset(records_, 0, sizeof records_);
+  }
 }
 
 bool ChunkReader::next(RecordView& record) {
@@ -39,19 +42,21 @@ bool ChunkReader::next_packed(RecordView& record) {
   uint64_t mask = 0;
   if (!get_varint(at_, end_, mask) || (mask >> layout->count) != 0) return fail();
   uint64_t* previous = previous_[kind_value];
-  for (uint64_t rest = mask; rest != 0; rest &= rest - 1) {
-    uint64_t delta = 0;
-    if (!get_varint(at_, end_, delta)) return fail();
-    previous[__builtin_ctzll(rest)] += unzigzag(delta);
-  }
-  std::memset(record_, 0, layout->size);
-  uint64_t raw[kMaxFields];
-  for (unsigned i = 0; i < layout->count; ++i) {
+  uint8_t* unpacked = records_[kind_value];
+  // Changed fields, and those stored relative to a base (end_ns follows start_ns), in field order:
+  // a base is always rewritten before the fields that depend on it.
+  for (uint64_t rest = mask | layout->based; rest != 0; rest &= rest - 1) {
+    const unsigned i = static_cast<unsigned>(__builtin_ctzll(rest));
+    if (mask & (uint64_t{1} << i)) {
+      uint64_t delta = 0;
+      if (!get_varint(at_, end_, delta)) return fail();
+      previous[i] += unzigzag(delta);
+    }
     const Field& field = layout->fields[i];
-    raw[i] = field.base == kNoBase ? previous[i] : previous[i] + raw[field.base];
-    if (!store_field(record_, field, raw[i])) return fail();
+    const uint64_t value = field.base == kNoBase ? previous[i] : previous[i] + previous[field.base];
+    if (!store_field(unpacked, field, value)) return fail();
   }
-  record = {kind, reinterpret_cast<const char*>(record_), layout->size};
+  record = {kind, reinterpret_cast<const char*>(unpacked), layout->size};
   return true;
 }
 

@@ -50,9 +50,11 @@ class ChunkReader {
   const uint8_t* end_ = nullptr;
   bool packed_ = false;
   bool damaged_ = false;
-  alignas(8) uint8_t record_[kMaxRecordBytes] = {};  // the current fixed record, unpacked
-  std::vector<char> string_;                          // the current String/Text as StringDef + text
-  uint64_t previous_[kKindSlots][kMaxFields] = {};    // per kind, the previous stored values (v4)
+  // v4, per kind: the previous record's stored values (end_ns as a duration) and the record
+  // itself unpacked, which the next record of the kind updates in place, field by changed field.
+  uint64_t previous_[kKindSlots][kMaxFields] = {};
+  alignas(8) uint8_t records_[kKindSlots][kMaxRecordBytes] = {};
+  std::vector<char> string_;  // the current String/Text as StringDef + text
 };
 
 }  // namespace gpuscope::spool

@@ -22,9 +22,12 @@ constexpr Field field_of(size_t offset, int8_t base) {
 #define R(Rec, member, base) field_of<GS_TYPE(Rec, member)>(offsetof(Rec, member), base)
 
 constexpr Layout layout(size_t size, std::initializer_list<Field> fields) {
-  Layout out{static_cast<uint16_t>(size), static_cast<uint8_t>(fields.size()), {}};
+  Layout out{static_cast<uint16_t>(size), static_cast<uint8_t>(fields.size()), 0, {}};
   size_t i = 0;
-  for (const Field& f : fields) out.fields[i++] = f;
+  for (const Field& f : fields) {
+    if (f.base != kNoBase) out.based |= 1u << i;
+    out.fields[i++] = f;
+  }
   return out;
 }
 
@@ -101,14 +104,16 @@ constexpr std::array<Layout, kKindSlots> make_layouts() {
 
 constexpr std::array<Layout, kKindSlots> kLayouts = make_layouts();
 
-// The packer and the reader rely on these: a base field comes earlier (it is unpacked first), the
-// mask fits 32 bits, every field lies inside its struct and no struct outgrows the scratch record.
+// The packer and the reader rely on these: a base field comes earlier (it is unpacked first) and
+// has no base itself, the mask fits 32 bits, every field lies inside its struct and no struct
+// outgrows the reader's record buffers.
 constexpr bool valid(const Layout& l) {
   if (l.count > kMaxFields || l.count > 32 || l.size > kMaxRecordBytes) return false;
   for (int i = 0; i < l.count; ++i) {
     const Field& f = l.fields[i];
     if (f.width != 1 && f.width != 2 && f.width != 4 && f.width != 8) return false;
     if (f.offset + f.width > l.size || f.base >= i || f.base < kNoBase) return false;
+    if (f.base != kNoBase && l.fields[f.base].base != kNoBase) return false;
   }
   return true;
 }
