@@ -3,11 +3,10 @@
 // Records are packed (spool/packing.h: only what changed since the previous record of the
 // kind, as varint deltas; no allocation, no hashing) into an in-memory chunk; flush() frames it
 // (ChunkHeader with CRC-32 of the payload), hands it to the kernel with write(2) and starts the
-// packing over, so every chunk decodes on its own. Once write(2)
-// returns, the chunk survives the process being killed, so the caller flushes after
-// every CUPTI buffer. A chunk also goes out by itself once it passes
-// kChunkTargetBytes of packed records, which bounds memory. There is no fsync: we guard against the
-// process dying, not the machine.
+// packing over, so every chunk decodes on its own. Once write(2) returns, the chunk survives
+// the process being killed, so the caller flushes after every CUPTI buffer. A chunk also goes
+// out by itself once it passes kChunkTargetBytes of packed records, which bounds memory. There
+// is no fsync: we guard against the process dying, not the machine.
 //
 // Strings are interned: intern() emits a String record into the current chunk the
 // first time it sees a text, so a definition is always in the same or an earlier
@@ -80,7 +79,8 @@ class SpoolWriter final : public RecordSink {
 
   int fd_ = -1;
   // The chunk being filled: the ChunkHeader (filled in by flush()), then used_ - header bytes of
-  // packed records. Its size only grows (doubling), so packing never pays for zero-filling.
+  // packed records. It grows by doubling and keeps its size between chunks (flush() cuts it back
+  // only after a huge one), so packing a record does not pay for zero-filling room.
   std::vector<uint8_t> payload_;
   size_t used_ = sizeof(spool::ChunkHeader);
   spool::ChunkPacker packer_;
