@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -37,8 +38,7 @@ uint32_t SpoolWriter::intern(std::string_view text) {
   if (auto it = string_ids_.find(text); it != string_ids_.end()) return it->second;
 
   uint32_t id = next_string_id_++;
-  spool::StringDef def{id, static_cast<uint32_t>(text.size())};
-  append_parts(spool::RecordKind::String, &def, sizeof(def), text.data(), def.length);
+  append_string(spool::RecordKind::String, id, text);
   if (string_table_bytes_ < kInternTableBytes) {
     string_ids_.emplace(std::string(text), id);
     string_table_bytes_ += text.size() + 64;  // rough per-entry overhead of the hash table
@@ -47,33 +47,42 @@ uint32_t SpoolWriter::intern(std::string_view text) {
 }
 
 void SpoolWriter::append(spool::RecordKind kind, const void* body, uint32_t bytes) {
-  append_parts(kind, body, bytes, nullptr, 0);
+  const spool::Layout* layout = spool::layout_of(kind);
+  if (!layout || layout->size != bytes) {
+    ++records_lost_;
+    return;
+  }
+  if (uint8_t* out = reserve(spool::kMaxPackedRecordBytes)) commit(packer_.pack(kind, *layout, body, out));
 }
 
 void SpoolWriter::append_text(spool::TextKey key, std::string_view text) {
   if (text.size() > kMaxStringBytes) text = text.substr(0, kMaxStringBytes);
-  spool::StringDef def{static_cast<uint32_t>(key), static_cast<uint32_t>(text.size())};
-  append_parts(spool::RecordKind::Text, &def, sizeof(def), text.data(), def.length);
+  append_string(spool::RecordKind::Text, static_cast<uint32_t>(key), text);
 }
 
-void SpoolWriter::append_parts(spool::RecordKind kind, const void* a, uint32_t a_bytes, const void* b,
-                               uint32_t b_bytes) {
+void SpoolWriter::append_string(spool::RecordKind kind, uint32_t id, std::string_view text) {
+  if (uint8_t* out = reserve(spool::kMaxPackedStringHead + text.size()))
+    commit(spool::ChunkPacker::pack_string(kind, id, text, out));
+}
+
+// Room for one packed record of at most `bytes`; nullptr (the record counted as lost) once the
+// writer has failed.
+uint8_t* SpoolWriter::reserve(size_t bytes) {
   if (!ok()) {
     ++records_lost_;
-    return;
+    return nullptr;
   }
-  const size_t record_bytes = sizeof(spool::RecordHeader) + a_bytes + b_bytes;
-  if (pending_bytes() + record_bytes > spool::kMaxChunkPayload) flush();
+  if (pending_bytes() + bytes > spool::kMaxChunkPayload && !flush()) {
+    ++records_lost_;
+    return nullptr;
+  }
+  if (used_ + bytes > payload_.size()) payload_.resize(std::max(used_ + bytes, 2 * payload_.size()));
+  return payload_.data() + used_;
+}
 
-  spool::RecordHeader header{static_cast<uint16_t>(kind), 0, a_bytes + b_bytes};
-  const size_t at = payload_.size();
-  payload_.resize(at + record_bytes);
-  uint8_t* out = payload_.data() + at;
-  std::memcpy(out, &header, sizeof(header));
-  if (a_bytes) std::memcpy(out + sizeof(header), a, a_bytes);
-  if (b_bytes) std::memcpy(out + sizeof(header) + a_bytes, b, b_bytes);
+void SpoolWriter::commit(uint8_t* end) {
+  used_ = static_cast<size_t>(end - payload_.data());
   ++pending_records_;
-
   if (pending_bytes() >= kChunkTargetBytes) flush();
 }
 
@@ -88,13 +97,17 @@ bool SpoolWriter::flush() {
   std::memcpy(payload_.data(), &header, sizeof(header));
 
   const uint32_t records = pending_records_;
-  const bool written = write_all(payload_.data(), payload_.size());
+  const bool written = write_all(payload_.data(), used_);
   if (written) records_written_ += records;
   else records_lost_ += records;
-  payload_.resize(sizeof(spool::ChunkHeader));
+  used_ = sizeof(spool::ChunkHeader);
   pending_records_ = 0;
-  // Give memory back after an unusually large chunk; keep the usual working size.
-  if (payload_.capacity() > 2 * kChunkTargetBytes) payload_.shrink_to_fit();
+  packer_.reset();
+  // Give memory back after an unusually large chunk (a huge string); keep the usual working size.
+  if (payload_.size() > 2 * kChunkTargetBytes) {
+    payload_.resize(kChunkTargetBytes);
+    payload_.shrink_to_fit();
+  }
   return written;
 }
 

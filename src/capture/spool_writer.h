@@ -1,11 +1,12 @@
 // Writes one spool file (format: src/spool/format.h) from a single thread.
 //
-// Records are appended to an in-memory chunk; flush() frames it (ChunkHeader with
-// CRC-32 of the payload) and hands it to the kernel with write(2). Once write(2)
-// returns, the chunk survives the process being killed, so the caller flushes after
-// every CUPTI buffer. A chunk also goes out by itself once it passes
-// kChunkTargetBytes, which bounds memory. There is no fsync: we guard against the
-// process dying, not the machine.
+// Records are packed (spool/packing.h: only what changed since the previous record of the
+// kind, as varint deltas; no allocation, no hashing) into an in-memory chunk; flush() frames it
+// (ChunkHeader with CRC-32 of the payload), hands it to the kernel with write(2) and starts the
+// packing over, so every chunk decodes on its own. Once write(2) returns, the chunk survives
+// the process being killed, so the caller flushes after every CUPTI buffer. A chunk also goes
+// out by itself once it passes kChunkTargetBytes of packed records, which bounds memory. There
+// is no fsync: we guard against the process dying, not the machine.
 //
 // Strings are interned: intern() emits a String record into the current chunk the
 // first time it sees a text, so a definition is always in the same or an earlier
@@ -26,6 +27,7 @@
 
 #include "capture/record_sink.h"
 #include "spool/format.h"
+#include "spool/packing.h"
 
 namespace gpuscope::capture {
 
@@ -45,6 +47,8 @@ class SpoolWriter final : public RecordSink {
   bool open(const std::string& path, uint32_t pid, uint32_t parent_pid, int64_t created_ns);
 
   uint32_t intern(std::string_view text) override;
+  // `bytes` must be the size of the kind's struct (format.h); a record that is not (a bug of
+  // the caller, never seen) is counted as lost rather than written damaged.
   void append(spool::RecordKind kind, const void* body, uint32_t bytes) override;
   void append_text(spool::TextKey key, std::string_view text);
 
@@ -60,19 +64,26 @@ class SpoolWriter final : public RecordSink {
   uint64_t records_written() const { return records_written_; }  // in chunks that reached the file
   uint64_t records_lost() const { return records_lost_; }        // dropped after a write error
   uint32_t pending_records() const { return pending_records_; }
-  size_t pending_bytes() const { return payload_.size() - sizeof(spool::ChunkHeader); }
+  size_t pending_bytes() const { return used_ - sizeof(spool::ChunkHeader); }
 
  private:
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  void append_parts(spool::RecordKind kind, const void* a, uint32_t a_bytes, const void* b, uint32_t b_bytes);
+  void append_string(spool::RecordKind kind, uint32_t id, std::string_view text);
+  uint8_t* reserve(size_t bytes);
+  void commit(uint8_t* end);
   bool write_all(const void* data, size_t bytes);
   void fail(const char* what, int err);
 
   int fd_ = -1;
-  std::vector<uint8_t> payload_;  // starts with room for the ChunkHeader, filled in by flush()
+  // The chunk being filled: the ChunkHeader (filled in by flush()), then used_ - header bytes of
+  // packed records. It grows by doubling and keeps its size between chunks (flush() cuts it back
+  // only after a huge one), so packing a record does not pay for zero-filling room.
+  std::vector<uint8_t> payload_;
+  size_t used_ = sizeof(spool::ChunkHeader);
+  spool::ChunkPacker packer_;
   uint32_t pending_records_ = 0;
   uint64_t records_written_ = 0;
   uint64_t records_lost_ = 0;

@@ -1,7 +1,9 @@
 // Writes the spool fuzz target's seeds (tests/fuzz/seeds/spool): no spool is kept in tests/data
 // since the unit tests build theirs in memory, and there is no GPU to capture one on. One spool
 // holds every record kind the format has, in two chunks and a clean end; a second is the same
-// process killed before its End record. Rerun after a spool format change:
+// process killed before its End record. Both are written in the current version (packed records)
+// and, as *.v3.spool.bin, in the last framed one, which readers still accept. Rerun after a spool
+// format change:
 //   gpuscope_fuzz_spool_seeds tests/fuzz/seeds/spool
 #include <cstdio>
 #include <string>
@@ -60,12 +62,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  testing::SpoolBuilder killed(100, 99, 1000);
-  every_record(killed);
-  killed.write(dir + "/killed.spool.bin");
-  testing::SpoolBuilder clean(100, 99, 1000);
-  every_record(clean);
-  clean.end(10'000);
-  clean.write(dir + "/every_record.spool.bin");
+  for (const uint32_t version : {spool::kVersion, 3u}) {
+    const std::string suffix = version == spool::kVersion ? ".spool.bin" : ".v3.spool.bin";
+    testing::SpoolBuilder killed(100, 99, 1000, version);
+    every_record(killed);
+    killed.write(dir + "/killed" + suffix);
+    testing::SpoolBuilder clean(100, 99, 1000, version);
+    every_record(clean);
+    clean.end(10'000);
+    clean.write(dir + "/every_record" + suffix);
+  }
   return 0;
 }

@@ -1,49 +1,76 @@
 // Builds spool bytes for tests, independently of the capture library's writer,
 // so the importer is checked against the format contract (src/spool/format.h)
-// itself. Also builds broken spools on purpose.
+// itself. Also builds broken spools on purpose. Writes the current version (packed
+// records, src/spool/packing.h) unless told an older one (framed records).
 #pragma once
 
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/crc32.h"
 #include "spool/format.h"
+#include "spool/packing.h"
 
 namespace gpuscope::testing {
 
 class SpoolBuilder {
  public:
-  SpoolBuilder(uint32_t pid, uint32_t parent_pid = 1, int64_t created_ns = 1'000'000) {
+  SpoolBuilder(uint32_t pid, uint32_t parent_pid = 1, int64_t created_ns = 1'000'000,
+               uint32_t version = spool::kVersion)
+      : packed_(version >= spool::kFirstPackedVersion) {
     spool::FileHeader header{};
     std::memcpy(header.magic, spool::kFileMagic, sizeof header.magic);
-    header.version = spool::kVersion;
+    header.version = version;
     header.header_bytes = sizeof header;
     header.pid = pid;
     header.parent_pid = parent_pid;
     header.created_ns = created_ns;
-    append(file_, &header, sizeof header);
+    file_.resize(sizeof header);  // not append(): GCC 12 warns, wrongly, of an overflow there
+    std::memcpy(file_.data(), &header, sizeof header);
   }
 
+  // A framed (v1–v3) spool takes any Body, so a test can write a record of the wrong size; a
+  // packed one needs the kind's own struct.
   template <class Body>
   SpoolBuilder& record(spool::RecordKind kind, const Body& body) {
-    spool::RecordHeader header{static_cast<uint16_t>(kind), 0, sizeof(Body)};
-    append(chunk_, &header, sizeof header);
-    append(chunk_, &body, sizeof body);
+    if (packed_) {
+      const spool::Layout* layout = spool::layout_of(kind);
+      if (!layout || layout->size != sizeof(Body)) throw std::logic_error("not the kind's struct");
+      uint8_t packed[spool::kMaxPackedRecordBytes];
+      append(chunk_, packed, static_cast<size_t>(packer_.pack(kind, *layout, &body, packed) - packed));
+    } else {
+      spool::RecordHeader header{static_cast<uint16_t>(kind), 0, sizeof(Body)};
+      append(chunk_, &header, sizeof header);
+      append(chunk_, &body, sizeof body);
+    }
     ++chunk_records_;
     return *this;
   }
 
   SpoolBuilder& string(uint32_t id, const std::string& text, bool is_text = false) {
-    spool::StringDef def{id, static_cast<uint32_t>(text.size())};
-    spool::RecordHeader header{static_cast<uint16_t>(is_text ? spool::RecordKind::Text
-                                                             : spool::RecordKind::String),
-                               0, static_cast<uint32_t>(sizeof def + text.size())};
-    append(chunk_, &header, sizeof header);
-    append(chunk_, &def, sizeof def);
-    append(chunk_, text.data(), text.size());
+    const auto kind = is_text ? spool::RecordKind::Text : spool::RecordKind::String;
+    if (packed_) {
+      std::vector<uint8_t> packed(spool::kMaxPackedStringHead + text.size());
+      append(chunk_, packed.data(),
+             static_cast<size_t>(spool::ChunkPacker::pack_string(kind, id, text, packed.data()) - packed.data()));
+    } else {
+      spool::StringDef def{id, static_cast<uint32_t>(text.size())};
+      spool::RecordHeader header{static_cast<uint16_t>(kind), 0, static_cast<uint32_t>(sizeof def + text.size())};
+      append(chunk_, &header, sizeof header);
+      append(chunk_, &def, sizeof def);
+      append(chunk_, text.data(), text.size());
+    }
     ++chunk_records_;
+    return *this;
+  }
+
+  // Bytes put into the current chunk as they are, counted as `records` records: damaged records.
+  SpoolBuilder& raw(const std::vector<uint8_t>& bytes, uint32_t records = 1) {
+    append(chunk_, bytes.data(), bytes.size());
+    chunk_records_ += records;
     return *this;
   }
 
@@ -55,6 +82,7 @@ class SpoolBuilder {
     file_.insert(file_.end(), chunk_.begin(), chunk_.end());
     chunk_.clear();
     chunk_records_ = 0;
+    packer_.reset();  // every chunk packs on its own
     return *this;
   }
 
@@ -76,6 +104,8 @@ class SpoolBuilder {
     to.insert(to.end(), p, p + bytes);
   }
 
+  bool packed_;
+  spool::ChunkPacker packer_;
   std::vector<char> file_;
   std::vector<char> chunk_;
   uint32_t chunk_records_ = 0;

@@ -52,9 +52,10 @@ spool::MarkerRecord marker(int64_t t, uint64_t id, spool::MarkerPhase phase, uin
   return m;
 }
 
-// A small but complete spool: metadata, a launch and its kernel, nested NVTX.
-SpoolBuilder complete_spool() {
-  SpoolBuilder b(100, 99, 1000);
+// A small but complete spool: metadata, a launch and its kernel, nested NVTX. Packed (the current
+// version) unless an older version is asked for.
+SpoolBuilder complete_spool(uint32_t version = spool::kVersion) {
+  SpoolBuilder b(100, 99, 1000, version);
   b.string(1, "_Z15bsr_spmm_kernelILi128ELi128ELi32EEvPKfS1_Pf")
       .string(2, "cudaLaunchKernel")
       .string(3, "iteration")
@@ -76,9 +77,13 @@ SpoolBuilder complete_spool() {
   return b;
 }
 
-TEST(SpoolImporter, ReadsEveryRecordOfACompleteSpool) {
+// Every version still written somewhere reads the same: v3 (framed records) and v4 (packed).
+class SpoolImporterVersions : public ::testing::TestWithParam<uint32_t> {};
+INSTANTIATE_TEST_SUITE_P(V3AndV4, SpoolImporterVersions, ::testing::Values(3u, spool::kVersion));
+
+TEST_P(SpoolImporterVersions, ReadsEveryRecordOfACompleteSpool) {
   const std::string dir = testing::scratch_dir("complete");
-  SpoolBuilder b = complete_spool();
+  SpoolBuilder b = complete_spool(GetParam());
   b.end(4000);
   b.write(dir + "/a.100.spool");
 
@@ -139,9 +144,9 @@ TEST(SpoolImporter, SpoolWithoutEndIsTruncatedNotAnError) {
   EXPECT_TRUE(has("nvtx_unclosed_ranges"));
 }
 
-TEST(SpoolImporter, KeepsWholeChunksBeforeACutInTheMiddleOfAChunk) {
+TEST_P(SpoolImporterVersions, KeepsWholeChunksBeforeACutInTheMiddleOfAChunk) {
   const std::string dir = testing::scratch_dir("cut");
-  SpoolBuilder b = complete_spool();
+  SpoolBuilder b = complete_spool(GetParam());
   b.end(4000);
   auto& bytes = b.bytes();
   bytes.resize(bytes.size() - 10);  // the End chunk is cut short
@@ -155,9 +160,9 @@ TEST(SpoolImporter, KeepsWholeChunksBeforeACutInTheMiddleOfAChunk) {
   EXPECT_EQ(trace.api_calls.size(), 2u);
 }
 
-TEST(SpoolImporter, StopsAtAChunkWithABadChecksum) {
+TEST_P(SpoolImporterVersions, StopsAtAChunkWithABadChecksum) {
   const std::string dir = testing::scratch_dir("crc");
-  SpoolBuilder b = complete_spool();
+  SpoolBuilder b = complete_spool(GetParam());
   b.end(4000);
   auto& bytes = b.bytes();
   bytes[bytes.size() - 3] ^= 0x5A;  // damage the last chunk's payload

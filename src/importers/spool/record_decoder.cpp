@@ -47,20 +47,15 @@ RecordDecoder::RecordDecoder(Trace& trace, uint32_t pid, uint32_t parent_pid, in
   last_seen_ns_ = created_ns;
 }
 
-bool RecordDecoder::decode_chunk(const std::vector<char>& payload, uint32_t record_count) {
-  size_t offset = 0;
+bool RecordDecoder::decode_chunk(const std::vector<char>& payload, uint32_t record_count, uint32_t version) {
+  reader_.start(payload.data(), payload.size(), version);
   uint32_t decoded = 0;
-  while (offset < payload.size()) {
-    RecordHeader header{};
-    if (payload.size() - offset < sizeof header) return false;
-    std::memcpy(&header, payload.data() + offset, sizeof header);
-    offset += sizeof header;
-    if (payload.size() - offset < header.bytes) return false;
-    if (!decode_record(static_cast<RecordKind>(header.kind), payload.data() + offset, header.bytes))
-      return false;
-    offset += header.bytes;
+  RecordView record{};
+  while (reader_.next(record)) {
+    if (!decode_record(record.kind, record.body, record.bytes)) return false;
     ++decoded;
   }
+  if (reader_.damaged()) return false;
   records_ += decoded;
   return decoded == record_count;
 }

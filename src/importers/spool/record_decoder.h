@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpuscope/model.h"
+#include "spool/chunk_reader.h"
 #include "spool/format.h"
 
 namespace gpuscope::spool {
@@ -28,9 +29,10 @@ class RecordDecoder {
  public:
   RecordDecoder(Trace& trace, uint32_t pid, uint32_t parent_pid, int64_t created_ns);
 
-  // Decodes one CRC-checked chunk payload. False if the records inside do not
-  // frame correctly (the chunk and everything after it are then discarded).
-  bool decode_chunk(const std::vector<char>& payload, uint32_t record_count);
+  // Decodes one CRC-checked chunk payload of a file of `version` (framed or packed records,
+  // spool/chunk_reader.h). False if the records inside do not frame or unpack correctly (the
+  // chunk and everything after it are then discarded).
+  bool decode_chunk(const std::vector<char>& payload, uint32_t record_count, uint32_t version);
 
   // Adds the process row, closes ranges left open and records what was lost.
   void finish(uint64_t bytes_discarded);
@@ -55,6 +57,7 @@ class RecordDecoder {
 
   Trace& trace_;
   Process process_;
+  ChunkReader reader_;  // kept between chunks: it reuses its buffer for strings
   std::unordered_map<uint32_t, StringId> strings_;
   std::unordered_map<uint64_t, OpenRange> open_ranges_;
   std::unordered_map<uint32_t, std::vector<uint64_t>> thread_stacks_;  // tid -> open range ids

@@ -23,7 +23,8 @@ spool::FileHeader read_file_header(std::ifstream& in, const std::string& path) {
     throw Error(path + ": not a gpuscope spool file");
   if (static_cast<size_t>(in.gcount()) < sizeof header)
     throw Error(path + ": the spool is cut short inside its header; nothing was captured");
-  // Older versions are subsets of the current one (format.h), so they read as they are.
+  // Older versions hold a subset of the current records, framed rather than packed (format.h);
+  // the chunk reader reads both.
   if (header.version < spool::kOldestReadableVersion || header.version > spool::kVersion)
     throw Error(path + ": spool format v" + std::to_string(header.version) +
                 " is not supported by this build (reads v" + std::to_string(spool::kOldestReadableVersion) +
@@ -70,7 +71,7 @@ SpoolImportResult import_spool(const std::string& path, Trace& trace) {
     uint32_t record_count = 0;
     const ChunkStatus status = read_chunk(in, payload, record_count);
     if (status == ChunkStatus::EndOfFile) break;
-    if (status == ChunkStatus::Damaged || !decoder.decode_chunk(payload, record_count)) {
+    if (status == ChunkStatus::Damaged || !decoder.decode_chunk(payload, record_count, header.version)) {
       result.bytes_discarded = ec ? 0 : file_bytes - good_bytes;
       break;
     }

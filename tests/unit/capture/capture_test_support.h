@@ -19,6 +19,7 @@
 
 #include "capture/record_sink.h"
 #include "common/crc32.h"
+#include "spool/chunk_reader.h"
 #include "spool/format.h"
 
 namespace gpuscope::capture::test {
@@ -180,30 +181,26 @@ inline ReadSpool read_spool_bytes(const std::vector<uint8_t>& bytes) {
     }
     const uint8_t* payload = bytes.data() + pos + sizeof(chunk);
     if (crc32(payload, chunk.payload_bytes) != chunk.crc32) { out.bad_crc = true; break; }
-    // Parse the records of this chunk.
-    size_t at = 0;
+    // The records of this chunk, framed or packed (the format's own chunk reader).
+    spool::ChunkReader reader;
+    reader.start(payload, chunk.payload_bytes, out.header.version);
+    spool::RecordView record{};
     uint32_t count = 0;
-    while (at < chunk.payload_bytes) {
-      spool::RecordHeader rh;
-      if (chunk.payload_bytes - at < sizeof(rh)) throw std::runtime_error("record header crosses the chunk end");
-      std::memcpy(&rh, payload + at, sizeof(rh));
-      at += sizeof(rh);
-      if (chunk.payload_bytes - at < rh.bytes) throw std::runtime_error("record body crosses the chunk end");
-      const uint8_t* body = payload + at;
-      const auto kind = static_cast<spool::RecordKind>(rh.kind);
-      if (kind == spool::RecordKind::String || kind == spool::RecordKind::Text) {
+    while (reader.next(record)) {
+      const auto* body = reinterpret_cast<const uint8_t*>(record.body);
+      if (record.kind == spool::RecordKind::String || record.kind == spool::RecordKind::Text) {
         spool::StringDef def;
         std::memcpy(&def, body, sizeof(def));
-        if (sizeof(def) + def.length != rh.bytes) throw std::runtime_error("string length mismatch");
-        std::string text(reinterpret_cast<const char*>(body + sizeof(def)), def.length);
-        (kind == spool::RecordKind::String ? out.strings : out.texts)[def.id] = text;
+        if (sizeof(def) + def.length != record.bytes) throw std::runtime_error("string length mismatch");
+        std::string text(record.body + sizeof(def), def.length);
+        (record.kind == spool::RecordKind::String ? out.strings : out.texts)[def.id] = text;
       } else {
-        if (kind == spool::RecordKind::End) out.has_end = true;
-        out.records.push_back({kind, std::vector<uint8_t>(body, body + rh.bytes)});
+        if (record.kind == spool::RecordKind::End) out.has_end = true;
+        out.records.push_back({record.kind, std::vector<uint8_t>(body, body + record.bytes)});
       }
-      at += rh.bytes;
       ++count;
     }
+    if (reader.damaged()) throw std::runtime_error("a record crosses the chunk end or does not unpack");
     if (count != chunk.record_count) throw std::runtime_error("record_count mismatch");
     out.total_records += count;
     ++out.chunks;

@@ -97,16 +97,20 @@ TEST_F(SpoolWriterTest, EmptyFlushWritesNothing) {
 TEST_F(SpoolWriterTest, LargeVolumesSplitIntoChunksWithStringsBeforeUse) {
   SpoolWriter w;
   ASSERT_TRUE(w.open(path_, 1, 0, 0));
-  // ~ 3 chunk targets of kernels, each with a new name every 1000 records.
-  const uint32_t n = 3 * SpoolWriter::kChunkTargetBytes / (sizeof(sp::KernelRecord) + sizeof(sp::RecordHeader));
-  for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t name = w.intern("kernel_" + std::to_string(i / 1000));
-    w.add(sp::RecordKind::Kernel, kernel(i, name));
+  // Kernels, each with a new name every 1000 records, until the writer has sent 3 chunks by
+  // itself (the pending bytes drop when a chunk goes out). Packed, a record here is ~10 bytes.
+  uint32_t n = 0;
+  for (uint32_t chunks_sent = 0; chunks_sent < 3; ++n) {
+    const size_t before = w.pending_bytes();
+    const uint32_t name = w.intern("kernel_" + std::to_string(n / 1000));
+    w.add(sp::RecordKind::Kernel, kernel(n, name));
+    if (w.pending_bytes() < before) ++chunks_sent;
+    ASSERT_LT(w.pending_bytes(), SpoolWriter::kChunkTargetBytes);
   }
   w.finish(sp::EndRecord{});
   test::ReadSpool r = read_spool(path_);
   ASSERT_TRUE(r.has_end);
-  EXPECT_GE(r.chunks, 3u);
+  EXPECT_EQ(r.chunks, 4u);
   auto kernels = r.of(sp::RecordKind::Kernel);
   ASSERT_EQ(kernels.size(), n);
   // Every name id used is defined, and the definition came no later than its use: the
