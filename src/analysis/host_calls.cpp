@@ -105,8 +105,8 @@ Typical typical_cost(const ApiCall& first, const std::vector<const ApiCall*>& la
   }
   auto own = bytes.find(first.correlation_id);
   if (own != bytes.end() && ns_per_byte.size() >= 2)
-    return {static_cast<double>(own->second) * describe(ns_per_byte).median, kMinSizedRatio};
-  return {describe(durations).median, kMinContextRatio};
+    return {static_cast<double>(own->second) * median(std::move(ns_per_byte)), kMinSizedRatio};
+  return {median(std::move(durations)), kMinContextRatio};
 }
 
 std::unordered_map<uint32_t, uint64_t> allocation_bytes(const Trace& t, uint32_t pid) {

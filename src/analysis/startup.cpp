@@ -84,7 +84,7 @@ std::optional<Startup> analyze_startup(const Trace& trace, const std::optional<S
     std::vector<double> later;
     for (const Interval& i : steady->later) later.push_back(static_cast<double>(i.end - i.start));
     s.first_step_ns = steady->first.end - steady->first.start;
-    s.steady_median_ns = static_cast<TimeNs>(describe(std::move(later)).median);
+    s.steady_median_ns = static_cast<TimeNs>(median(std::move(later)));
     s.warmup_excess_ns = *s.first_step_ns - *s.steady_median_ns;
     s.first_step_context_ns = clipped(context_creation(trace, *mt), steady->first.start, steady->first.end);
   }

@@ -27,6 +27,16 @@ Stats describe(std::vector<double> values) {
   return s;
 }
 
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const size_t mid = values.size() / 2;
+  const auto middle = values.begin() + static_cast<ptrdiff_t>(mid);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  // Even count: the other middle value is the largest of the lower half.
+  return (*std::max_element(values.begin(), middle) + *middle) / 2.0;
+}
+
 TimeNs union_length(std::vector<Interval> intervals) {
   std::erase_if(intervals, [](const Interval& i) { return i.end <= i.start; });
   if (intervals.empty()) return 0;
