@@ -32,8 +32,9 @@ TraceOnlySections build_trace_only_sections(const Trace& trace, size_t top) {
   s.ranks = build_ranks_section(trace, top);
   s.ops = build_ops_section(trace, top);
   s.modules = build_modules_section(trace, top);
-  s.kernels = build_kernel_section(trace, top);
-  s.launch_config = build_launch_config_section(trace, top);
+  const std::vector<analysis::KernelGroup> kernel_groups = analysis::summarize_kernels(trace);
+  s.kernels = build_kernel_section(kernel_groups, top);
+  s.launch_config = build_launch_config_section(trace, kernel_groups, top);
   s.kernel_metrics = build_kernel_metric_sections(trace, top);
   s.gpu_utilization = build_gpu_utilization_section(trace);
   s.memory = build_memory_section(trace, top);
