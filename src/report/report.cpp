@@ -48,14 +48,13 @@ TraceOnlySections build_trace_only_sections(const Trace& trace, size_t top) {
 
 Report build_report(const Trace& trace, const ReportOptions& options, const analysis::ProfilerTime& cut) {
   const size_t top = options.top;
-  // Work that does not wait on another runs on threads of its own (the trace is only read;
-  // each result is placed below in report order, so the report is the same, byte for byte):
-  // the sections of the trace alone; the summary and data quality; the steps, then what
-  // depends on them (start-up; the rules' inputs, Bottleneck and Recommendations).
+  // The sections of the trace alone are built on a second thread meanwhile (the trace is only
+  // read; each section is placed below in report order, so the report is the same, byte for
+  // byte). One thread, not one per analysis: each analysis's working arrays (a million
+  // launches sorted) live while it runs, so every concurrent one adds to the peak memory.
   auto trace_only = std::async(std::launch::async, build_trace_only_sections, std::cref(trace), top);
-  auto summary_and_quality = std::async(std::launch::async, [&] {
-    return std::pair(analysis::summarize_executive(trace), analysis::assess_data_quality(trace));
-  });
+  const auto summary = analysis::summarize_executive(trace);
+  const auto quality = analysis::assess_data_quality(trace);
   // The steps: the range the user named, else the one detect_step_range finds. When the launched
   // process has steps, the rules and the Bottleneck judge their steady state (steps 2..N).
   const std::string step_range =
@@ -65,12 +64,10 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   if (!steps && !options.iteration_range.empty())
     throw Error("--iteration-range '" + options.iteration_range + "': no NVTX range of that name in the capture");
   const std::optional<analysis::SteadyState> steady = steps ? analysis::steady_state(trace, *steps) : std::nullopt;
-  auto startup = std::async(std::launch::async, [&] { return build_startup_section(trace, steady); });
+  std::optional<Section> startup = build_startup_section(trace, steady);
   const auto inputs = analysis::rule_inputs(trace, steady);
-  const auto& [summary, quality] = summary_and_quality.get();
-  auto recommendations =
-      std::async(std::launch::async, [&] { return build_recommendations_section(trace, summary.wall_ns, inputs); });
   Section bottleneck = build_bottleneck_section(trace, top, inputs);
+  Section recommendations = build_recommendations_section(trace, summary.wall_ns, inputs);
   TraceOnlySections sections = trace_only.get();
 
   Report r;
@@ -96,11 +93,10 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   auto add = [&](std::optional<Section>& s) {
     if (s) r.sections.push_back(std::move(*s));
   };
-  std::optional<Section> startup_section = startup.get();
-  add(startup_section);
+  add(startup);
   add(sections.ranks);
   r.sections.push_back(std::move(bottleneck));
-  r.sections.push_back(recommendations.get());
+  r.sections.push_back(std::move(recommendations));
   add(sections.ops);
   add(sections.modules);
   r.sections.push_back(std::move(sections.kernels));
