@@ -1,6 +1,7 @@
 // render_report(): analyses -> report model -> the chosen renderer.
 #include "gpuscope/report.h"
 
+#include <functional>
 #include <future>
 #include <utility>
 
