@@ -30,6 +30,10 @@ struct Stats {
 // The total is summed in sorted order so the same multiset gives the same bits.
 Stats describe(std::vector<double> values);
 
+// describe(values).median, without sorting the whole sample: the middle order statistics are
+// the same values whatever algorithm finds them, so the result is bit-identical. 0 when empty.
+double median(std::vector<double> values);
+
 // A half-open interval [start, end) in ns. Intervals with end <= start are empty.
 struct Interval {
   TimeNs start = 0;

@@ -95,7 +95,7 @@ void check_absolute(const Rule& rule, const Trace& trace, std::vector<Outcome>& 
     auto it = values.find(g.name);
     if (it == values.end() || !glob_match(rule.match, g.name)) continue;
     ++matched;
-    const double median = analysis::describe(it->second).median;
+    const double median = analysis::median(it->second);
     Outcome o = outcome(rule, g.name, Measure::Metric, median);
     o.min = rule.min;
     o.max = rule.max;

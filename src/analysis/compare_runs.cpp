@@ -36,7 +36,7 @@ std::vector<double> per_run_medians(const std::vector<std::pair<uint32_t, double
   std::map<uint32_t, std::vector<double>> by_run;
   for (const auto& [run, value] : instances) by_run[run].push_back(value);
   std::vector<double> medians;
-  for (auto& [run, values] : by_run) medians.push_back(describe(std::move(values)).median);
+  for (auto& [run, values] : by_run) medians.push_back(median(std::move(values)));
   return medians;
 }
 

@@ -244,8 +244,8 @@ Comparison compare_samples(const std::vector<double>& base, const std::vector<do
   Comparison c;
   c.base_count = base.size();
   c.new_count = next.size();
-  c.base_median = describe(base).median;
-  c.new_median = describe(next).median;
+  c.base_median = median(base);
+  c.new_median = median(next);
   c.change_percent = c.base_median != 0 ? 100.0 * (c.new_median / c.base_median - 1.0) : kNaN;
   c.ci = {kNaN, kNaN, 0};
   c.test.p_value = kNaN;

@@ -3,9 +3,9 @@
 // shows as the first context-needing call being far longer than its peers.
 #include <algorithm>
 #include <map>
+#include <span>
 #include <unordered_map>
 
-#include "analysis/timeline_util.h"
 #include "gpuscope/analysis_timeline.h"
 
 namespace gpuscope::analysis {
@@ -94,19 +94,22 @@ struct Typical {
 constexpr uint64_t kMinSizedBytes = 1 << 20;
 constexpr double kMinSizedRatio = 3.0;
 
-Typical typical_cost(const ApiCall& first, const std::vector<const ApiCall*>& later,
+// `peers`: indices of the later calls of first's name, in any order (only medians are read).
+Typical typical_cost(const Trace& t, const ApiCall& first, std::span<const size_t> peers,
                      const std::unordered_map<uint32_t, uint64_t>& bytes) {
   std::vector<double> durations, ns_per_byte;
-  for (const ApiCall* c : later) {
-    durations.push_back(static_cast<double>(duration(c->start, c->end)));
-    auto it = bytes.find(c->correlation_id);
+  durations.reserve(peers.size());
+  for (size_t i : peers) {
+    const ApiCall& c = t.api_calls[i];
+    durations.push_back(static_cast<double>(duration(c.start, c.end)));
+    auto it = bytes.find(c.correlation_id);
     if (it != bytes.end() && it->second >= kMinSizedBytes)
-      ns_per_byte.push_back(static_cast<double>(duration(c->start, c->end)) / static_cast<double>(it->second));
+      ns_per_byte.push_back(static_cast<double>(duration(c.start, c.end)) / static_cast<double>(it->second));
   }
   auto own = bytes.find(first.correlation_id);
   if (own != bytes.end() && ns_per_byte.size() >= 2)
-    return {static_cast<double>(own->second) * describe(ns_per_byte).median, kMinSizedRatio};
-  return {describe(durations).median, kMinContextRatio};
+    return {static_cast<double>(own->second) * median(std::move(ns_per_byte)), kMinSizedRatio};
+  return {median(std::move(durations)), kMinContextRatio};
 }
 
 std::unordered_map<uint32_t, uint64_t> allocation_bytes(const Trace& t, uint32_t pid) {
@@ -119,36 +122,40 @@ std::unordered_map<uint32_t, uint64_t> allocation_bytes(const Trace& t, uint32_t
 }  // namespace
 
 std::optional<ContextCreation> find_context_creation(const Trace& trace, uint32_t pid) {
-  // Calls of this process in time order, runtime domain preferred (driver calls nest in them).
-  std::vector<size_t> order;
+  // Calls of this process, runtime domain preferred (driver calls nest in them), by name.
   const bool any_runtime = std::any_of(trace.api_calls.begin(), trace.api_calls.end(), [&](const ApiCall& c) {
     return c.pid == pid && c.domain == ApiDomain::Runtime;
   });
   const ApiDomain domain = any_runtime ? ApiDomain::Runtime : ApiDomain::Driver;
-  for (size_t i = 0; i < trace.api_calls.size(); ++i)
-    if (trace.api_calls[i].pid == pid && trace.api_calls[i].domain == domain) order.push_back(i);
-  stable_sort_unless_sorted(order.begin(), order.end(),
-                            [&](size_t a, size_t b) { return trace.api_calls[a].start < trace.api_calls[b].start; });
+  std::map<StringId, std::vector<size_t>> by_name;  // name -> its calls, in record order
+  for (size_t i = 0; i < trace.api_calls.size(); ++i) {
+    const ApiCall& c = trace.api_calls[i];
+    if (c.pid == pid && c.domain == domain) by_name[c.name].push_back(i);
+  }
   const auto bytes = allocation_bytes(trace, pid);
 
-  std::map<StringId, std::vector<const ApiCall*>> later;  // name -> calls after its first
-  std::vector<size_t> firsts;
-  for (size_t i : order) {
-    const ApiCall& c = trace.api_calls[i];
-    auto [it, fresh] = later.try_emplace(c.name);
-    if (fresh) firsts.push_back(i);
-    else it->second.push_back(&c);
+  // Each name's first call leads its list: the earliest start, of equal starts the earlier
+  // record (the order a stable sort by start gives). The rest are its later peers, whose order
+  // does not matter, so no call is sorted.
+  const auto earlier = [&](size_t a, size_t b) {
+    return std::pair(trace.api_calls[a].start, a) < std::pair(trace.api_calls[b].start, b);
+  };
+  std::vector<const std::vector<size_t>*> names;
+  for (auto& [name, calls] : by_name) {
+    std::iter_swap(calls.begin(), std::min_element(calls.begin(), calls.end(), earlier));
+    names.push_back(&calls);
   }
-  for (size_t i : firsts) {  // in time order: the first match is the context creation
+  std::sort(names.begin(), names.end(), [&](const auto* a, const auto* b) { return earlier(a->front(), b->front()); });
+  for (const std::vector<size_t>* calls : names) {  // in time order: the first match is the context creation
+    const size_t i = calls->front();
     const ApiCall& first = trace.api_calls[i];
     const double d = static_cast<double>(duration(first.start, first.end));
-    const auto& peers = later[first.name];
-    if (peers.empty()) {
+    if (calls->size() == 1) {
       if (creates_context(trace.strings.get(first.name)) && d >= kMinContextExcessNs)
         return ContextCreation{i, static_cast<TimeNs>(d)};
       continue;
     }
-    const Typical typical = typical_cost(first, peers, bytes);
+    const Typical typical = typical_cost(trace, first, std::span(*calls).subspan(1), bytes);
     if (d - typical.ns >= kMinContextExcessNs && d >= typical.min_ratio * std::max(typical.ns, 1.0))
       return ContextCreation{i, static_cast<TimeNs>(d - typical.ns)};
   }

@@ -85,8 +85,8 @@ Iterations find_iterations(const Trace& trace, const IterationSpec& spec) {
     if (last - first >= 3) {
       std::vector<double> others;
       for (size_t k = first + 1; k < last; ++k) others.push_back(static_cast<double>(found[k].end - found[k].start));
-      const double median = describe(others).median;
-      const double ratio = median > 0 ? static_cast<double>(found[first].end - found[first].start) / median : 0;
+      const double typical = median(std::move(others));
+      const double ratio = typical > 0 ? static_cast<double>(found[first].end - found[first].start) / typical : 0;
       if (ratio > s.first_ratio) s.first_ratio = ratio, s.first_ratio_pid = found[first].pid;
     }
     first = last;

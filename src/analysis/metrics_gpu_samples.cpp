@@ -98,7 +98,7 @@ std::vector<GpuUtilization> summarize_gpu_samples(const Trace& trace, size_t buc
       }
       most = std::max(most, samples.size());
     }
-    g.interval_ns = static_cast<TimeNs>(describe(lengths).median);
+    g.interval_ns = static_cast<TimeNs>(median(std::move(lengths)));
     // No more buckets than samples: a bucket should not pretend to a resolution the data lacks.
     const size_t n = std::max<size_t>(1, std::min(buckets, most));
     std::vector<std::string> names;

@@ -36,8 +36,6 @@ struct LaunchKeyHash {
   }
 };
 
-double median_of(std::vector<double> v) { return describe(std::move(v)).median; }
-
 }  // namespace
 
 std::optional<double> KernelMetricValues::get(std::string_view metric) const {
@@ -112,7 +110,7 @@ std::vector<KernelMetricValues> kernel_metric_values(const Trace& trace) {
     v.all_configs = main[g].launches == 0;
     const Collected& used = v.all_configs ? all[g] : main[g];
     v.profiled = used.launches;
-    for (const auto& [metric, values] : used.values) v.medians[trace.strings.get(metric)] = median_of(values);
+    for (const auto& [metric, values] : used.values) v.medians[trace.strings.get(metric)] = median(values);
     if (first[g])
       for (const Device& d : trace.devices)
         if (d.pid == first[g]->pid && d.id == first[g]->device) {

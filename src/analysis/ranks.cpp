@@ -133,7 +133,7 @@ void find_straggler(const Trace& trace, RanksAnalysis& out) {
         const auto after = std::upper_bound(step_starts.begin(), step_starts.end(), a.start);
         if (after != step_starts.begin()) per_step[static_cast<size_t>(after - step_starts.begin()) - 1] += static_cast<double>(a.late_ns);
       }
-      if (s.steps > 0) s.late_per_step_ns = describe(per_step).median;
+      if (s.steps > 0) s.late_per_step_ns = median(std::move(per_step));
     }
   }
   out.straggler = s;
@@ -218,7 +218,7 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
     g.kind = kind;
     g.kernels = list.size();
     for (double d : list) g.total_ns = add_saturated(g.total_ns, static_cast<TimeNs>(d));
-    g.median_ns = describe(list).median;
+    g.median_ns = median(list);
     out.collectives.push_back(g);
   }
   std::stable_sort(out.collectives.begin(), out.collectives.end(),

@@ -31,8 +31,10 @@ TimeNs clipped(const Interval& i, TimeNs start, TimeNs end) {
   return std::max<TimeNs>(0, std::min(i.end, end) - std::max(i.start, start));
 }
 
-// The main thread's time in the window by what it did (Startup's five parts).
-void split_host_time(const Trace& t, const MainThread& mt, const ApiClasses& classes, Startup& s) {
+// The main thread's time in the window by what it did (Startup's five parts). `context`:
+// context_creation(t, mt).
+void split_host_time(const Trace& t, const MainThread& mt, const ApiClasses& classes, const Interval& context,
+                     Startup& s) {
   std::vector<Interval> calls, loading;  // clipped to the window; runtime and nested driver calls alike
   TimeNs first_call = s.end;
   for (const ApiCall& c : t.api_calls) {
@@ -47,7 +49,6 @@ void split_host_time(const Trace& t, const MainThread& mt, const ApiClasses& cla
   const std::vector<Interval> in_loading = merge_intervals(std::move(loading));
   const TimeNs api = covered_within(in_calls, s.start, s.end);
   // Loading nested in the context creation's stretch counts as context creation.
-  const Interval context = context_creation(t, mt);
   s.context_creation_ns = clipped(context, s.start, s.end);
   const TimeNs loading_in_context =
       s.context_creation_ns ? covered_within(in_loading, std::max(context.start, s.start), std::min(context.end, s.end)) : 0;
@@ -72,7 +73,8 @@ std::optional<Startup> analyze_startup(const Trace& trace, const std::optional<S
   const std::optional<TimeNs> end = s.until_first_step ? std::optional(steady->first.start) : first_launch(trace, *mt, classes);
   if (!end || *end <= s.start) return std::nullopt;
   s.end = std::min(*end, wall.end);
-  split_host_time(trace, *mt, classes, s);
+  const Interval context = context_creation(trace, *mt);
+  split_host_time(trace, *mt, classes, context, s);
 
   std::vector<Interval> gpu;
   for (const Kernel& k : trace.kernels) if (k.pid == *pid) gpu.push_back({k.start, k.end});
@@ -84,9 +86,9 @@ std::optional<Startup> analyze_startup(const Trace& trace, const std::optional<S
     std::vector<double> later;
     for (const Interval& i : steady->later) later.push_back(static_cast<double>(i.end - i.start));
     s.first_step_ns = steady->first.end - steady->first.start;
-    s.steady_median_ns = static_cast<TimeNs>(describe(std::move(later)).median);
+    s.steady_median_ns = static_cast<TimeNs>(median(std::move(later)));
     s.warmup_excess_ns = *s.first_step_ns - *s.steady_median_ns;
-    s.first_step_context_ns = clipped(context_creation(trace, *mt), steady->first.start, steady->first.end);
+    s.first_step_context_ns = clipped(context, steady->first.start, steady->first.end);
   }
   return s;
 }

@@ -1,15 +1,31 @@
 // Descriptive statistics and interval unions (see gpuscope/analysis_stats.h).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
+#include "analysis/radix_sort.h"
 #include "gpuscope/analysis_stats.h"
 
 namespace gpuscope::analysis {
+namespace {
+
+// std::sort's result, sooner for the usual sample (durations): for doubles without a sign bit
+// and not NaN, the bit patterns order as the values do and equal values have equal bits, so the
+// radix sort's sequence is the same, bit for bit. Anything else (negatives, -0.0, NaN) keeps
+// std::sort.
+void sort_values(std::vector<double>& values) {
+  const bool non_negative =
+      std::none_of(values.begin(), values.end(), [](double v) { return std::signbit(v) || std::isnan(v); });
+  if (non_negative) radix_sort(values, [](double v) { return std::bit_cast<uint64_t>(v); });
+  else std::sort(values.begin(), values.end());
+}
+
+}  // namespace
 
 Stats describe(std::vector<double> values) {
   Stats s;
   if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
+  sort_values(values);
   s.count = values.size();
   for (double v : values) s.total += v;
   s.mean = s.total / static_cast<double>(s.count);
@@ -27,11 +43,20 @@ Stats describe(std::vector<double> values) {
   return s;
 }
 
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const size_t mid = values.size() / 2;
+  const auto middle = values.begin() + static_cast<ptrdiff_t>(mid);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  // Even count: the other middle value is the largest of the lower half.
+  return (*std::max_element(values.begin(), middle) + *middle) / 2.0;
+}
+
 TimeNs union_length(std::vector<Interval> intervals) {
   std::erase_if(intervals, [](const Interval& i) { return i.end <= i.start; });
   if (intervals.empty()) return 0;
-  std::sort(intervals.begin(), intervals.end(),
-            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  radix_sort(intervals, [](const Interval& i) { return time_key(i.start); });  // ties' order: no matter
   TimeNs covered = 0;
   TimeNs run_start = intervals.front().start;
   TimeNs run_end = intervals.front().end;

@@ -34,10 +34,10 @@ std::optional<SteadySteps> steady_steps(const StepSummary& summary) {
   if (step.empty()) return std::nullopt;
   SteadySteps out;
   out.steps = step.size();
-  out.step_ns = describe(std::move(step)).median;
-  out.gpu_busy_ns = describe(std::move(busy)).median;
-  out.launch_idle_ns = describe(std::move(launch)).median;
-  out.sync_idle_ns = describe(std::move(sync)).median;
+  out.step_ns = median(std::move(step));
+  out.gpu_busy_ns = median(std::move(busy));
+  out.launch_idle_ns = median(std::move(launch));
+  out.sync_idle_ns = median(std::move(sync));
   if (out.step_ns <= 0) return out;  // zero-length steps: nothing bounds them
   out.busy_share = out.gpu_busy_ns / out.step_ns;
   out.launch_share = out.launch_idle_ns / out.step_ns;

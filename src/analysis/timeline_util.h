@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/radix_sort.h"
 #include "gpuscope/analysis_stats.h"
 #include "gpuscope/analysis_timeline.h"
 
@@ -15,7 +16,7 @@ namespace gpuscope::analysis {
 // (empty intervals dropped). Touching intervals merge, as in union_length().
 inline std::vector<Interval> merge_intervals(std::vector<Interval> in) {
   std::erase_if(in, [](const Interval& i) { return i.end <= i.start; });
-  std::sort(in.begin(), in.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  radix_sort(in, [](const Interval& i) { return time_key(i.start); });  // ties' order: no matter
   std::vector<Interval> out;
   for (const Interval& i : in) {
     if (!out.empty() && i.start <= out.back().end) out.back().end = std::max(out.back().end, i.end);

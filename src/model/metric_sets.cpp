@@ -22,11 +22,13 @@ const char* const kStallReasons[] = {
 };
 
 std::vector<MetricInfo> stall_metrics() {
-  // The names must outlive the table: kept in a static list of strings.
-  static std::vector<std::string> names;
-  if (names.empty()) {
-    for (const char* reason : kStallReasons) names.push_back(stall_metric_name(reason));
-  }
+  // The names must outlive the table: kept in a static list of strings, built once (a static's
+  // initialisation is thread-safe; the report's sections and rules ask from several threads).
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> list;
+    for (const char* reason : kStallReasons) list.push_back(stall_metric_name(reason));
+    return list;
+  }();
   std::vector<MetricInfo> out{{"smsp__average_warp_latency_per_inst_issued.ratio", U::Cycles,
                                "Warp cycles per issued instruction"},
                               {"smsp__average_warps_active_per_issue_active.ratio", U::Ratio,

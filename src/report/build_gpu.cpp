@@ -11,11 +11,10 @@ std::string dims(const std::array<int32_t, 3>& d) { return fmt::format("{},{},{}
 
 }  // namespace
 
-Section build_kernel_section(const Trace& trace, size_t top) {
+Section build_kernel_section(const std::vector<analysis::KernelGroup>& groups, size_t top) {
   Section s;
   s.key = "kernels";
   s.title = "Kernels";
-  const auto groups = analysis::summarize_kernels(trace);
   double all_kernels_ns = 0;
   for (const auto& g : groups) all_kernels_ns += g.duration.total;
 

@@ -7,7 +7,7 @@
 
 namespace gpuscope::report {
 
-Section build_launch_config_section(const Trace& trace, size_t top) {
+Section build_launch_config_section(const Trace& trace, const std::vector<analysis::KernelGroup>& groups, size_t top) {
   Section s;
   s.key = "launch_configuration";
   s.title = "Launch configuration";
@@ -27,7 +27,7 @@ Section build_launch_config_section(const Trace& trace, size_t top) {
   mark_not_in_source(t, trace, kGapLaunchConfig);
   // Without launch configurations every row would be zeros: the table says why it is empty.
   const auto kernels = trace.lacks(kGapLaunchConfig) ? std::vector<analysis::KernelOccupancy>{}
-                                                     : analysis::kernel_occupancy(trace, top);
+                                                     : analysis::kernel_occupancy(trace, groups, top);
   for (const auto& k : kernels) {
     const auto& c = k.config;
     std::vector<Cell> row = {text(k.name), num(double(c.block[0]) * c.block[1] * c.block[2], Unit::Count),

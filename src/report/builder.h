@@ -21,7 +21,9 @@ Section build_run_section(const Trace& trace, size_t top);
 // `source_tool`: the tool that wrote an imported file (Run::source_tool); empty for gpuscope's own.
 Section build_summary_section(const analysis::ExecutiveSummary& summary, const analysis::DataQuality& quality,
                               const analysis::ProfilerTime& cut = {}, const std::string& source_tool = "");
-Section build_kernel_section(const Trace& trace, size_t top);
+// `groups`: analysis::summarize_kernels(trace), which the kernel and launch configuration
+// sections share (summarizing a million launches once, not twice).
+Section build_kernel_section(const std::vector<analysis::KernelGroup>& groups, size_t top);
 Section build_memory_section(const Trace& trace, size_t top);
 Section build_api_section(const Trace& trace, size_t top);
 Section build_sync_section(const Trace& trace, size_t top);
@@ -33,7 +35,7 @@ Section build_bottleneck_section(const Trace& trace, size_t top, const analysis:
 // Recommendations judge when the run has steps. `wall_ns`: the whole run's.
 std::string steady_state_text(const analysis::SteadyState& steady, TimeNs wall_ns);
 Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const analysis::RuleInputs& inputs);
-Section build_launch_config_section(const Trace& trace, size_t top);
+Section build_launch_config_section(const Trace& trace, const std::vector<analysis::KernelGroup>& groups, size_t top);
 Section build_quality_section(const analysis::DataQuality& quality, TimeNs wall_ns, size_t top);
 
 // Hardware metrics (docs/metrics.md). Each appears only when the trace has its data, so a trace
