@@ -13,6 +13,22 @@ uint32_t bits(Field value) {
   return static_cast<uint32_t>(value);
 }
 
+// Kernel and KernelLaunch name these fields alike: one copy serves both directions.
+template <class From, class To>
+void copy_launch_fields(const From& from, To& to) {
+  to.mangled_name = from.mangled_name;
+  to.name = from.name;
+  for (int i = 0; i < 3; ++i) {
+    to.grid[i] = from.grid[i];
+    to.block[i] = from.block[i];
+    to.cluster[i] = from.cluster[i];
+  }
+  to.registers_per_thread = from.registers_per_thread;
+  to.static_shared_bytes = from.static_shared_bytes;
+  to.dynamic_shared_bytes = from.dynamic_shared_bytes;
+  to.local_bytes_per_thread = from.local_bytes_per_thread;
+}
+
 }  // namespace
 
 size_t RowCodec::LaunchKeyHash::operator()(const LaunchKey& key) const {
@@ -31,17 +47,7 @@ uint32_t RowCodec::launch_id(const Kernel& k) {
   if (added) {
     KernelLaunch& launch = launches.emplace_back();
     launch.id = it->second;
-    launch.mangled_name = k.mangled_name;
-    launch.name = k.name;
-    for (int i = 0; i < 3; ++i) {
-      launch.grid[i] = k.grid[i];
-      launch.block[i] = k.block[i];
-      launch.cluster[i] = k.cluster[i];
-    }
-    launch.registers_per_thread = k.registers_per_thread;
-    launch.static_shared_bytes = k.static_shared_bytes;
-    launch.dynamic_shared_bytes = k.dynamic_shared_bytes;
-    launch.local_bytes_per_thread = k.local_bytes_per_thread;
+    copy_launch_fields(k, launch);
   }
   return it->second;
 }
@@ -50,18 +56,7 @@ void RowCodec::apply_launch(int64_t id, Kernel& k) const {
   if (id < 0 || static_cast<uint64_t>(id) >= launches.size())
     throw Error("corrupt capture (a kernel refers to launch configuration " + std::to_string(id) +
                 ", which kernel_launches does not hold)");
-  const KernelLaunch& launch = launches[static_cast<size_t>(id)];
-  k.mangled_name = launch.mangled_name;
-  k.name = launch.name;
-  for (int i = 0; i < 3; ++i) {
-    k.grid[i] = launch.grid[i];
-    k.block[i] = launch.block[i];
-    k.cluster[i] = launch.cluster[i];
-  }
-  k.registers_per_thread = launch.registers_per_thread;
-  k.static_shared_bytes = launch.static_shared_bytes;
-  k.dynamic_shared_bytes = launch.dynamic_shared_bytes;
-  k.local_bytes_per_thread = launch.local_bytes_per_thread;
+  copy_launch_fields(launches[static_cast<size_t>(id)], k);
 }
 
 }  // namespace gpuscope::store

@@ -11,6 +11,7 @@
 #include "gpuscope/store.h"
 #include "metrics_builder.h"
 #include "spool_builder.h"
+#include "sql_rows.h"
 
 namespace gpuscope {
 namespace {
@@ -35,37 +36,8 @@ Trace metrics_trace() {
   return t;
 }
 
-// Runs SQL on a capture with the sqlite3 library, as a user would; rows as tab-joined text.
-std::vector<std::string> query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::vector<std::string> rows;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return {"(cannot open)"};
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
-    rows.push_back(std::string("(error) ") + sqlite3_errmsg(db));
-  } else {
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      std::string row;
-      for (int c = 0; c < sqlite3_column_count(st); ++c) {
-        const auto* text = sqlite3_column_text(st, c);
-        row += (c ? "\t" : "") + (text ? std::string(reinterpret_cast<const char*>(text)) : std::string("NULL"));
-      }
-      rows.push_back(row);
-    }
-  }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return rows;
-}
-
-void exec(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
-}
+using testing::exec;
+using testing::query;
 
 TEST(MetricsStore, RoundTripKeepsEveryField) {
   const std::string path = testing::scratch_dir("metrics_roundtrip") + "/m.gpuscope";

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "gpuscope/store.h"
 #include "spool_builder.h"
+#include "sql_rows.h"
 #include "store/tables.h"
 
 namespace gpuscope {
@@ -19,28 +20,8 @@ namespace {
 
 constexpr TimeNs kRunStart = 1'795'800'000'000'000'000;
 
-// Rows of one SQL query, columns joined by tabs.
-std::vector<std::string> query(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* stmt = nullptr;
-  std::vector<std::string> rows;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
-    rows.push_back(std::string("error: ") + sqlite3_errmsg(db));
-  } else {
-    while (sqlite3_step(stmt) == SQLITE_ROW) {
-      std::string row;
-      for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
-        const auto* text = sqlite3_column_text(stmt, c);
-        row += (c ? "\t" : "") + std::string(text ? reinterpret_cast<const char*>(text) : "NULL");
-      }
-      rows.push_back(row);
-    }
-  }
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return rows;
-}
+using testing::exec;
+using testing::query;
 
 Kernel kernel(StringId name, int32_t grid_x, TimeNs start, TimeNs end) {
   Kernel k;
@@ -153,10 +134,7 @@ TEST(PackedStore, AKernelWithAnUnknownLaunchIsACorruptCapture) {
   t.kernels.push_back(kernel(t.strings.intern("k"), 1, kRunStart, kRunStart + 5));
   const std::string path = testing::scratch_dir("packed_bad_launch") + "/a.gpuscope";
   write_trace(path, t);
-  sqlite3* db = nullptr;
-  sqlite3_open(path.c_str(), &db);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE kernels_packed SET launch_id = 9", nullptr, nullptr, nullptr), SQLITE_OK);
-  sqlite3_close(db);
+  exec(path, "UPDATE kernels_packed SET launch_id = 9");
   try {
     read_trace(path);
     FAIL() << "read a kernel whose launch configuration is missing";
