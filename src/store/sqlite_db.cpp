@@ -168,7 +168,6 @@ void Statement::run() {
   int rc = sqlite3_step(stmt_);
   if (rc != SQLITE_DONE) db_->fail("write failed", rc);
   sqlite3_reset(stmt_);
-  sqlite3_clear_bindings(stmt_);
 }
 
 bool Statement::next() {

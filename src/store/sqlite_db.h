@@ -59,7 +59,8 @@ class Statement {
   Statement& bind(int index, int64_t value);
   Statement& bind(int index, double value);  // NaN is stored as NULL (SQLite's rule)
   Statement& bind(int index, std::string_view value);
-  // Executes an INSERT/UPDATE fully and resets for the next bind.
+  // Executes an INSERT/UPDATE fully and resets for the next bind. The bindings stay: every
+  // caller binds each parameter before each run (clearing them cost ~6% of a capture's write).
   void run();
   // Steps a SELECT; false when there are no more rows.
   bool next();
