@@ -39,10 +39,22 @@ class Builder {
  private:
   bool wanted(uint32_t run_id) const { return !options_.run_id || *options_.run_id == run_id; }
 
+  const Process* process(uint32_t pid, uint32_t run_id) const {
+    for (const Process& p : trace_.processes)
+      if (p.pid == pid && p.run_id == run_id) return &p;
+    return nullptr;
+  }
+
+  int32_t rank(uint32_t pid, uint32_t run_id) const {
+    const Process* p = process(pid, run_id);
+    return p ? p->rank : -1;
+  }
+
   std::string process_name(uint32_t pid, uint32_t run_id) const {
     std::string name = "process " + std::to_string(pid);
-    for (const Process& p : trace_.processes)
-      if (p.pid == pid && p.run_id == run_id && !p.command_line.empty()) name += ": " + p.command_line;
+    const Process* p = process(pid, run_id);
+    if (p && !p->command_line.empty()) name += ": " + p->command_line;
+    if (p && p->rank >= 0) name = "rank " + std::to_string(p->rank) + " · " + name;
     if (run_id != 0) name = "run " + std::to_string(run_id) + " · " + name;
     return name;
   }
@@ -55,6 +67,7 @@ class Builder {
     g.kind = GroupKind::Process;
     g.pid = pid;
     g.run_id = run_id;
+    g.rank = rank(pid, run_id);
     g.name = process_name(pid, run_id);
     layout_.groups.push_back(std::move(g));
     return it->second;
@@ -70,10 +83,12 @@ class Builder {
     g.pid = pid;
     g.device = device;
     g.run_id = run_id;
+    g.rank = rank(pid, run_id);
     g.name = "GPU " + std::to_string(device);
     for (const Device& d : trace_.devices)
       if (d.pid == pid && d.id == device && d.run_id == run_id && !d.name.empty()) g.name += ": " + d.name;
-    g.name += " (process " + std::to_string(pid) + (run_id ? ", run " + std::to_string(run_id) : "") + ")";
+    g.name += std::string(" (") + (g.rank >= 0 ? "rank " + std::to_string(g.rank) + ", " : "") + "process " +
+              std::to_string(pid) + (run_id ? ", run " + std::to_string(run_id) : "") + ")";
     layout_.groups.push_back(std::move(g));
     return it->second;
   }

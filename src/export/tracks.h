@@ -97,7 +97,10 @@ struct Group {
   uint32_t pid = 0;
   uint32_t device = 0;  // Device: the CUDA ordinal in that process
   uint32_t run_id = 0;  // bench run, 0 in a single capture
-  std::string name;     // "process 4711: ./bsr_spmm --iters 5", "GPU 0: NVIDIA H200 (process 4711)"
+  int32_t rank = -1;    // the process's rank in a distributed job; -1: unknown (not launched as one)
+  // "process 4711: ./bsr_spmm --iters 5", "GPU 0: NVIDIA H200 (process 4711)"; with a rank
+  // "rank 1 · process 4711: python train.py", "GPU 1: NVIDIA H200 (rank 1, process 4711)"
+  std::string name;
   std::vector<uint32_t> tracks;    // indices into Layout::tracks, in display order
   std::vector<uint32_t> counters;  // indices into Layout::counters
 };

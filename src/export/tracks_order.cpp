@@ -1,6 +1,8 @@
 #include "export/tracks_order.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -28,9 +30,24 @@ void pack_rows(Track& t) {
 
 void order_groups(Layout& layout) {
   std::vector<Group>& groups = layout.groups;
-  std::vector<uint32_t> order;  // new position -> old index
+  // Processes as they first appeared; in a distributed job's capture, by run and then the ranks
+  // side by side in rank order (processes without a rank after them).
+  std::vector<uint32_t> processes;
+  bool ranked = false;
   for (uint32_t p = 0; p < groups.size(); ++p) {
     if (groups[p].kind != GroupKind::Process) continue;
+    processes.push_back(p);
+    ranked = ranked || groups[p].rank >= 0;
+  }
+  const auto rank_key = [&](uint32_t g) {
+    return groups[g].rank >= 0 ? static_cast<int64_t>(groups[g].rank) : std::numeric_limits<int64_t>::max();
+  };
+  if (ranked)
+    std::stable_sort(processes.begin(), processes.end(), [&](uint32_t a, uint32_t b) {
+      return std::tuple(groups[a].run_id, rank_key(a)) < std::tuple(groups[b].run_id, rank_key(b));
+    });
+  std::vector<uint32_t> order;  // new position -> old index
+  for (uint32_t p : processes) {
     order.push_back(p);
     const size_t first_device = order.size();
     for (uint32_t d = 0; d < groups.size(); ++d)

@@ -135,6 +135,49 @@ TEST(Tracks, BenchRunsAreGroupsOrFilteredByRun) {
   EXPECT_EQ(second.end, 9000);
 }
 
+// A distributed job's ranks side by side in rank order, named with their rank, whatever order
+// their processes first appear in; a process without a rank comes after them.
+TEST(Tracks, RanksAreGroupedSideBySideInRankOrder) {
+  TraceBuilder b;
+  b.run(1000, 90000);
+  b.kernel("gemm", 3000, 8000, b.api("cudaLaunchKernel", 2000, 2500));
+  Trace t = b.trace();
+  t.processes[0].rank = 1;
+  t.processes[0].world_size = 2;
+  // Two more processes, copies of the first: rank 0 (pid 2, first seen later) and a helper with
+  // no rank (pid 3, first seen earliest).
+  for (uint32_t pid : {2u, 3u}) {
+    Process p = t.processes[0];
+    p.pid = pid;
+    p.rank = pid == 2 ? 0 : -1;
+    t.processes.push_back(p);
+    Device d = t.devices[0];
+    d.pid = pid;
+    d.id = pid == 2 ? 0 : 1;
+    t.devices.push_back(d);
+    ApiCall call = t.api_calls[0];
+    call.pid = pid;
+    call.start -= pid == 3 ? 1000 : -1000;
+    call.end = call.start + 500;
+    t.api_calls.push_back(call);
+    Kernel k = t.kernels[0];
+    k.pid = pid;
+    k.device = d.id;
+    t.kernels.push_back(k);
+  }
+  t.devices[0].id = 1;
+  t.kernels[0].device = 1;
+  std::sort(t.api_calls.begin(), t.api_calls.end(), [](const ApiCall& a, const ApiCall& c) { return a.start < c.start; });
+  const Layout l = tracks::layout_tracks(t);
+  std::vector<std::string> names;
+  for (const tracks::Group& g : l.groups) names.push_back(g.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"rank 0 · process 2: app", "GPU 0: NVIDIA H200 (rank 0, process 2)",
+                                            "rank 1 · process 1: app", "GPU 1: NVIDIA H200 (rank 1, process 1)",
+                                            "process 3: app", "GPU 1: NVIDIA H200 (process 3)"}));
+  EXPECT_EQ(l.groups[0].rank, 0);
+  EXPECT_EQ(l.groups[4].rank, -1);
+}
+
 TEST(Tracks, RealCapturesPlaceEveryTimedRecord) {
   for (const char* name : {"bsr_spmm_baseline", "spawn", "crash_segv", "bsr_spmm_metrics"}) {
     const Trace t = read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name + ".gpuscope");
