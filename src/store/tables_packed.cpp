@@ -13,6 +13,8 @@ namespace gpuscope::store {
 
 namespace {
 
+// The schema version that packed the event tables: files before it hold the plain layouts.
+constexpr int kPackedSince = 9;
 constexpr int kCopyKinds = 11, kMemoryKinds = 8, kSyncKinds = 5, kDomains = 2, kNvtxKinds = 2,
               kMemoryOps = 2;
 const std::string kRunStart = "(SELECT start_ns FROM run)";
@@ -75,7 +77,7 @@ Column<Kernel> launch_column() {
 
 template <class Row>
 TableSpec<Row> packed(std::string view_name, std::vector<Column<Row>> columns, std::string view_joins = "") {
-  TableSpec<Row> spec{view_name + "_packed", std::move(columns), {}, 9};
+  TableSpec<Row> spec{view_name + "_packed", std::move(columns), {}, kPackedSince};
   spec.view_name = std::move(view_name);
   spec.view_joins = std::move(view_joins);
   return spec;
@@ -85,7 +87,7 @@ TableSpec<Row> packed(std::string view_name, std::vector<Column<Row>> columns, s
 
 const TableSpec<KernelLaunch>& kernel_launch_table() {
   static const TableSpec<KernelLaunch> spec = since(
-      9, TableSpec<KernelLaunch>{"kernel_launches",
+      kPackedSince, TableSpec<KernelLaunch>{"kernel_launches",
                                  {{"id", "INTEGER PRIMARY KEY",
                                    [](const KernelLaunch& l, Statement& s, int i, RowCodec&) {
                                      s.bind(i, static_cast<int64_t>(l.id));
@@ -121,7 +123,7 @@ const TableSpec<ApiCall>& api_call_table(int version) {
        duration_column(&ApiCall::start, &ApiCall::end, "start_offset_ns"),
        integer_column("return_code", &ApiCall::return_code),
        integer_column("correlation_id", &ApiCall::correlation_id), run_id_column<ApiCall>()});
-  return version >= 9 ? spec : v8::api_call_table();
+  return version >= kPackedSince ? spec : v8::api_call_table();
 }
 
 const TableSpec<Kernel>& kernel_table(int version) {
@@ -134,7 +136,7 @@ const TableSpec<Kernel>& kernel_table(int version) {
        integer_column("correlation_id", &Kernel::correlation_id), integer_column("graph_id", &Kernel::graph_id),
        integer_column("graph_node_id", &Kernel::graph_node_id), run_id_column<Kernel>()},
       "JOIN kernel_launches l ON l.id = t.launch_id");
-  return version >= 9 ? spec : v8::kernel_table();
+  return version >= kPackedSince ? spec : v8::kernel_table();
 }
 
 const TableSpec<Memcpy>& memcpy_table(int version) {
@@ -149,7 +151,7 @@ const TableSpec<Memcpy>& memcpy_table(int version) {
        duration_column(&Memcpy::start, &Memcpy::end, "start_offset_ns"),
        integer_column("correlation_id", &Memcpy::correlation_id), integer_column("graph_id", &Memcpy::graph_id),
        run_id_column<Memcpy>()});
-  return version >= 9 ? spec : v8::memcpy_table();
+  return version >= kPackedSince ? spec : v8::memcpy_table();
 }
 
 const TableSpec<Memset>& memset_table(int version) {
@@ -163,7 +165,7 @@ const TableSpec<Memset>& memset_table(int version) {
        duration_column(&Memset::start, &Memset::end, "start_offset_ns"),
        integer_column("correlation_id", &Memset::correlation_id), integer_column("graph_id", &Memset::graph_id),
        run_id_column<Memset>()});
-  return version >= 9 ? spec : v8::memset_table();
+  return version >= kPackedSince ? spec : v8::memset_table();
 }
 
 const TableSpec<MemoryEvent>& memory_event_table(int version) {
@@ -176,7 +178,7 @@ const TableSpec<MemoryEvent>& memory_event_table(int version) {
        integer_column("address", &MemoryEvent::address), integer_column("bytes", &MemoryEvent::bytes),
        offset_column("timestamp_offset_ns", &MemoryEvent::timestamp, "timestamp_ns"),
        integer_column("correlation_id", &MemoryEvent::correlation_id), run_id_column<MemoryEvent>()});
-  return version >= 9 ? spec : v8::memory_event_table();
+  return version >= kPackedSince ? spec : v8::memory_event_table();
 }
 
 const TableSpec<Synchronization>& synchronization_table(int version) {
@@ -188,7 +190,7 @@ const TableSpec<Synchronization>& synchronization_table(int version) {
        offset_column("start_offset_ns", &Synchronization::start, "start_ns"),
        duration_column(&Synchronization::start, &Synchronization::end, "start_offset_ns"),
        integer_column("correlation_id", &Synchronization::correlation_id), run_id_column<Synchronization>()});
-  return version >= 9 ? spec : v8::synchronization_table();
+  return version >= kPackedSince ? spec : v8::synchronization_table();
 }
 
 const TableSpec<NvtxRange>& nvtx_range_table(int version) {
@@ -199,7 +201,7 @@ const TableSpec<NvtxRange>& nvtx_range_table(int version) {
        integer_column("name_id", &NvtxRange::name), offset_column("start_offset_ns", &NvtxRange::start, "start_ns"),
        duration_column(&NvtxRange::start, &NvtxRange::end, "start_offset_ns"),
        integer_column("depth", &NvtxRange::depth), run_id_column<NvtxRange>()});
-  return version >= 9 ? spec : v8::nvtx_range_table();
+  return version >= kPackedSince ? spec : v8::nvtx_range_table();
 }
 
 const TableSpec<NvtxMark>& nvtx_mark_table(int version) {
@@ -208,7 +210,7 @@ const TableSpec<NvtxMark>& nvtx_mark_table(int version) {
       {integer_column("pid", &NvtxMark::pid), integer_column("tid", &NvtxMark::tid),
        integer_column("domain_id", &NvtxMark::domain), integer_column("name_id", &NvtxMark::name),
        offset_column("timestamp_offset_ns", &NvtxMark::timestamp, "timestamp_ns"), run_id_column<NvtxMark>()});
-  return version >= 9 ? spec : v8::nvtx_mark_table();
+  return version >= kPackedSince ? spec : v8::nvtx_mark_table();
 }
 
 const TableSpec<GpuMetricSample>& gpu_metric_sample_table(int version) {
@@ -219,7 +221,7 @@ const TableSpec<GpuMetricSample>& gpu_metric_sample_table(int version) {
        duration_column(&GpuMetricSample::start, &GpuMetricSample::end, "start_offset_ns"),
        integer_column("metric_id", &GpuMetricSample::metric), real_column("value", &GpuMetricSample::value),
        run_id_column<GpuMetricSample>()});
-  return version >= 9 ? spec : v8::gpu_metric_sample_table();
+  return version >= kPackedSince ? spec : v8::gpu_metric_sample_table();
 }
 
 const TableSpec<HostOp>& host_op_table(int version) {
@@ -233,7 +235,7 @@ const TableSpec<HostOp>& host_op_table(int version) {
        integer_column("sequence_number", &HostOp::sequence_number),
        integer_column("input_shapes_id", &HostOp::input_shapes), integer_column("depth", &HostOp::depth),
        run_id_column<HostOp>()});
-  return version >= 9 ? spec : v8::host_op_table();
+  return version >= kPackedSince ? spec : v8::host_op_table();
 }
 
 }  // namespace gpuscope::store
