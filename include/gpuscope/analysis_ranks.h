@@ -57,6 +57,30 @@ struct CollectiveGroup {
   double median_ns = 0;   // median kernel duration
 };
 
+// The matched operations of one kind and message size (nccl-tests' "size": one rank's larger
+// buffer, in bytes): each operation once, timed by the kernel of the rank that arrived last,
+// the only one that did not wait. Bandwidths in bytes/s, as nccl-tests defines them:
+// algorithm bandwidth = size / time; bus bandwidth = algorithm bandwidth x 2(n-1)/n for
+// all-reduce, x (n-1)/n for all-gather, reduce-scatter and all-to-all, x 1 otherwise (n ranks):
+// what each link carried, comparable with the link's peak whatever the collective.
+struct CollectiveSize {
+  Collective kind = Collective::None;
+  uint64_t bytes = 0;
+  uint32_t ranks = 0;        // communicator size (NCCL's, else the ranks that communicated)
+  size_t operations = 0;
+  double median_ns = 0;      // median time of the operation
+  double algorithm_bps = 0;  // from the median time
+  double bus_bps = 0;
+};
+
+// The bandwidth one GPU's link to its peers can carry per direction, for the bus bandwidth's
+// share of it; bytes_per_s = 0 when the GPU is not one we know.
+struct LinkPeak {
+  double bytes_per_s = 0;
+  std::string what;  // "NVLink 4, 18 links: 450 GB/s per direction (H100/H200 SXM)"
+};
+LinkPeak link_peak(const Device& device);
+
 struct Straggler {
   uint32_t pid = 0;
   int32_t rank = -1;
@@ -73,6 +97,11 @@ struct Straggler {
 struct RanksAnalysis {
   std::vector<RankSummary> ranks;  // by rank (unknown last), then pid
   std::vector<CollectiveGroup> collectives;  // by total time, largest first
+  // Matched operations whose size NCCL (or torch.profiler) recorded, by kind then size;
+  // operations of unknown size are left out (no bandwidth without bytes).
+  std::vector<CollectiveSize> sizes;
+  size_t sized_operations = 0, unsized_operations = 0;  // of the matched ones
+  LinkPeak link;  // of the first rank's first GPU
   size_t matched = 0;              // collectives matched across all ranks
   std::string matching_note;       // why some could not be matched; empty: all were
   std::optional<Straggler> straggler;

@@ -296,6 +296,22 @@ struct ExternalCorrelation {
   uint32_t run_id = 0;
 };
 
+// What NCCL's own record of a call says about the kernel that carried it out (schema v10): from
+// NCCL's NVTX payloads in gpuscope's captures, from the kernel's arguments in torch.profiler
+// traces. Keyed like the kernel: (pid, correlation_id of its launch).
+struct CollectiveCall {
+  uint32_t pid = 0;
+  uint32_t correlation_id = 0;
+  // nccl-tests' "size": bytes of one rank's larger buffer (all-reduce: the buffer; all-gather:
+  // its output, all ranks' parts; reduce-scatter: its input). Summed over the calls that one
+  // kernel carried out (a group of calls launches once).
+  uint64_t bytes = 0;
+  uint32_t ranks = 0;   // ranks in the communicator; 0: unknown
+  uint32_t calls = 1;   // NCCL calls folded into the kernel
+  int32_t peer = -1;    // send/recv: the other rank; -1 otherwise or unknown
+  uint32_t run_id = 0;
+};
+
 // Data loss is data: every place we know we lost or could not match something.
 struct DataLoss {
   uint32_t pid = 0;
@@ -390,6 +406,7 @@ struct Trace {
   std::vector<ExternalCorrelation> external_correlations;
   std::vector<CaptureWindow> capture_windows;  // v7
   std::vector<ApiCount> api_counts;            // v7
+  std::vector<CollectiveCall> collective_calls;  // v10
 
   // The source does not record `what` (a kGap* name): show "not in the source", not zero.
   bool lacks(std::string_view what) const { return gap(what) != nullptr; }
@@ -402,5 +419,11 @@ const char* to_string(SyncKind kind);
 const char* to_string(ApiDomain domain);
 const char* to_string(NvtxKind kind);
 const char* to_string(MemoryOp op);
+
+// NCCL's communication kernels: ncclDevKernel_AllReduce_Sum_f32_RING_LL, older
+// ncclKernel_AllReduce_RING_LL_Sum_float, ncclDevKernel_SendRecv, ...
+inline bool is_nccl_kernel(std::string_view name) {
+  return name.rfind("ncclDevKernel_", 0) == 0 || name.rfind("ncclKernel_", 0) == 0;
+}
 
 }  // namespace gpuscope

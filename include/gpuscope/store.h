@@ -20,7 +20,8 @@ namespace gpuscope {
 // v9: the event tables packed (times as offsets from run.start_ns and durations, enums as
 // codes, kernel launch configurations in kernel_launches, no indices), each read through a
 // view of its old name and columns; older files read through their plain layout.
-inline constexpr int kSchemaVersion = 9;
+// v10: collective_calls (bytes and ranks of NCCL's calls, per communication kernel).
+inline constexpr int kSchemaVersion = 10;
 
 // Writes the trace atomically (to PATH.tmp, then renamed). Throws gpuscope::Error.
 void write_trace(const std::string& path, const Trace& trace);

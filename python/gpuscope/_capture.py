@@ -13,7 +13,7 @@ from typing import Any
 
 # The newest capture schema this module reads (docs/schema.md, "Versioning"); kSchemaVersion in
 # the C++ store. Older files read too: tables they predate come back empty.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # Tables and views newer than schema v1 that the named methods read, with their columns, so an
 # older file gives an empty table with the right columns rather than an error.

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/ranks_internal.h"
 #include "analysis/timeline_util.h"
 #include "gpuscope/analysis_stats.h"
 #include "gpuscope/analysis_timeline.h"
@@ -11,10 +12,8 @@
 namespace gpuscope::analysis {
 namespace {
 
-struct CommKernel {
-  TimeNs start = 0, end = 0;
-  Collective kind = Collective::None;
-};
+using ranks_detail::CommKernel;
+using ranks_detail::Operation;
 
 struct Participant {
   RankSummary summary;
@@ -26,6 +25,8 @@ std::map<uint32_t, Participant> gather(const Trace& trace) {
   std::map<uint32_t, Participant> by_pid;
   std::map<uint32_t, std::vector<Interval>> busy, compute, comm;
   std::map<StringId, Collective> kinds;  // classify each name once
+  std::map<std::pair<uint32_t, uint32_t>, const CollectiveCall*> messages;  // (pid, correlation) -> NCCL's call
+  for (const CollectiveCall& c : trace.collective_calls) messages.emplace(std::pair{c.pid, c.correlation_id}, &c);
   for (const Kernel& k : trace.kernels) {
     auto [it, fresh] = kinds.try_emplace(k.name);
     if (fresh) it->second = classify_collective(trace.strings.get(k.name));
@@ -38,7 +39,9 @@ std::map<uint32_t, Participant> gather(const Trace& trace) {
       compute[k.pid].push_back({k.start, k.end});
     } else {
       comm[k.pid].push_back({k.start, k.end});
-      p.comm.push_back({k.start, k.end, it->second});
+      const auto message = messages.find({k.pid, k.correlation_id});
+      const CollectiveCall* call = message == messages.end() ? nullptr : message->second;
+      p.comm.push_back({k.start, k.end, it->second, call ? call->bytes : 0, call ? call->ranks : 0});
     }
   }
   for (const Memcpy& m : trace.memcpys)
@@ -67,8 +70,8 @@ std::map<uint32_t, Participant> gather(const Trace& trace) {
 
 // The k-th collective of every rank is one operation when all ranks ran the same sequence;
 // else match each kind's k-th instance. Returns, per operation, each participant's kernel.
-std::vector<std::vector<const CommKernel*>> match(const std::vector<Participant*>& ranks, std::string& note) {
-  std::vector<std::vector<const CommKernel*>> ops;
+std::vector<Operation> match(const std::vector<Participant*>& ranks, std::string& note) {
+  std::vector<Operation> ops;
   const size_t first = ranks.front()->comm.size();
   const bool same = std::all_of(ranks.begin(), ranks.end(), [&](const Participant* p) {
     if (p->comm.size() != first) return false;
@@ -157,7 +160,7 @@ const char* to_string(Collective c) {
 }
 
 Collective classify_collective(std::string_view name) {
-  if (name.rfind("ncclDevKernel_", 0) != 0 && name.rfind("ncclKernel_", 0) != 0) return Collective::None;
+  if (!is_nccl_kernel(name)) return Collective::None;
   const std::string_view op = name.substr(name.find('_') + 1);
   // Longest names first: "ReduceScatter" before "Reduce", "AllReduce" before both.
   static constexpr std::pair<std::string_view, Collective> kOps[] = {
@@ -191,6 +194,9 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
   if (communicating.size() >= 2) {
     const auto ops = match(communicating, out.matching_note);
     out.matched = ops.size();
+    out.sizes = ranks_detail::size_collectives(ops, communicating.size());
+    for (const CollectiveSize& size : out.sizes) out.sized_operations += size.operations;
+    out.unsized_operations = ops.size() - out.sized_operations;
     for (const auto& op : ops) {
       size_t last = 0;
       TimeNs latest = op[0]->start, next = INT64_MIN;
@@ -223,6 +229,11 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
   }
   std::stable_sort(out.collectives.begin(), out.collectives.end(),
                    [](const CollectiveGroup& a, const CollectiveGroup& b) { return a.total_ns > b.total_ns; });
+  for (const Device& d : trace.devices)
+    if (d.pid == out.ranks.front().pid && !out.ranks.front().devices.empty() && d.id == out.ranks.front().devices.front()) {
+      out.link = link_peak(d);
+      break;
+    }
   find_straggler(trace, out);
   return out;
 }

@@ -34,9 +34,10 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
       }
       if (users.range) users.range->on_api_callback(domain, cbid, data);
       if (users.kernels) users.kernels->on_launch_callback(data);
-    } else if (domain == CUPTI_CB_DOMAIN_NVTX && users.range) {
+    } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
       const auto& data = *static_cast<const CUpti_NvtxData*>(cbdata);
-      users.range->on_nvtx_callback(cbid, data.functionParams, data.functionReturnValue);
+      if (users.range) users.range->on_nvtx_callback(cbid, data.functionParams, data.functionReturnValue);
+      if (users.nccl) users.nccl->on_nvtx_callback(cbid, data.functionParams, data.functionReturnValue);
     } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && users.sampler) {
       const auto& data = *static_cast<const CUpti_ResourceData*>(cbdata);
       uint32_t device = 0;
@@ -75,6 +76,10 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
   }
   if (users.filter && users.filter_now) users.filter->enable_callbacks(api, g_hub.subscriber, users.driver_api);
   if (users.range) users.range->enable_callbacks(api, g_hub.subscriber);
+  if (users.nccl)
+    for (CUpti_CallbackId id : {CUPTI_CBID_NVTX_nvtxDomainCreateA, CUPTI_CBID_NVTX_nvtxDomainRangePushEx})
+      enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_NVTX, id,
+                      "NCCL's calls are not recorded: collectives show no bytes or bandwidth");
   if (users.sync_flush) SyncFlush::enable_callbacks(api, g_hub.subscriber);
   return "";
 }

@@ -5,6 +5,7 @@
 //   context created / destroy starting            -> the DeviceSampler (which devices to sample)
 //   the lean trace's filtered API functions       -> ApiFilter (counts and times them)
 //   cudaProfilerStart/Stop, NVTX push/pop         -> CaptureRange (recording windows)
+//   NVTX domain creation and domain range pushes  -> NcclCalls (NCCL's calls and their bytes)
 //   synchronizations returning (driver)           -> SyncFlush (records safe from a GPU fault)
 // When the program's own CUPTI client subscribes (libgpuscope_preload.so tells us, see
 // release_callbacks), we unsubscribe first so that its subscription succeeds.
@@ -17,6 +18,7 @@
 #include "capture/cupti_loader.h"
 #include "capture/device_sampler.h"
 #include "capture/kernel_profiler.h"
+#include "capture/nccl_calls.h"
 #include "capture/sync_flush.h"
 
 namespace gpuscope::capture {
@@ -27,9 +29,10 @@ struct CallbackUsers {
   ApiFilter* filter = nullptr;  // only when its filter is active
   CaptureRange* range = nullptr;  // only when it needs callbacks
   SyncFlush* sync_flush = nullptr;
+  NcclCalls* nccl = nullptr;
   bool driver_api = false;        // the filter also covers driver functions
   bool filter_now = true;         // enable the filter's callbacks at once (the whole run is recorded)
-  bool any() const { return kernels || sampler || filter || range || sync_flush; }
+  bool any() const { return kernels || sampler || filter || range || sync_flush || nccl; }
 };
 
 // Subscribes and enables the callbacks the users need (once per process). Returns "" or one

@@ -74,6 +74,7 @@ struct Capture {
   std::unique_ptr<WriterThread> writer;
   PeriodicFlusher flusher;
   MetricsOutbox metrics;                            // range profiler / PM sampling -> writer
+  NcclCalls nccl;                                   // NCCL's calls (NVTX payloads) -> writer
   std::unique_ptr<KernelProfiler> kernel_profiler;  // only with metrics=
   std::unique_ptr<DeviceSampler> gpu_sampler;       // only with gpu_metrics_hz=
   ApiFilter api_filter;                             // the lean trace (not with api=full)
@@ -273,6 +274,7 @@ void subscribe(Capture& capture) {
   users.filter_now = !capture.range;
   users.range = capture.range && capture.range->needs_callbacks() ? capture.range.get() : nullptr;
   users.sync_flush = capture.sync_flush.get();
+  users.nccl = &capture.nccl;
   users.driver_api = capture.config.driver_api;
   if (!users.any()) return;
   const std::string error = subscribe_callbacks(capture.cupti.api, users);
@@ -421,6 +423,7 @@ void start_capture() {
   hooks.api_name = api_name;
   hooks.enrich_device = enrich_device_from_driver;
   hooks.metrics = &capture->metrics;
+  hooks.nccl = &capture->nccl;
   hooks.cupti_takeover = [capture] {
     return capture->taken_over.load(std::memory_order_acquire) ? capture->takeover_note : std::string();
   };

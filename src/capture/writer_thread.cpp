@@ -94,6 +94,7 @@ void WriterThread::update_losses() {
 
 void WriterThread::drain_metrics() {
   if (hooks_.metrics != nullptr && spool_->ok()) hooks_.metrics->drain(*spool_);
+  if (hooks_.nccl != nullptr && spool_->ok()) hooks_.nccl->drain(*spool_);
 }
 
 void WriterThread::append_loss_deltas() {

@@ -23,6 +23,7 @@
 #include "capture/activity_decoder.h"
 #include "capture/buffer_pool.h"
 #include "capture/metrics_outbox.h"
+#include "capture/nccl_calls.h"
 #include "capture/spool_writer.h"
 
 namespace gpuscope::capture {
@@ -42,6 +43,8 @@ struct WriterHooks {
   // Metric results from the range profiler and PM sampling (may be null): drained into
   // the spool on every turn of the loop and at the end.
   MetricsOutbox* metrics = nullptr;
+  // NCCL's calls (nccl_calls.h; may be null): drained like the metrics.
+  NcclCalls* nccl = nullptr;
   // Once another CUPTI client in the process took the activity callbacks: a line saying
   // when (written once, as a `cupti_taken_over` Loss record); empty until then. May be null.
   std::function<std::string()> cupti_takeover;

@@ -59,6 +59,7 @@ void append_run(Trace& into, const Trace& run, uint32_t run_id) {
     o.input_shapes = move_name(o.input_shapes, s, t);
   });
   append_rows(into.external_correlations, run.external_correlations, run_id, none);
+  append_rows(into.collective_calls, run.collective_calls, run_id, none);
   if (into.source_gaps.empty()) into.source_gaps = run.source_gaps;
 }
 
@@ -91,6 +92,7 @@ Trace select_run(const Trace& trace, uint32_t run_id) {
   select_rows(out.metric_collections, trace.metric_collections, run_id);
   select_rows(out.host_ops, trace.host_ops, run_id);
   select_rows(out.external_correlations, trace.external_correlations, run_id);
+  select_rows(out.collective_calls, trace.collective_calls, run_id);
   out.source_gaps = trace.source_gaps;
   return out;
 }

@@ -30,6 +30,39 @@ void add_straggler_line(Section& s, const analysis::Straggler& st) {
   s.lines.push_back({"straggler", "Straggler", text(rank_name(st.rank, st.pid)), note});
 }
 
+// Each kind and message size once, as nccl-tests prints them, largest sizes first within a kind.
+void add_bandwidth_table(Section& s, const analysis::RanksAnalysis& ranks, size_t top) {
+  if (ranks.sizes.empty()) return;
+  const double peak = ranks.link.bytes_per_s;
+  Table t;
+  t.key = "collective_bandwidth";
+  t.title = "Collective bandwidth";
+  t.columns = {text_column("collective", "Collective"), num_column("bytes", "Size", Unit::Bytes),
+               num_column("ranks", "Ranks", Unit::Count), num_column("operations", "Ops", Unit::Count),
+               num_column("median", "Median", Unit::Ns), num_column("algorithm_bandwidth", "Alg bandwidth", Unit::BytesPerSecond),
+               num_column("bus_bandwidth", "Bus bandwidth", Unit::BytesPerSecond),
+               num_column("link_percent", "% of link", Unit::Percent)};
+  std::vector<analysis::CollectiveSize> sizes = ranks.sizes;
+  std::stable_sort(sizes.begin(), sizes.end(), [](const analysis::CollectiveSize& a, const analysis::CollectiveSize& b) {
+    return a.kind != b.kind ? a.kind < b.kind : a.bytes > b.bytes;
+  });
+  for (const analysis::CollectiveSize& c : sizes)
+    t.rows.push_back({text(to_string(c.kind)), num(static_cast<double>(c.bytes), Unit::Bytes),
+                      num(c.ranks, Unit::Count), num(static_cast<double>(c.operations), Unit::Count),
+                      num(c.median_ns, Unit::Ns), num(c.algorithm_bps, Unit::BytesPerSecond),
+                      num(c.bus_bps, Unit::BytesPerSecond),
+                      opt_num(peak > 0 ? std::optional<double>(100.0 * c.bus_bps / peak) : std::nullopt, Unit::Percent)});
+  t.notes.push_back("Each matched operation once, timed on the rank that arrived last (its kernel waited for no one). "
+                    "Size: one rank's larger buffer, as NCCL recorded it (nccl-tests' size). Bus bandwidth: what each "
+                    "link carried, size / time x 2(n-1)/n for all-reduce, x (n-1)/n for all-gather, reduce-scatter "
+                    "and all-to-all. Link: " + ranks.link.what + ".");
+  if (ranks.unsized_operations > 0)
+    t.notes.push_back(fmt::format("{} of {} matched operations had no recorded size and are not in this table.",
+                                  ranks.unsized_operations, ranks.matched));
+  limit_rows(t, top);
+  s.tables.push_back(std::move(t));
+}
+
 }  // namespace
 
 std::optional<Section> build_ranks_section(const Trace& trace, size_t top) {
@@ -83,6 +116,7 @@ std::optional<Section> build_ranks_section(const Trace& trace, size_t top) {
     c.notes.push_back("NCCL kernels of every rank by kind; a kernel's time includes its wait for the other ranks.");
     s.tables.push_back(std::move(c));
   }
+  add_bandwidth_table(s, *ranks, top);
   return s;
 }
 

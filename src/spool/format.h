@@ -29,6 +29,7 @@
 // v2 added the metric records (KernelMetric, GpuSample, MetricCollection); v3 the ApiCount
 // record of the lean API trace. An older file is a newer one without them, so readers accept all.
 // v4 packs the records (same structs, same kinds); readers still read v1–v3 chunks as they are.
+// v5 added the CommCall record (NCCL's calls, from its NVTX payloads).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,7 @@
 namespace gpuscope::spool {
 
 inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
-inline constexpr uint32_t kVersion = 4;
+inline constexpr uint32_t kVersion = 5;
 inline constexpr uint32_t kFirstPackedVersion = 4;  // chunks of this version on hold packed records
 inline constexpr uint32_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
@@ -78,6 +79,7 @@ enum class RecordKind : uint16_t {
   MetricCollection = 17,  // MetricCollectionRecord (v2)
   ApiCount = 18,          // ApiCountRecord (v3)
   CaptureWindow = 19,     // CaptureWindowRecord (v3)
+  CommCall = 20,          // CommCallRecord (v5)
 };
 
 // The spool's own codes for what the model keeps as enums. They are written to disk, so each value
@@ -92,6 +94,10 @@ enum class MemoryCode : uint8_t {
   Unknown = 0, Pageable = 1, Pinned = 2, Device = 3, Array = 4, Managed = 5, DeviceStatic = 6, ManagedStatic = 7
 };
 enum class MemoryOpCode : uint8_t { Alloc = 0, Free = 1 };
+enum class CommCallCode : uint8_t {
+  CommInit = 0, AllGather = 1, AllReduce = 2, Broadcast = 3, ReduceScatter = 4, Reduce = 5, Send = 6, Recv = 7,
+  AllToAll = 8, Gather = 9, Scatter = 10
+};
 enum class SyncCode : uint8_t {
   Unknown = 0, EventSynchronize = 1, StreamWaitEvent = 2, StreamSynchronize = 3, ContextSynchronize = 4
 };
@@ -280,6 +286,21 @@ struct CaptureWindowRecord {
   int64_t start_ns, end_ns;
 };
 
+// One NCCL call, from the payload NCCL attaches to its NVTX range (its "NCCL" domain): what the
+// call moves, for the bandwidth of the kernel that carries it out. The importer gives a call to
+// the next NCCL kernel its thread launches.
+struct CommCallRecord {
+  int64_t start_ns;  // when NCCL pushed the call's range
+  uint64_t bytes;    // NCCL's "Message size [bytes]"; 0 for a communicator's creation
+  uint64_t comm;     // NCCL's communicator hash; 0 when its NCCL does not say
+  uint32_t tid;
+  int32_t peer;      // send/recv: the peer; broadcast/reduce/gather/scatter: the root; else -1
+  uint32_t ranks;    // CommInit: the communicator's size; else 0
+  int32_t rank;      // CommInit: this process's rank in it; else -1
+  uint8_t call;      // CommCallCode
+  uint8_t pad[7];
+};
+
 // One range-profiler metric value of one kernel launch; correlation_id is the launch's
 // CUPTI correlation id, the same as in its KernelRecord.
 struct KernelMetricRecord {
@@ -333,6 +354,7 @@ static_assert(sizeof(LossRecord) == 16);
 static_assert(sizeof(EndRecord) == 24);
 static_assert(sizeof(ApiCountRecord) == 24);
 static_assert(sizeof(CaptureWindowRecord) == 16);
+static_assert(sizeof(CommCallRecord) == 48);
 static_assert(sizeof(KernelMetricRecord) == 16);
 static_assert(sizeof(GpuSampleRecord) == 32);
 static_assert(sizeof(MetricCollectionRecord) == 48);

@@ -95,6 +95,9 @@ constexpr std::array<Layout, kKindSlots> make_layouts() {
       F(ApiCountRecord, calls), F(ApiCountRecord, total_ns), F(ApiCountRecord, name), F(ApiCountRecord, domain)});
   at(RecordKind::CaptureWindow) = layout(sizeof(CaptureWindowRecord), {
       F(CaptureWindowRecord, start_ns), R(CaptureWindowRecord, end_ns, 0)});
+  at(RecordKind::CommCall) = layout(sizeof(CommCallRecord), {
+      F(CommCallRecord, start_ns), F(CommCallRecord, bytes), F(CommCallRecord, comm), F(CommCallRecord, tid),
+      F(CommCallRecord, peer), F(CommCallRecord, ranks), F(CommCallRecord, rank), F(CommCallRecord, call)});
   return t;
 }
 
@@ -125,7 +128,7 @@ constexpr bool all_valid() {
 static_assert(all_valid());
 static_assert(kLayouts[static_cast<size_t>(RecordKind::Kernel)].count == 22);
 static_assert(kLayouts[static_cast<size_t>(RecordKind::Device)].count == 21);
-static_assert(static_cast<size_t>(RecordKind::CaptureWindow) + 1 == kKindSlots, "a new kind needs a layout");
+static_assert(static_cast<size_t>(RecordKind::CommCall) + 1 == kKindSlots, "a new kind needs a layout");
 
 }  // namespace
 

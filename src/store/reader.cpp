@@ -106,6 +106,7 @@ Trace load_tables(const std::string& path) {
   trace.host_ops = store::load_rows(db, store::host_op_table(version), version, codec);
   trace.external_correlations = store::load_rows(db, store::external_correlation_table(), version, codec);
   trace.capture_windows = store::load_rows(db, store::capture_window_table(), version, codec);
+  trace.collective_calls = store::load_rows(db, store::collective_call_table(), version, codec);
   trace.api_counts = store::load_rows(db, store::api_count_table(), version, codec);
   return trace;
 }

@@ -148,6 +148,19 @@ const TableSpec<ExternalCorrelation>& external_correlation_table() {
   return spec;
 }
 
+const TableSpec<CollectiveCall>& collective_call_table() {
+  static const TableSpec<CollectiveCall> spec = since(
+      10, TableSpec<CollectiveCall>{"collective_calls",
+                                    {integer_column("pid", &CollectiveCall::pid),
+                                     integer_column("correlation_id", &CollectiveCall::correlation_id),
+                                     integer_column("bytes", &CollectiveCall::bytes),
+                                     integer_column("ranks", &CollectiveCall::ranks),
+                                     integer_column("calls", &CollectiveCall::calls),
+                                     integer_column("peer", &CollectiveCall::peer), run_id_column<CollectiveCall>()},
+                                    {}});
+  return spec;
+}
+
 const TableSpec<CaptureWindow>& capture_window_table() {
   static const TableSpec<CaptureWindow> spec = since(
       7, TableSpec<CaptureWindow>{"capture_windows",

@@ -119,6 +119,7 @@ const TableSpec<MetricCollection>& metric_collection_table(); // v4
 const TableSpec<SourceGap>& source_gap_table();               // v5
 const TableSpec<ExternalCorrelation>& external_correlation_table();  // v5
 const TableSpec<CaptureWindow>& capture_window_table();      // v7
+const TableSpec<CollectiveCall>& collective_call_table();    // v10
 const TableSpec<ApiCount>& api_count_table();                // v7
 
 // The high-volume event tables: packed since schema v9 (tables_packed.cpp), as written by

@@ -60,6 +60,7 @@ void write_all(store::Database& db, const Trace& trace) {
   write_table(db, store::host_op_table(), trace.host_ops, codec);
   write_table(db, store::external_correlation_table(), trace.external_correlations, codec);
   write_table(db, store::capture_window_table(), trace.capture_windows, codec);
+  write_table(db, store::collective_call_table(), trace.collective_calls, codec);
   write_table(db, store::api_count_table(), trace.api_counts, codec);
   // The packed tables' views first: the *_named views are built on them.
   store::create_view(db, store::api_call_table());

@@ -4,10 +4,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "export_test_util.h"
 #include "gpuscope/analysis_ranks.h"
 #include "gpuscope/report.h"
+#include "gpuscope/store.h"
 #include "importers/importer.h"
 #include "spool_builder.h"
 #include "test_files.h"
@@ -152,6 +154,66 @@ TEST(Ranks, KinetoDistributedInfoGivesTheRank) {
     EXPECT_EQ(seen, rank);
     EXPECT_EQ(world, 2);
   }
+}
+
+// NCCL's sizes give each matched all-reduce a bandwidth, timed on the rank that arrived last:
+// 1 ms for 100 MB between 2 ranks is 100 GB/s, algorithm and bus alike (2(n-1)/n = 1), 22 % of
+// an H200's NVLink. Only rank 0 knows the size (as when one rank's trace has the arguments).
+TEST(Ranks, CollectiveBandwidthFromNcclsSizes) {
+  Trace t = two_ranks();
+  for (size_t i = 0; i < t.kernels.size(); ++i) t.kernels[i].correlation_id = static_cast<uint32_t>(i + 1);
+  for (const Kernel& k : t.kernels)
+    if (k.pid == 1 && analysis::classify_collective(t.strings.get(k.name)) == Collective::AllReduce)
+      t.collective_calls.push_back({1, k.correlation_id, 100'000'000, 2, 1, -1, 0});
+  t.devices.front().name = "NVIDIA H200";
+  const auto r = analysis::analyze_ranks(t);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->sizes.size(), 1u);
+  const analysis::CollectiveSize& s = r->sizes[0];
+  EXPECT_EQ(s.kind, Collective::AllReduce);
+  EXPECT_EQ(s.bytes, 100'000'000u);
+  EXPECT_EQ(s.ranks, 2u);
+  EXPECT_EQ(s.operations, 3u);
+  EXPECT_DOUBLE_EQ(s.median_ns, 1e6);
+  EXPECT_DOUBLE_EQ(s.algorithm_bps, 100e9);
+  EXPECT_DOUBLE_EQ(s.bus_bps, 100e9);
+  EXPECT_EQ(r->link.bytes_per_s, 450e9);
+  EXPECT_EQ(r->sized_operations, 3u);
+  EXPECT_EQ(r->unsized_operations, 0u);
+  const std::string text = render_report(t, {}, parse_report_format("text"));
+  EXPECT_NE(text.find("Collective bandwidth"), std::string::npos) << text;
+  EXPECT_NE(text.find("22.2%"), std::string::npos) << text;  // 100 of 450 GB/s
+
+  // Among 8 ranks the bus carries 2 x 7/8 of the size: 175 GB/s.
+  for (CollectiveCall& c : t.collective_calls) c.ranks = 8;
+  EXPECT_DOUBLE_EQ(analysis::analyze_ranks(t)->sizes[0].bus_bps, 175e9);
+  // Without sizes, no bandwidth.
+  t.collective_calls.clear();
+  EXPECT_TRUE(analysis::analyze_ranks(t)->sizes.empty());
+  EXPECT_EQ(analysis::analyze_ranks(t)->unsized_operations, 3u);
+}
+
+// torch.profiler copies the message of record_param_comms onto the NCCL kernel: in the DDP run's
+// 10 steps, the first all-reduces every gradient at once (50,384,906 floats), the next 9 in three
+// buckets (two of 16,781,312 floats, one of 16,822,282); two broadcasts of ints set up DDP. The
+// store keeps them (schema v10).
+TEST(Ranks, KinetoKernelArgumentsGiveCollectiveSizes) {
+  const Trace t = import_files({std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp/kineto_rank0.json.gz"});
+  std::map<uint64_t, size_t> by_bytes;
+  for (const CollectiveCall& c : t.collective_calls) {
+    EXPECT_EQ(c.ranks, 2u);
+    ++by_bytes[c.bytes];
+  }
+  const std::map<uint64_t, size_t> expected = {
+      {9 * 4, 1}, {3 * 4, 1}, {50'384'906u * 4, 1}, {16'822'282u * 4, 9}, {16'781'312u * 4, 18}};
+  EXPECT_EQ(by_bytes, expected);
+  const std::string dir = testing::scratch_dir("ranks_store");
+  write_trace(dir + "/k.gpuscope", t);
+  const Trace back = read_trace(dir + "/k.gpuscope");
+  ASSERT_EQ(back.collective_calls.size(), t.collective_calls.size());
+  EXPECT_EQ(back.collective_calls[0].bytes, t.collective_calls[0].bytes);
+  EXPECT_EQ(back.collective_calls[0].correlation_id, t.collective_calls[0].correlation_id);
+  EXPECT_EQ(back.collective_calls[0].pid, t.collective_calls[0].pid);
 }
 
 }  // namespace

@@ -194,6 +194,61 @@ TEST(SpoolImporter, ReadsTheRankAndRefusesADamagedOne) {
   }
 }
 
+spool::CommCallRecord comm_call(int64_t start, spool::CommCallCode code, uint64_t bytes, uint64_t comm, uint32_t tid = 4242) {
+  spool::CommCallRecord c{};
+  c.start_ns = start;
+  c.call = static_cast<uint8_t>(code);
+  c.bytes = bytes;
+  c.comm = comm;
+  c.tid = tid;
+  c.peer = c.rank = -1;
+  return c;
+}
+
+// NCCL's calls go to the next NCCL kernel their thread launched: a group of two all-gathers
+// launches one kernel after both; all-gather sizes count every rank's part (4 ranks, from the
+// communicator's creation); a call nothing followed is data loss; other kernels get nothing.
+TEST(SpoolImporter, NcclCallsGiveTheirKernelsBytesAndRanks) {
+  const std::string dir = testing::scratch_dir("spool_nccl");
+  SpoolBuilder b(9);
+  b.string(1, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)")
+      .string(2, "cudaLaunchKernel")
+      .string(3, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)")
+      .string(4, "gemm")
+      .string(static_cast<uint32_t>(spool::TextKey::Distributed), "0 0 8", true);
+  spool::CommCallRecord init = comm_call(900, spool::CommCallCode::CommInit, 0, 77);
+  init.ranks = 4, init.rank = 0;
+  b.record(RecordKind::CommCall, init)
+      .record(RecordKind::CommCall, comm_call(1000, spool::CommCallCode::AllReduce, 4 << 20, 77))
+      .record(RecordKind::Api, api(1100, 1200, 10, 2))
+      .record(RecordKind::Kernel, kernel(1300, 2300, 10, 1))
+      .record(RecordKind::Api, api(2400, 2500, 11, 2))  // a compute kernel: no call before it
+      .record(RecordKind::Kernel, kernel(2600, 2700, 11, 4))
+      .record(RecordKind::CommCall, comm_call(3000, spool::CommCallCode::AllGather, 1 << 20, 77))
+      .record(RecordKind::CommCall, comm_call(3050, spool::CommCallCode::AllGather, 1 << 20, 77))
+      .record(RecordKind::Api, api(3100, 3200, 12, 2))
+      .record(RecordKind::Kernel, kernel(3300, 4300, 12, 3))
+      .record(RecordKind::CommCall, comm_call(5000, spool::CommCallCode::AllReduce, 64, 0))  // never launched
+      .flush()
+      .end(6000);
+  b.write(dir + "/r.9.spool");
+  const Trace t = import_spool(dir + "/r.9.spool");
+  ASSERT_EQ(t.collective_calls.size(), 2u);
+  const CollectiveCall& all_reduce = t.collective_calls[0];
+  EXPECT_EQ(all_reduce.correlation_id, 10u);
+  EXPECT_EQ(all_reduce.bytes, uint64_t{4} << 20);
+  EXPECT_EQ(all_reduce.ranks, 4u);  // the communicator's, not the world's 8
+  EXPECT_EQ(all_reduce.calls, 1u);
+  const CollectiveCall& all_gather = t.collective_calls[1];
+  EXPECT_EQ(all_gather.correlation_id, 12u);
+  EXPECT_EQ(all_gather.bytes, uint64_t{2} * 4 * (1 << 20));
+  EXPECT_EQ(all_gather.calls, 2u);
+  const auto loss = std::find_if(t.data_loss.begin(), t.data_loss.end(),
+                                 [](const DataLoss& d) { return d.what == "nccl_calls_without_kernel"; });
+  ASSERT_NE(loss, t.data_loss.end());
+  EXPECT_EQ(loss->count, 1u);
+}
+
 TEST(SpoolImporter, RejectsFilesThatAreNotSpools) {
   const std::string dir = testing::scratch_dir("foreign");
   {

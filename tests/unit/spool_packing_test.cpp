@@ -30,7 +30,8 @@ struct Pad {
 const Pad kPads[] = {GS_PAD(ProcessRecord, Process), GS_PAD(DeviceRecord, Device), GS_PAD(ApiRecord, Api),
                      GS_PAD(KernelRecord, Kernel), GS_PAD(MemsetRecord, Memset), GS_PAD(MemoryRecord, Memory),
                      GS_PAD(SyncRecord, Sync), GS_PAD(MarkerRecord, Marker), GS_PAD(OverheadRecord, Overhead),
-                     GS_PAD(ApiCountRecord, ApiCount), GS_PAD(MetricCollectionRecord, MetricCollection)};
+                     GS_PAD(ApiCountRecord, ApiCount), GS_PAD(MetricCollectionRecord, MetricCollection),
+                     GS_PAD(CommCallRecord, CommCall)};
 #undef GS_PAD
 
 std::vector<RecordKind> fixed_kinds() {

@@ -9,6 +9,8 @@ namespace gpuscope::kineto {
 void EventArgs::clear() {
   external_id = correlation = device = context = stream = registers = shared_memory = bytes = {};
   sequence_number = cbid = mem_bytes = device_id = device_type = rank = {};
+  in_nelems = out_nelems = group_size = {};
+  dtype.clear();
   addr = 0;
   has_grid = has_block = has_name = false;
   for (int i = 0; i < 3; ++i) grid[i] = block[i] = 0;
@@ -73,6 +75,10 @@ void read_args(JsonStream& in, Event& e, std::string& key) {
     else if (k == "Device Id") read_num(in, a.device_id, "Device Id");
     else if (k == "Device Type") read_num(in, a.device_type, "Device Type");
     else if (k == "Rank") read_num(in, a.rank, "Rank");
+    else if (k == "In msg nelems") read_num(in, a.in_nelems, "In msg nelems");
+    else if (k == "Out msg nelems") read_num(in, a.out_nelems, "Out msg nelems");
+    else if (k == "Group size") read_num(in, a.group_size, "Group size");
+    else if (k == "dtype" && in.next_type() == JsonType::String) in.read_string(a.dtype);
     else if (k == "grid") a.has_grid = read_dim3(in, a.grid, "grid");
     else if (k == "block") a.has_block = read_dim3(in, a.block, "block");
     else if (k == "Addr" && in.next_type() == JsonType::Number) a.addr = to_uint64(in, in.read_number(), "Addr");

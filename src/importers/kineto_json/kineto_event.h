@@ -32,6 +32,10 @@ struct EventArgs {
   NumArg device_id;        // "Device Id" of a [memory] event: -1 for CPU memory
   NumArg device_type;      // "Device Type" of a [memory] event: 0 CPU, 1 CUDA
   NumArg rank;             // "Rank" (collectives)
+  // A communication kernel's message (PyTorch's record_param_comms, copied onto the kernel):
+  // element counts of one rank's input and output, their type and the communicator's size.
+  NumArg in_nelems, out_nelems, group_size;
+  std::string dtype;       // "dtype": c10's type name ("Float", "BFloat16", ...); empty when absent
   uint64_t addr = 0;       // "Addr" of a [memory] event
   int32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   bool has_grid = false, has_block = false;

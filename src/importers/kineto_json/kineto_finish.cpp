@@ -60,6 +60,7 @@ uint32_t TraceImport::assign_owners() {
     return it == launched_by.end() ? main : it->second;
   };
   for (Kernel& k : trace_.kernels) k.pid = owner_of(k.correlation_id);
+  for (CollectiveCall& c : trace_.collective_calls) c.pid = owner_of(c.correlation_id);
   for (Memcpy& m : trace_.memcpys) m.pid = owner_of(m.correlation_id);
   for (Memset& m : trace_.memsets) m.pid = owner_of(m.correlation_id);
   for (Synchronization& s : trace_.synchronizations) s.pid = owner_of(s.correlation_id);

@@ -77,6 +77,25 @@ void gpu_fields(JsonStream& in, const Event& e, Record& r) {
   r.end = e.ts + e.dur;
 }
 
+// Bytes per element of c10's scalar types as Kineto names them ("dtype"); 0: not known.
+uint64_t dtype_bytes(std::string_view t) {
+  if (t == "Float" || t == "Int" || t == "UInt32" || t == "ComplexHalf") return 4;
+  if (t == "Double" || t == "Long" || t == "UInt64" || t == "ComplexFloat") return 8;
+  if (t == "Half" || t == "BFloat16" || t == "Short" || t == "UInt16") return 2;
+  if (t == "Byte" || t == "Char" || t == "Bool" || t.rfind("Float8_", 0) == 0) return 1;
+  if (t == "ComplexDouble") return 16;
+  return 0;
+}
+
+// A communication kernel's message as nccl-tests sizes it: one rank's larger buffer ("In msg
+// nelems" of a reduce-scatter, "Out msg nelems" of an all-gather). 0 when the trace lacks it.
+uint64_t message_bytes(const EventArgs& a) {
+  const uint64_t element = dtype_bytes(a.dtype);
+  const auto count = [](const NumArg& n) { return n.present && !n.wrong_type && n.value > 0 ? static_cast<uint64_t>(n.value) : 0; };
+  const uint64_t elements = std::max(count(a.in_nelems), count(a.out_nelems));
+  return elements <= UINT64_MAX / 16 ? elements * element : 0;
+}
+
 }  // namespace
 
 void TraceImport::seen(TimeNs start, TimeNs end) {
@@ -139,6 +158,14 @@ void TraceImport::kernel(JsonStream& in, const Event& e) {
   }
   if (a.external_id.present && !a.external_id.wrong_type && a.external_id.value > 0 && k.correlation_id)
     gpu_external_.push_back({k.correlation_id, static_cast<uint64_t>(a.external_id.value)});
+  if (const uint64_t bytes = message_bytes(a); bytes > 0 && k.correlation_id) {
+    CollectiveCall c;  // its pid is the launching process's, set in finish()
+    c.correlation_id = k.correlation_id;
+    c.bytes = bytes;
+    const int64_t ranks = a.group_size.present && !a.group_size.wrong_type ? a.group_size.value : 0;
+    c.ranks = ranks > 0 && ranks <= INT32_MAX ? static_cast<uint32_t>(ranks) : 0;
+    trace_.collective_calls.push_back(c);
+  }
   trace_.kernels.push_back(k);
   kineto_ = true;
 }

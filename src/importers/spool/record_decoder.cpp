@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "importers/spool/comm_calls.h"
 #include "importers/spool/spool_codes.h"
 
 namespace gpuscope::spool {
@@ -287,6 +288,13 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       trace_.capture_windows.push_back({pid, r.start_ns, r.end_ns});
       return true;
     }
+    case RecordKind::CommCall: {
+      CommCallRecord r;
+      if (!read_body(body, bytes, r)) return false;
+      if (r.call > static_cast<uint8_t>(CommCallCode::Scatter)) return false;  // no such code: damaged
+      comm_calls_.push_back(r);
+      return true;
+    }
   }
   return false;  // unknown record kind: treat the chunk as damaged
 }
@@ -363,6 +371,7 @@ void RecordDecoder::finish(uint64_t bytes_discarded) {
              (bytes_discarded ? "; " + std::to_string(bytes_discarded) + " damaged bytes skipped"
                               : std::string())});
   finish_metrics();
+  link_comm_calls(trace_, pid, process_.world_size, comm_calls_);
   trace_.processes.push_back(process_);
 }
 

@@ -1,0 +1,52 @@
+// NCCL's calls as NCCL announces them: each collective, send/recv and communicator creation
+// pushes an NVTX range in NCCL's domain carrying a binary payload (NCCL's static payload
+// schemas: communicator hash, message size in bytes, peer or root, ...). The capture keeps one
+// CommCall record per call; the importer gives each call to the NCCL kernel that carried it
+// out, whose bandwidth the report then shows (docs/capture.md "NCCL calls").
+//
+// Threads: the NVTX callback runs on the program's threads and only decodes and queues (a
+// mutex, a bounded vector); the writer thread drains the queue into the spool.
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "capture/record_sink.h"
+#include "spool/format.h"
+
+namespace gpuscope::capture {
+
+// One payload NCCL attached to a range: the call it describes, or nullopt for a schema that is
+// not one of NCCL's calls or a payload too short for it. NCCL's layouts (its src/include/nvtx.h,
+// payload schemas with static ids from 1 << 24): since NCCL 2.19 the communicator hash comes
+// first and the message size at byte 8; older NCCLs put the size first. The two are told apart
+// by the payload's size. start_ns and tid are left for the caller.
+std::optional<spool::CommCallRecord> decode_nccl_payload(uint64_t schema_id, const void* payload, size_t bytes);
+
+class NcclCalls {
+ public:
+  // Pending calls are bounded; beyond this many (a stalled writer) calls are dropped and counted.
+  static constexpr size_t kMaxPending = 1u << 16;
+
+  // Program threads, from the callback hub (which enables these two NVTX callbacks): domain
+  // creation (to learn NCCL's domain) and domain range pushes.
+  void on_nvtx_callback(CUpti_CallbackId cbid, const void* params, const void* return_value);
+  // Writer thread: appends the pending calls, and a Loss record for any dropped.
+  void drain(RecordSink& sink);
+
+ private:
+  void push(const spool::CommCallRecord& record);
+
+  std::atomic<const void*> domain_{nullptr};  // NCCL's nvtxDomainHandle_t, once created
+  std::mutex mutex_;
+  std::vector<spool::CommCallRecord> pending_;
+  uint64_t dropped_ = 0, dropped_written_ = 0;
+};
+
+}  // namespace gpuscope::capture
