@@ -224,6 +224,7 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
   std::stable_sort(out.collectives.begin(), out.collectives.end(),
                    [](const CollectiveGroup& a, const CollectiveGroup& b) { return a.total_ns > b.total_ns; });
   find_straggler(trace, out);
+  if (out.straggler) out.straggler->cause = straggler_cause(trace, out);
   return out;
 }
 
