@@ -28,12 +28,17 @@ void add_straggler_line(Section& s, const analysis::Straggler& st) {
   if (st.steps > 0)
     note += fmt::format("; median {} per {} ({} steps)", format_duration(st.late_per_step_ns), st.step_range, st.steps);
   s.lines.push_back({"straggler", "Straggler", text(rank_name(st.rank, st.pid)), note});
+  if (st.cause)
+    s.lines.push_back({"straggler_cause", "Likely cause", text(to_string(st.cause->kind)), st.cause->text});
 }
 
 }  // namespace
 
 std::optional<Section> build_ranks_section(const Trace& trace, size_t top) {
-  const auto ranks = analysis::analyze_ranks(trace);
+  return build_ranks_section(analysis::analyze_ranks(trace), top);
+}
+
+std::optional<Section> build_ranks_section(const std::optional<analysis::RanksAnalysis>& ranks, size_t top) {
   if (!ranks) return std::nullopt;
   Section s;
   s.key = "ranks";
