@@ -19,6 +19,7 @@
 #include "importers/importer.h"
 #include "spool_builder.h"
 #include "test_files.h"
+#include "trace_builder.h"
 
 namespace gpuscope {
 namespace {
@@ -81,30 +82,20 @@ TEST(StragglerCause, ThePlantedSleepIsAHostGapOfAbout20MsPerStep) {
 }
 
 TEST(StragglerCause, SlowerKernelsOnASyntheticRank) {
-  // Two ranks, three all-reduces; rank 1's compute kernel before each runs 4 ms instead of 1 ms.
-  Trace t;
-  t.run.start = 0, t.run.end = 100'000'000;
-  for (uint32_t pid : {1u, 2u}) {
-    Process p;
-    p.pid = pid;
-    p.rank = static_cast<int32_t>(pid) - 1;
-    t.processes.push_back(p);
-  }
-  const StringId ar = t.strings.intern("ncclDevKernel_AllReduce_Sum_f32_RING_LL");
-  const StringId gemm = t.strings.intern("gemm");
-  auto kernel = [&](uint32_t pid, StringId name, TimeNs start, TimeNs end) {
-    Kernel k;
-    k.pid = pid;
-    k.device = pid - 1;
-    k.name = k.mangled_name = name;
-    k.start = start, k.end = end;
-    t.kernels.push_back(k);
-  };
+  // Two ranks (pids 1 and 2), three all-reduces; rank 1's compute kernel before each runs 4 ms
+  // instead of 1 ms, so it reaches every all-reduce 3 ms late.
+  testing::TraceBuilder b;
+  b.run(0, 100'000'000);
+  Trace& t = b.trace();
+  t.processes.push_back(t.processes.front());
+  t.processes[1].pid = 2;
+  t.processes[0].rank = 0, t.processes[1].rank = 1;
+  const auto on_rank1 = [&] { t.kernels.back().pid = 2, t.kernels.back().device = 1; };
   for (TimeNs base : {10'000'000, 30'000'000, 50'000'000}) {
-    kernel(1, gemm, base, base + 1'000'000);
-    kernel(2, gemm, base, base + 4'000'000);
-    kernel(1, ar, base + 1'000'000, base + 5'000'000);
-    kernel(2, ar, base + 4'000'000, base + 5'000'000);
+    b.kernel("gemm", base, base + 1'000'000, 0);
+    b.kernel("gemm", base, base + 4'000'000, 0), on_rank1();
+    b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", base + 1'000'000, base + 5'000'000, 0);
+    b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", base + 4'000'000, base + 5'000'000, 0), on_rank1();
   }
   const auto r = analysis::analyze_ranks(t);
   ASSERT_TRUE(r && r->straggler && r->straggler->cause);
