@@ -82,6 +82,9 @@ struct StragglerCause {
   // The difference (straggler minus others) of the measure that names the cause: ns for host gaps
   // and slower kernels, kernels for more kernels.
   double difference = 0;
+  // Host gaps: the median time from the end of the straggler's longest gap in a step to the next
+  // collective it arrived last at (nullopt: none follows one).
+  std::optional<double> gap_before_late_ns;
   std::string text;  // "host gaps: +20.3 ms per step (...)"
 };
 

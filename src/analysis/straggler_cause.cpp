@@ -37,7 +37,11 @@ std::optional<size_t> window_at(const std::vector<Interval>& windows, TimeNs t) 
 }
 
 // One rank's work per window (medians over the windows).
-RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows) {
+// Where each window's longest host gap ended (0: none), for "... before the collective it
+// arrived late at".
+using GapEnds = std::vector<TimeNs>;
+
+RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows, GapEnds& gap_ends) {
   if (windows.empty()) {  // over the run: first to last record of the process
     TimeNs first = INT64_MAX, last = INT64_MIN;
     for (const ApiCall& c : trace.api_calls)
@@ -79,13 +83,16 @@ RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows
     if (c.pid == pid && launching.count(c.tid)) calls.push_back({c.start, c.end});
   const std::vector<Interval> busy = merge_intervals(std::move(calls));
   std::vector<double> gaps(windows.size(), 0), longest(windows.size(), 0);
+  gap_ends.assign(windows.size(), 0);
   for (size_t w = 0; w < windows.size(); ++w) {
     const auto [from, to] = std::pair{windows[w].start, windows[w].end};
     auto it = std::upper_bound(busy.begin(), busy.end(), from, [](TimeNs v, const Interval& i) { return v < i.end; });
     TimeNs at = from;
     const auto gap = [&](TimeNs until) {
       const TimeNs g = until - at;
-      if (g >= kHostGapMin) gaps[w] += static_cast<double>(g), longest[w] = std::max(longest[w], static_cast<double>(g));
+      if (g < kHostGapMin) return;
+      gaps[w] += static_cast<double>(g);
+      if (static_cast<double>(g) > longest[w]) longest[w] = static_cast<double>(g), gap_ends[w] = until;
     };
     for (; it != busy.end() && it->start < to; ++it) {
       if (it->start > at) gap(it->start);
@@ -94,6 +101,20 @@ RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows
     if (to > at) gap(to);
   }
   return {median(std::move(kernels)), median(std::move(kernel_ns)), median(std::move(gaps)), median(std::move(longest))};
+}
+
+// The median over the windows with a host gap of the time from the end of its longest gap to
+// the next collective the rank arrived last at (nullopt: no such pair).
+std::optional<double> gap_before_late(const RankSummary& r, const GapEnds& ends) {
+  std::vector<double> before;
+  for (TimeNs end : ends) {
+    if (end == 0) continue;
+    const auto next = std::lower_bound(r.late_arrivals.begin(), r.late_arrivals.end(), end,
+                                       [](const LateArrival& a, TimeNs t) { return a.start < t; });
+    if (next != r.late_arrivals.end()) before.push_back(static_cast<double>(next->start - end));
+  }
+  if (before.empty()) return std::nullopt;
+  return median(std::move(before));
 }
 
 std::string ms_text(double ns) { return fmt::format("{:.1f} ms", ns / 1e6); }
@@ -124,8 +145,9 @@ std::optional<StragglerCause> straggler_cause(const Trace& trace, const RanksAna
   c.per_step = per_step;
   std::vector<RankWork> others;
   for (const RankSummary& r : ranks.ranks) {
-    const RankWork w = work_of(trace, r.pid, per_step ? windows[r.pid] : std::vector<Interval>{});
-    if (r.pid == s.pid) c.straggler = w;
+    GapEnds ends;
+    const RankWork w = work_of(trace, r.pid, per_step ? windows[r.pid] : std::vector<Interval>{}, ends);
+    if (r.pid == s.pid) c.straggler = w, c.gap_before_late_ns = gap_before_late(r, ends);
     else others.push_back(w);
   }
   if (others.empty()) return std::nullopt;
@@ -146,9 +168,12 @@ std::optional<StragglerCause> straggler_cause(const Trace& trace, const RanksAna
     c.kind = StragglerCauseKind::HostGaps;
     c.difference = gap_diff;
     c.text = fmt::format("host gaps: +{}{} (its threads that launch GPU work made no CUDA call for {}{}, the "
-                         "longest {}; the other ranks' {})",
-                         ms_text(gap_diff), per, ms_text(c.straggler.host_gap_ns), per,
-                         ms_text(c.straggler.longest_gap_ns), ms_text(c.others.host_gap_ns));
+                         "longest {}{}; the other ranks' {})",
+                         ms_text(gap_diff), per, ms_text(c.straggler.host_gap_ns), per, ms_text(c.straggler.longest_gap_ns),
+                         c.gap_before_late_ns ? " ending " + ms_text(*c.gap_before_late_ns) +
+                                                    " before the collective it arrived late at"
+                                              : std::string(),
+                         ms_text(c.others.host_gap_ns));
   } else if (kernel_diff > gap_diff && kernel_diff >= kCauseMinShare * late) {
     // More kernels when it launched at least 5 % (and one) more than the others; else the same
     // kernels ran slower.

@@ -67,6 +67,12 @@ TEST(StragglerCause, ThePlantedSleepIsAHostGapOfAbout20MsPerStep) {
   EXPECT_GE(c.straggler.longest_gap_ns, 20.0e6);
   EXPECT_LT(c.others.host_gap_ns, 1.0e6) << c.text;
   EXPECT_NEAR(c.difference, c.straggler.host_gap_ns - c.others.host_gap_ns, 1.0);
+  // The sleep ends, backward launches its first ~2 ms of kernels, then the first all-reduce: the one
+  // it arrives late at (1.7 ms after the gap on this capture).
+  ASSERT_TRUE(c.gap_before_late_ns.has_value());
+  EXPECT_GT(*c.gap_before_late_ns, 0.0);
+  EXPECT_LT(*c.gap_before_late_ns, 5e6);
+  EXPECT_NE(c.text.find("before the collective it arrived late at"), std::string::npos) << c.text;
   // Both ranks run the same model: 40 compute kernels a step on rank 1 (35-40 on rank 0, whose
   // host runs ahead of its GPU), about 2 ms of kernel time; far less than the gap.
   EXPECT_NEAR(c.straggler.kernels, 40.0, 2.0);
