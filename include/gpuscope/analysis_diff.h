@@ -39,6 +39,7 @@
 
 #include "gpuscope/analysis_compare.h"
 #include "gpuscope/analysis_iterations.h"
+#include "gpuscope/analysis_ranks.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::analysis {
@@ -77,6 +78,24 @@ struct UtilizationDiffItem {
   Comparison cmp;
 };
 
+// Two multi-rank captures side by side (diff_ranks.cpp): each rank's GPU time, compute,
+// communication, hidden communication and waits, matched by rank_number (the rank; by position
+// in pid order when either capture lacks the ranks), and the straggler of each. One number per
+// capture and rank: shown with its change, never judged.
+struct RankDiffRow {
+  int32_t number = -1;
+  std::optional<RankSummary> base, next;  // nullopt: no such rank in that capture
+};
+struct RanksDiff {
+  bool by_pid_order = false;
+  std::vector<RankDiffRow> ranks;  // by number
+  JobTotals base_job, new_job;
+  std::optional<Straggler> base_straggler, new_straggler;
+  double base_late_per_step_ns = 0, new_late_per_step_ns = 0;  // straggler_late_per_step_ns
+};
+// nullopt unless both captures have two or more GPU processes (analyze_ranks).
+std::optional<RanksDiff> diff_ranks(const std::optional<RanksAnalysis>& base, const std::optional<RanksAnalysis>& next);
+
 // "higher", "lower", or the verdict's own text for the others.
 const char* metric_verdict(Verdict verdict);
 
@@ -102,6 +121,8 @@ struct DiffResult {
   // GPU utilization, only when both files have GPU-wide samples, in report order.
   std::vector<UtilizationDiffItem> utilization;
   bool base_has_samples = false, new_has_samples = false;
+  // Ranks, only when both captures have several GPU processes.
+  std::optional<RanksDiff> ranks;
 };
 
 // Iteration specs with an empty range: compare instances (or whole runs).

@@ -81,6 +81,37 @@ struct LinkPeak {
 };
 LinkPeak link_peak(const Device& device);
 
+// What the straggler did differently from the other ranks (straggler_cause.cpp), per step of its
+// repeating NVTX range (each other rank's steps: its own main thread's ranges of that name), or
+// over the run when either has no steps. Medians over the steps; "others": the median of the
+// other ranks' medians.
+struct RankWork {
+  double kernels = 0;      // compute kernels launched (by their launch call's start; else GPU start)
+  double kernel_ns = 0;    // their summed GPU time
+  // Host gaps: stretches of >= kHostGapMin in which none of its threads that launch GPU work
+  // (main thread, autograd thread, ...) was in a CUDA call: host work (data loading, sleep,
+  // Python) the GPU could not be fed during. Summed.
+  double host_gap_ns = 0;
+  double longest_gap_ns = 0;  // the longest such stretch (median over the steps)
+};
+inline constexpr TimeNs kHostGapMin = 1'000'000;
+
+enum class StragglerCauseKind { Unknown, HostGaps, SlowerKernels, MoreKernels };
+const char* to_string(StragglerCauseKind kind);  // "host gaps", "slower kernels", "more kernels", "unknown"
+
+struct StragglerCause {
+  StragglerCauseKind kind = StragglerCauseKind::Unknown;
+  bool per_step = false;  // false: the measures are over the whole run
+  RankWork straggler, others;
+  // The difference (straggler minus others) of the measure that names the cause: ns for host gaps
+  // and slower kernels, kernels for more kernels.
+  double difference = 0;
+  // Host gaps: the median time from the end of the straggler's longest gap in a step to the next
+  // collective it arrived last at (nullopt: none follows one).
+  std::optional<double> gap_before_late_ns;
+  std::string text;  // "host gaps: +20.3 ms per step (...)"
+};
+
 struct Straggler {
   uint32_t pid = 0;
   int32_t rank = -1;
@@ -92,6 +123,7 @@ struct Straggler {
   // start last precedes its kernel's start): warm-up steps do not skew it.
   double late_per_step_ns = 0;
   double share_of_wall = 0;            // late_ns over the run's wall time (0..1)
+  std::optional<StragglerCause> cause;  // what it did differently (nullopt: no other rank ran kernels)
 };
 
 struct RanksAnalysis {
@@ -115,5 +147,26 @@ inline constexpr double kStragglerMinShare = 0.01;
 // nullopt unless at least two processes ran kernels, and for bench captures (their processes are
 // runs of one program one after another).
 std::optional<RanksAnalysis> analyze_ranks(const Trace& trace);
+
+// The biggest difference between the straggler and the other ranks (StragglerCause), called by
+// analyze_ranks. A cause is named when its difference is at least kCauseMinShare of the
+// straggler's lateness (per step, or over the run); else the kind is Unknown.
+inline constexpr double kCauseMinShare = 0.25;
+std::optional<StragglerCause> straggler_cause(const Trace& trace, const RanksAnalysis& ranks);
+
+// A rank's number for matching ranks across captures (diff, check's rank.N): its rank when the
+// launcher set every rank's, else its position among ranks.ranks (ordered by rank, then pid).
+// diff_ranks.cpp.
+int32_t rank_number(const RanksAnalysis& ranks, size_t index);
+bool numbered_by_pid_order(const RanksAnalysis& ranks);  // rank_number is a position, not the rank
+
+// The job: every rank's times summed (RankSummary's fields), and the most any one rank waited.
+struct JobTotals {
+  TimeNs gpu_busy_ns = 0, compute_ns = 0, comm_ns = 0, overlap_ns = 0, waited_ns = 0, max_waited_ns = 0;
+};
+JobTotals job_totals(const RanksAnalysis& ranks);
+// The straggler's lateness per step (Straggler::late_per_step_ns), over the run (late_ns) when it
+// has no steps, 0 without a straggler.
+double straggler_late_per_step_ns(const RanksAnalysis& ranks);
 
 }  // namespace gpuscope::analysis

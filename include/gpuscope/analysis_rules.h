@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpuscope/analysis_ranks.h"
 #include "gpuscope/analysis_steps.h"
 #include "gpuscope/analysis_timeline.h"
 #include "gpuscope/model.h"
@@ -54,6 +55,7 @@ struct RuleInputs {
   std::optional<SteadyState> steady;  // nullopt: the whole run is judged
   Attribution attribution;  // attribute_wall_time(trace, the steady window)
   Timeline timeline;        // analyze_timeline(trace) in the steady window, listing every idle gap
+  std::optional<RanksAnalysis> ranks;  // analyze_ranks(trace): the report's Ranks section and the straggler rule
 };
 // The steady state detect_steady_state() finds.
 RuleInputs rule_inputs(const Trace& trace);

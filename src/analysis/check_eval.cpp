@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "analysis/check_metrics.h"
+#include "analysis/check_ranks.h"
 #include "common/error.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
@@ -33,7 +34,14 @@ Outcome outcome_of(const Rule& rule, const std::string& target, Measure measure,
 
 std::string where(const RuleSet& set, const Rule& rule) { return fmt::format("{}:{}", set.source, rule.line); }
 
-void check_total(const Rule& rule, const analysis::ExecutiveSummary& s, std::vector<Outcome>& out, const std::string& at) {
+void check_total(const Rule& rule, const analysis::ExecutiveSummary& s, const std::optional<analysis::RanksAnalysis>& ranks,
+                 std::vector<Outcome>& out, const std::string& at) {
+  bool duration = true;
+  if (detail::is_ranks_total(rule.name, duration)) {
+    const detail::RanksValue v = detail::ranks_total(rule, ranks, at);
+    out.push_back(outcome_of(rule, v.target, v.duration ? Measure::Duration : Measure::Number, v.value));
+    return;
+  }
   if (rule.name == "wall" && s.wall_source == analysis::WallSource::None)
     throw Error(at + ": total 'wall' matches nothing: the capture has no run times and no events");
   struct Total {
@@ -124,12 +132,17 @@ CheckResult evaluate(const RuleSet& rules, const Trace& capture, const Trace* ba
 
   CheckResult result;
   const analysis::ExecutiveSummary summary = analysis::summarize_executive(trace);
+  const bool gates_ranks = std::any_of(rules.rules.begin(), rules.rules.end(), [](const Rule& r) {
+    bool duration = true;
+    return r.kind == RuleKind::Total && detail::is_ranks_total(r.name, duration);
+  });
+  const std::optional<analysis::RanksAnalysis> ranks = gates_ranks ? analysis::analyze_ranks(trace) : std::nullopt;
   std::optional<analysis::DiffResult> diff;
   if (baseline) diff = analysis::diff_traces(*baseline, trace, options, baseline_iterations, trace_iterations);
   for (const Rule& rule : rules.rules) {
     const std::string at = where(rules, rule);
     switch (rule.kind) {
-      case RuleKind::Total: check_total(rule, summary, result.outcomes, at); break;
+      case RuleKind::Total: check_total(rule, summary, ranks, result.outcomes, at); break;
       case RuleKind::Kernel: check_kernels(rule, trace, result.outcomes, at); break;
       case RuleKind::Baseline: check_baseline(rule, *diff, result.outcomes, at); break;
       case RuleKind::Metric: detail::check_metric(rule, trace, diff ? &*diff : nullptr, result.outcomes, at); break;

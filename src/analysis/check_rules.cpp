@@ -12,6 +12,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "analysis/check_ranks.h"
 #include "analysis/check_rules_text.h"
 #include "common/error.h"
 #include "gpuscope/check.h"
@@ -107,10 +108,11 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
     case RuleKind::Total:
       allowed.insert({"name", "min", "max"});
       rule.name = required_string("name");
-      if (!kTotalNames.count(rule.name))
-        r.fail(*t.get("name"), fmt::format("unknown total '{}' (expected one of: {})", rule.name, one_of(kTotalNames)));
-      rule.min = r.duration_at(t, "min");
-      rule.max = r.duration_at(t, "max");
+      if (!kTotalNames.count(rule.name) && !detail::is_ranks_total(rule.name, rule.duration))
+        r.fail(*t.get("name"), fmt::format("unknown total '{}' (expected one of: {}; or {})", rule.name,
+                                           one_of(kTotalNames), detail::ranks_total_names()));
+      rule.min = rule.duration ? r.duration_at(t, "min") : r.number_at(t, "min");
+      rule.max = rule.duration ? r.duration_at(t, "max") : r.number_at(t, "max");
       break;
     case RuleKind::Kernel:
       allowed.insert({"match", "stat", "min", "max"});

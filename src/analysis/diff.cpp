@@ -373,6 +373,7 @@ DiffResult diff_traces(const Trace& base_capture, const Trace& new_capture, cons
   result.base_has_samples = !base.gpu_metric_samples.empty();
   result.new_has_samples = !next.gpu_metric_samples.empty();
   result.utilization = detail::diff_utilization(base, next, options);
+  result.ranks = diff_ranks(analyze_ranks(base), analyze_ranks(next));
   return result;
 }
 

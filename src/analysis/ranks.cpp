@@ -235,6 +235,7 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
       break;
     }
   find_straggler(trace, out);
+  if (out.straggler) out.straggler->cause = straggler_cause(trace, out);
   return out;
 }
 

@@ -28,6 +28,8 @@ void add_straggler_line(Section& s, const analysis::Straggler& st) {
   if (st.steps > 0)
     note += fmt::format("; median {} per {} ({} steps)", format_duration(st.late_per_step_ns), st.step_range, st.steps);
   s.lines.push_back({"straggler", "Straggler", text(rank_name(st.rank, st.pid)), note});
+  if (st.cause)
+    s.lines.push_back({"straggler_cause", "Likely cause", text(to_string(st.cause->kind)), st.cause->text});
 }
 
 // Each kind and message size once, as nccl-tests prints them, largest sizes first within a kind.
@@ -66,7 +68,10 @@ void add_bandwidth_table(Section& s, const analysis::RanksAnalysis& ranks, size_
 }  // namespace
 
 std::optional<Section> build_ranks_section(const Trace& trace, size_t top) {
-  const auto ranks = analysis::analyze_ranks(trace);
+  return build_ranks_section(analysis::analyze_ranks(trace), top);
+}
+
+std::optional<Section> build_ranks_section(const std::optional<analysis::RanksAnalysis>& ranks, size_t top) {
   if (!ranks) return std::nullopt;
   Section s;
   s.key = "ranks";

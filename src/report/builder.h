@@ -62,6 +62,8 @@ std::optional<Section> build_startup_section(const Trace& trace, const std::opti
 std::optional<Section> build_modules_section(const Trace& trace, size_t top);
 // Two or more GPU processes (the ranks of a job) side by side, with the straggler (build_ranks.cpp).
 std::optional<Section> build_ranks_section(const Trace& trace, size_t top);
+// The same from analyze_ranks(trace) (RuleInputs::ranks), so that a report computes it once.
+std::optional<Section> build_ranks_section(const std::optional<analysis::RanksAnalysis>& ranks, size_t top);
 
 // The whole report model, in report order, for a trace already without the profiler's time
 // (`cut` says how much was taken out).

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <map>
 
+#include "gpuscope/analysis_stats.h"
 #include "gpuscope/metric_sets.h"
 #include "report/iteration_notes.h"
 #include "report/metric_units.h"
@@ -292,6 +293,84 @@ Section utilization_section(const analysis::DiffResult& diff) {
   return s;
 }
 
+// "Ranks": two multi-rank captures side by side, rank by rank and for the job (analysis_diff.h,
+// RanksDiff). One number per capture: base, new and the change, never a verdict.
+std::string change_text(double base, double next, bool points) {
+  if (points) return fmt::format("{:+.1f} pt", next - base);
+  if (base == next) return "0";
+  if (base == 0) return "new";
+  return signed_percent(100.0 * (next - base) / base);
+}
+
+void add_rank_rows(Table& t, const std::string& who, const std::optional<analysis::RankSummary>& b,
+                   const std::optional<analysis::RankSummary>& n) {
+  using analysis::RankSummary;
+  const auto ns_row = [&](const char* measure, TimeNs RankSummary::*field) {
+    const std::optional<double> bv = b ? std::optional(static_cast<double>((*b).*field)) : std::nullopt;
+    const std::optional<double> nv = n ? std::optional(static_cast<double>((*n).*field)) : std::nullopt;
+    t.rows.push_back({text(who), text(measure), opt_num(bv, Unit::Ns), opt_num(nv, Unit::Ns),
+                      text(bv && nv ? change_text(*bv, *nv, false) : b ? "only in base" : "only in new")});
+  };
+  ns_row("GPU busy", &RankSummary::gpu_busy_ns);
+  ns_row("Compute", &RankSummary::compute_ns);
+  ns_row("Comm", &RankSummary::comm_ns);
+  const auto hidden = [](const std::optional<RankSummary>& r) -> std::optional<double> {
+    if (!r) return std::nullopt;
+    return analysis::share_percent(static_cast<double>(r->overlap_ns), static_cast<double>(r->comm_ns));
+  };
+  const std::optional<double> bh = hidden(b), nh = hidden(n);
+  t.rows.push_back({text(who), text("Comm hidden %"), opt_num(bh, Unit::Percent), opt_num(nh, Unit::Percent),
+                    text(bh && nh ? change_text(*bh, *nh, true) : "-")});
+  ns_row("Waited", &RankSummary::waited_ns);
+}
+
+std::string straggler_text(const std::optional<analysis::Straggler>& s, double late_per_step_ns) {
+  if (!s) return "none";
+  std::string who = s->rank >= 0 ? fmt::format("rank {} (pid {})", s->rank, s->pid) : fmt::format("pid {}", s->pid);
+  return who + fmt::format(", {} late {}", format_duration(late_per_step_ns),
+                           s->steps > 0 ? "per " + s->step_range : std::string("over the run")) +
+         (s->cause ? "; " + std::string(to_string(s->cause->kind)) : std::string());
+}
+
+// Every rank is listed (no --top): the rows are few, and a rank left out could hide the straggler.
+Section ranks_section(const analysis::RanksDiff& d) {
+  Section s;
+  s.key = "ranks";
+  s.title = "Ranks";
+  s.lines.push_back({"straggler_base", "Straggler, base", text(straggler_text(d.base_straggler, d.base_late_per_step_ns)),
+                     ""});
+  s.lines.push_back({"straggler_new", "Straggler, new", text(straggler_text(d.new_straggler, d.new_late_per_step_ns)), ""});
+  Table t;
+  t.key = "ranks";
+  t.title = "Per rank and for the job: one number per capture";
+  t.columns = {text_column("rank", "Rank"), text_column("measure", "Measure"), num_column("base", "Base", Unit::Ns),
+               num_column("new", "New", Unit::Ns), text_column("change", "Change")};
+  for (const analysis::RankDiffRow& r : d.ranks) {
+    std::string who = fmt::format("rank {}", r.number);
+    if (d.by_pid_order)
+      who = fmt::format("#{} (pid {} / {})", r.number, r.base ? std::to_string(r.base->pid) : "-",
+                        r.next ? std::to_string(r.next->pid) : "-");
+    add_rank_rows(t, who, r.base, r.next);
+  }
+  analysis::RankSummary bj, nj;  // the job as one row set
+  bj.gpu_busy_ns = d.base_job.gpu_busy_ns, bj.compute_ns = d.base_job.compute_ns, bj.comm_ns = d.base_job.comm_ns;
+  bj.overlap_ns = d.base_job.overlap_ns, bj.waited_ns = d.base_job.waited_ns;
+  nj.gpu_busy_ns = d.new_job.gpu_busy_ns, nj.compute_ns = d.new_job.compute_ns, nj.comm_ns = d.new_job.comm_ns;
+  nj.overlap_ns = d.new_job.overlap_ns, nj.waited_ns = d.new_job.waited_ns;
+  add_rank_rows(t, "job", bj, nj);
+  const auto job_row = [&](const char* measure, double b, double n) {
+    t.rows.push_back({text("job"), text(measure), num(b, Unit::Ns), num(n, Unit::Ns), text(change_text(b, n, false))});
+  };
+  job_row("Max waited", static_cast<double>(d.base_job.max_waited_ns), static_cast<double>(d.new_job.max_waited_ns));
+  job_row("Straggler late per step", d.base_late_per_step_ns, d.new_late_per_step_ns);
+  t.notes.push_back(d.by_pid_order ? "Ranks matched by position in pid order (a capture does not record the ranks)."
+                                   : "Ranks matched by rank.");
+  t.notes.push_back("job: every rank's time summed; Comm hidden %: communication during which compute ran too; "
+                    "Waited: time its collectives waited for a later rank. One number per capture: not judged.");
+  s.tables.push_back(std::move(t));
+  return s;
+}
+
 // One file with kernel metrics or GPU samples and one without: say why there is no section.
 void add_metrics_note(const analysis::DiffResult& diff, Section& s) {
   if (diff.base_has_metrics != diff.new_has_metrics)
@@ -334,6 +413,7 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
   }
   if (!diff.metrics.empty()) r.sections.push_back(metrics_section(diff, info.top));
   if (!diff.utilization.empty()) r.sections.push_back(utilization_section(diff));
+  if (diff.ranks) r.sections.push_back(ranks_section(*diff.ranks));
   return render_as(r, format);
 }
 

@@ -20,7 +20,7 @@ namespace {
 struct TraceOnlySections {
   Section run;
   Section framework;  // the top ops and modules: lines for Steps, else the Executive summary
-  std::optional<Section> ranks, ops, modules, gpu_utilization;
+  std::optional<Section> ops, modules, gpu_utilization;
   Section kernels, launch_config;
   std::vector<Section> kernel_metrics;
   Section memory, api, sync, nvtx;
@@ -30,7 +30,6 @@ TraceOnlySections build_trace_only_sections(const Trace& trace, size_t top) {
   TraceOnlySections s;
   s.run = build_run_section(trace, top);
   add_top_framework_lines(s.framework, trace);
-  s.ranks = build_ranks_section(trace, top);
   s.ops = build_ops_section(trace, top);
   s.modules = build_modules_section(trace, top);
   const std::vector<analysis::KernelGroup> kernel_groups = analysis::summarize_kernels(trace);
@@ -69,6 +68,7 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   const auto inputs = analysis::rule_inputs(trace, steady);
   Section bottleneck = build_bottleneck_section(trace, top, inputs);
   Section recommendations = build_recommendations_section(trace, summary.wall_ns, inputs);
+  std::optional<Section> ranks = build_ranks_section(inputs.ranks, top);  // the straggler rule's analysis, once
   TraceOnlySections sections = trace_only.get();
 
   Report r;
@@ -95,7 +95,7 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
     if (s) r.sections.push_back(std::move(*s));
   };
   add(startup);
-  add(sections.ranks);
+  add(ranks);
   r.sections.push_back(std::move(bottleneck));
   r.sections.push_back(std::move(recommendations));
   add(sections.ops);

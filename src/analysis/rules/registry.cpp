@@ -22,6 +22,7 @@ std::vector<std::unique_ptr<Rule>> all_rules() {
   r.push_back(make_tail_rule());
   r.push_back(make_unstable_rule());
   r.push_back(make_startup_rule());
+  r.push_back(make_straggler_rule());
   r.push_back(make_far_from_roofline_rule());
   r.push_back(make_bank_conflict_rule());
   r.push_back(make_memory_bound_rule());
@@ -64,7 +65,12 @@ RuleInputs rule_inputs(const Trace& trace, std::optional<SteadyState> steady) {
   std::optional<Interval> window;
   if (steady) window = Interval{steady->start, steady->end};
   all_gaps.window = window;
-  return {std::move(steady), attribute_wall_time(trace, window), analyze_timeline(trace, all_gaps)};
+  // analyze_ranks answers nullopt unless two processes ran kernels: a single process's run (the
+  // usual one, up to millions of launches) skips its pass.
+  const bool several = std::any_of(trace.kernels.begin(), trace.kernels.end(),
+                                   [&](const Kernel& k) { return k.pid != trace.kernels.front().pid; });
+  return {std::move(steady), attribute_wall_time(trace, window), analyze_timeline(trace, all_gaps),
+          several ? analyze_ranks(trace) : std::nullopt};
 }
 
 std::vector<Finding> run_rules(const Trace& trace) { return run_rules(trace, rule_inputs(trace)); }

@@ -31,11 +31,12 @@ struct RepeatedPart {
 
 struct RuleContext {
   RuleContext(const Trace& t, const RuleInputs& inputs)
-      : trace(t), timeline(inputs.timeline), steady(inputs.steady), api_classes(t.strings) {}
+      : trace(t), timeline(inputs.timeline), steady(inputs.steady), ranks(inputs.ranks), api_classes(t.strings) {}
   const Trace& trace;
   const Timeline& timeline;  // every idle gap listed (of the steady window, when there is one)
   // With steps: the rules about time judge only this window (steps 2..N), see judged().
   const std::optional<SteadyState>& steady;
+  const std::optional<RanksAnalysis>& ranks;  // analyze_ranks(trace): several GPU processes of one job
   ApiClasses api_classes;
   TimeNs wall_ns = 0;  // of the judged part: the steady window, else the whole run
   TimeNs run_start = 0;  // for "at 0.58 s" positions in evidence
@@ -93,6 +94,7 @@ std::unique_ptr<Rule> make_occupancy_rule();
 std::unique_ptr<Rule> make_tail_rule();
 std::unique_ptr<Rule> make_unstable_rule();
 std::unique_ptr<Rule> make_startup_rule();
+std::unique_ptr<Rule> make_straggler_rule();
 std::unique_ptr<Rule> make_copy_compute_overlap_rule();
 std::unique_ptr<Rule> make_tiny_transfers_rule();
 std::unique_ptr<Rule> make_large_result_copy_rule();

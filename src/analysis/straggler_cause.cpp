@@ -1,0 +1,200 @@
+// What the straggler did differently (analysis_ranks.h, StragglerCause): per step, its compute
+// kernels, their GPU time and its host gaps against the other ranks'; the biggest difference is
+// the likely cause of its lateness. A planted `time.sleep(0.02)` before backward shows as a
+// 20 ms host gap per step that the other ranks do not have.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/timeline_util.h"
+#include "gpuscope/analysis_ranks.h"
+#include "gpuscope/analysis_stats.h"
+#include "gpuscope/analysis_timeline.h"
+
+namespace gpuscope::analysis {
+namespace {
+
+// The windows a rank's work is measured in: its main thread's ranges named `range`, by start;
+// without any, one window over all its records.
+std::vector<Interval> windows_of(const Trace& trace, uint32_t pid, const std::string& range) {
+  std::vector<Interval> out;
+  if (!range.empty())
+    if (const auto thread = main_thread(trace, pid))
+      for (const NvtxRange& r : trace.nvtx_ranges)
+        if (r.pid == pid && r.tid == thread->tid && r.end > r.start && trace.strings.get(r.name) == range)
+          out.push_back({r.start, r.end});
+  std::sort(out.begin(), out.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  return out;
+}
+
+// The window holding t (windows sorted, not overlapping), or nullopt.
+std::optional<size_t> window_at(const std::vector<Interval>& windows, TimeNs t) {
+  auto it = std::upper_bound(windows.begin(), windows.end(), t, [](TimeNs v, const Interval& w) { return v < w.start; });
+  if (it == windows.begin() || t >= std::prev(it)->end) return std::nullopt;
+  return static_cast<size_t>(std::prev(it) - windows.begin());
+}
+
+// One rank's work per window (medians over the windows).
+// Where each window's longest host gap ended (0: none), for "... before the collective it
+// arrived late at".
+using GapEnds = std::vector<TimeNs>;
+
+RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows, GapEnds& gap_ends) {
+  if (windows.empty()) {  // over the run: first to last record of the process
+    TimeNs first = INT64_MAX, last = INT64_MIN;
+    for (const ApiCall& c : trace.api_calls)
+      if (c.pid == pid) first = std::min(first, c.start), last = std::max(last, c.end);
+    for (const Kernel& k : trace.kernels)
+      if (k.pid == pid) first = std::min(first, k.start), last = std::max(last, k.end);
+    if (first >= last) return {};
+    windows.push_back({first, last});
+  }
+  // Launch times by correlation id, and the threads that launched GPU work.
+  std::map<uint32_t, const ApiCall*> launch;
+  for (const ApiCall& c : trace.api_calls)
+    if (c.pid == pid) launch.emplace(c.correlation_id, &c);
+  std::set<uint32_t> launching;
+  std::vector<double> kernels(windows.size(), 0), kernel_ns(windows.size(), 0);
+  const auto note_launch = [&](uint32_t correlation) -> const ApiCall* {
+    const auto it = launch.find(correlation);
+    if (it == launch.end()) return nullptr;
+    launching.insert(it->second->tid);
+    return it->second;
+  };
+  for (const Kernel& k : trace.kernels) {
+    if (k.pid != pid) continue;
+    const ApiCall* call = note_launch(k.correlation_id);
+    if (classify_collective(trace.strings.get(k.name)) != Collective::None) continue;
+    if (const auto w = window_at(windows, call ? call->start : k.start)) {
+      kernels[*w] += 1;
+      kernel_ns[*w] += static_cast<double>(k.end - k.start);
+    }
+  }
+  for (const Memcpy& m : trace.memcpys)
+    if (m.pid == pid) note_launch(m.correlation_id);
+  // Host gaps: the union of the launching threads' calls, per window. None without CUDA calls
+  // (an import without API records): no calls is no evidence of host work.
+  if (launching.empty())
+    return {median(std::move(kernels)), median(std::move(kernel_ns)), 0.0, 0.0};
+  std::vector<Interval> calls;
+  for (const ApiCall& c : trace.api_calls)
+    if (c.pid == pid && launching.count(c.tid)) calls.push_back({c.start, c.end});
+  const std::vector<Interval> busy = merge_intervals(std::move(calls));
+  std::vector<double> gaps(windows.size(), 0), longest(windows.size(), 0);
+  gap_ends.assign(windows.size(), 0);
+  for (size_t w = 0; w < windows.size(); ++w) {
+    const auto [from, to] = std::pair{windows[w].start, windows[w].end};
+    auto it = std::upper_bound(busy.begin(), busy.end(), from, [](TimeNs v, const Interval& i) { return v < i.end; });
+    TimeNs at = from;
+    const auto gap = [&](TimeNs until) {
+      const TimeNs g = until - at;
+      if (g < kHostGapMin) return;
+      gaps[w] += static_cast<double>(g);
+      if (static_cast<double>(g) > longest[w]) longest[w] = static_cast<double>(g), gap_ends[w] = until;
+    };
+    for (; it != busy.end() && it->start < to; ++it) {
+      if (it->start > at) gap(it->start);
+      at = std::max(at, std::min(it->end, to));
+    }
+    if (to > at) gap(to);
+  }
+  return {median(std::move(kernels)), median(std::move(kernel_ns)), median(std::move(gaps)), median(std::move(longest))};
+}
+
+// The median over the windows with a host gap of the time from the end of its longest gap to
+// the next collective the rank arrived last at (nullopt: no such pair).
+std::optional<double> gap_before_late(const RankSummary& r, const GapEnds& ends) {
+  std::vector<double> before;
+  for (TimeNs end : ends) {
+    if (end == 0) continue;
+    const auto next = std::lower_bound(r.late_arrivals.begin(), r.late_arrivals.end(), end,
+                                       [](const LateArrival& a, TimeNs t) { return a.start < t; });
+    if (next != r.late_arrivals.end()) before.push_back(static_cast<double>(next->start - end));
+  }
+  if (before.empty()) return std::nullopt;
+  return median(std::move(before));
+}
+
+std::string ms_text(double ns) { return fmt::format("{:.1f} ms", ns / 1e6); }
+
+}  // namespace
+
+const char* to_string(StragglerCauseKind kind) {
+  switch (kind) {
+    case StragglerCauseKind::HostGaps: return "host gaps";
+    case StragglerCauseKind::SlowerKernels: return "slower kernels";
+    case StragglerCauseKind::MoreKernels: return "more kernels";
+    case StragglerCauseKind::Unknown: break;
+  }
+  return "unknown";
+}
+
+std::optional<StragglerCause> straggler_cause(const Trace& trace, const RanksAnalysis& ranks) {
+  if (!ranks.straggler) return std::nullopt;
+  const Straggler& s = *ranks.straggler;
+  // Per step only when the straggler and every other rank have the steps.
+  std::map<uint32_t, std::vector<Interval>> windows;
+  bool per_step = s.steps > 0;
+  for (const RankSummary& r : ranks.ranks) {
+    windows[r.pid] = windows_of(trace, r.pid, s.step_range);
+    per_step = per_step && !windows[r.pid].empty();
+  }
+  StragglerCause c;
+  c.per_step = per_step;
+  std::vector<RankWork> others;
+  for (const RankSummary& r : ranks.ranks) {
+    GapEnds ends;
+    const RankWork w = work_of(trace, r.pid, per_step ? windows[r.pid] : std::vector<Interval>{}, ends);
+    if (r.pid == s.pid) c.straggler = w, c.gap_before_late_ns = gap_before_late(r, ends);
+    else others.push_back(w);
+  }
+  if (others.empty()) return std::nullopt;
+  const auto others_median = [&](double RankWork::*field) {
+    std::vector<double> v;
+    for (const RankWork& w : others) v.push_back(w.*field);
+    return median(std::move(v));
+  };
+  c.others = {others_median(&RankWork::kernels), others_median(&RankWork::kernel_ns),
+              others_median(&RankWork::host_gap_ns), others_median(&RankWork::longest_gap_ns)};
+
+  const double gap_diff = c.straggler.host_gap_ns - c.others.host_gap_ns;
+  const double kernel_diff = c.straggler.kernel_ns - c.others.kernel_ns;
+  const double count_diff = c.straggler.kernels - c.others.kernels;
+  const double late = per_step ? s.late_per_step_ns : static_cast<double>(s.late_ns);
+  const char* per = per_step ? " per step" : " over the run";
+  if (gap_diff >= kernel_diff && gap_diff >= kCauseMinShare * late) {
+    c.kind = StragglerCauseKind::HostGaps;
+    c.difference = gap_diff;
+    c.text = fmt::format("host gaps: +{}{} (its threads that launch GPU work made no CUDA call for {}{}, the "
+                         "longest {}{}; the other ranks' {})",
+                         ms_text(gap_diff), per, ms_text(c.straggler.host_gap_ns), per, ms_text(c.straggler.longest_gap_ns),
+                         c.gap_before_late_ns ? " ending " + ms_text(*c.gap_before_late_ns) +
+                                                    " before the collective it arrived late at"
+                                              : std::string(),
+                         ms_text(c.others.host_gap_ns));
+  } else if (kernel_diff > gap_diff && kernel_diff >= kCauseMinShare * late) {
+    // More kernels when it launched at least 5 % (and one) more than the others; else the same
+    // kernels ran slower.
+    if (count_diff >= std::max(1.0, 0.05 * c.others.kernels)) {
+      c.kind = StragglerCauseKind::MoreKernels;
+      c.difference = count_diff;
+      c.text = fmt::format("more kernels: +{:.0f}{} ({:.0f} compute kernels against {:.0f}, +{} of GPU time)", count_diff,
+                           per, c.straggler.kernels, c.others.kernels, ms_text(kernel_diff));
+    } else {
+      c.kind = StragglerCauseKind::SlowerKernels;
+      c.difference = kernel_diff;
+      c.text = fmt::format("slower kernels: +{}{} ({} of compute kernel time against {}, the same {:.0f} kernels)",
+                           ms_text(kernel_diff), per, ms_text(c.straggler.kernel_ns), ms_text(c.others.kernel_ns),
+                           c.straggler.kernels);
+    }
+  } else {
+    c.text = fmt::format("unknown: neither its host gaps ({:+.1f} ms{}) nor its kernel time ({:+.1f} ms) explain a "
+                         "quarter of its lateness",
+                         gap_diff / 1e6, per, kernel_diff / 1e6);
+  }
+  return c;
+}
+
+}  // namespace gpuscope::analysis
