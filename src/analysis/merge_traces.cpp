@@ -47,7 +47,8 @@ std::optional<std::string> decide_shift(const MergedInput& first, MergedInput& i
       c ? fmt::format("{} collectives paired{}: offset {} ± {}{}", c->matched,
                       c->skipped ? fmt::format(" ({} skipped at one start)", c->skipped) : "", signed_ms(c->offset_ns),
                       ms(c->precision_ns),
-                      c->bounds ? " (causal bounds " + signed_ms(c->bounds->first) + " to " + signed_ms(c->bounds->second) + ")"
+                      c->bounds ? " (causal bounds " + signed_ms(c->bounds->first) + " to " +
+                                      signed_ms(c->bounds->second) + ")"
                                 : "")
         : "no collectives paired with " + first.file;
   const bool same_host = !input.host.empty() && input.host == first.host;
@@ -143,7 +144,8 @@ void describe_run(const std::vector<MergeInput>& inputs, const MergeReport& repo
 
 std::string format_clock(TimeNs ns, bool sign) {
   const double magnitude = std::fabs(static_cast<double>(ns));
-  const std::string text = magnitude < 1e6 ? fmt::format("{:.1f} µs", magnitude / 1e3) : fmt::format("{:.3f} ms", magnitude / 1e6);
+  const std::string text =
+      magnitude < 1e6 ? fmt::format("{:.1f} µs", magnitude / 1e3) : fmt::format("{:.3f} ms", magnitude / 1e6);
   return (sign ? (ns < 0 ? "-" : "+") : "") + text;
 }
 
@@ -185,7 +187,8 @@ Trace merge_traces(std::vector<MergeInput> inputs, const MergeOptions& options, 
     map.shift_ns = in.shift_ns;
     for (uint32_t pid : pids_of(t)) {
       uint32_t to = pid;
-      for (uint32_t k = std::max<uint32_t>(static_cast<uint32_t>(i), 1); taken.count(to); ++k) to = pid + k * kPidStride;
+      for (uint32_t k = std::max<uint32_t>(static_cast<uint32_t>(i), 1); taken.count(to); ++k)
+        to = pid + k * kPidStride;
       taken.insert(to);
       if (to != pid) map.pids[pid] = to, in.renamed.emplace_back(pid, to);
     }

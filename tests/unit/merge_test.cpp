@@ -35,7 +35,8 @@ const std::string kDdp = std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp/";
 const Trace& straggler_capture() {
   static const Trace trace = [] {
     const std::string path = testing::scratch_dir("merge_real") + "/ddp_straggler.gpuscope";
-    std::ofstream(path, std::ios::binary) << testing::gunzip(testing::read_text_file(kDdp + "ddp_straggler.gpuscope.gz"));
+    std::ofstream(path, std::ios::binary)
+        << testing::gunzip(testing::read_text_file(kDdp + "ddp_straggler.gpuscope.gz"));
     return load_trace(path);
   }();
   return trace;
@@ -112,7 +113,8 @@ Trace every_table(const std::string& name, size_t padding, TimeNs at) {
 TEST(Merge, ACollidingPidIsRenamedInEveryTableAndNamesAreReinterned) {
   MergeReport report;
   const Trace merged = analysis::merge_traces(
-      {{"a.gpuscope", every_table("kernel_a", 0, 1'000)}, {"b.gpuscope", every_table("kernel_b", 3, 5'000)}}, {}, report);
+      {{"a.gpuscope", every_table("kernel_a", 0, 1'000)}, {"b.gpuscope", every_table("kernel_b", 3, 5'000)}}, {},
+      report);
   ASSERT_EQ(report.inputs[1].renamed.size(), 1u);
   EXPECT_EQ(report.inputs[1].renamed[0], (std::pair<uint32_t, uint32_t>{7, 10'000'007}));
   const std::string path = testing::scratch_dir("merge_pids") + "/m.gpuscope";
@@ -255,8 +257,8 @@ TEST(Merge, ACaptureThatStartedSomeCollectivesLaterIsPairedFromWhereItStarted) {
   Split s = split_capture(1'000'000'000, "node-a", "node-b");
   size_t dropped = 0;
   std::erase_if(s.rank1.kernels, [&](const Kernel& k) {
-    const bool all_reduce = analysis::classify_collective(s.rank1.strings.get(k.name)) == analysis::Collective::AllReduce;
-    return all_reduce && dropped < 3 && ++dropped;
+    const analysis::Collective kind = analysis::classify_collective(s.rank1.strings.get(k.name));
+    return kind == analysis::Collective::AllReduce && dropped < 3 && ++dropped;
   });
   MergeReport report;
   analysis::merge_traces({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, {}, report);
