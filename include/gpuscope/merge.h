@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,6 +56,9 @@ struct MergeInput {
 
 struct MergeOptions {
   bool align = true;  // false (--no-align): never shift, only measure
+  // --offset FILE=NS: shift the input given as FILE by NS ns whatever was measured (a known
+  // offset, or one measured on another run). Not the first input: it is the reference clock.
+  std::map<std::string, TimeNs> offsets;
 };
 
 struct MergedInput {
@@ -79,8 +83,8 @@ struct MergeReport {
 // Error for fewer than 2 inputs and for bench captures (their processes are runs, not ranks).
 Trace merge_traces(std::vector<MergeInput> inputs, const MergeOptions& options, MergeReport& report);
 
-// A clock offset or precision for people: "12.3 µs" below a millisecond, else "3.700 ms"; with
-// `sign`, a leading + or -.
+// A clock offset or precision for people: "800 ns" below a µs, "12.3 µs" below a ms, else
+// "3.700 ms"; with `sign`, a leading + or -.
 std::string format_clock(TimeNs ns, bool sign);
 
 // The lines of run.options that merge wrote ("merged: FILE ..."); empty for any other capture.

@@ -52,7 +52,10 @@ std::optional<std::string> decide_shift(const MergedInput& first, MergedInput& i
                                 : "")
         : "no collectives paired with " + first.file;
   const bool same_host = !input.host.empty() && input.host == first.host;
-  if (!options.align) {
+  if (const auto given = options.offsets.find(input.file); given != options.offsets.end()) {
+    input.shift_ns = given->second;
+    input.decision = measured + "; shifted by " + signed_ms(given->second) + " (--offset)";
+  } else if (!options.align) {
     input.decision = measured + "; not shifted (--no-align)";
   } else if (same_host) {
     input.decision = measured + "; same host as " + first.file + ", one clock: not shifted";
@@ -144,8 +147,9 @@ void describe_run(const std::vector<MergeInput>& inputs, const MergeReport& repo
 
 std::string format_clock(TimeNs ns, bool sign) {
   const double magnitude = std::fabs(static_cast<double>(ns));
-  const std::string text =
-      magnitude < 1e6 ? fmt::format("{:.1f} µs", magnitude / 1e3) : fmt::format("{:.3f} ms", magnitude / 1e6);
+  const std::string text = magnitude < 1e3   ? fmt::format("{} ns", std::llabs(ns))
+                           : magnitude < 1e6 ? fmt::format("{:.1f} µs", magnitude / 1e3)
+                                             : fmt::format("{:.3f} ms", magnitude / 1e6);
   return (sign ? (ns < 0 ? "-" : "+") : "") + text;
 }
 
@@ -163,6 +167,11 @@ std::vector<std::string> merge_note_lines(const Run& run) {
 
 Trace merge_traces(std::vector<MergeInput> inputs, const MergeOptions& options, MergeReport& report) {
   if (inputs.size() < 2) throw Error("merge needs at least two captures");
+  for (const auto& [file, ns] : options.offsets) {
+    if (file == inputs.front().file) throw Error("--offset " + file + ": the first input is the reference clock");
+    if (std::none_of(inputs.begin(), inputs.end(), [&](const MergeInput& in) { return in.file == file; }))
+      throw Error("--offset " + file + ": not one of the inputs");
+  }
   for (const MergeInput& in : inputs)
     if (in.trace.runs.size() > 1)
       throw Error(in.file + ": a bench capture (" + std::to_string(in.trace.runs.size()) +

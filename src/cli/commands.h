@@ -63,6 +63,7 @@ struct MergeOptions {
   std::string output;
   bool force = false;
   bool align = true;  // --no-align: measure clock offsets, never shift
+  std::vector<std::string> offsets;  // --offset FILE=NS, repeatable
 };
 
 // `gpuscope export FILE --format chrome|perfetto -o OUT` (export_command.cpp).

@@ -181,6 +181,10 @@ int main(int argc, char** argv) {
   merge_cmd->add_flag("-f,--force", merge.force, "Overwrite an existing capture");
   merge_cmd->add_flag("--no-align", [&](int64_t) { merge.align = false; },
                       "Never shift an input's times: only measure and print its clock offset");
+  merge_cmd->add_option("--offset", merge.offsets,
+                        "FILE=NS: shift the input FILE (as given, not the first) by NS nanoseconds, whatever was "
+                        "measured (repeatable)")
+      ->allow_extra_args(false);  // one FILE=NS per --offset: the inputs after it stay inputs
 
   ExportOptions exporting;
   auto* export_cmd = app.add_subcommand(

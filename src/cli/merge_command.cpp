@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <utility>
 
 #include "cli/capture_files.h"
 #include "cli/commands.h"
@@ -42,6 +43,22 @@ void print_table(const analysis::MergeReport& report, std::ostream& out) {
   }
 }
 
+// "FILE=NS" (--offset): the file as given and a whole number of ns, either sign.
+std::pair<std::string, TimeNs> parse_offset(const std::string& text) {
+  const size_t eq = text.rfind('=');
+  const std::string ns = eq == std::string::npos ? "" : text.substr(eq + 1);
+  size_t used = 0;
+  TimeNs value = 0;
+  try {
+    value = std::stoll(ns, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (eq == 0 || ns.empty() || used != ns.size())
+    throw Error("--offset " + text + ": expected FILE=NS, NS a whole number of nanoseconds (e.g. a.gpuscope=-1500)");
+  return {text.substr(0, eq), value};
+}
+
 }  // namespace
 
 int run_merge(const MergeOptions& options) {
@@ -49,10 +66,13 @@ int run_merge(const MergeOptions& options) {
   refuse_existing_output(output, options.force);
   if (options.inputs.size() < 2) throw Error("merge needs at least two captures (one per rank), got " +
                                              std::to_string(options.inputs.size()));
+  analysis::MergeOptions merge;  // bad options fail before any file is read
+  merge.align = options.align;
+  for (const std::string& offset : options.offsets)
+    if (!merge.offsets.insert(parse_offset(offset)).second)
+      throw Error("--offset " + offset + ": that file's offset is given twice");
   std::vector<analysis::MergeInput> inputs;
   for (const std::string& path : options.inputs) inputs.push_back({path, load_trace(path)});
-  analysis::MergeOptions merge;
-  merge.align = options.align;
   analysis::MergeReport report;
   Trace trace = analysis::merge_traces(std::move(inputs), merge, report);
   trace.run.gpuscope_version = GPUSCOPE_VERSION;

@@ -249,6 +249,15 @@ TEST(Merge, ACaptureSplitPerHostAndShiftedIsRealignedAndFindsTheStragglerAgain) 
   analysis::merge_traces({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, no_align, report);
   EXPECT_EQ(report.inputs[1].shift_ns, 0);
   EXPECT_NE(report.inputs[1].decision.find("not shifted (--no-align)"), std::string::npos);
+
+  // --offset: the given shift wins over the measured one; the first input is the reference.
+  MergeOptions given;
+  given.offsets["rank1.gpuscope"] = -kShift;
+  const Trace exact = analysis::merge_traces({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, given, report);
+  EXPECT_EQ(report.inputs[1].shift_ns, -kShift);
+  EXPECT_EQ(analysis::analyze_ranks(exact)->straggler->late_per_step_ns, before->straggler->late_per_step_ns);
+  given.offsets = {{"rank0.gpuscope", 5}};
+  EXPECT_THROW(analysis::merge_traces({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, given, report), Error);
 }
 
 // Rank 1's capture lacks its first 3 all-reduces (it started late: a profiler schedule): pairing
@@ -321,6 +330,10 @@ TEST(MergeCli, MergesFilesAndRefusesBadInputInOneLine) {
                                  "bench capture");
   testing::expect_one_line_error(testing::run_gpuscope(dir, "merge -o both " + k0 + " " + k1), "already exists",
                                  "existing output");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "merge -o x --offset " + k1 + "=1.5ms " + k0 + " " + k1),
+                                 "expected FILE=NS", "bad --offset");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "merge -o x --offset other.json=15 " + k0 + " " + k1),
+                                 "not one of the inputs", "--offset of no input");
   EXPECT_FALSE(std::filesystem::exists(dir + "/x.gpuscope"));
 }
 
