@@ -12,8 +12,8 @@
 namespace gpuscope::analysis {
 namespace {
 
-// The process whose collectives stand for the capture: any rank does (all leave each collective
-// together): the lowest known rank, else the first process (by pid) that ran NCCL kernels.
+// The process whose collectives stand for the capture. Any rank would do, since all leave each
+// collective together; this is the lowest known rank, else the first (by pid) with NCCL kernels.
 std::optional<uint32_t> communicating_process(const Trace& trace, std::vector<CommKernel>& comm) {
   std::optional<uint32_t> best;
   std::pair<bool, int32_t> best_key{true, 0};
