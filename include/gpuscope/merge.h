@@ -80,7 +80,8 @@ struct MergeReport {
 // 10,000,000 × its position, unused elsewhere), names re-interned, clocks aligned as above. The
 // run spans all inputs; its command says "merged from N captures", and its options hold one
 // "merged: ..." line per input (merge_note_lines) that the report's Run section shows. Throws
-// Error for fewer than 2 inputs and for bench captures (their processes are runs, not ranks).
+// Error for fewer than 2 inputs and for bench captures, even of one run (their processes are
+// runs, not ranks).
 Trace merge_traces(std::vector<MergeInput> inputs, const MergeOptions& options, MergeReport& report);
 
 // A clock offset or precision for people: "800 ns" below a µs, "12.3 µs" below a ms, else

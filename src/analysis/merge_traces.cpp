@@ -173,9 +173,9 @@ Trace merge_traces(std::vector<MergeInput> inputs, const MergeOptions& options, 
       throw Error("--offset " + file + ": not one of the inputs");
   }
   for (const MergeInput& in : inputs)
-    if (in.trace.runs.size() > 1)
+    if (!in.trace.runs.empty())  // even of one run: its records carry run ids a single capture lacks
       throw Error(in.file + ": a bench capture (" + std::to_string(in.trace.runs.size()) +
-                  " runs of one program, not ranks of one job); merge captures of one run each");
+                  " run(s) of one program, not ranks of one job); merge captures made by profile");
 
   report = {};
   Trace merged;

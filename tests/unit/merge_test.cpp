@@ -303,6 +303,8 @@ TEST(Merge, ABenchCaptureOrASingleInputIsRefused) {
   MergeReport report;
   EXPECT_THROW(analysis::merge_traces({{"a", every_table("k", 0, 0)}, {"bench.gpuscope", bench}}, {}, report), Error);
   EXPECT_THROW(analysis::merge_traces({{"a", every_table("k", 0, 0)}}, {}, report), Error);
+  bench.runs.resize(1);  // bench -n 1: still run-stamped records
+  EXPECT_THROW(analysis::merge_traces({{"a", every_table("k", 0, 0)}, {"bench.gpuscope", bench}}, {}, report), Error);
 }
 
 // The command: files in, one capture out, the table on stderr; bad input is one line and exit 2.
