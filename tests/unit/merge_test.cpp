@@ -337,6 +337,18 @@ TEST(MergeCli, MergesFilesAndRefusesBadInputInOneLine) {
   testing::expect_one_line_error(testing::run_gpuscope(dir, "merge -o x --offset other.json=15 " + k0 + " " + k1),
                                  "not one of the inputs", "--offset of no input");
   EXPECT_FALSE(std::filesystem::exists(dir + "/x.gpuscope"));
+
+  // Two hosts and no collectives to align on: merged, with a warning line on stderr.
+  Trace a = every_table("k", 0, 1'000), b = every_table("k", 0, 2'000);
+  a.run.host = "node-a", b.run.host = "node-b";
+  write_trace(dir + "/a.gpuscope", a);
+  write_trace(dir + "/b.gpuscope", b);
+  r = testing::run_gpuscope(dir, "merge -o ab a.gpuscope b.gpuscope");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("gpuscope: warning: b.gpuscope: different hosts and no collectives paired with a.gpuscope: "
+                       "merged unshifted"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace
