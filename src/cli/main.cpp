@@ -175,7 +175,8 @@ int main(int argc, char** argv) {
   auto* merge_cmd = app.add_subcommand(
       "merge", "Merge captures of one distributed job (one file per rank: captures, torch.profiler traces, nsys\n"
                "exports) into one capture, with every process, so the report's Ranks section covers all ranks;\n"
-               "clocks of different hosts are aligned on the NCCL collectives the files share (docs/merge.md)");
+               "a file from another (or an unknown) host is shifted onto the first file's clock, measured on the\n"
+               "NCCL collectives they share (docs/merge.md)");
   merge_cmd->add_option("inputs", merge.inputs, "Two or more files, each anything `report` reads")->required();
   merge_cmd->add_option("-o,--output", merge.output, "Capture name")->required();
   merge_cmd->add_flag("-f,--force", merge.force, "Overwrite an existing capture");
