@@ -144,6 +144,25 @@ struct RanksAnalysis {
 // is noise.
 inline constexpr double kStragglerMinShare = 0.01;
 
+// One communication kernel of a rank: when its stream reached it (start) and when every rank
+// left it (end).
+struct CommKernel {
+  TimeNs start = 0, end = 0;
+  Collective kind = Collective::None;
+  uint64_t bytes = 0;  // NCCL's size of it (CollectiveCall::bytes); 0: unknown
+  uint32_t ranks = 0;  // communicator size; 0: unknown
+};
+
+// The communication kernels of process `pid`, by start.
+std::vector<CommKernel> communication_kernels(const Trace& trace, uint32_t pid);
+
+// Matches the collectives of several ranks (each list by start): per operation, its kernel on
+// each rank, in the order of `ranks`. The k-th collective of every rank is one operation when all
+// ran the same sequence; else each kind's k-th instance. `note` says why some could not be
+// matched; empty when all were.
+std::vector<std::vector<const CommKernel*>> match_collectives(const std::vector<const std::vector<CommKernel>*>& ranks,
+                                                              std::string& note);
+
 // nullopt unless at least two processes ran kernels, and for bench captures (their processes are
 // runs of one program one after another).
 std::optional<RanksAnalysis> analyze_ranks(const Trace& trace);

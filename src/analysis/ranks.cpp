@@ -12,13 +12,15 @@
 namespace gpuscope::analysis {
 namespace {
 
-using ranks_detail::CommKernel;
-using ranks_detail::Operation;
-
 struct Participant {
   RankSummary summary;
   std::vector<CommKernel> comm;  // by start
 };
+
+void sort_by_start(std::vector<CommKernel>& kernels) {
+  std::sort(kernels.begin(), kernels.end(),
+            [](const CommKernel& a, const CommKernel& b) { return std::tie(a.start, a.end) < std::tie(b.start, b.end); });
+}
 
 // Kernels, copies and memsets of each process, split into compute and communication.
 std::map<uint32_t, Participant> gather(const Trace& trace) {
@@ -60,52 +62,11 @@ std::map<uint32_t, Participant> gather(const Trace& trace) {
       s.comm_ns = add_saturated(s.comm_ns, c.end - c.start);
       s.overlap_ns = add_saturated(s.overlap_ns, covered_within(computing, c.start, c.end));
     }
-    std::sort(p.comm.begin(), p.comm.end(),
-              [](const CommKernel& a, const CommKernel& b) { return std::tie(a.start, a.end) < std::tie(b.start, b.end); });
+    sort_by_start(p.comm);
   }
   for (const Process& proc : trace.processes)
     if (auto it = by_pid.find(proc.pid); it != by_pid.end()) it->second.summary.rank = proc.rank;
   return by_pid;
-}
-
-// The k-th collective of every rank is one operation when all ranks ran the same sequence;
-// else match each kind's k-th instance. Returns, per operation, each participant's kernel.
-std::vector<Operation> match(const std::vector<Participant*>& ranks, std::string& note) {
-  std::vector<Operation> ops;
-  const size_t first = ranks.front()->comm.size();
-  const bool same = std::all_of(ranks.begin(), ranks.end(), [&](const Participant* p) {
-    if (p->comm.size() != first) return false;
-    for (size_t i = 0; i < first; ++i)
-      if (p->comm[i].kind != ranks.front()->comm[i].kind) return false;
-    return true;
-  });
-  if (same) {
-    for (size_t i = 0; i < first; ++i) {
-      ops.emplace_back();
-      for (const Participant* p : ranks) ops.back().push_back(&p->comm[i]);
-    }
-    return ops;
-  }
-  std::map<Collective, std::vector<std::vector<const CommKernel*>>> per_kind;  // kind -> rank -> kernels
-  for (size_t r = 0; r < ranks.size(); ++r)
-    for (const CommKernel& k : ranks[r]->comm) {
-      auto& lists = per_kind[k.kind];
-      lists.resize(ranks.size());
-      lists[r].push_back(&k);
-    }
-  size_t unmatched = 0;
-  for (auto& [kind, lists] : per_kind) {
-    size_t fewest = SIZE_MAX, most = 0;
-    for (const auto& l : lists) fewest = std::min(fewest, l.size()), most = std::max(most, l.size());
-    unmatched += most - fewest;
-    for (size_t i = 0; i < fewest; ++i) {
-      ops.emplace_back();
-      for (const auto& l : lists) ops.back().push_back(l[i]);
-    }
-  }
-  note = "the ranks ran different sequences of collectives; matched each kind's instances in order" +
-         (unmatched ? ", " + std::to_string(unmatched) + " left unmatched on the ranks with more" : std::string());
-  return ops;
 }
 
 void find_straggler(const Trace& trace, RanksAnalysis& out) {
@@ -175,6 +136,59 @@ Collective classify_collective(std::string_view name) {
   return Collective::Other;
 }
 
+std::vector<CommKernel> communication_kernels(const Trace& trace, uint32_t pid) {
+  std::vector<CommKernel> out;
+  std::map<StringId, Collective> kinds;  // classify each name once
+  for (const Kernel& k : trace.kernels) {
+    if (k.pid != pid) continue;
+    auto [it, fresh] = kinds.try_emplace(k.name);
+    if (fresh) it->second = classify_collective(trace.strings.get(k.name));
+    if (it->second != Collective::None) out.push_back({k.start, k.end, it->second});
+  }
+  sort_by_start(out);
+  return out;
+}
+
+std::vector<std::vector<const CommKernel*>> match_collectives(const std::vector<const std::vector<CommKernel>*>& ranks,
+                                                              std::string& note) {
+  std::vector<std::vector<const CommKernel*>> ops;
+  if (ranks.empty()) return ops;
+  const std::vector<CommKernel>& front = *ranks.front();
+  const bool same = std::all_of(ranks.begin(), ranks.end(), [&](const std::vector<CommKernel>* r) {
+    if (r->size() != front.size()) return false;
+    for (size_t i = 0; i < front.size(); ++i)
+      if ((*r)[i].kind != front[i].kind) return false;
+    return true;
+  });
+  if (same) {
+    for (size_t i = 0; i < front.size(); ++i) {
+      ops.emplace_back();
+      for (const std::vector<CommKernel>* r : ranks) ops.back().push_back(&(*r)[i]);
+    }
+    return ops;
+  }
+  std::map<Collective, std::vector<std::vector<const CommKernel*>>> per_kind;  // kind -> rank -> kernels
+  for (size_t r = 0; r < ranks.size(); ++r)
+    for (const CommKernel& k : *ranks[r]) {
+      auto& lists = per_kind[k.kind];
+      lists.resize(ranks.size());
+      lists[r].push_back(&k);
+    }
+  size_t unmatched = 0;
+  for (auto& [kind, lists] : per_kind) {
+    size_t fewest = SIZE_MAX, most = 0;
+    for (const auto& l : lists) fewest = std::min(fewest, l.size()), most = std::max(most, l.size());
+    unmatched += most - fewest;
+    for (size_t i = 0; i < fewest; ++i) {
+      ops.emplace_back();
+      for (const auto& l : lists) ops.back().push_back(l[i]);
+    }
+  }
+  note = "the ranks ran different sequences of collectives; matched each kind's instances in order" +
+         (unmatched ? ", " + std::to_string(unmatched) + " left unmatched on the ranks with more" : std::string());
+  return ops;
+}
+
 std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
   // A bench capture's processes are repetitions of one program, one after another, not ranks.
   if (trace.runs.size() > 1) return std::nullopt;
@@ -189,10 +203,11 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
 
   RanksAnalysis out;
   std::vector<Participant*> communicating;
+  std::vector<const std::vector<CommKernel>*> lists;
   for (Participant* p : ranks)
-    if (!p->comm.empty()) communicating.push_back(p);
+    if (!p->comm.empty()) communicating.push_back(p), lists.push_back(&p->comm);
   if (communicating.size() >= 2) {
-    const auto ops = match(communicating, out.matching_note);
+    const auto ops = match_collectives(lists, out.matching_note);
     out.matched = ops.size();
     out.sizes = ranks_detail::size_collectives(ops, communicating.size());
     for (const CollectiveSize& size : out.sizes) out.sized_operations += size.operations;

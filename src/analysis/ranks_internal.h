@@ -1,22 +1,14 @@
-// What ranks.cpp and collective_sizes.cpp share: one rank's communication kernels, and the
-// matched operations (the k-th collective of every rank).
+// What ranks.cpp and collective_sizes.cpp share: the matched operations (the k-th collective of
+// every rank) and their sizes.
 #pragma once
 
-#include <cstdint>
 #include <vector>
 
 #include "gpuscope/analysis_ranks.h"
 
 namespace gpuscope::analysis::ranks_detail {
 
-struct CommKernel {
-  TimeNs start = 0, end = 0;
-  Collective kind = Collective::None;
-  uint64_t bytes = 0;  // NCCL's message (CollectiveCall::bytes); 0: unknown
-  uint32_t ranks = 0;  // communicator size; 0: unknown
-};
-
-// One operation: each participating rank's kernel, in the order of the ranks.
+// One operation: each participating rank's kernel, in the order of the ranks (match_collectives).
 using Operation = std::vector<const CommKernel*>;
 
 // Matched operations grouped by kind and message size, each timed on the rank that arrived last

@@ -57,6 +57,15 @@ struct ImportOptions {
   bool force = false;
 };
 
+// `gpuscope merge -o OUT IN1 IN2 ...` (merge_command.cpp, docs/merge.md).
+struct MergeOptions {
+  std::vector<std::string> inputs;  // captures or other profilers' files, one or more ranks each
+  std::string output;
+  bool force = false;
+  bool align = true;  // --no-align: measure clock offsets, never shift
+  std::vector<std::string> offsets;  // --offset FILE=NS, repeatable
+};
+
 // `gpuscope export FILE --format chrome|perfetto -o OUT` (export_command.cpp).
 struct ExportOptions {
   std::string input;
@@ -95,6 +104,7 @@ int run_report(const ReportOptions& options);
 int run_import(const ImportOptions& options);
 int run_query(const QueryOptions& options);
 int run_export(const ExportOptions& options);
+int run_merge(const MergeOptions& options);
 int run_metrics(const MetricsOptions& options);
 
 // Shared by profile and report. `profile` renders the trace it has just written

@@ -171,6 +171,22 @@ int main(int argc, char** argv) {
   import_cmd->add_option("-o,--output", import.output, "Capture name")->required();
   import_cmd->add_flag("-f,--force", import.force, "Overwrite an existing capture");
 
+  MergeOptions merge;
+  auto* merge_cmd = app.add_subcommand(
+      "merge", "Merge captures of one distributed job (one file per rank: captures, torch.profiler traces, nsys\n"
+               "exports) into one capture, with every process, so the report's Ranks section covers all ranks;\n"
+               "a file from another (or an unknown) host is shifted onto the first file's clock, measured on the\n"
+               "NCCL collectives they share (docs/merge.md)");
+  merge_cmd->add_option("inputs", merge.inputs, "Two or more files, each anything `report` reads")->required();
+  merge_cmd->add_option("-o,--output", merge.output, "Capture name")->required();
+  merge_cmd->add_flag("-f,--force", merge.force, "Overwrite an existing capture");
+  merge_cmd->add_flag("--no-align", [&](int64_t) { merge.align = false; },
+                      "Never shift an input's times: only measure and print its clock offset");
+  merge_cmd->add_option("--offset", merge.offsets,
+                        "FILE=NS: shift the input FILE (as given, not the first) by NS nanoseconds, whatever was "
+                        "measured (repeatable)")
+      ->allow_extra_args(false);  // one FILE=NS per --offset: the inputs after it stay inputs
+
   ExportOptions exporting;
   auto* export_cmd = app.add_subcommand(
       "export", "Write a capture as a trace for other viewers (Perfetto UI, chrome://tracing, torch.profiler tools)");
@@ -282,6 +298,7 @@ int main(int argc, char** argv) {
     if (*report_cmd) return run_report(report);
     if (*import_cmd) return run_import(import);
     if (*export_cmd) return run_export(exporting);
+    if (*merge_cmd) return run_merge(merge);
     if (*query_cmd) return run_query(query);
     if (*metrics_cmd) {
       metrics.host_library = env_or_empty("GPUSCOPE_CUPTI_HOST_LIB");

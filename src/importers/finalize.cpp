@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "gpuscope/trace_tables.h"
 #include "importers/torch_nvtx/torch_nvtx.h"
 #include "importers/validate.h"
 
@@ -16,12 +17,6 @@ namespace {
 
 uint64_t key(uint32_t pid, uint32_t correlation_id) {
   return (uint64_t{pid} << 32) | correlation_id;
-}
-
-template <class Event>
-void sort_by_start(std::vector<Event>& events) {
-  std::stable_sort(events.begin(), events.end(),
-                   [](const Event& a, const Event& b) { return a.start < b.start; });
 }
 
 // Push/pop ranges nest per thread; depth is the number of enclosing ranges.
@@ -117,37 +112,14 @@ void place_replayed_kernels(Trace& trace) {
 void nest_ranges(Trace& trace) {
   assign_nvtx_depths(trace.nvtx_ranges);
   // An op and the first op inside it can start on the same nanosecond: the longer one is the parent.
-  std::stable_sort(trace.host_ops.begin(), trace.host_ops.end(), [](const HostOp& a, const HostOp& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  });
+  sort_host_ops(trace.host_ops);
   assign_host_op_depths(trace.host_ops);
 }
 
 void finalize_trace(Trace& trace) {
   place_replayed_kernels(trace);  // before validation: it gives timeless kernels their times
   validate_trace(trace);
-  sort_by_start(trace.api_calls);
-  sort_by_start(trace.kernels);
-  sort_by_start(trace.memcpys);
-  sort_by_start(trace.memsets);
-  sort_by_start(trace.synchronizations);
-  sort_by_start(trace.nvtx_ranges);
-  sort_by_start(trace.overheads);
-  std::stable_sort(trace.memory_events.begin(), trace.memory_events.end(),
-                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.timestamp < b.timestamp; });
-  std::stable_sort(trace.nvtx_marks.begin(), trace.nvtx_marks.end(),
-                   [](const NvtxMark& a, const NvtxMark& b) { return a.timestamp < b.timestamp; });
-  std::stable_sort(trace.processes.begin(), trace.processes.end(),
-                   [](const Process& a, const Process& b) { return a.pid < b.pid; });
-  std::stable_sort(trace.devices.begin(), trace.devices.end(), [](const Device& a, const Device& b) {
-    return std::tie(a.pid, a.id) < std::tie(b.pid, b.id);
-  });
-
-  sort_by_start(trace.gpu_metric_samples);
-  std::stable_sort(trace.metric_collections.begin(), trace.metric_collections.end(),
-                   [](const MetricCollection& a, const MetricCollection& b) {
-                     return std::tie(a.pid, a.kind) < std::tie(b.pid, b.kind);
-                   });
+  sort_records(trace);
 
   convert_torch_nvtx(trace);
   nest_ranges(trace);

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "gpuscope/analysis_faults.h"
+#include "gpuscope/merge.h"
 #include "report/builder.h"
 #include "report/units.h"
 
@@ -175,6 +176,10 @@ Section build_run_section(const Trace& trace, size_t top) {
   } else if (!run.gpuscope_version.empty()) {
     s.lines.push_back({"captured_by", "Captured by", text("gpuscope " + run.gpuscope_version), ""});
   }
+  // A merged capture (gpuscope merge): each input file, its processes, and its clock alignment.
+  const std::vector<std::string> merged = analysis::merge_note_lines(run);
+  for (size_t i = 0; i < merged.size(); ++i)
+    s.lines.push_back({"merged." + std::to_string(i + 1), "Merged from", text(merged[i]), ""});
   add_capture_range_line(s, trace);
   add_gpu_fault_lines(s, trace);
   s.tables.push_back(devices_table(trace, top));
