@@ -73,7 +73,7 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=1e-3)
     generator = torch.Generator(device="cuda").manual_seed(rank)
     data = torch.randn(*shape, device="cuda", generator=generator)
-    target = torch.randint(0, 10, (256,), device="cuda", generator=generator)
+    target = torch.randint(0, 10, (shape[0],), device="cuda", generator=generator)
     losses = []
     profiler = None
     if args.kineto:

@@ -32,6 +32,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         users.sync_flush->on_callback(data);
         return;  // a synchronization: neither a launch nor a profiler start/stop
       }
+      if (users.nccl && NcclCalls::watches(domain, cbid)) users.nccl->on_launch_callback(data);
       if (users.range) users.range->on_api_callback(domain, cbid, data);
       if (users.kernels) users.kernels->on_launch_callback(data);
     } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
@@ -76,10 +77,22 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
   }
   if (users.filter && users.filter_now) users.filter->enable_callbacks(api, g_hub.subscriber, users.driver_api);
   if (users.range) users.range->enable_callbacks(api, g_hub.subscriber);
-  if (users.nccl)
+  if (users.nccl) {
+    constexpr const char* kCost = "NCCL's calls are not recorded: collectives show no bytes or bandwidth";
+    // The launches only once NCCL is in the process (its domain created): others pay nothing.
+    // Set before the NVTX callbacks are on, so no callback reads it while it changes.
+    users.nccl->set_on_nccl_domain([] {
+      std::lock_guard lock(g_hub.mutex);
+      if (!g_live.load(std::memory_order_acquire) || g_hub.subscriber == nullptr) return;
+      for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel})
+        enable_callback(*g_hub.api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id,
+                        "NCCL's kernels are not told apart by their launch: their bytes come from the runtime trace");
+    });
     for (CUpti_CallbackId id : {CUPTI_CBID_NVTX_nvtxDomainCreateA, CUPTI_CBID_NVTX_nvtxDomainRangePushEx})
-      enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_NVTX, id,
-                      "NCCL's calls are not recorded: collectives show no bytes or bandwidth");
+      enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_NVTX, id, kCost);
+  }
   if (users.sync_flush) SyncFlush::enable_callbacks(api, g_hub.subscriber);
   return "";
 }
@@ -106,6 +119,7 @@ std::string release_callbacks() {
   if (g_hub.users.range) lost += std::string(lost.empty() ? "" : ", ") + "capture-range callbacks";
   if (g_hub.users.kernels || g_hub.users.sampler) lost += std::string(lost.empty() ? "" : ", ") + "metric callbacks";
   if (g_hub.users.sync_flush) lost += std::string(lost.empty() ? "" : ", ") + "flushes at synchronizations";
+  if (g_hub.users.nccl) lost += std::string(lost.empty() ? "" : ", ") + "NCCL's calls";
   return lost;
 }
 

@@ -41,6 +41,9 @@ uint32_t this_tid() {
   return tid;
 }
 
+// NCCL calls this thread made since its last launch: its next launch carries them out.
+thread_local uint32_t t_pending_calls = 0;
+
 }  // namespace
 
 std::optional<spool::CommCallRecord> decode_nccl_payload(uint64_t schema_id, const void* payload, size_t bytes) {
@@ -90,8 +93,9 @@ void NcclCalls::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, cons
   if (params == nullptr) return;
   if (cbid == CUPTI_CBID_NVTX_nvtxDomainCreateA) {
     const char* name = static_cast<const nvtxDomainCreateA_params*>(params)->name;
-    if (return_value != nullptr && name != nullptr && std::string_view(name) == "NCCL")
-      domain_.store(*static_cast<const nvtxDomainHandle_t*>(return_value), std::memory_order_release);
+    if (return_value == nullptr || name == nullptr || std::string_view(name) != "NCCL") return;
+    const void* previous = domain_.exchange(*static_cast<const nvtxDomainHandle_t*>(return_value), std::memory_order_acq_rel);
+    if (previous == nullptr && on_nccl_domain_) on_nccl_domain_();
     return;
   }
   if (cbid != CUPTI_CBID_NVTX_nvtxDomainRangePushEx) return;
@@ -110,7 +114,27 @@ void NcclCalls::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, cons
     record->start_ns = now_ns();
     record->tid = this_tid();
     push(*record);
+    if (record->call != static_cast<uint8_t>(CommCallCode::CommInit)) ++t_pending_calls;
   }
+}
+
+bool NcclCalls::watches(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  return domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+         (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel);
+}
+
+void NcclCalls::on_launch_callback(const CUpti_CallbackData& data) {
+  if (t_pending_calls == 0 || data.callbackSite != CUPTI_API_ENTER) return;  // most launches: one TLS read
+  t_pending_calls = 0;
+  spool::CommCallRecord r{};
+  r.start_ns = now_ns();
+  r.tid = this_tid();
+  r.peer = r.rank = -1;
+  r.call = static_cast<uint8_t>(CommCallCode::Launch);
+  r.correlation_id = data.correlationId;
+  push(r);
 }
 
 void NcclCalls::push(const spool::CommCallRecord& record) {

@@ -1,11 +1,17 @@
 // NCCL's calls as NCCL announces them: each collective, send/recv and communicator creation
 // pushes an NVTX range in NCCL's domain carrying a binary payload (NCCL's static payload
 // schemas: communicator hash, message size in bytes, peer or root, ...). The capture keeps one
-// CommCall record per call; the importer gives each call to the NCCL kernel that carried it
-// out, whose bandwidth the report then shows (docs/capture.md "NCCL calls").
+// CommCall record per call, and when a thread with calls pending launches a kernel through the
+// driver (NCCL 2.19+ calls cuLaunchKernelEx itself, so the runtime API trace never sees it), a
+// Launch record with that launch's correlation id: the kernel that carries the calls out. The
+// importer turns them into collective_calls rows, whose bandwidth the report then shows
+// (docs/capture.md "NCCL calls").
 //
-// Threads: the NVTX callback runs on the program's threads and only decodes and queues (a
-// mutex, a bounded vector); the writer thread drains the queue into the spool.
+// The driver's launch callbacks are enabled only once NCCL has created its NVTX domain
+// (`on_nccl_domain`), so programs without NCCL pay nothing on their launches.
+//
+// Threads: the callbacks run on the program's threads and only decode and queue (a mutex, a
+// bounded vector); the writer thread drains the queue into the spool.
 #pragma once
 
 #include <cupti.h>
@@ -13,6 +19,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -34,9 +41,17 @@ class NcclCalls {
   // Pending calls are bounded; beyond this many (a stalled writer) calls are dropped and counted.
   static constexpr size_t kMaxPending = 1u << 16;
 
+  // `on_nccl_domain` runs once, on the thread where NCCL created its domain: the callback hub
+  // enables the driver's launch callbacks there.
+  explicit NcclCalls(std::function<void()> on_nccl_domain = {}) : on_nccl_domain_(std::move(on_nccl_domain)) {}
+
   // Program threads, from the callback hub (which enables these two NVTX callbacks): domain
   // creation (to learn NCCL's domain) and domain range pushes.
   void on_nvtx_callback(CUpti_CallbackId cbid, const void* params, const void* return_value);
+  // Program threads: a driver launch (watches()); a Launch record if the thread has calls pending.
+  static bool watches(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+  void on_launch_callback(const CUpti_CallbackData& data);
+  void set_on_nccl_domain(std::function<void()> hook) { on_nccl_domain_ = std::move(hook); }
   // Writer thread: appends the pending calls, and a Loss record for any dropped.
   void drain(RecordSink& sink);
 
@@ -44,6 +59,7 @@ class NcclCalls {
   void push(const spool::CommCallRecord& record);
 
   std::atomic<const void*> domain_{nullptr};  // NCCL's nvtxDomainHandle_t, once created
+  std::function<void()> on_nccl_domain_;
   std::mutex mutex_;
   std::vector<spool::CommCallRecord> pending_;
   uint64_t dropped_ = 0, dropped_written_ = 0;

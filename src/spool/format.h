@@ -96,7 +96,8 @@ enum class MemoryCode : uint8_t {
 enum class MemoryOpCode : uint8_t { Alloc = 0, Free = 1 };
 enum class CommCallCode : uint8_t {
   CommInit = 0, AllGather = 1, AllReduce = 2, Broadcast = 3, ReduceScatter = 4, Reduce = 5, Send = 6, Recv = 7,
-  AllToAll = 8, Gather = 9, Scatter = 10
+  AllToAll = 8, Gather = 9, Scatter = 10,
+  Launch = 11  // not a call: NCCL launched the kernel (correlation_id) that carries out its thread's calls since the last
 };
 enum class SyncCode : uint8_t {
   Unknown = 0, EventSynchronize = 1, StreamWaitEvent = 2, StreamSynchronize = 3, ContextSynchronize = 4
@@ -287,8 +288,8 @@ struct CaptureWindowRecord {
 };
 
 // One NCCL call, from the payload NCCL attaches to its NVTX range (its "NCCL" domain): what the
-// call moves, for the bandwidth of the kernel that carries it out. The importer gives a call to
-// the next NCCL kernel its thread launches.
+// call moves, for the bandwidth of the kernel that carries it out. After a thread's calls, a
+// Launch record names that kernel by the correlation id of the launch that followed them.
 struct CommCallRecord {
   int64_t start_ns;  // when NCCL pushed the call's range
   uint64_t bytes;    // NCCL's "Message size [bytes]"; 0 for a communicator's creation
@@ -298,7 +299,8 @@ struct CommCallRecord {
   uint32_t ranks;    // CommInit: the communicator's size; else 0
   int32_t rank;      // CommInit: this process's rank in it; else -1
   uint8_t call;      // CommCallCode
-  uint8_t pad[7];
+  uint8_t pad[3];
+  uint32_t correlation_id;  // Launch: CUPTI's id of the launch; else 0
 };
 
 // One range-profiler metric value of one kernel launch; correlation_id is the launch's

@@ -97,7 +97,8 @@ constexpr std::array<Layout, kKindSlots> make_layouts() {
       F(CaptureWindowRecord, start_ns), R(CaptureWindowRecord, end_ns, 0)});
   at(RecordKind::CommCall) = layout(sizeof(CommCallRecord), {
       F(CommCallRecord, start_ns), F(CommCallRecord, bytes), F(CommCallRecord, comm), F(CommCallRecord, tid),
-      F(CommCallRecord, peer), F(CommCallRecord, ranks), F(CommCallRecord, rank), F(CommCallRecord, call)});
+      F(CommCallRecord, peer), F(CommCallRecord, ranks), F(CommCallRecord, rank), F(CommCallRecord, call),
+      F(CommCallRecord, correlation_id)});
   return t;
 }
 

@@ -249,6 +249,36 @@ TEST(SpoolImporter, NcclCallsGiveTheirKernelsBytesAndRanks) {
   EXPECT_EQ(loss->count, 1u);
 }
 
+// NCCL 2.19+ launches through the driver, which the runtime trace does not record: the capture's
+// Launch records name the kernel instead (correlation 20 and 21 here, no API record for either).
+TEST(SpoolImporter, NcclLaunchRecordsNameTheKernelOfTheCallsBefore) {
+  const std::string dir = testing::scratch_dir("spool_nccl_launch");
+  SpoolBuilder b(9);
+  b.string(1, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)");
+  spool::CommCallRecord launch = comm_call(1100, spool::CommCallCode::Launch, 0, 0);
+  launch.correlation_id = 20;
+  spool::CommCallRecord send = comm_call(1000, spool::CommCallCode::Send, 1 << 16, 5);
+  send.peer = 1;
+  b.record(RecordKind::CommCall, send)
+      .record(RecordKind::CommCall, launch)
+      .record(RecordKind::Kernel, kernel(1300, 2300, 20, 1))
+      .record(RecordKind::CommCall, comm_call(3000, spool::CommCallCode::Recv, 1 << 10, 5))
+      .record(RecordKind::CommCall, comm_call(3001, spool::CommCallCode::Send, 1 << 10, 5));
+  launch.start_ns = 3100, launch.correlation_id = 21;
+  b.record(RecordKind::CommCall, launch).record(RecordKind::Kernel, kernel(3300, 4300, 21, 1)).flush().end(6000);
+  b.write(dir + "/r.9.spool");
+  const Trace t = import_spool(dir + "/r.9.spool");
+  ASSERT_EQ(t.collective_calls.size(), 2u);
+  EXPECT_EQ(t.collective_calls[0].correlation_id, 20u);
+  EXPECT_EQ(t.collective_calls[0].bytes, 1u << 16);
+  EXPECT_EQ(t.collective_calls[0].peer, 1);
+  EXPECT_EQ(t.collective_calls[1].correlation_id, 21u);
+  EXPECT_EQ(t.collective_calls[1].bytes, 2u << 10);
+  EXPECT_EQ(t.collective_calls[1].calls, 2u);
+  EXPECT_EQ(t.collective_calls[1].peer, -1);
+  for (const DataLoss& d : t.data_loss) EXPECT_NE(d.what, "nccl_calls_without_kernel");
+}
+
 TEST(SpoolImporter, RejectsFilesThatAreNotSpools) {
   const std::string dir = testing::scratch_dir("foreign");
   {

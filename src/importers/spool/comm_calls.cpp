@@ -1,23 +1,50 @@
 #include "importers/spool/comm_calls.h"
 
 #include <algorithm>
-#include <map>
 #include <tuple>
 #include <unordered_map>
 
 namespace gpuscope::spool {
 namespace {
 
+bool is(const CommCallRecord& c, CommCallCode code) { return static_cast<CommCallCode>(c.call) == code; }
+
+// A launch that carried calls out: its thread, when, and CUPTI's id of it.
 struct Launch {
   uint32_t tid = 0;
-  TimeNs start = 0;
+  int64_t start_ns = 0;
   uint32_t correlation_id = 0;
 };
 
+// The capture's Launch records: exact, whatever API the launch went through.
+std::vector<Launch> recorded_launches(const std::vector<CommCallRecord>& calls) {
+  std::vector<Launch> out;
+  for (const CommCallRecord& c : calls)
+    if (is(c, CommCallCode::Launch)) out.push_back({c.tid, c.start_ns, c.correlation_id});
+  return out;
+}
+
+// Without Launch records: the process's NCCL kernels whose launch call is in the API trace.
+std::vector<Launch> traced_launches(const Trace& trace, uint32_t pid) {
+  std::unordered_map<uint32_t, const ApiCall*> launch_calls;
+  for (const ApiCall& a : trace.api_calls)
+    if (a.pid == pid) launch_calls.emplace(a.correlation_id, &a);
+  std::vector<Launch> out;
+  std::unordered_map<StringId, bool> nccl_name;
+  for (const Kernel& k : trace.kernels) {
+    if (k.pid != pid) continue;
+    auto [it, fresh] = nccl_name.try_emplace(k.name);
+    if (fresh) it->second = is_nccl_kernel(trace.strings.get(k.name));
+    if (!it->second) continue;
+    if (const auto call = launch_calls.find(k.correlation_id); call != launch_calls.end())
+      out.push_back({call->second->tid, call->second->start, k.correlation_id});
+  }
+  return out;
+}
+
 // The call's share of its kernel's size, in nccl-tests' terms; 0 when it cannot be known.
 uint64_t size_of(const CommCallRecord& c, uint32_t ranks) {
-  const auto code = static_cast<CommCallCode>(c.call);
-  if (code == CommCallCode::AllGather || code == CommCallCode::ReduceScatter)
+  if (is(c, CommCallCode::AllGather) || is(c, CommCallCode::ReduceScatter))
     return ranks > 0 && c.bytes <= UINT64_MAX / ranks ? c.bytes * ranks : 0;  // NCCL records one rank's part
   return c.bytes;
 }
@@ -29,44 +56,29 @@ void link_comm_calls(Trace& trace, uint32_t pid, int32_t world_size, const std::
   std::unordered_map<uint64_t, uint32_t> ranks_of;  // communicator hash -> its size
   std::vector<CommCallRecord> ops;
   for (const CommCallRecord& c : calls) {
-    if (static_cast<CommCallCode>(c.call) == CommCallCode::CommInit) {
-      if (c.comm != 0 && c.ranks > 0) ranks_of[c.comm] = c.ranks;
-    } else {
-      ops.push_back(c);
-    }
+    if (is(c, CommCallCode::CommInit) && c.comm != 0 && c.ranks > 0) ranks_of[c.comm] = c.ranks;
+    if (!is(c, CommCallCode::CommInit) && !is(c, CommCallCode::Launch)) ops.push_back(c);
   }
-  // This process's NCCL kernels by the thread and time of their launch call.
-  std::unordered_map<uint32_t, const ApiCall*> launch_calls;
-  for (const ApiCall& a : trace.api_calls)
-    if (a.pid == pid) launch_calls.emplace(a.correlation_id, &a);
-  std::vector<Launch> launches;
-  std::unordered_map<StringId, bool> nccl_name;
-  for (const Kernel& k : trace.kernels) {
-    if (k.pid != pid) continue;
-    auto [it, fresh] = nccl_name.try_emplace(k.name);
-    if (fresh) it->second = is_nccl_kernel(trace.strings.get(k.name));
-    if (!it->second) continue;
-    if (const auto call = launch_calls.find(k.correlation_id); call != launch_calls.end())
-      launches.push_back({call->second->tid, call->second->start, k.correlation_id});
-  }
-  const auto by_thread_time = [](const auto& a, const auto& b) { return std::tie(a.tid, a.start) < std::tie(b.tid, b.start); };
+  std::vector<Launch> launches = recorded_launches(calls);
+  if (launches.empty()) launches = traced_launches(trace, pid);
+  const auto by_thread_time = [](const auto& a, const auto& b) {
+    return std::tie(a.tid, a.start_ns) < std::tie(b.tid, b.start_ns);
+  };
   std::sort(launches.begin(), launches.end(), by_thread_time);
-  std::sort(ops.begin(), ops.end(),
-            [](const CommCallRecord& a, const CommCallRecord& b) { return std::tie(a.tid, a.start_ns) < std::tie(b.tid, b.start_ns); });
+  std::sort(ops.begin(), ops.end(), by_thread_time);
 
-  // Each launch takes the calls of its thread since the previous launch (a group of calls
+  // Each launch takes its thread's calls since the thread's previous launch (a group of calls
   // launches one kernel, after its last call).
   uint64_t unmatched = 0;
   size_t next = 0;
-  for (size_t i = 0; i < launches.size(); ++i) {
-    const Launch& l = launches[i];
-    for (; next < ops.size() && ops[next].tid < l.tid; ++next) ++unmatched;  // after its thread's last launch
+  for (const Launch& l : launches) {
+    for (; next < ops.size() && ops[next].tid < l.tid; ++next) ++unmatched;  // after their thread's last launch
     CollectiveCall out;
     out.pid = pid;
     out.correlation_id = l.correlation_id;
     out.calls = 0;
     bool sized = true;
-    for (; next < ops.size() && ops[next].tid == l.tid && ops[next].start_ns <= l.start; ++next) {
+    for (; next < ops.size() && ops[next].tid == l.tid && ops[next].start_ns <= l.start_ns; ++next) {
       const CommCallRecord& c = ops[next];
       const auto known = ranks_of.find(c.comm);
       const uint32_t ranks = known != ranks_of.end() ? known->second : world_size > 0 ? static_cast<uint32_t>(world_size) : 0;

@@ -291,7 +291,7 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
     case RecordKind::CommCall: {
       CommCallRecord r;
       if (!read_body(body, bytes, r)) return false;
-      if (r.call > static_cast<uint8_t>(CommCallCode::Scatter)) return false;  // no such code: damaged
+      if (r.call > static_cast<uint8_t>(CommCallCode::Launch)) return false;  // no such code: damaged
       comm_calls_.push_back(r);
       return true;
     }

@@ -102,13 +102,35 @@ TEST(NcclPayloads, OnlyNcclsDomainIsRecorded) {
     nvtxDomainRangePushEx_params push{static_cast<nvtxDomainHandle_t>(domain), {&attributes}};
     calls.on_nvtx_callback(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, &push, nullptr);
   }
+  // The launch that follows carries the call out; a later launch with no call pending is not NCCL's.
+  CUpti_CallbackData launch{};
+  launch.callbackSite = CUPTI_API_ENTER;
+  launch.correlationId = 77;
+  calls.on_launch_callback(launch);
+  launch.correlationId = 78;
+  calls.on_launch_callback(launch);
   Sink sink;
   calls.drain(sink);
-  ASSERT_EQ(sink.calls.size(), 1u);
+  ASSERT_EQ(sink.calls.size(), 2u);
   EXPECT_EQ(sink.calls[0].call, static_cast<uint8_t>(CommCallCode::AllReduce));
   EXPECT_EQ(sink.calls[0].bytes, 1u << 24);
   EXPECT_GT(sink.calls[0].start_ns, 0);
   EXPECT_GT(sink.calls[0].tid, 0u);
+  EXPECT_EQ(sink.calls[1].call, static_cast<uint8_t>(CommCallCode::Launch));
+  EXPECT_EQ(sink.calls[1].correlation_id, 77u);
+  EXPECT_EQ(sink.calls[1].tid, sink.calls[0].tid);
+  EXPECT_TRUE(NcclCalls::watches(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx));
+  EXPECT_FALSE(NcclCalls::watches(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx));
+}
+
+TEST(NcclPayloads, TheDriversLaunchesAreAskedForOnceNcclIsThere) {
+  int asked = 0, domain = 0;
+  NcclCalls calls([&] { ++asked; });
+  nvtxDomainCreateA_params p{"NCCL"};
+  nvtxDomainHandle_t h = reinterpret_cast<nvtxDomainHandle_t>(&domain);
+  calls.on_nvtx_callback(CUPTI_CBID_NVTX_nvtxDomainCreateA, &p, &h);
+  calls.on_nvtx_callback(CUPTI_CBID_NVTX_nvtxDomainCreateA, &p, &h);  // NVTX returns the same domain again
+  EXPECT_EQ(asked, 1);
 }
 
 }  // namespace
