@@ -337,7 +337,9 @@ expect "gpu metrics with --metrics: program not started" "$(grep -c RESULT "$log
 
 # 13. Several GPUs (issue 17): DDP on 2 GPUs with a planted straggler (rank 1 sleeps 20 ms before
 #     every backward pass): results unchanged, each process's rank recorded, the Ranks section
-#     names rank 1 with its median lateness per step within 10 % of 20 ms. Skipped on 1 GPU.
+#     names rank 1 with its median lateness per step within 10 % of 20 ms and host gaps as the
+#     cause, and the all-reduces' sizes (NCCL's NVTX payloads) give their bus bandwidth. On 4 GPUs
+#     the same with rank 3 sleeping. Skipped on 1 GPU.
 gpus=$(nvidia-smi -L | grep -c '^GPU')
 if [ "$gpus" -ge 2 ] && command -v torchrun >/dev/null && python3 -c "import torch.distributed" 2>/dev/null; then
   ddp=$pytorch_samples/ddp_train.py
@@ -353,8 +355,21 @@ if [ "$gpus" -ge 2 ] && command -v torchrun >/dev/null && python3 -c "import tor
   late_us=$(sed -n 's/^Straggler .*median \([0-9.]*\) ms per.*/\1/p' "$logs/ddp_report.txt" | awk '{printf "%d", $1 * 1000}')
   expect "ddp: median lateness per step >= 18 ms" "${late_us:-0}" -ge 18000
   expect "ddp: median lateness per step <= 22 ms" "${late_us:-0}" -le 22000
-  expect "ddp: all-reduce among the collectives" "$(grep -c '^all-reduce' "$logs/ddp_report.txt")" -eq 1
+  expect "ddp: all-reduce among the collectives" "$(sed -n '/^Collectives$/,/^Note/p' "$logs/ddp_report.txt" | grep -c '^all-reduce')" -eq 1
+  expect "ddp: host gaps named as the cause" "$(grep -c '^Likely cause  *host gaps' "$logs/ddp_report.txt")" -eq 1
+  expect "ddp: sizes of the all-reduce kernels known" "$(q ddp.gpuscope "SELECT COUNT(*) FROM collective_calls WHERE bytes > 0")" -ge 180
+  expect "ddp: bus bandwidth of the all-reduces shown" "$(sed -n '/^Collective bandwidth/,/^Note/p' "$logs/ddp_report.txt" | grep -c '^all-reduce .* GB/s')" -ge 1
   cp ddp.gpuscope "$logs/" 2>/dev/null
+  if [ "$gpus" -ge 4 ]; then
+    "$gpuscope" profile --no-report -o ddp4 -- torchrun --nproc-per-node 4 "$ddp" --steps 30 --straggler-rank 3 --straggler-ms 20 >"$logs/ddp4.out" 2>"$logs/ddp4.err"
+    expect "ddp on 4 GPUs: exit status 0" $? -eq 0
+    "$gpuscope" report ddp4.gpuscope >"$logs/ddp4_report.txt" 2>&1
+    expect "ddp on 4 GPUs: rank 3 named as the straggler" "$(grep -c '^Straggler  *rank 3 ' "$logs/ddp4_report.txt")" -eq 1
+    late_us=$(sed -n 's/^Straggler .*median \([0-9.]*\) ms per.*/\1/p' "$logs/ddp4_report.txt" | awk '{printf "%d", $1 * 1000}')
+    expect "ddp on 4 GPUs: median lateness per step within 10 % of 20 ms" "$(( ${late_us:-0} >= 18000 && ${late_us:-0} <= 22000 ))" -eq 1
+    expect "ddp on 4 GPUs: the straggler rule fires" "$(grep -c 'rank 3 is the straggler' "$logs/ddp4_report.txt")" -ge 1
+    expect "ddp on 4 GPUs: all-reduce bus bandwidth among 4 ranks" "$(sed -n '/^Collective bandwidth/,/^Note/p' "$logs/ddp4_report.txt" | grep -c '^all-reduce  *[0-9.]* MB  *4 ')" -ge 1
+  fi
 else
   echo "SKIP multi-GPU: $gpus GPU(s) visible (needs 2 and torchrun)"
 fi
