@@ -142,6 +142,41 @@ TEST(Merge, ACollidingPidIsRenamedInEveryTableAndNamesAreReinterned) {
   EXPECT_EQ(merged.run.end, 6'000);
 }
 
+// Four ranks on 4x H200 (tests/data/ddp4: rank 1 sleeps 20 ms before each of 10 backward passes):
+// merged, their collectives match, rank 1 is named within 10 % of its delay, and the all-reduce
+// buckets' sizes (torch.profiler's kernel arguments) give bus bandwidths among 4 ranks: 292 to
+// 311 GB/s, well under the 450 GB/s of NVLink 4.
+TEST(Merge, KinetoTracesOfFourRanksGiveTheStragglerAndTheBandwidth) {
+  std::vector<MergeInput> inputs;
+  for (int rank : {0, 1, 2, 3}) {
+    const std::string file = std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp4/kineto_rank" + std::to_string(rank) + ".json.gz";
+    inputs.push_back({file, load_trace(file)});
+  }
+  MergeReport report;
+  const auto r = analysis::analyze_ranks(analysis::merge_traces(inputs, {}, report));
+  ASSERT_TRUE(r.has_value());
+  ASSERT_EQ(r->ranks.size(), 4u);
+  for (int32_t rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(r->ranks[rank].rank, rank);
+    EXPECT_EQ(r->ranks[rank].devices, std::vector<uint32_t>{static_cast<uint32_t>(rank)});
+  }
+  EXPECT_EQ(r->matched, 30u);
+  ASSERT_TRUE(r->straggler.has_value());
+  EXPECT_EQ(r->straggler->rank, 1);
+  EXPECT_NEAR(r->straggler->late_per_step_ns, 20e6, 2e6) << r->straggler->late_per_step_ns;  // 21.66 ms
+  size_t all_reduce_sizes = 0;
+  for (const analysis::CollectiveSize& s : r->sizes) {
+    if (s.kind != analysis::Collective::AllReduce) continue;
+    ++all_reduce_sizes;
+    EXPECT_EQ(s.ranks, 4u);
+    EXPECT_GT(s.bus_bps, 250e9) << s.bytes;
+    EXPECT_LT(s.bus_bps, 450e9) << s.bytes;
+    EXPECT_DOUBLE_EQ(s.bus_bps, s.algorithm_bps * 1.5);  // 2(n-1)/n for 4 ranks
+  }
+  EXPECT_EQ(all_reduce_sizes, 3u);  // the first step's single bucket, then two bucket sizes
+  EXPECT_EQ(r->link.bytes_per_s, 450e9);
+}
+
 TEST(Merge, KinetoTracesOfTwoRanksBecomeOneRunWithItsStraggler) {
   std::vector<MergeInput> inputs;
   for (int rank : {0, 1}) {
