@@ -81,8 +81,8 @@ struct LinkPeak {
 };
 LinkPeak link_peak(const Device& device);
 
-// What the straggler did differently from the other ranks (straggler_cause.cpp), per step of its
-// repeating NVTX range (each other rank's steps: its own main thread's ranges of that name), or
+// What the straggler did differently from the other ranks (straggler_cause.cpp), per iteration of
+// its repeating NVTX range (one instance's start to the next's) (each other rank's steps: its own main thread's ranges of that name), or
 // over the run when either has no steps. Medians over the steps; "others": the median of the
 // other ranks' medians.
 struct RankWork {

@@ -16,8 +16,11 @@
 namespace gpuscope::analysis {
 namespace {
 
-// The windows a rank's work is measured in: its main thread's ranges named `range`, by start;
-// without any, one window over all its records.
+// The windows a rank's work is measured in: one per iteration of its main thread's range named
+// `range`, from an instance's start to the next one's (the last to its own end), by start. An
+// iteration, not the range itself: the repeating range may cover only part of the step (a
+// torch.profiler trace's `DistributedDataParallel.forward`), and what held the rank back may lie
+// outside it. Without any, one window over all its records.
 std::vector<Interval> windows_of(const Trace& trace, uint32_t pid, const std::string& range) {
   std::vector<Interval> out;
   if (!range.empty())
@@ -26,6 +29,7 @@ std::vector<Interval> windows_of(const Trace& trace, uint32_t pid, const std::st
         if (r.pid == pid && r.tid == thread->tid && r.end > r.start && trace.strings.get(r.name) == range)
           out.push_back({r.start, r.end});
   std::sort(out.begin(), out.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  for (size_t i = 0; i + 1 < out.size(); ++i) out[i].end = out[i + 1].start;
   return out;
 }
 

@@ -164,6 +164,11 @@ TEST(Merge, KinetoTracesOfFourRanksGiveTheStragglerAndTheBandwidth) {
   ASSERT_TRUE(r->straggler.has_value());
   EXPECT_EQ(r->straggler->rank, 1);
   EXPECT_NEAR(r->straggler->late_per_step_ns, 20e6, 2e6) << r->straggler->late_per_step_ns;  // 21.66 ms
+  // The traces' repeating range is DistributedDataParallel.forward, which the sleep follows: the
+  // cause is measured per iteration of it, so the sleep is in.
+  ASSERT_TRUE(r->straggler->cause.has_value());
+  EXPECT_EQ(r->straggler->cause->kind, analysis::StragglerCauseKind::HostGaps) << r->straggler->cause->text;
+  EXPECT_NEAR(r->straggler->cause->difference, 20e6, 1e6) << r->straggler->cause->text;
   size_t all_reduce_sizes = 0;
   for (const analysis::CollectiveSize& s : r->sizes) {
     if (s.kind != analysis::Collective::AllReduce) continue;
