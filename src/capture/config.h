@@ -37,6 +37,8 @@
 //   range_repeat=N       with range_end=repeat: at most N ranges (default: no limit)
 //   delay_ms=N           record only from N ms after CUDA started ...
 //   duration_ms=N        ... and for N ms (either may be given alone; not with range=)
+//   nccl_calls=0|1       record NCCL's calls and the kernels that carry them out, from NCCL's
+//                        NVTX payloads and the driver's launches (default 1; nccl_calls.h)
 // Values cannot contain ';'. Unknown or repeated keys are errors: the CLI writes this
 // string, so a surprise here means a version mismatch we want to hear about.
 #pragma once
@@ -52,6 +54,7 @@ inline constexpr const char* kConfigEnvVar = "GPUSCOPE_INJECT_CONFIG";
 struct InjectConfig {
   std::string spool_prefix;  // absolute path prefix, empty when not required and not given
   bool driver_api = false;
+  bool nccl_calls = true;
   uint32_t flush_ms = 500;
   uint32_t sync_flush_ms = 10;
   uint32_t buffer_kb = 8192;

@@ -274,7 +274,7 @@ void subscribe(Capture& capture) {
   users.filter_now = !capture.range;
   users.range = capture.range && capture.range->needs_callbacks() ? capture.range.get() : nullptr;
   users.sync_flush = capture.sync_flush.get();
-  users.nccl = &capture.nccl;
+  users.nccl = capture.config.nccl_calls ? &capture.nccl : nullptr;
   users.driver_api = capture.config.driver_api;
   if (!users.any()) return;
   const std::string error = subscribe_callbacks(capture.cupti.api, users);

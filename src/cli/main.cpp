@@ -96,6 +96,8 @@ int main(int argc, char** argv) {
                           "Capture name (NAME or NAME.gpuscope); default: the program's name");
   profile_cmd->add_flag("-f,--force", profile.force, "Overwrite an existing capture");
   profile_cmd->add_flag("--driver-api", profile.driver_api, "Also trace CUDA driver API calls");
+  profile_cmd->add_flag("--no-nccl-calls", [&](int64_t) { profile.nccl_calls = false; },
+                        "Do not record NCCL's calls (the sizes behind the collectives' bandwidth; docs/capture.md)");
   profile_cmd->add_option("--flush-ms", profile.flush_ms,
                           "How often captured records reach the disk, in ms (default 500)");
   profile_cmd->add_option("--sync-flush-ms", profile.sync_flush_ms,

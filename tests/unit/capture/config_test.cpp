@@ -13,8 +13,10 @@ namespace {
 
 TEST(CaptureConfig, FullConfig) {
   ConfigResult r = parse_config(
-      "spool=/tmp/run/cap;driver_api=1;flush_ms=250;sync_flush_ms=0;buffer_kb=4096;cupti=/opt/libcupti.so.13", true);
+      "spool=/tmp/run/cap;driver_api=1;flush_ms=250;sync_flush_ms=0;buffer_kb=4096;cupti=/opt/libcupti.so.13;nccl_calls=0",
+      true);
   ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(r.config.nccl_calls);
   EXPECT_EQ(r.config.sync_flush_ms, 0u);
   EXPECT_EQ(r.config.spool_prefix, "/tmp/run/cap");
   EXPECT_TRUE(r.config.driver_api);
@@ -28,6 +30,7 @@ TEST(CaptureConfig, Defaults) {
   ConfigResult r = parse_config("spool=/a/b", true);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_FALSE(r.config.driver_api);
+  EXPECT_TRUE(r.config.nccl_calls);
   EXPECT_EQ(r.config.flush_ms, 500u);
   EXPECT_EQ(r.config.sync_flush_ms, 10u);
   EXPECT_EQ(r.config.buffer_kb, 8192u);
@@ -83,6 +86,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"spool=", "absolute path"},
                       BadCase{"spool=/a;driver_api=2", "0 or 1"},
                       BadCase{"spool=/a;driver_api=", "0 or 1"},
+                      BadCase{"spool=/a;nccl_calls=yes", "0 or 1"},
                       BadCase{"spool=/a;flush_ms=-1", "0..60000"},
                       BadCase{"spool=/a;flush_ms=60001", "0..60000"},
                       BadCase{"spool=/a;flush_ms=12ms", "0..60000"},
