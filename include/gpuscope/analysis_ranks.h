@@ -82,8 +82,8 @@ struct LinkPeak {
 LinkPeak link_peak(const Device& device);
 
 // What the straggler did differently from the other ranks (straggler_cause.cpp), per iteration of
-// its repeating NVTX range (one instance's start to the next's) (each other rank's steps: its own main thread's ranges of that name), or
-// over the run when either has no steps. Medians over the steps; "others": the median of the
+// its repeating NVTX range, from one instance's start to the next's (each other rank: its own main
+// thread's ranges of that name), or over the run when either has no steps. Medians over the steps; "others": the median of the
 // other ranks' medians.
 struct RankWork {
   double kernels = 0;      // compute kernels launched (by their launch call's start; else GPU start)
@@ -129,7 +129,7 @@ struct Straggler {
 struct RanksAnalysis {
   std::vector<RankSummary> ranks;  // by rank (unknown last), then pid
   std::vector<CollectiveGroup> collectives;  // by total time, largest first
-  // Matched operations whose size NCCL (or torch.profiler) recorded, by kind then size;
+  // Matched operations whose size NCCL (or torch.profiler) recorded, by kind, then size from the largest;
   // operations of unknown size are left out (no bandwidth without bytes).
   std::vector<CollectiveSize> sizes;
   size_t sized_operations = 0, unsized_operations = 0;  // of the matched ones

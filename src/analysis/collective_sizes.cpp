@@ -66,6 +66,10 @@ std::vector<CollectiveSize> size_collectives(const std::vector<Operation>& ops, 
     s.bus_bps = s.algorithm_bps * bus_factor(s.kind, s.ranks);
     out.push_back(s);
   }
+  // As nccl-tests prints a sweep, largest first within a kind.
+  std::stable_sort(out.begin(), out.end(), [](const CollectiveSize& a, const CollectiveSize& b) {
+    return a.kind != b.kind ? a.kind < b.kind : a.bytes > b.bytes;
+  });
   return out;
 }
 

@@ -244,8 +244,9 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
   }
   std::stable_sort(out.collectives.begin(), out.collectives.end(),
                    [](const CollectiveGroup& a, const CollectiveGroup& b) { return a.total_ns > b.total_ns; });
+  const RankSummary& first = out.ranks.front();  // ran kernels, so it has a device
   for (const Device& d : trace.devices)
-    if (d.pid == out.ranks.front().pid && !out.ranks.front().devices.empty() && d.id == out.ranks.front().devices.front()) {
+    if (d.pid == first.pid && d.id == first.devices.front()) {
       out.link = link_peak(d);
       break;
     }

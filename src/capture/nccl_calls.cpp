@@ -4,12 +4,12 @@
 #include <nvtx3/nvToolsExtPayload.h>
 // After nvToolsExt.h, which defines the types it uses.
 #include <generated_nvtx_meta.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <string_view>
+
+#include "capture/process_info.h"  // realtime_ns: CUPTI's clock on Linux, so calls and API records compare
+#include "capture/threads.h"       // current_thread_id: the tid CUPTI's records carry
 
 namespace gpuscope::capture {
 namespace {
@@ -28,17 +28,6 @@ T read_at(const void* payload, size_t offset) {
   T value;
   std::memcpy(&value, static_cast<const char*>(payload) + offset, sizeof(T));
   return value;
-}
-
-int64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);  // CUPTI's clock on Linux, so calls and API records compare
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
-uint32_t this_tid() {
-  thread_local const uint32_t tid = static_cast<uint32_t>(::syscall(SYS_gettid));
-  return tid;
 }
 
 // NCCL calls this thread made since its last launch: its next launch carries them out.
@@ -111,8 +100,8 @@ void NcclCalls::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, cons
   for (uint32_t i = 0; i < count; ++i) {
     auto record = decode_nccl_payload(data[i].schemaId, data[i].payload, data[i].size);
     if (!record) continue;
-    record->start_ns = now_ns();
-    record->tid = this_tid();
+    record->start_ns = realtime_ns();
+    record->tid = current_thread_id();
     push(*record);
     if (record->call != static_cast<uint8_t>(CommCallCode::CommInit)) ++t_pending_calls;
   }
@@ -129,8 +118,8 @@ void NcclCalls::on_launch_callback(const CUpti_CallbackData& data) {
   if (t_pending_calls == 0 || data.callbackSite != CUPTI_API_ENTER) return;  // most launches: one TLS read
   t_pending_calls = 0;
   spool::CommCallRecord r{};
-  r.start_ns = now_ns();
-  r.tid = this_tid();
+  r.start_ns = realtime_ns();
+  r.tid = current_thread_id();
   r.peer = r.rank = -1;
   r.call = static_cast<uint8_t>(CommCallCode::Launch);
   r.correlation_id = data.correlationId;

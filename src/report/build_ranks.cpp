@@ -32,7 +32,7 @@ void add_straggler_line(Section& s, const analysis::Straggler& st) {
     s.lines.push_back({"straggler_cause", "Likely cause", text(to_string(st.cause->kind)), st.cause->text});
 }
 
-// Each kind and message size once, as nccl-tests prints them, largest sizes first within a kind.
+// Each kind and message size once, in the analysis's order (largest first within a kind).
 void add_bandwidth_table(Section& s, const analysis::RanksAnalysis& ranks, size_t top) {
   if (ranks.sizes.empty()) return;
   const double peak = ranks.link.bytes_per_s;
@@ -44,11 +44,7 @@ void add_bandwidth_table(Section& s, const analysis::RanksAnalysis& ranks, size_
                num_column("median", "Median", Unit::Ns), num_column("algorithm_bandwidth", "Alg bandwidth", Unit::BytesPerSecond),
                num_column("bus_bandwidth", "Bus bandwidth", Unit::BytesPerSecond),
                num_column("link_percent", "% of link", Unit::Percent)};
-  std::vector<analysis::CollectiveSize> sizes = ranks.sizes;
-  std::stable_sort(sizes.begin(), sizes.end(), [](const analysis::CollectiveSize& a, const analysis::CollectiveSize& b) {
-    return a.kind != b.kind ? a.kind < b.kind : a.bytes > b.bytes;
-  });
-  for (const analysis::CollectiveSize& c : sizes)
+  for (const analysis::CollectiveSize& c : ranks.sizes)
     t.rows.push_back({text(to_string(c.kind)), num(static_cast<double>(c.bytes), Unit::Bytes),
                       num(c.ranks, Unit::Count), num(static_cast<double>(c.operations), Unit::Count),
                       num(c.median_ns, Unit::Ns), num(c.algorithm_bps, Unit::BytesPerSecond),

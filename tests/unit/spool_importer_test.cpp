@@ -279,6 +279,25 @@ TEST(SpoolImporter, NcclLaunchRecordsNameTheKernelOfTheCallsBefore) {
   for (const DataLoss& d : t.data_loss) EXPECT_NE(d.what, "nccl_calls_without_kernel");
 }
 
+// A CommCall record with a code no writer uses is damage: its chunk and what follows are discarded.
+TEST(SpoolImporter, ACommCallOfNoKnownCodeEndsTheReadablePart) {
+  const std::string dir = testing::scratch_dir("spool_nccl_damaged");
+  SpoolBuilder b(9);
+  b.string(1, "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)")
+      .record(RecordKind::Kernel, kernel(1300, 2300, 20, 1))
+      .flush();
+  spool::CommCallRecord bad = comm_call(3000, spool::CommCallCode::Send, 64, 5);
+  bad.call = 200;
+  b.record(RecordKind::CommCall, bad).flush().end(6000);
+  b.write(dir + "/r.9.spool");
+  Trace t;
+  const SpoolImportResult r = import_spool(dir + "/r.9.spool", t);
+  EXPECT_TRUE(r.truncated);
+  EXPECT_GT(r.bytes_discarded, 0u);
+  EXPECT_EQ(t.kernels.size(), 1u);
+  EXPECT_TRUE(t.collective_calls.empty());
+}
+
 TEST(SpoolImporter, RejectsFilesThatAreNotSpools) {
   const std::string dir = testing::scratch_dir("foreign");
   {
