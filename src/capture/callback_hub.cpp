@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "capture/failed_calls.h"
+#include "capture/launch_callbacks.h"
 
 namespace gpuscope::capture {
 namespace {
@@ -32,7 +33,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
         users.sync_flush->on_callback(data);
         return;  // a synchronization: neither a launch nor a profiler start/stop
       }
-      if (users.nccl && NcclCalls::watches(domain, cbid)) users.nccl->on_launch_callback(data);
+      if (users.nccl && is_driver_launch(domain, cbid)) users.nccl->on_launch_callback(data);
       if (users.range) users.range->on_api_callback(domain, cbid, data);
       if (users.kernels) users.kernels->on_launch_callback(data);
     } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
@@ -84,9 +85,7 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
     users.nccl->set_on_nccl_domain([] {
       std::lock_guard lock(g_hub.mutex);
       if (!g_live.load(std::memory_order_acquire) || g_hub.subscriber == nullptr) return;
-      for (CUpti_CallbackId id : {CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-                                  CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel})
+      for (CUpti_CallbackId id : kDriverLaunches)
         enable_callback(*g_hub.api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id,
                         "NCCL's kernels are not told apart by their launch: their bytes come from the runtime trace");
     });

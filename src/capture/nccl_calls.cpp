@@ -107,13 +107,6 @@ void NcclCalls::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, cons
   }
 }
 
-bool NcclCalls::watches(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  return domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-         (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-          cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel);
-}
-
 void NcclCalls::on_launch_callback(const CUpti_CallbackData& data) {
   if (t_pending_calls == 0 || data.callbackSite != CUPTI_API_ENTER) return;  // most launches: one TLS read
   t_pending_calls = 0;

@@ -48,8 +48,8 @@ class NcclCalls {
   // Program threads, from the callback hub (which enables these two NVTX callbacks): domain
   // creation (to learn NCCL's domain) and domain range pushes.
   void on_nvtx_callback(CUpti_CallbackId cbid, const void* params, const void* return_value);
-  // Program threads: a driver launch (watches()); a Launch record if the thread has calls pending.
-  static bool watches(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
+  // Program threads: a driver launch (launch_callbacks.h); a Launch record if the thread has calls
+  // pending.
   void on_launch_callback(const CUpti_CallbackData& data);
   void set_on_nccl_domain(std::function<void()> hook) { on_nccl_domain_ = std::move(hook); }
   // Writer thread: appends the pending calls, and a Loss record for any dropped.

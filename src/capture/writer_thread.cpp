@@ -51,12 +51,12 @@ void WriterThread::run() {
       if (got == BufferPool::Pop::Closed) break;
       if (got == BufferPool::Pop::Got) {
         process(filled);
-        drain_metrics();
+        drain_outboxes();
         flush_chunk();
       } else {
         // Idle: metric results and losses counted outside buffers (refused requests)
         // still get written.
-        drain_metrics();
+        drain_outboxes();
         update_losses();
         if (refused_.total != refused_.written || spool_->pending_records() > 0 || takeover_pending()) flush_chunk();
       }
@@ -92,7 +92,7 @@ void WriterThread::update_losses() {
   if (hooks_.metrics != nullptr) metric_values_.total = hooks_.metrics->dropped();
 }
 
-void WriterThread::drain_metrics() {
+void WriterThread::drain_outboxes() {
   if (hooks_.metrics != nullptr && spool_->ok()) hooks_.metrics->drain(*spool_);
   if (hooks_.nccl != nullptr && spool_->ok()) hooks_.nccl->drain(*spool_);
 }
@@ -138,7 +138,7 @@ void WriterThread::flush_chunk() {
 }
 
 void WriterThread::finish() {
-  drain_metrics();
+  drain_outboxes();
   if (hooks_.on_finish) {
     try {
       hooks_.on_finish(*spool_, [this](CUpti_CallbackDomain domain, uint32_t cbid) {

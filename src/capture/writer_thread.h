@@ -77,7 +77,7 @@ class WriterThread {
   void process(const FilledBuffer& filled);
   void update_losses();
   void append_loss_deltas();
-  void drain_metrics();
+  void drain_outboxes();
   bool takeover_pending() const;
   void flush_chunk();
   void finish();

@@ -9,6 +9,8 @@
 
 #include <vector>
 
+#include "capture/launch_callbacks.h"
+
 namespace gpuscope::capture {
 namespace {
 
@@ -119,8 +121,8 @@ TEST(NcclPayloads, OnlyNcclsDomainIsRecorded) {
   EXPECT_EQ(sink.calls[1].call, static_cast<uint8_t>(CommCallCode::Launch));
   EXPECT_EQ(sink.calls[1].correlation_id, 77u);
   EXPECT_EQ(sink.calls[1].tid, sink.calls[0].tid);
-  EXPECT_TRUE(NcclCalls::watches(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx));
-  EXPECT_FALSE(NcclCalls::watches(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx));
+  EXPECT_TRUE(is_driver_launch(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx));
+  EXPECT_FALSE(is_driver_launch(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx));
 }
 
 TEST(NcclPayloads, TheDriversLaunchesAreAskedForOnceNcclIsThere) {
