@@ -64,7 +64,7 @@ def main():
         block.register_forward_hook(nan_guard)
 
     def step(i):
-        nonlocal loss_sum
+        nonlocal loss_sum, confusion
         x, y = inputs[i % 4], labels[i % 4]
         with torch.autocast("cuda", dtype=torch.bfloat16):
             logits = model(x)

@@ -5,7 +5,10 @@
 # as JSON (OUTDIR/NAME.report.json, OUTDIR/NAME.fixed.report.json). Then score.py OUTDIR.
 #
 #   bench/diagnosis/run.sh BUILD OUTDIR [--only NAME,...] [--reps N] [--gpus 1|2]
-#                                       [--pytorch-level ops|shapes|modules|none]
+#                                       [--pytorch-level ops|shapes|modules|none] [--no-profile]
+#
+# --reps 0 profiles only; --no-profile times only (untraced times do not depend on the build, so
+# they can be measured once and the profiles made again with a newer gpuscope).
 #
 # BUILD is the build directory holding the gpuscope CLI. --gpus defaults to 1 on a one-GPU
 # machine and to 2 on a larger one (the 2-GPU part: the torchrun workloads). Every run has a
@@ -15,19 +18,20 @@ usage() { sed -n '7,8p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 BUILD=$1 OUTDIR=$2
 shift 2
-ONLY="" REPS=3 GPUS="" LEVEL=modules
+ONLY="" REPS=3 GPUS="" LEVEL=modules PROFILE=1
 while [ $# -gt 0 ]; do
   case $1 in
     --only) ONLY=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
     --gpus) GPUS=$2; shift 2 ;;
     --pytorch-level) LEVEL=$2; shift 2 ;;
+    --no-profile) PROFILE=0; shift ;;
     *) usage ;;
   esac
 done
 HERE=$(cd "$(dirname "$0")" && pwd)
 GPUSCOPE=$(cd "$BUILD" && pwd)/gpuscope
-[ -x "$GPUSCOPE" ] || { echo "no gpuscope CLI at $GPUSCOPE" >&2; exit 2; }
+[ "$PROFILE" = 0 ] || [ -x "$GPUSCOPE" ] || { echo "no gpuscope CLI at $GPUSCOPE" >&2; exit 2; }
 mkdir -p "$OUTDIR/logs"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 TIMINGS=$OUTDIR/timings.jsonl
@@ -99,6 +103,7 @@ while IFS=$'\t' read -r name file launcher has_fixed args; do
       echo "[$(( $(date +%s) - start ))s] $name $v rep $rep: exit $rc, $(tail -1 "$TIMINGS" | cut -c1-160)"
     done
   done
+  [ "$PROFILE" = 1 ] || continue
   for v in "${variants[@]}"; do
     flag=(); suffix=""
     [ "$v" = fixed ] && { flag=(--fixed); suffix=.fixed; }
