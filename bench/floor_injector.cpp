@@ -78,7 +78,11 @@ void start_floor() {
   auto* floor = new Floor(parsed.config, cupti);
   g_floor.store(floor, std::memory_order_release);
   // Zeroed buffers, as the capture library hands over (buffer_pool.h).
-  const SessionSettings settings{parsed.config.driver_api, parsed.config.flush_ms, true, /*buffers_zeroed=*/true};
+  const SessionSettings settings{.driver_api = parsed.config.driver_api,
+                                 .driver_launches = parsed.config.driver_launches,
+                                 .flush_ms = parsed.config.flush_ms,
+                                 .kernels = true,
+                                 .buffers_zeroed = true};
   const SessionResult session = start_activity(cupti.api, settings, on_request, on_complete);
   if (!session.ok) {
     log_line("floor injector: %s", session.error.c_str());

@@ -3,11 +3,15 @@
 # tiny_ops.py: 20,000 x.add_(1) on 16 floats, one kernel each; it prints its own us_per_op,
 # timed on the host clock around the loop after a warm-up).
 #
-#   bench/pytorch_overhead.sh BUILD_DIR [--reps R] [--csv FILE]
+#   bench/pytorch_overhead.sh BUILD_DIR [--reps R] [--csv FILE] [--modes a,b,...] [--op add|mm]
 #
+# --op mm: 16x16 matrix products instead of adds, whose cuBLAS kernels launch through the driver
+# API (what the driver-launch records cost). --modes: a subset of the modes below.
 # Modes, interleaved in every repetition (order rotated):
 #   untraced       python3 tiny_ops.py
 #   gpuscope       gpuscope profile (every API call recorded, the default)
+#   no_driver_launches  gpuscope profile --no-driver-launches (runtime API only: library kernels
+#                  launched through the driver API lose their launch call)
 #   api_lean       gpuscope profile --api lean (pure-query calls counted, not recorded)
 #   pytorch_ops    gpuscope profile --pytorch=ops (every op named, through torch's emit_nvtx)
 #   range_closed   gpuscope profile --capture-range cudaProfilerApi; the program never opens the
@@ -18,11 +22,13 @@
 # (default BUILD_DIR/bench/pytorch_overhead.csv). Exit 2 without python3+torch+CUDA.
 set -euo pipefail
 die() { echo "pytorch_overhead.sh: $*" >&2; exit 2; }
-BUILD_DIR="" REPS=7 CSV=""
+BUILD_DIR="" REPS=7 CSV="" OP=add ONLY=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) REPS=${2:?}; shift 2 ;;
     --csv) CSV=${2:?}; shift 2 ;;
+    --modes) ONLY=${2:?}; shift 2 ;;
+    --op) OP=${2:?}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1" ;;
     *) BUILD_DIR=$1; shift ;;
@@ -40,17 +46,22 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 unset CUDA_INJECTION64_PATH GPUSCOPE_INJECT_CONFIG
 
-MODES=(untraced gpuscope api_lean pytorch_ops range_closed torch_cuda torch_cpu_cuda)
+ALL_MODES="untraced gpuscope no_driver_launches api_lean pytorch_ops range_closed torch_cuda torch_cpu_cuda"
+read -r -a MODES <<<"${ONLY//,/ }"
+[ ${#MODES[@]} -gt 0 ] || read -r -a MODES <<<"$ALL_MODES"
+for m in "${MODES[@]}"; do [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode $m (modes: $ALL_MODES)"; done
 run_mode() {
   local profile=("$G" profile --no-report -f -o "$TMP/cap")
+  local tiny=(python3 "$TINY" --op "$OP")
   case $1 in
-    untraced) python3 "$TINY" ;;
-    gpuscope) "${profile[@]}" -- python3 "$TINY" ;;
-    api_lean) "${profile[@]}" --api lean -- python3 "$TINY" ;;
-    pytorch_ops) "${profile[@]}" --pytorch=ops -- python3 "$TINY" ;;
-    range_closed) "${profile[@]}" --capture-range cudaProfilerApi -- python3 "$TINY" ;;
-    torch_cuda) python3 "$TINY" --torch-profiler cuda ;;
-    torch_cpu_cuda) python3 "$TINY" --torch-profiler cpu+cuda ;;
+    untraced) "${tiny[@]}" ;;
+    gpuscope) "${profile[@]}" -- "${tiny[@]}" ;;
+    no_driver_launches) "${profile[@]}" --no-driver-launches -- "${tiny[@]}" ;;
+    api_lean) "${profile[@]}" --api lean -- "${tiny[@]}" ;;
+    pytorch_ops) "${profile[@]}" --pytorch=ops -- "${tiny[@]}" ;;
+    range_closed) "${profile[@]}" --capture-range cudaProfilerApi -- "${tiny[@]}" ;;
+    torch_cuda) "${tiny[@]}" --torch-profiler cuda ;;
+    torch_cpu_cuda) "${tiny[@]}" --torch-profiler cpu+cuda ;;
   esac 2>>"$TMP/stderr" | awk '/^us_per_op/ {print $2}'
 }
 
@@ -66,10 +77,10 @@ for rep in $(seq 1 "$REPS"); do
   done
 done
 
-echo "### $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), torch $(python3 -c 'import torch; print(torch.__version__)'), $REPS repetitions"
+echo "### $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), torch $(python3 -c 'import torch; print(torch.__version__)'), --op $OP, $REPS repetitions"
 echo
-echo "| mode | median µs per op | runs (µs) | ratio to untraced |"
-echo "|---|---:|---|---:|"
+echo "| mode | median µs per op | min | runs (µs) | ratio to untraced |"
+echo "|---|---:|---:|---|---:|"
 awk -F, 'NR > 1 { v[$1] = v[$1] " " $3 }
   function median(list,   a, n, i, j, t) {
     n = split(list, a, " ")
@@ -77,8 +88,9 @@ awk -F, 'NR > 1 { v[$1] = v[$1] " " $3 }
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
   }
   END {
-    split("untraced gpuscope api_lean pytorch_ops range_closed torch_cuda torch_cpu_cuda", order, " ")
+    n = split(modes, order, " ")
     base = median(v["untraced"])
-    for (k = 1; k <= 7; k++) { m = order[k]; if (!(m in v)) continue
-      med = median(v[m]); printf "| %s | %.2f |%s | %.2f |\n", m, med, v[m], (base > 0 ? med / base : 0) }
-  }' "$CSV"
+    for (k = 1; k <= n; k++) { m = order[k]; if (!(m in v)) continue
+      med = median(v[m]); c = split(v[m], r, " "); lo = r[1]; for (i = 2; i <= c; i++) if (r[i] + 0 < lo + 0) lo = r[i]
+      printf "| %s | %.2f | %.2f |%s | %.2f |\n", m, med, lo, v[m], (base > 0 ? med / base : 0) }
+  }' modes="$ALL_MODES" "$CSV"

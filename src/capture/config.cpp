@@ -59,7 +59,7 @@ ConfigResult parse_config(const char* text, bool require_spool) {
   }
   ConfigResult result;
   InjectConfig& config = result.config;
-  bool seen_spool = false, seen_driver = false, seen_nccl = false, seen_flush = false, seen_sync_flush = false, seen_buffer = false, seen_cupti = false,
+  bool seen_spool = false, seen_driver = false, seen_launches = false, seen_nccl = false, seen_flush = false, seen_sync_flush = false, seen_buffer = false, seen_cupti = false,
        seen_metrics = false, seen_required = false, seen_kernel = false, seen_skip = false, seen_count = false,
        seen_hz = false, seen_source = false, seen_api = false, seen_range = false, seen_end = false,
        seen_repeat = false, seen_delay = false, seen_duration = false;
@@ -98,6 +98,11 @@ ConfigResult parse_config(const char* text, bool require_spool) {
       if (repeated(seen_driver)) return duplicate();
       if (value == "0") config.driver_api = false;
       else if (value == "1") config.driver_api = true;
+      else return bad_value("0 or 1");
+    } else if (key == "driver_launches") {
+      if (repeated(seen_launches)) return duplicate();
+      if (value == "0") config.driver_launches = false;
+      else if (value == "1") config.driver_launches = true;
       else return bad_value("0 or 1");
     } else if (key == "nccl_calls") {
       if (repeated(seen_nccl)) return duplicate();

@@ -6,6 +6,8 @@
 // Keys (semicolon-separated key=value pairs; empty segments are ignored):
 //   spool=/abs/prefix    required for capture: the spool is <prefix>.<pid>.spool
 //   driver_api=0|1       also trace the CUDA driver API (default 0)
+//   driver_launches=0|1  without driver_api: trace the driver API's launch functions, so
+//                        kernels launched by libraries have their launch call (default 1)
 //   flush_ms=N           CUPTI flush period in ms, 0..60000 (default 500; 0 = CUPTI's own
 //                        heuristics and no periodic flush, i.e. no crash survival)
 //   sync_flush_ms=N      flush CUPTI's completed records when a synchronization returns, at most
@@ -54,6 +56,7 @@ inline constexpr const char* kConfigEnvVar = "GPUSCOPE_INJECT_CONFIG";
 struct InjectConfig {
   std::string spool_prefix;  // absolute path prefix, empty when not required and not given
   bool driver_api = false;
+  bool driver_launches = true;
   bool nccl_calls = true;
   uint32_t flush_ms = 500;
   uint32_t sync_flush_ms = 10;

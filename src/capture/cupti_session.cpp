@@ -1,9 +1,11 @@
 #include "capture/cupti_session.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "capture/cupti_compat.h"
 #include "capture/failed_calls.h"
+#include "capture/launch_callbacks.h"
 
 namespace gpuscope::capture {
 namespace {
@@ -14,7 +16,8 @@ struct KindSpec {
   bool essential;
 };
 
-// What gpuscope records. DRIVER is added only with driver_api=1. MEMCPY2 carries
+// What gpuscope records. DRIVER is added with driver_api=1 (every driver function) or
+// driver_launches=1 (its launch functions only, restrict_to_launches). MEMCPY2 carries
 // peer-to-peer copies, which MEMCPY does not report.
 constexpr KindSpec kKinds[] = {
     {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", true},
@@ -47,6 +50,29 @@ void disable(const CuptiApi& api, CUpti_ActivityKind kind) {
 void append_partial(std::string& partial, const std::string& what) {
   partial += partial.empty() ? "partial: " : ", ";
   partial += what;
+}
+
+bool is_kept_driver_function(CUpti_CallbackId cbid) {
+  for (CUpti_CallbackId id : kDriverLaunches)
+    if (id == cbid) return true;
+  for (CUpti_CallbackId id : kDriverGraphLaunches)
+    if (id == cbid) return true;
+  return false;
+}
+
+// Libraries (cuBLAS, cuDNN, NCCL, Triton) launch through the driver API, which the runtime trace
+// never sees: without these records their kernels have no launch call, so no thread, op, NVTX
+// range or step. Every other driver function is switched off one by one (CUPTI checks the switch
+// per call, so the program pays only for the launches). "" or why the launches are not recorded.
+std::string restrict_to_launches(const CuptiApi& api) {
+  if (api.ActivityEnableDriverApi == nullptr) return "this libcupti cannot trace single driver functions";
+  bool any_off = false;
+  for (CUpti_CallbackId cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
+    if (is_kept_driver_function(cbid)) continue;
+    // An id this libcupti does not know (an older one) is refused; nothing to switch off then.
+    if (api.ActivityEnableDriverApi(cbid, 0) == CUPTI_SUCCESS) any_off = true;
+  }
+  return any_off ? "" : "cuptiActivityEnableDriverApi refused every driver function";
 }
 
 }  // namespace
@@ -118,7 +144,8 @@ SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings)
   for (const KindSpec& spec : kKinds)
     if (settings.kernels || spec.kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kinds.push_back(spec);
   if (!settings.kernels) append_partial(partial, "CONCURRENT_KERNEL off (PM sampling needs the instrumentation)");
-  if (settings.driver_api) kinds.push_back(kDriverKind);
+  const bool driver_launches_only = !settings.driver_api && settings.driver_launches;
+  if (settings.driver_api || driver_launches_only) kinds.push_back(kDriverKind);
   std::vector<CUpti_ActivityKind> enabled;
   for (const KindSpec& spec : kinds) {
     const CUptiResult rc = api.ActivityEnable(spec.kind);
@@ -133,6 +160,14 @@ SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings)
     }
     append_partial(partial, std::string(spec.name) + " off (cuptiActivityEnable returned " + cupti_result_text(api, rc) + ")");
   }
+  const bool driver_on = std::find(enabled.begin(), enabled.end(), kDriverKind.kind) != enabled.end();
+  if (driver_launches_only && driver_on) {
+    // Every driver call recorded would be a much larger trace than the user asked for.
+    if (const std::string why = restrict_to_launches(api); !why.empty()) {
+      disable(api, kDriverKind.kind);
+      append_partial(partial, "library kernels launched through the driver API have no launch call (" + why + ")");
+    }
+  }
   result.ok = true;
   result.status = partial.empty() ? "ok" : partial;
   return result;
@@ -140,7 +175,7 @@ SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings)
 
 void stop_activity(const CuptiApi& api, const SessionSettings& settings) {
   for (const KindSpec& spec : kKinds) disable(api, spec.kind);
-  if (settings.driver_api) disable(api, kDriverKind.kind);
+  if (settings.driver_api || settings.driver_launches) disable(api, kDriverKind.kind);
 }
 
 }  // namespace gpuscope::capture

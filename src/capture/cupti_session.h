@@ -14,6 +14,9 @@ namespace gpuscope::capture {
 
 struct SessionSettings {
   bool driver_api = false;  // also record CUDA driver API calls
+  // Without driver_api: record the driver API's launch functions only (cuLaunchKernel[Ex],
+  // cooperative and graph launches), so library kernels keep their launch call.
+  bool driver_launches = true;
   uint32_t flush_ms = 500;  // cuptiActivityFlushPeriod; 0 = CUPTI's heuristics
   // Kernel records. Off while PM sampling runs: on CUDA 13.0 (H200) PM sampling's decode
   // fails (CUPTI_ERROR_UNKNOWN) from the first kernel launch on when kernel activity is on;

@@ -394,7 +394,11 @@ void start_capture() {
 
   // CUPTI's PM sampling cannot decode while kernels are traced (gpu_sampler.h); NVML GPM can.
   const bool trace_kernels = config.gpu_metrics_hz == 0 || !config.gpu_metrics_pm;
-  capture->session = SessionSettings{config.driver_api, config.flush_ms, trace_kernels, /*buffers_zeroed=*/true};
+  capture->session = SessionSettings{.driver_api = config.driver_api,
+                                     .driver_launches = config.driver_launches,
+                                     .flush_ms = config.flush_ms,
+                                     .kernels = trace_kernels,
+                                     .buffers_zeroed = true};
   SessionResult session = register_buffers(cupti.api, capture->session, on_buffer_requested, on_buffer_completed);
   if (session.ok && config.range == InjectConfig::Range::Whole) {
     // The whole run: the kinds now, so a refusal still gives up cleanly.

@@ -32,6 +32,13 @@ inline constexpr CUpti_CallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 };
 
+// Graph launches run many kernels; kept with the launches in the default capture's driver trace
+// (cupti_session.cpp) so a library's graph kernels have their launch call too.
+inline constexpr CUpti_CallbackId kDriverGraphLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+
 inline bool is_driver_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return domain == CUPTI_CB_DOMAIN_DRIVER_API &&
          std::find(std::begin(kDriverLaunches), std::end(kDriverLaunches), cbid) != std::end(kDriverLaunches);

@@ -83,6 +83,7 @@ std::map<std::string, std::string> injection_environment(const CaptureSettings& 
     if (settings.launch_count > 0) config += ";launch_count=" + std::to_string(settings.launch_count);
   }
   if (settings.gpu_metrics_hz > 0) config += ";gpu_metrics_hz=" + std::to_string(settings.gpu_metrics_hz);
+  if (!settings.driver_launches) config += ";driver_launches=0";
   if (!settings.nccl_calls) config += ";nccl_calls=0";
   if (!settings.api_full) config += ";api=lean";
   if (settings.range == "profiler_api") config += ";range=profiler_api";

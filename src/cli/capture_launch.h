@@ -21,6 +21,7 @@ std::string join_command(const std::vector<std::string>& argv);
 // What the capture library is asked to record (its config string, src/capture/config.h).
 struct CaptureSettings {
   bool driver_api = false;
+  bool driver_launches = true;       // the driver API's launch functions (driver_launches=, cupti_session.h)
   bool nccl_calls = true;            // NCCL's calls and their kernels (nccl_calls=, src/capture/nccl_calls.h)
   int flush_ms = 500;
   int sync_flush_ms = 10;             // flush at a synchronization at most this often (sync_flush.h)

@@ -22,6 +22,7 @@ struct ProfileOptions {
   std::string output;          // -o NAME; empty: named after the program
   bool force = false;          // overwrite an existing capture
   bool driver_api = false;     // also trace driver API calls
+  bool driver_launches = true; // the driver API's launch functions; --no-driver-launches
   bool nccl_calls = true;      // NCCL's calls (sizes of collectives); --no-nccl-calls
   int flush_ms = 500;          // how often CUPTI hands buffers over (crash survival)
   int sync_flush_ms = 10;      // flush at a synchronization at most this often (GPU-fault survival)

@@ -96,6 +96,9 @@ int main(int argc, char** argv) {
                           "Capture name (NAME or NAME.gpuscope); default: the program's name");
   profile_cmd->add_flag("-f,--force", profile.force, "Overwrite an existing capture");
   profile_cmd->add_flag("--driver-api", profile.driver_api, "Also trace CUDA driver API calls");
+  profile_cmd->add_flag("--no-driver-launches", [&](int64_t) { profile.driver_launches = false; },
+                        "Do not trace the driver API's launch functions (library kernels then have no launch call; "
+                        "docs/capture.md)");
   profile_cmd->add_flag("--no-nccl-calls", [&](int64_t) { profile.nccl_calls = false; },
                         "Do not record NCCL's calls (the sizes behind the collectives' bandwidth; docs/capture.md)");
   profile_cmd->add_option("--flush-ms", profile.flush_ms,

@@ -69,6 +69,7 @@ void finish_capture(const Run& run, const std::string& output, const std::string
 CaptureSettings capture_settings(const ProfileOptions& options) {
   CaptureSettings settings;
   settings.driver_api = options.driver_api;
+  settings.driver_launches = options.driver_launches;
   settings.nccl_calls = options.nccl_calls;
   settings.flush_ms = options.flush_ms;
   settings.sync_flush_ms = options.sync_flush_ms;
@@ -117,6 +118,7 @@ std::string describe(const ProfileOptions& options) {
   if (options.gpu_metrics_hz > 0) text += " gpu_metrics_hz=" + std::to_string(options.gpu_metrics_hz);
   if (options.sync_flush_ms != 10) text += " sync_flush_ms=" + std::to_string(options.sync_flush_ms);
   if (options.api != "full") text += " api=" + options.api;
+  if (!options.driver_launches) text += " driver_launches=0";
   if (!options.nccl_calls) text += " nccl_calls=0";
   if (!options.pytorch.empty()) text += " pytorch=" + options.pytorch;
   if (!options.capture_range.empty()) text += " capture_range=" + options.capture_range + " end=" + options.capture_range_end;

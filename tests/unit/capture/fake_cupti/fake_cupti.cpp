@@ -51,7 +51,7 @@ constexpr const char* kFaultable[] = {
     "cuptiActivityGetNextRecord", "cuptiActivityFlushAll", "InitializeInjectionNvtx2",
 #ifdef FAKE_CUPTI_CALLBACKS
     "cuptiSubscribe", "cuptiUnsubscribe", "cuptiEnableCallback", "cuptiGetDeviceId",
-    "cuptiActivityEnableRuntimeApi",
+    "cuptiActivityEnableRuntimeApi", "cuptiActivityEnableDriverApi",
 #endif
     nullptr};
 
@@ -203,6 +203,10 @@ FAKE_EXPORT CUptiResult cuptiGetDeviceId(CUcontext, uint32_t* device) {
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId, uint8_t) {
+  FAULT_POINT();
+  return CUPTI_SUCCESS;
+}
+FAKE_EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t) {
   FAULT_POINT();
   return CUPTI_SUCCESS;
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One device call of the diagnosis benchmark and the capture-cost benchmark, on a GPU host with a
+# carried build (BUILD holds gpuscope and its libraries). Everything lands in OUT as at most 8
+# files (the device tool's limit): logs and scored tables as text, reports and captures in tars.
+#
+#   bench/device_call.sh BUILD OUT PART...
+# PART: diag1a, diag1b (the one-GPU workloads in two halves), diag2 (the two-GPU workloads),
+#       cost (bench/pytorch_overhead.sh, --op add and --op mm), traced (profiled runs only: --reps 0)
+set -u
+BUILD=$1 OUT=$2; shift 2
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPS=${REPS:-3}
+DIAG_ARGS=${DIAG_ARGS:-}  # e.g. --no-profile (times only) or --reps 0 (profiles only)
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpus.txt"
+first_half=compiled,gpt_lm,cnn,decode_kv,dataloader_bound
+second_half=host_syncs,fp32_gemm,unfused_optimizer,pageable_input,well_tuned
+for part in "$@"; do
+  case $part in
+    diag1a) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 1 --reps "$REPS" --only $first_half $DIAG_ARGS ;;
+    diag1b) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 1 --reps "$REPS" --only $second_half $DIAG_ARGS ;;
+    diag2) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 2 --reps "$REPS" $DIAG_ARGS ;;
+    cost)
+      for op in add mm; do
+        taskset -c 8-15 "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op $op \
+          --modes untraced,gpuscope,no_driver_launches,torch_cuda --csv "$OUT/cost_$op.csv" >>"$OUT/cost.md"
+      done ;;
+  esac 2>&1 | tee -a "$OUT/log.txt" | tail -40
+done
+# Reports and scores come back; captures only while they fit (the tool takes 16 MiB a file).
+if [ -d "$OUT/diag" ]; then
+  python3 "$HERE/diagnosis/score.py" "$OUT/diag" --card "$(head -1 "$OUT/gpus.txt")" >"$OUT/table.md" 2>&1
+  (cd "$OUT/diag" && tar czf "$OUT/reports.tgz" *.json *.md timings.jsonl logs 2>/dev/null)
+  (cd "$OUT/diag" && xz -T0 -6 *.gpuscope 2>/dev/null
+   total=0 kept=()
+   for f in $(ls -S -r *.gpuscope.xz 2>/dev/null); do
+     size=$(stat -c %s "$f"); [ $((total + size)) -lt 15500000 ] || continue
+     total=$((total + size)); kept+=("$f")
+   done
+   [ ${#kept[@]} -gt 0 ] && tar cf "$OUT/captures.tar" "${kept[@]}")
+  rm -rf "$OUT/diag"
+fi
+cat "$OUT/table.md" 2>/dev/null | tail -30
