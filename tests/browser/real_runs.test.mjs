@@ -75,12 +75,13 @@ describe('real run: PyTorch MLP (steps after a long start-up)', () => {
     await page().keyboard.press('0');
     const all = await view(page());
     assert.ok(all.start <= 0 && all.end >= whole.end, `0: ${JSON.stringify(all)}`);
+    const same = (a, b, what) => assert.ok(Math.abs(a.start - b.start) <= 1 && Math.abs(a.end - b.end) <= 1, `${what}: ${JSON.stringify([a, b])}`);
     await page().keyboard.press('1');
-    assert.deepEqual(await view(page()), v, '1: back to the steps');
+    same(await view(page()), v, '1: back to the steps');
     await page().click('#gs-view-run');
-    assert.deepEqual(await view(page()), all, 'the whole-run button');
+    same(await view(page()), all, 'the whole-run button');
     await page().click('#gs-view-home');
-    assert.deepEqual(await view(page()), v, 'the steps button');
+    same(await view(page()), v, 'the steps button');
     await screenshot(page(), 'pytorch_mlp_train_modules-home', '#gs-timeline');
   });
 
@@ -101,7 +102,7 @@ describe('real run: PyTorch MLP (steps after a long start-up)', () => {
   });
 
   it('no box label starts left of its lane, however the view cuts the boxes', T, async () => {
-    assert.ok((await labelsWithinLanes(page(), 'the opening view')).length >= 0);
+    await labelsWithinLanes(page(), 'the opening view');
     // The longest kernel of the steps, cut at the view's left edge, then at its right edge.
     const [[s, e, name]] = query(ctx.capture, `SELECT start_ns - ${ctx.origin}, end_ns - ${ctx.origin}, name FROM kernels_named
       ORDER BY end_ns - start_ns DESC LIMIT 1`).map((r) => [Number(r[0]), Number(r[1]), r[2]]);
