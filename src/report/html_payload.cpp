@@ -79,6 +79,7 @@ class TimelineEncoder {
                         {"pid", g.pid},
                         {"device", g.device},
                         {"run", g.run_id},
+                        {"rank", g.rank},
                         {"name", g.name},
                         {"tracks", g.tracks},
                         {"counters", g.counters}});
@@ -248,6 +249,11 @@ std::string encode_html_payload(const Report& report) {
     Json j = TimelineEncoder(*report.timeline, columns).encode();
     j["evidence"] = evidence(report, report.timeline->layout.origin);
     j["profiler_time_cut"] = report.timeline->profiler_time_cut;
+    if (report.steady) {
+      const TimeNs origin = report.timeline->layout.origin;
+      j["steady"] = {{"start", report.steady->start - origin}, {"end", report.steady->end - origin},
+                     {"pid", report.steady->pid}, {"range", report.steady->range}, {"steps", report.steady->steps}};
+    }
     timeline = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   }
   // render_json already replaces invalid UTF-8; the report JSON goes in as it is written.

@@ -21,7 +21,9 @@ namespace gpuscope::report {
 namespace assets {
 extern const char* const kCss;
 extern const char* const kDataJs;
+extern const char* const kLabelsJs;
 extern const char* const kTimelineJs;
+extern const char* const kLanesJs;
 extern const char* const kInteractJs;
 extern const char* const kChartsJs;
 extern const char* const kFiguresJs;
@@ -143,21 +145,27 @@ std::string render_html(const Report& report) {
     out += "<a href=\"#sec-" + escape(s.key) + "\">" + escape(s.title) + "</a>";
   out += "</nav><input id=\"gs-search\" type=\"search\" placeholder=\"Search names\" aria-label=\"Search names\">"
          "<button id=\"gs-theme\" type=\"button\" title=\"Light or dark theme\">Theme</button></header>\n<main>\n";
-  if (report.timeline)
+  if (report.timeline) {
+    // The timeline opens on the steady-state steps, else on the GPUs' activity; 1 goes back there.
+    const std::string home = report.steady ? "steady-state steps" : "GPU activity";
     out += "<section id=\"gs-timeline-panel\" class=\"gs-panel\"><h2>Timeline</h2>"
            "<p class=\"gs-help\">Wheel or W/S: zoom · A/D or shift+wheel: pan · drag: zoom to a range · click: select "
-           "(a kernel shows its launch call) · Esc: clear · 0: whole run</p>"
-           "<div id=\"gs-timeline-status\" class=\"gs-status\">Loading the timeline…</div>"
+           "(a kernel shows its launch call) · Esc: clear · 0: whole run · 1: " + home + " · several processes: click one's header to fold it</p>"
+           "<div class=\"gs-views\"><button id=\"gs-view-home\" type=\"button\">" + home + " (1)</button>"
+           "<button id=\"gs-view-run\" type=\"button\">whole run (0)</button>"
+           "<span id=\"gs-timeline-status\" class=\"gs-status\">Loading the timeline…</span></div>"
            "<div class=\"gs-canvas-box\"><canvas id=\"gs-timeline\" tabindex=\"0\"></canvas></div>"
            "<div id=\"gs-tooltip\" role=\"tooltip\" hidden></div></section>\n";
+  }
   out += "<section id=\"gs-charts\" class=\"gs-panel\"></section>\n";
   for (const Section& s : report.sections) render_section(out, s);
   out += "</main>\n";
   // The data: base64 text inside an element browsers never execute (type is not JavaScript).
   out += "<script id=\"gs-payload\" type=\"application/octet-stream\">" + encode_html_payload(report) + "</script>\n";
   out += "<script nonce=\"" + n + "\">\n\"use strict\";\n";
-  for (const char* script : {assets::kDataJs, assets::kTimelineJs, assets::kInteractJs, assets::kChartsJs, assets::kFiguresJs,
-                             assets::kForestJs, assets::kAppJs}) out += script;
+  for (const char* script : {assets::kDataJs, assets::kLabelsJs, assets::kTimelineJs, assets::kLanesJs, assets::kInteractJs,
+                             assets::kChartsJs, assets::kFiguresJs, assets::kForestJs, assets::kAppJs})
+    out += script;
   out += "\n</script>\n</body>\n</html>\n";
   return out;
 }

@@ -103,10 +103,20 @@ struct Timeline {
 };
 std::shared_ptr<const Timeline> make_timeline(const Trace& trace, TimeNs profiler_time_cut = 0);
 
+// The steady-state steps (2..N of the launched process) that the Steps, Bottleneck and ranked
+// fixes judge: where the HTML timeline opens.
+struct SteadyWindow {
+  uint32_t pid = 0;
+  TimeNs start = 0, end = 0;
+  std::string range;  // the steps' range name
+  size_t steps = 0;   // the window spans steps 2..steps
+};
+
 struct Report {
   std::string title = "gpuscope report";
   std::vector<Section> sections;
   std::shared_ptr<const Timeline> timeline;  // null unless the format draws the run
+  std::optional<SteadyWindow> steady;        // none without steps
 };
 
 // ---- Helpers for the builders ----------------------------------------------

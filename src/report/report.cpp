@@ -72,6 +72,7 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   TraceOnlySections sections = trace_only.get();
 
   Report r;
+  if (steady) r.steady = SteadyWindow{steady->pid, steady->start, steady->end, steady->range, steady->steps};
   r.sections.push_back(std::move(sections.run));
   r.sections.push_back(build_summary_section(summary, quality, cut, trace.run.source_tool));
   mark_lines_not_in_source(r.sections.back(), trace,

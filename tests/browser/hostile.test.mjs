@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import {
   PAGE_TIMEOUT_MS, hostileCapture, htmlReport, launchBrowser, locate, openPage, query, screenshot, selection,
-  setView, sqlText, view, visibleText,
+  setView, sqlText, visibleText,
 } from './lib.mjs';
 import { expectedSearchCount } from './report_page.mjs';
 
@@ -31,7 +31,7 @@ describe('report page: hostile names', () => {
     ctx.browser = await launchBrowser();
     Object.assign(ctx, await openPage(ctx.browser, ctx.html));
     ctx.origin = BigInt(await ctx.page.evaluate(() => gpuscope.origin()));
-    ctx.full = await view(ctx.page);
+    ctx.full = await ctx.page.evaluate(() => gpuscope.whole());
   }, T);
   after(async () => { if (ctx.browser) await ctx.browser.close(); });
   const pwned = () => ctx.page.evaluate(() => typeof window.__gpuscope_pwned);

@@ -5,12 +5,15 @@
 //
 // The contract: window.gpuscope, with `ready` (resolves to {firstPaintMs} after the first
 // timeline frame), origin() (capture-clock ns of time 0, a decimal string; every other time is
-// ns relative to it), view() / setView(start, end) (redraws, returns lastDraw()), lastDraw()
+// ns relative to it), view() / setView(start, end) (redraws, returns lastDraw()), home() (the view
+// it opened on: {start, end, what}), whole() (the whole run: {start: 0, end}), lastDraw()
 // ({ms, boxes, kernelBoxes, aggregated}: kernels >= 1 px are boxes, narrower ones per-pixel
 // columns), locate(kind, n) (page coordinates of the n-th box of a kind drawn last), selection()
 // ({kind, name, start, end} and `launch` for GPU work or `gpu` for a launch call), search(text)
-// (slices whose name contains it, any case), evidence(rule) ([{start, end}]). Elements: canvas
-// #gs-timeline (keys w/s zoom, a/d pan, wheel, drag to zoom, Escape clears), #gs-tooltip,
+// (slices whose name contains it, any case), evidence(rule) ([{start, end}]), labels() (the
+// box labels drawn last), lanes() and units() (several processes: each with its GPUs under one
+// header). Elements: canvas #gs-timeline (keys w/s zoom, a/d pan, 0 whole run, 1 back to the
+// opening view, wheel, drag to zoom, Escape clears), #gs-tooltip,
 // #gs-search, [data-evidence=RULE] links (the view then covers the rule's spans, at most 1.5x
 // wider), svg.gs-chart[data-chart=NAME] with .gs-mark marks, #gs-theme and <html data-theme>.
 import assert from 'node:assert/strict';
@@ -85,7 +88,8 @@ export function describeReportPage(label, captureOrFn, options = {}) {
       ctx.browser = await launchBrowser();
       Object.assign(ctx, await openPage(ctx.browser, ctx.html));
       ctx.origin = BigInt(await ctx.page.evaluate(() => gpuscope.origin()));
-      ctx.full = await view(ctx.page);
+      ctx.home = await view(ctx.page);  // where the page opens: its steady-state steps or GPU activity
+      ctx.full = await ctx.page.evaluate(() => gpuscope.whole());
       ctx.canvasWidth = await ctx.page.$eval('#gs-timeline', (c) => c.getBoundingClientRect().width);
       ctx.window = kernelWindow(ctx.reference, ctx.origin, ctx.canvasWidth);
       ctx.launchedWindow = kernelWindow(ctx.reference, ctx.origin, ctx.canvasWidth, { launched: true });
@@ -100,6 +104,8 @@ export function describeReportPage(label, captureOrFn, options = {}) {
       assert.ok(Number.isFinite(ctx.ready.firstPaintMs) && ctx.ready.firstPaintMs > 0, JSON.stringify(ctx.ready));
       assert.ok(ctx.origin > 0n, `origin ${ctx.origin}`);
       assert.ok(ctx.full.end > ctx.full.start, JSON.stringify(ctx.full));
+      assert.ok(ctx.home.end > ctx.home.start && ctx.home.start >= ctx.full.start && ctx.home.end <= ctx.full.end,
+        `opening view ${JSON.stringify(ctx.home)} within the run ${JSON.stringify(ctx.full)}`);
       const d = await lastDraw(page());
       assert.ok(Number.isFinite(d.ms) && d.boxes >= 0 && d.kernelBoxes >= 0 && d.aggregated >= 0, JSON.stringify(d));
       const canvas = await (await page().$('#gs-timeline')).boundingBox();

@@ -10,6 +10,7 @@
 #include "export_test_util.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/analysis_profiler_time.h"
+#include "gpuscope/analysis_steps.h"
 #include "gpuscope/diff_report.h"
 #include "gpuscope/report.h"
 #include "gpuscope/store.h"
@@ -72,6 +73,29 @@ TEST(HtmlReport, PageHasEverySectionAndATimelineOfEveryTimedSlice) {
     EXPECT_EQ(timeline["origin"], std::to_string(layout.origin)) << name;
     EXPECT_EQ(timeline["groups"].size(), layout.groups.size()) << name;
   }
+}
+
+// A run with steps carries the steady-state window the report judges (the page opens on it), as
+// ns from the timeline's origin; the help names the key that comes back to it.
+TEST(HtmlReport, PayloadCarriesTheSteadyStateSteps) {
+  const Trace trace = read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/pytorch/mlp_train_modules.gpuscope");
+  const std::string html = render_report(trace, {}, parse_report_format("html"));
+  EXPECT_NE(html.find("0: whole run · 1: steady-state steps"), std::string::npos);
+  const nlohmann::json timeline = payload_header(html)["timeline"];
+  ASSERT_TRUE(timeline.contains("steady"));
+  const analysis::AnalysisView view(trace);
+  const std::optional<analysis::SteadyState> steady = analysis::detect_steady_state(view.trace());
+  ASSERT_TRUE(steady.has_value());
+  const TimeNs origin = std::stoll(timeline["origin"].get<std::string>());
+  EXPECT_EQ(timeline["steady"]["start"].get<TimeNs>(), steady->start - origin);
+  EXPECT_EQ(timeline["steady"]["end"].get<TimeNs>(), steady->end - origin);
+  EXPECT_EQ(timeline["steady"]["range"], steady->range);
+  EXPECT_EQ(timeline["steady"]["steps"].get<size_t>(), steady->steps);
+  EXPECT_LT(steady->end - steady->start, timeline["end"].get<TimeNs>() / 2);  // the steps are a short part of the run
+  // Without steps: no window (the page opens on the GPU's activity) and the help says so.
+  const std::string plain = render_report(read_trace(capture("spawn")), {}, parse_report_format("html"));
+  EXPECT_FALSE(payload_header(plain)["timeline"].contains("steady"));
+  EXPECT_NE(plain.find("0: whole run · 1: GPU activity"), std::string::npos);
 }
 
 TEST(HtmlReport, HostileNamesStayData) {

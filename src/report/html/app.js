@@ -22,7 +22,13 @@
     timeline.resize();
     timeline.draw();
     firstPaintMs = performance.now();
-    const notes = [];
+    const notes = [], home = timeline.home;
+    if (home.what === "steps")
+      notes.push(`Showing the steady-state steps the report judges: ${t.steady.range} 2–${t.steady.steps} ` +
+                 `(${GS.duration(t.steady.end - t.steady.start)} of the ${GS.duration(t.end)} run); 0: whole run, 1: back here.`);
+    else if (home.what === "gpu")
+      notes.push(`Showing the span of GPU activity (${GS.duration(home.end - home.start)} of the ${GS.duration(t.end)} run); ` +
+                 "0: whole run, 1: back here.");
     if (t.profilerTimeCut)
       notes.push(`The metric collection time (${GS.duration(t.profilerTimeCut)}) is cut out of this timeline, as out of the report's numbers.`);
     if (t.untimed) notes.push(`${t.untimed.toLocaleString()} records without valid times are not drawn.`);
@@ -55,6 +61,11 @@
         if (spans && timeline.showEvidence(spans)) document.getElementById("gs-timeline-panel").scrollIntoView({ block: "start" });
         else status("This finding names no instances on the timeline (see its evidence text).");
       });
+    const views = [["gs-view-home", () => timeline.showHome()], ["gs-view-run", () => timeline.showWhole()]];
+    for (const [id, show] of views) {
+      const button = document.getElementById(id);
+      if (button) button.addEventListener("click", () => timeline && show());
+    }
     const search = document.getElementById("gs-search");
     search.addEventListener("input", () => {
       if (timeline) search.title = `${timeline.search(search.value).toLocaleString()} matching slices`;
@@ -89,6 +100,9 @@
     ready,
     origin: () => (data && data.timeline ? data.timeline.origin : null),
     view: () => (timeline ? { ...timeline.view } : null),
+    // The view the page opened on ({start, end, what}: "steps", "gpu" or "run") and the whole run.
+    home: () => (timeline ? { ...timeline.home } : null),
+    whole: () => (timeline ? { start: 0, end: timeline.data.end } : null),
     setView: (start, end) => (timeline.setView(start, end), { ...timeline.stats }),
     lastDraw: () => (timeline ? { ...timeline.stats } : null),
     locate(kind, n) {
@@ -99,6 +113,13 @@
       return { x: r.left + (x0 + x1) / 2, y: r.top + box.y + box.h / 2 };
     },
     selection: () => (timeline ? selectionOf(timeline.selection) : null),
+    // The box labels of the last frame ({x, y, w, text, name}, x and w in canvas px; lanes start at
+    // labelWidth) and the lanes ({type, name, y, h}; a unit is a process with its GPUs).
+    labels: () => (timeline ? { labelWidth: timeline.labelWidth, width: timeline.width, labels: timeline.labels.map((l) => ({ ...l })) } : null),
+    lanes: () => (timeline ? timeline.lanes.map((l) => ({ type: l.type, name: l.type === "unit" ? timeline.units[l.unit].title : l.name,
+                                                          y: l.y, h: l.h, unit: l.unit, track: l.track })) : []),
+    units: () => (timeline ? timeline.units.map((u) => ({ name: u.name, pid: u.pid, rank: u.rank, devices: [...u.devices],
+                                                          collapsed: u.collapsed, groups: u.groups.map((g) => timeline.data.groups[g].name) })) : []),
     search: (text) => {
       document.getElementById("gs-search").value = text;
       return timeline ? timeline.search(text) : 0;

@@ -50,17 +50,30 @@ GS.scale = function (d0, d1, r0, r1, log) {
   return (v) => r0 + ((f(v) - a) / (b - a)) * (r1 - r0);
 };
 
-// Axis ticks: a few round values over [lo, hi] (powers of ten when log).
+// Axis ticks: a few round values over [lo, hi]. Log: each decade; 2x and 5x too when the axis
+// spans less than two decades; every 1..9 x 10^k, then round linear values, until there are 3.
 GS.ticks = function (lo, hi, log) {
   if (log) {
-    const out = [];
-    for (let p = Math.floor(Math.log10(lo)); p <= Math.ceil(Math.log10(hi)); p++) out.push(Math.pow(10, p));
-    return out.filter((v) => v >= lo / 1.0001 && v <= hi * 1.0001);
+    const at = (multiples) => {
+      const out = [];
+      for (let p = Math.floor(Math.log10(lo)); p <= Math.ceil(Math.log10(hi)); p++)
+        for (const m of multiples) {
+          const v = Number((m * Math.pow(10, p)).toPrecision(12));
+          if (v >= lo / 1.0001 && v <= hi * 1.0001) out.push(v);
+        }
+      return out;
+    };
+    const sets = Math.log10(hi / lo) < 2 ? [[1, 2, 5], [1, 2, 3, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]] : [[1], [1, 2, 5], [1, 2, 3, 5]];
+    for (const multiples of sets) {
+      const out = at(multiples);
+      if (out.length >= 3) return out;
+    }
+    return GS.ticks(lo, hi, false);
   }
   const step0 = (hi - lo) / 5 || 1, power = Math.pow(10, Math.floor(Math.log10(step0)));
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= step0);
   const out = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) out.push(v);
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) out.push(Number(v.toPrecision(12)));
   return out;
 };
 
@@ -69,29 +82,35 @@ GS.axes = function (svg, box, x, y, xTicks, yTicks, xFormat, yFormat, xTitle, yT
   const g = GS.svg("g", { class: "gs-axis" }, svg);
   GS.svg("line", { x1: box.left, x2: box.right, y1: box.bottom, y2: box.bottom }, g);
   GS.svg("line", { x1: box.left, x2: box.left, y1: box.top, y2: box.bottom }, g);
+  let labelled = -Infinity;  // a tick's label is left out where it would touch the previous one
   for (const v of xTicks) {
     GS.svg("line", { x1: x(v), x2: x(v), y1: box.bottom, y2: box.bottom + 4 }, g);
-    GS.svg("text", { x: x(v), y: box.bottom + 15, "text-anchor": "middle" }, g, xFormat(v));
+    const text = xFormat(v);
+    if (x(v) - labelled < text.length * 6.5 + 6) continue;
+    GS.svg("text", { x: x(v), y: box.bottom + 15, "text-anchor": "middle", class: "gs-tick gs-tick-x" }, g, text);
+    labelled = x(v);
   }
   for (const v of yTicks) {
     GS.svg("line", { x1: box.left - 4, x2: box.left, y1: y(v), y2: y(v) }, g);
     GS.svg("line", { x1: box.left, x2: box.right, y1: y(v), y2: y(v), class: "gs-gridline" }, g);
-    GS.svg("text", { x: box.left - 6, y: y(v) + 4, "text-anchor": "end" }, g, yFormat(v));
+    GS.svg("text", { x: box.left - 6, y: y(v) + 4, "text-anchor": "end", class: "gs-tick gs-tick-y" }, g, yFormat(v));
   }
   if (xTitle) GS.svg("text", { x: (box.left + box.right) / 2, y: box.bottom + 32, "text-anchor": "middle" }, g, xTitle);
   if (yTitle)
     GS.svg("text", { x: 12, y: (box.top + box.bottom) / 2, transform: `rotate(-90 12 ${(box.top + box.bottom) / 2})`,
                      "text-anchor": "middle" }, g, yTitle);
+  return g;
 };
 
-GS.shortName = function (name, length = 48) {
-  return name.length > length ? name.slice(0, length - 1) + "…" : name;
-};
-
+// A legend: a swatch and a label per entry, the labels shortened in the middle and distinct,
+// each with its full text on hover.
 GS.legend = function (svg, entries, x, y) {
+  const names = entries.map(([label]) => label);
+  const labels = GS.distinctLabels(names, 72, new GS.Labeller(names, { signature: () => false }));
   entries.forEach(([label, colour], k) => {
     GS.svg("rect", { x, y: y + k * 15 - 9, width: 10, height: 10, fill: colour }, svg);
-    GS.svg("text", { x: x + 14, y: y + k * 15, class: "gs-legend" }, svg, GS.shortName(label, 60));
+    const text = GS.svg("text", { x: x + 14, y: y + k * 15, class: "gs-legend" }, svg, labels.get(label));
+    GS.svg("title", {}, text, label);
   });
 };
 

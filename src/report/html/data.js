@@ -35,6 +35,7 @@ function decodeTimeline(t, column) {
   return {
     origin: t.origin, end: t.end, untimed: t.untimed, names: t.names, groups: t.groups, tracks, counters,
     configs: t.configs, memoryKinds: t.memory_kinds, evidence: t.evidence || {}, profilerTimeCut: t.profiler_time_cut || 0,
+    steady: t.steady || null,
   };
 }
 
@@ -116,6 +117,11 @@ GS.tick = function (ns, step) {
   const unit = Math.abs(ns) >= 1e9 ? [1e9, "s"] : Math.abs(ns) >= 1e6 ? [1e6, "ms"] : Math.abs(ns) >= 1e3 ? [1e3, "µs"] : [1, "ns"];
   const decimals = Math.min(9, Math.max(0, Math.ceil(Math.log10(unit[0] / step) - 1e-9)));
   return `${(ns / unit[0]).toFixed(decimals)} ${unit[1]}`;
+};
+
+// An axis label: a duration without trailing zeros ("10 µs", "2.5 ms", "500 ns").
+GS.durationTick = function (ns) {
+  return GS.duration(ns).replace(/(\.\d*?)0+ /, "$1 ").replace(/\. /, " ");
 };
 
 GS.bytes = function (b) {

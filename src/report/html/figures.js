@@ -9,9 +9,9 @@ GS.figures = {
     const W = 620, bar = 18, H = rows.length * (bar + 6) + 30, left = 250;
     const svg = GS.figure(container, "kernel_breakdown", "Kernel time breakdown (share of all kernel time)", W, H);
     const x = GS.scale(0, Math.max(...rows.map((r) => r.time_percent || 0), 1), left, W - 140);
+    GS.rowLabels(svg, rows.map((r, k) => ({ name: r.name, y: 10 + k * (bar + 6) + 13 })), left - 6, left - 12);
     rows.forEach((r, k) => {
       const y = 10 + k * (bar + 6);
-      GS.svg("text", { x: left - 6, y: y + 13, "text-anchor": "end" }, svg, GS.shortName(r.name, 38));
       GS.mark("rect", { x: left, y, width: Math.max(x(r.time_percent || 0) - left, 1), height: bar, fill: `hsl(${GS.hue(r.name)} 62% 52%)` },
               svg, `${r.name}\n${GS.duration(r.total)} total, ${r.count} launches, ${(r.time_percent || 0).toFixed(1)}%`);
       GS.svg("text", { x: x(r.time_percent || 0) + 4, y: y + 13 }, svg, `${(r.time_percent || 0).toFixed(1)}% · ${GS.duration(r.total)}`);
@@ -32,11 +32,11 @@ GS.figures = {
     const W = 620, band = 56, H = series.length * band + 50, left = 250, bins = 40;
     const svg = GS.figure(container, "kernel_durations", "Launch duration distribution of the top kernels", W, H);
     const x = GS.scale(lo, hi, left, W - 20, true);
+    GS.rowLabels(svg, series.map(([name], k) => ({ name, y: 10 + k * band + band - 24 })), left - 6, left - 12);
     series.forEach(([name, s], k) => {
       const counts = new Array(bins).fill(0);
       for (const { dur } of s) counts[Math.min(bins - 1, Math.max(0, Math.floor(((Math.log10(dur) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo))) * bins)))]++;
       const peak = Math.max(...counts), y0 = 10 + k * band + band - 10;
-      GS.svg("text", { x: left - 6, y: y0 - 14, "text-anchor": "end" }, svg, GS.shortName(name, 38));
       counts.forEach((c, b) => {
         if (!c) return;
         const a = Math.pow(10, Math.log10(lo) + (b / bins) * (Math.log10(hi) - Math.log10(lo)));
@@ -47,7 +47,8 @@ GS.figures = {
       });
     });
     const box = { left, right: W - 20, top: 10, bottom: H - 40 };
-    GS.axes(svg, box, x, () => 0, GS.ticks(lo, hi, true), [], GS.duration, () => "", "launch duration (log)", "");
+    GS.axes(svg, box, x, () => 0, GS.ticks(lo, hi, true), [], GS.durationTick, () => "", "launch duration (log scale)", "")
+      .setAttribute("data-x-scale", "log");
   },
 
   // Step lines over the run for a set of counters (memory in use, GPU samples).
@@ -59,7 +60,7 @@ GS.figures = {
     const maxValue = Math.max(...counters.map((c) => c.max), unit === "%" ? 100 : 1);
     const x = GS.scale(0, Math.max(timeline.end, 1), box.left, box.right), y = GS.scale(0, maxValue, box.bottom, box.top);
     const format = unit === "bytes" ? GS.bytes : (v) => `${v.toFixed(0)}${unit === "%" ? "%" : ""}`;
-    GS.axes(svg, box, x, y, GS.ticks(0, timeline.end), GS.ticks(0, maxValue), GS.duration, format, "time into the run", "");
+    GS.axes(svg, box, x, y, GS.ticks(0, timeline.end), GS.ticks(0, maxValue), GS.durationTick, format, "time into the run", "");
     const legend = [];
     counters.forEach((c, k) => {
       const colour = GS.palette[k % GS.palette.length];
@@ -99,7 +100,7 @@ GS.figures = {
     const svg = GS.figure(container, "nvtx_durations", "NVTX range durations over the run", W, H);
     const yMax = Math.max(1, ...series.map(([, s]) => GS.largest(s.map((p) => p.dur))));
     const x = GS.scale(0, Math.max(timeline.end, 1), box.left, box.right), y = GS.scale(0, yMax * 1.05, box.bottom, box.top);
-    GS.axes(svg, box, x, y, GS.ticks(0, timeline.end), GS.ticks(0, yMax), GS.duration, GS.duration, "start, into the run", "");
+    GS.axes(svg, box, x, y, GS.ticks(0, timeline.end), GS.ticks(0, yMax), GS.durationTick, GS.durationTick, "start, into the run", "");
     series.forEach(([name, s], k) => {
       const colour = GS.palette[k % GS.palette.length], step = Math.max(1, Math.floor(s.length / 2000));
       for (let i = 0; i < s.length; i += step)
@@ -126,8 +127,10 @@ GS.figures = {
     const x = GS.scale(xLo, xHi, box.left, box.right, true), y = GS.scale(yLo, yHi, box.bottom, box.top, true);
     const digits = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
     const flops = (v) => (v >= 1e12 ? `${digits(v / 1e12)} T` : v >= 1e9 ? `${digits(v / 1e9)} G` : `${digits(v / 1e6)} M`);
-    GS.axes(svg, box, x, y, GS.ticks(xLo, xHi, true), GS.ticks(yLo, yHi, true), (v) => `${v}`, (v) => `${flops(v)}FLOP/s`,
-            "arithmetic intensity, FLOP per DRAM byte", "");
+    const axes = GS.axes(svg, box, x, y, GS.ticks(xLo, xHi, true), GS.ticks(yLo, yHi, true), (v) => `${Number(v.toPrecision(3))} FLOP/B`,
+                         (v) => `${flops(v)}FLOP/s`, "arithmetic intensity, FLOP per DRAM byte (log scale)", "");
+    axes.setAttribute("data-x-scale", "log");
+    axes.setAttribute("data-y-scale", "log");
     for (const p of roofs.values()) {
       const bandwidth = p.peak / p.ai.dram_ridge;
       const d = `M${x(xLo)},${y(Math.max(bandwidth * xLo, yLo))}L${x(p.ai.dram_ridge)},${y(p.peak)}L${x(xHi)},${y(p.peak)}`;

@@ -24,11 +24,13 @@ GS.figures.forest = function (container, report) {
   GS.axes(svg, box, x, () => 0, GS.ticks(lo - pad, hi + pad), [], (v) => `${v > 0 ? "+" : ""}${v.toFixed(0)}%`, () => "",
           "change of the median", "");
   GS.svg("line", { x1: x(0), x2: x(0), y1: box.top, y2: box.bottom, class: "gs-zero" }, svg);
+  const label = (item) => `${item.category}: ${item.name}${item.detail ? ` [${item.detail}]` : ""}`;
+  GS.rowLabels(svg, items.map((item, k) => ({ name: label(item), y: box.top + k * row + row / 2 + 4 })), left - 6, left - 12,
+               { signature: () => false });
   items.forEach((item, k) => {
     const y = box.top + k * row + row / 2;
     const verdict = item.verdict === "faster" ? "gs-faster" : item.verdict === "slower" ? "gs-slower" : "gs-nochange";
     const g = GS.svg("g", { class: `gs-forest-row ${verdict}` }, svg);
-    GS.svg("text", { x: left - 6, y: y + 4, "text-anchor": "end" }, g, GS.shortName(`${item.category}: ${item.name}${item.detail ? ` [${item.detail}]` : ""}`, 46));
     GS.svg("line", { x1: x(item.ci_low), x2: x(item.ci_high), y1: y, y2: y, class: "gs-interval" }, g);
     const filled = verdict !== "gs-nochange";
     GS.mark("circle", { cx: x(item.change), cy: y, r: 4.5, class: filled ? "gs-filled" : "gs-hollow" }, g,

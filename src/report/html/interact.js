@@ -16,8 +16,10 @@ Object.assign(GS.Timeline.prototype, {
       else this.zoom(Math.exp(e.deltaY * 0.002), px > this.labelWidth ? this.time(px) : undefined);
     }, { passive: false });
     canvas.addEventListener("mousedown", (e) => {
-      const [px] = position(e);
-      if (px > this.labelWidth) this.drag = { from: px, to: px };
+      const [px, py] = position(e);
+      const lane = this.laneAt(py);
+      if (lane && lane.type === "unit") this.toggleUnit(lane.unit);
+      else if (px > this.labelWidth) this.drag = { from: px, to: px };
     });
     canvas.addEventListener("mousemove", (e) => {
       const [px, py] = position(e);
@@ -26,7 +28,8 @@ Object.assign(GS.Timeline.prototype, {
         this.drag.to = px;
         this.draw();
       }
-      this.showTooltip(this.hit(px, py), e.clientX, e.clientY);
+      if (px < this.labelWidth || (this.laneAt(py) || {}).type === "unit") this.showLaneName(this.laneAt(py), e.clientX, e.clientY);
+      else this.showTooltip(this.hit(px, py), e.clientX, e.clientY);
     });
     canvas.addEventListener("mouseleave", () => this.showTooltip(null));
     window.addEventListener("mouseup", (e) => {
@@ -43,7 +46,7 @@ Object.assign(GS.Timeline.prototype, {
       if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || e.altKey) return;
       const at = this.mouseX > this.labelWidth ? this.time(this.mouseX) : undefined;
       const keys = { w: () => this.zoom(0.8, at), s: () => this.zoom(1.25, at), a: () => this.pan(-0.1),
-                     d: () => this.pan(0.1), 0: () => this.setView(0, this.data.end), Escape: () => this.clear() };
+                     d: () => this.pan(0.1), 0: () => this.showWhole(), 1: () => this.showHome(), Escape: () => this.clear() };
       const action = keys[e.key.length === 1 ? e.key.toLowerCase() : e.key];
       if (action) {
         action();
@@ -78,13 +81,25 @@ Object.assign(GS.Timeline.prototype, {
     return lines;
   },
 
+  showWhole() { this.setView(0, this.data.end); },
+  showHome() { this.setView(this.home.start, this.home.end); },
+
+  // A lane's full name (its label may be shortened); a unit's header also says a click folds it.
+  showLaneName(lane, clientX, clientY) {
+    if (!lane) return this.showTooltip(null);
+    const text = lane.type === "unit" ? `${this.units[lane.unit].title}\n(click to ${this.units[lane.unit].collapsed ? "unfold" : "fold"})`
+      : this.laneText(lane);
+    this.showTooltip(text, clientX, clientY);
+  },
+
+  // Shows a slice's details, or a text; hides the tooltip for null.
   showTooltip(hit, clientX, clientY) {
     const tip = this.tooltip;
     if (!hit) {
       tip.hidden = true;
       return;
     }
-    tip.textContent = this.describe(hit).join("\n");
+    tip.textContent = typeof hit === "string" ? hit : this.describe(hit).join("\n");
     tip.hidden = false;
     tip.style.left = `${Math.min(clientX + 14, window.innerWidth - tip.offsetWidth - 8)}px`;
     tip.style.top = `${clientY + 14}px`;

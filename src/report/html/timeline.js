@@ -10,7 +10,6 @@ GS.Timeline = class {
     this.ctx = canvas.getContext("2d");
     this.labelWidth = 230;
     this.rowHeight = 16;
-    this.view = { start: 0, end: Math.max(data.end, 1) };
     this.stats = { ms: 0, boxes: 0, kernelBoxes: 0, aggregated: 0 };
     this.boxes = [];  // individually drawn boxes of the last frame: {track, i, x, y, w, h}
     this.selection = null;  // {track, i}
@@ -18,29 +17,34 @@ GS.Timeline = class {
     this.highlight = null;  // Uint8Array over names, while a search is active
     this.bands = [];  // evidence spans shown: [[start, end]]
     this.colours = new Map();
+    const kernelNames = new Set();  // name ids of kernels: C++ signatures, which labels may trim
+    for (const t of data.tracks) if (t.kind === "stream") for (let i = 0; i < t.count; i++) if (t.sliceKind[i] === 0) kernelNames.add(t.nameId[i]);
+    const kernel = new Set([...kernelNames].map((id) => data.names[id]));
+    this.labeller = new GS.Labeller(data.names, { signature: (name) => kernel.has(name) });
+    this.fitted = new Map();  // (name, characters) -> the label drawn in a box
+    this.labels = [];  // box labels of the last frame: {x, y, w, text, name}
+    this.buildUnits();
     this.layoutLanes();
+    this.home = this.homeView();
+    this.view = { start: this.home.start, end: this.home.end };
   }
 
-  // Vertical layout: one entry per drawn lane, with its y offset below the ruler.
-  layoutLanes() {
-    const lanes = [];
-    let y = 24;
-    for (const [g, group] of this.data.groups.entries()) {
-      lanes.push({ type: "group", group: g, y, h: 20 });
-      y += 20;
-      for (const t of group.tracks) {
-        const h = this.data.tracks[t].rows.length * this.rowHeight + 4;
-        lanes.push({ type: "track", track: t, y, h });
-        y += h;
-      }
-      for (const c of group.counters) {
-        lanes.push({ type: "counter", counter: c, y, h: 40 });
-        y += 40;
-      }
+  // The view the page opens on: the steady-state steps the report judges (with a margin of 2 %
+  // each side), else the span of the GPUs' activity, else the whole run.
+  homeView() {
+    const d = this.data, whole = { start: 0, end: Math.max(d.end, 1), what: "run" };
+    const padded = (start, end, what) => {
+      const margin = Math.max((end - start) * 0.02, 5);
+      return { start: Math.max(start - margin, 0), end: Math.min(end + margin, whole.end), what };
+    };
+    if (d.steady && d.steady.end > d.steady.start) return padded(d.steady.start, d.steady.end, "steps");
+    let start = Infinity, end = -Infinity;
+    for (const t of d.tracks) {
+      if (t.kind !== "stream" || !t.count) continue;
+      start = Math.min(start, t.start[0]);
+      for (const row of t.rows) if (row.n) end = Math.max(end, row.e[row.n - 1]);
     }
-    this.lanes = lanes;
-    this.trackY = new Map(lanes.filter((l) => l.type === "track").map((l) => [l.track, l.y]));
-    this.height = y + 4;
+    return end > start ? padded(start, end, "gpu") : whole;
   }
 
   resize() {
@@ -101,6 +105,7 @@ GS.Timeline = class {
     ctx.fillRect(0, 0, this.width, this.height);
     this.stats = { ms: 0, boxes: 0, kernelBoxes: 0, aggregated: 0 };
     this.boxes = [];
+    this.labels = [];
     ctx.save();
     ctx.beginPath();
     ctx.rect(this.labelWidth, 0, this.width - this.labelWidth, this.height);
@@ -136,9 +141,11 @@ GS.Timeline = class {
       if (x1 - x0 >= 1) {
         ctx.globalAlpha = dim ? 0.2 : 1;
         ctx.fillStyle = this.colour(track, slice);
-        const bx = Math.max(x0, -2), bw = Math.min(x1, this.width) - bx;
+        const bx = Math.max(x0, -2), bw = Math.min(x1, this.width - left + 2) - bx;
         ctx.fillRect(left + bx, y, bw, h);
-        if (bw > 40) this.label(track, slice, left + bx, y, bw, h);
+        // The label within the box's visible part, so that it never starts left of the lane.
+        const vx = Math.max(x0, 0), vw = Math.min(x1, this.width - left) - vx;
+        if (vw > 40) this.label(track, slice, left + vx, y, vw, h);
         this.boxes.push({ track: track.index, i: slice, x: left + bx, y, w: bw, h });
         this.stats.boxes++;
         if (track.sliceKind[slice] === 0) this.stats.kernelBoxes++;
@@ -159,14 +166,27 @@ GS.Timeline = class {
     ctx.globalAlpha = 1;
   }
 
+  // A box's name, shortened in the middle to its width (GS.Labeller: what tells it apart from
+  // similar names stays), measured as drawn.
   label(track, slice, x, y, w, h) {
-    const ctx = this.ctx;
-    ctx.fillStyle = "#111";
+    const ctx = this.ctx, nameId = track.nameId[slice];
     ctx.font = "11px system-ui, sans-serif";
-    let text = this.data.names[track.nameId[slice]];
-    const fits = Math.floor((w - 6) / 6.2);
-    if (text.length > fits) text = fits > 3 ? text.slice(0, fits - 1) + "…" : "";
-    if (text) ctx.fillText(text, x + 3, y + h - 3);
+    if (!this.charWidth) this.charWidth = ctx.measureText("abcdefghijklmnopqrstuvwxyz_0123456789<>:,").width / 42;
+    const room = w - 6, chars = Math.floor(room / this.charWidth), key = nameId * 4096 + Math.min(chars, 4095);
+    let fitted = this.fitted.get(key);
+    if (!fitted) {
+      const name = this.data.names[nameId];
+      let n = chars;
+      fitted = { text: this.labeller.fit(name, n) };
+      while (fitted.text && (fitted.width = ctx.measureText(fitted.text).width) > room) fitted.text = this.labeller.fit(name, (n = n - 2));
+      // A label too short to hold what tells the name apart is left out: the hover names it.
+      if (fitted.text !== name && n < 10) fitted.text = "";
+      this.fitted.set(key, fitted);
+    }
+    if (!fitted.text) return;
+    ctx.fillStyle = "#111";
+    ctx.fillText(fitted.text, x + 3, y + h - 3);
+    this.labels.push({ x: x + 3, y, w: fitted.width, text: fitted.text, name: this.data.names[nameId] });
   }
 
   drawMarks(track, y) {
@@ -223,6 +243,7 @@ GS.Timeline = class {
     ctx.lineWidth = 2;
     for (const s of all) {
       const b = this.sliceBox(s);
+      if (!b) continue;  // in a folded unit
       ctx.strokeRect(b.x, b.y, Math.max(b.w, 2), b.h);
     }
     ctx.strokeStyle = this.theme.accent;
@@ -230,6 +251,7 @@ GS.Timeline = class {
     for (const other of this.linked) {
       const gpu = this.data.tracks[this.selection.track].kind === "stream";
       const from = this.sliceBox(gpu ? other : this.selection), to = this.sliceBox(gpu ? this.selection : other);
+      if (!from || !to) continue;
       const ax = from.x, ay = from.y + from.h / 2, bx = to.x, by = to.y + to.h / 2;
       ctx.beginPath();
       ctx.moveTo(ax, ay);
@@ -247,33 +269,10 @@ GS.Timeline = class {
 
   sliceBox({ track, i }) {
     const t = this.data.tracks[track];
+    if (!this.trackY.has(track)) return null;
     const y = this.trackY.get(track) + 2 + t.row[i] * this.rowHeight;
     const x0 = this.x(t.start[i]);
     return { x: x0, y, w: this.x(t.end[i]) - x0, h: this.rowHeight - 2 };
-  }
-
-  drawLabels() {
-    const ctx = this.ctx;
-    ctx.fillStyle = this.theme.lane;
-    ctx.fillRect(0, 0, this.labelWidth, this.height);
-    ctx.font = "12px system-ui, sans-serif";
-    for (const lane of this.lanes) {
-      let text, bold = false;
-      if (lane.type === "group") {
-        text = this.data.groups[lane.group].name;
-        bold = true;
-        ctx.fillStyle = this.theme.grid;
-        ctx.fillRect(0, lane.y, this.width, 1);
-      } else if (lane.type === "track") text = this.data.tracks[lane.track].name;
-      else {
-        const c = this.data.counters[lane.counter];
-        text = `${c.name} (max ${c.unit === "bytes" ? GS.bytes(lane.max || 0) : (lane.max || 0).toFixed(1) + " " + c.unit})`;
-      }
-      ctx.fillStyle = this.theme.fg;
-      ctx.font = `${bold ? "600 " : ""}12px system-ui, sans-serif`;
-      const fits = Math.floor((this.labelWidth - (bold ? 8 : 18)) / 6.5);
-      ctx.fillText(text.length > fits ? text.slice(0, fits - 1) + "…" : text, bold ? 6 : 16, lane.y + 14);
-    }
   }
 
   drawRuler() {
