@@ -79,7 +79,7 @@ std::optional<Section> build_ranks_section(const std::optional<analysis::RanksAn
     add_straggler_line(s, *ranks->straggler);
   } else if (ranks->matched > 0) {
     s.lines.push_back({"straggler", "Straggler", text("none"),
-                       "no rank arrived last at most collectives by 1 % of the wall time or more"});
+                       "no rank arrived last at most collectives, late by 5 % of its step or more"});
   }
   if (ranks->matched > 0)
     s.lines.push_back({"matched_collectives", "Matched collectives", num(static_cast<double>(ranks->matched), Unit::Count),
