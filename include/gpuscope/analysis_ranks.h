@@ -86,8 +86,8 @@ LinkPeak link_peak(const Device& device);
 // thread's ranges of that name), or over the run when either has no steps. Medians over the steps; "others": the median of the
 // other ranks' medians.
 struct RankWork {
-  double kernels = 0;      // compute kernels launched (by their launch call's start; else GPU start)
-  double kernel_ns = 0;    // their summed GPU time
+  double kernels = 0;      // compute kernels that started on the GPU in the step
+  double kernel_ns = 0;    // every compute kernel's GPU time inside the step (clipped to it), summed
   // Host gaps: stretches of >= kHostGapMin in which none of its threads that launch GPU work
   // (main thread, autograd thread, ...) was in a CUDA call: host work (data loading, sleep,
   // Python) the GPU could not be fed during. Summed.
@@ -117,12 +117,15 @@ struct Straggler {
   int32_t rank = -1;
   size_t last_count = 0, matched = 0;  // last at this many of the matched collectives
   TimeNs late_ns = 0;                  // summed lateness (RankSummary::late_ns)
-  size_t steps = 0;                    // its main thread's repeating NVTX range (0: none found)
+  size_t steps = 0;                    // its main thread's repeating NVTX range (0: none, or one)
   std::string step_range;
   // The median over its steps of its lateness in each (a collective counts in the step whose
   // start last precedes its kernel's start): warm-up steps do not skew it.
   double late_per_step_ns = 0;
-  double share_of_wall = 0;            // late_ns over the run's wall time (0..1)
+  double step_ns = 0;                  // the median of its steps (one start to the next), ns
+  // late_per_step_ns / step_ns; without steps, late_ns over the span of the matched collectives
+  // (the first one's start to the last one's end). 0..1.
+  double share_of_step = 0;
   std::optional<StragglerCause> cause;  // what it did differently (nullopt: no other rank ran kernels)
 };
 
@@ -130,19 +133,23 @@ struct RanksAnalysis {
   std::vector<RankSummary> ranks;  // by rank (unknown last), then pid
   std::vector<CollectiveGroup> collectives;  // by total time, largest first
   // Matched operations whose size NCCL (or torch.profiler) recorded, by kind, then size from the largest;
-  // operations of unknown size are left out (no bandwidth without bytes).
+  // operations of unknown size are left out (no bandwidth without bytes). A group NCCL carried
+  // out in several kernels is one operation, timed by the sum of its kernels' times.
   std::vector<CollectiveSize> sizes;
-  size_t sized_operations = 0, unsized_operations = 0;  // of the matched ones
+  // Operations (a group in several kernels counts once) of known and of unknown size.
+  size_t sized_operations = 0, unsized_operations = 0;
   LinkPeak link;  // of the first rank's first GPU
   size_t matched = 0;              // collectives matched across all ranks
   std::string matching_note;       // why some could not be matched; empty: all were
   std::optional<Straggler> straggler;
 };
 
-// A straggler is named when it arrived last at more than half of the matched collectives and
-// its lateness adds up to at least this share of the wall time: below that, which rank is last
-// is noise.
-inline constexpr double kStragglerMinShare = 0.01;
+// A straggler is named when it arrived last at more than half of the matched collectives and it
+// is late by at least this share of its step (median lateness per step over its median step):
+// the job runs at least 5 % slower for it. Without steps, its summed lateness against the span of
+// the matched collectives. Judged against the step, not the wall time (mostly Python start-up in
+// a short job), so the same program gets the same verdict from run to run.
+inline constexpr double kStragglerMinShare = 0.05;
 
 // One communication kernel of a rank: when its stream reached it (start) and when every rank
 // left it (end).
@@ -151,6 +158,9 @@ struct CommKernel {
   Collective kind = Collective::None;
   uint64_t bytes = 0;  // NCCL's size of it (CollectiveCall::bytes); 0: unknown
   uint32_t ranks = 0;  // communicator size; 0: unknown
+  // A further kernel of the group of calls the rank's previous NCCL kernel on its stream carried
+  // out (CollectiveCall::calls 0): with it, one operation of `bytes` in all.
+  bool continues = false;
 };
 
 // The communication kernels of process `pid`, by start.

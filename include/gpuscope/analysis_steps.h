@@ -34,6 +34,26 @@ struct Step {
   double launched_gpu_ns = 0;
 };
 
+// One rank's steps in a job of several (a process of the run with steps), ns.
+struct RankSteps {
+  uint32_t pid = 0;
+  int32_t rank = -1;  // -1: the launcher set none
+  Stats duration;     // over its steps
+  double p90_ns = 0;  // 90th percentile of its step times (nearest rank)
+};
+
+// The steps of a job of several ranks: its k-th step ends when the last rank's k-th step ends (a
+// synchronous job's step is over when its last rank is done) and starts when the first rank's
+// starts, or when the job's previous step ended if that is later (the job's steps never overlap).
+struct JobSteps {
+  std::vector<RankSteps> ranks;  // by rank (unknown last), then pid
+  std::vector<Interval> steps;   // the job's steps, in order
+  Stats duration;                // over the job's steps
+  double p90_ns = 0;
+  size_t unmatched = 0;  // steps of ranks with more steps than the fewest, left out of the job's
+};
+inline constexpr double kStepP90 = 0.9;
+
 struct StepSummary {
   std::string range;
   std::vector<Step> steps;  // by process, then start
@@ -43,6 +63,7 @@ struct StepSummary {
   double first_ratio = 0;
   size_t unclosed = 0;      // instances never closed, left out
   std::string problem;      // why the steps could not be used (overlapping instances); empty: fine
+  std::optional<JobSteps> job;  // when two or more processes of one run have steps (job_steps.cpp)
 };
 
 // ---- The steady state: steps 2..N -------------------------------------------------------
@@ -70,20 +91,21 @@ std::optional<SteadySteps> steady_steps(const StepSummary& summary);
 // step (0.61 of 1.16 ms) while the host launches work; GPU busy 0.55 ms".
 std::string verdict(const SteadySteps& s);
 
-// The window of the run the rules and the Bottleneck judge when the launched process has steps:
-// its steps 2..N, from the second step's start to the last step's end (the first step and all
-// before it are start-up and warm-up, shown in the report's Start-up section).
+// The window of the run the rules and the Bottleneck judge when the program's process (root_pid)
+// has steps: its steps 2..N, from the second step's start to the last step's end (the first step
+// and all before it are start-up and warm-up, shown in the report's Start-up section). In a job of
+// several ranks, the job's steps 2..N (JobSteps).
 struct SteadyState {
   std::string range;          // the steps' range (a name or glob)
-  uint32_t pid = 0;           // the launched process (root_pid)
-  size_t steps = 0;           // its steps; the window spans steps 2..steps
+  uint32_t pid = 0;           // the program's process (root_pid)
+  size_t steps = 0;           // its (the job's) steps; the window spans steps 2..steps
   Interval first;             // step 1
   std::vector<Interval> later;  // steps 2..N, by start
   TimeNs start = 0, end = 0;  // later.front().start .. later.back().end
   TimeNs length() const { return end - start; }
   bool contains(TimeNs t) const { return t >= start && t < end; }
 };
-// nullopt when the launched process has fewer than 2 usable steps (or the summary a problem).
+// nullopt when the program's process has fewer than 2 usable steps (or the summary a problem).
 std::optional<SteadyState> steady_state(const Trace& trace, const StepSummary& summary);
 // detect_step_range() + summarize_steps() + steady_state(): what run_rules() judges by default.
 std::optional<SteadyState> detect_steady_state(const Trace& trace);
@@ -95,11 +117,15 @@ std::vector<Interval> host_waits(const Trace& trace, uint32_t pid, uint32_t tid)
 
 // The range whose instances are the run's steps: torch.profiler's ProfilerStep#N when the trace
 // has them, else the outermost NVTX range that repeats at least kMinDetectedSteps times on the
-// launched process's main thread (repeating_range); "" when there is none.
+// program's main thread (root_pid, repeating_range); "" when there is none.
 inline constexpr size_t kMinDetectedSteps = 3;
 std::string detect_step_range(const Trace& trace);
 
 // nullopt when no range matches `range` (the trace has no steps).
 std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string& range = kProfilerStepRange);
+
+// The job's steps from a summary's (steps by process, then start); nullopt unless two or more
+// processes of one run have steps. Called by summarize_steps.
+std::optional<JobSteps> job_steps(const Trace& trace, const std::vector<Step>& steps);
 
 }  // namespace gpuscope::analysis

@@ -41,7 +41,11 @@ struct MainThread {
 };
 std::optional<MainThread> main_thread(const Trace& trace, uint32_t pid);
 
-// The launched process: the one whose parent was not captured (earliest start on ties).
+// The program's process: the launched one (whose parent was not captured; earliest start on
+// ties), unless it ran no kernels while processes it started did: then it is a launcher (torchrun,
+// python -m torch.distributed.run, mpirun, srun) and the program is its first rank (the lowest
+// rank the launcher set, else the earliest to start). The Bottleneck, Steps, Start-up and the
+// rules' main thread follow this process.
 std::optional<uint32_t> root_pid(const Trace& trace);
 
 // The outermost NVTX range that repeats on `thread`: of the names with at least `min_instances`

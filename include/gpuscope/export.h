@@ -22,6 +22,11 @@ struct ExportSettings {
   // GPU work's details (kernel launch configurations, bytes copied) as arguments; off: the
   // lean form (Perfetto: ~29 instead of ~32 bytes per event on a launch storm, docs/export.md).
   bool details = true;
+  // One rank's file of a job (export --per-rank): Chrome JSON carries it as Kineto's
+  // distributedInfo {"backend": "nccl", "rank": rank, "world_size": world_size}, what HTA reads
+  // to tell the ranks apart. world_size 0: not a rank's file, {"rank": 0} (HTA needs a rank).
+  int32_t rank = 0;
+  int32_t world_size = 0;
 };
 
 struct ExportFormat {

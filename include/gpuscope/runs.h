@@ -19,6 +19,10 @@ void append_run(Trace& into, const Trace& run, uint32_t run_id);
 // trace without bench runs, run 0 is the whole trace.
 Trace select_run(const Trace& trace, uint32_t run_id);
 
+// The records of one process (pid), with the whole trace's string table, run and source gaps:
+// one rank of a job as a capture of its own (export --per-rank).
+Trace select_process(const Trace& trace, uint32_t pid);
+
 // The run ids of a bench capture in order (from trace.runs); empty for a single capture.
 std::vector<uint32_t> run_ids(const Trace& trace);
 

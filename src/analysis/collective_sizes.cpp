@@ -41,20 +41,41 @@ LinkPeak link_peak(const Device& d) {
 
 namespace ranks_detail {
 
-std::vector<CollectiveSize> size_collectives(const std::vector<Operation>& ops, size_t participants) {
-  std::map<std::tuple<Collective, uint64_t, uint32_t>, std::vector<double>> times;  // (kind, bytes, ranks) -> ns
+std::vector<CollectiveSize> size_collectives(const std::vector<Operation>& ops, size_t participants, size_t& unsized) {
+  // A group of calls NCCL ran in several kernels is one operation: its first kernel's kind and
+  // size, the time of each of its kernels summed (each timed on the rank that arrived last).
+  struct Group {
+    Collective kind = Collective::None;
+    uint64_t bytes = 0;
+    uint32_t ranks = 0;
+    double ns = 0;
+    bool timed = true;
+  };
+  std::vector<Group> groups;
   for (const Operation& op : ops) {
     uint64_t bytes = 0;
     uint32_t ranks = 0;
+    bool continues = !groups.empty();
     const CommKernel* last = op.front();
     for (const CommKernel* k : op) {
       if (!bytes) bytes = k->bytes;
       if (!ranks) ranks = k->ranks;
+      continues = continues && k->continues;
       if (k->start > last->start) last = k;
     }
-    if (bytes == 0 || last->end <= last->start) continue;
-    if (!ranks) ranks = static_cast<uint32_t>(participants);
-    times[{last->kind, bytes, ranks}].push_back(static_cast<double>(last->end - last->start));
+    if (!continues) groups.push_back({last->kind, bytes, ranks});
+    Group& g = groups.back();
+    g.ns += static_cast<double>(duration(last->start, last->end));
+    g.timed = g.timed && last->end > last->start;
+  }
+  std::map<std::tuple<Collective, uint64_t, uint32_t>, std::vector<double>> times;  // (kind, bytes, ranks) -> ns
+  unsized = 0;
+  for (const Group& g : groups) {
+    if (g.bytes == 0 || !g.timed) {
+      ++unsized;
+      continue;
+    }
+    times[{g.kind, g.bytes, g.ranks ? g.ranks : static_cast<uint32_t>(participants)}].push_back(g.ns);
   }
   std::vector<CollectiveSize> out;
   for (auto& [key, list] : times) {

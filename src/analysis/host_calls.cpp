@@ -3,7 +3,9 @@
 // shows as the first context-needing call being far longer than its peers.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <span>
+#include <tuple>
 #include <unordered_map>
 
 #include "gpuscope/analysis_timeline.h"
@@ -67,7 +69,10 @@ std::optional<MainThread> main_thread(const Trace& trace, uint32_t pid) {
   return MainThread{pid, best->first};  // max_element keeps the first (lowest tid) on ties
 }
 
-std::optional<uint32_t> root_pid(const Trace& trace) {
+namespace {
+
+// The process whose parent was not captured (earliest start, then lowest pid, on ties).
+const Process* launched_process(const Trace& trace) {
   const Process* best = nullptr;
   for (const Process& p : trace.processes) {
     const bool parent_captured = std::any_of(trace.processes.begin(), trace.processes.end(),
@@ -75,9 +80,42 @@ std::optional<uint32_t> root_pid(const Trace& trace) {
     if (parent_captured) continue;
     if (!best || p.start < best->start || (p.start == best->start && p.pid < best->pid)) best = &p;
   }
-  if (best) return best->pid;
-  if (!trace.api_calls.empty()) return trace.api_calls.front().pid;  // imported traces without processes
-  return std::nullopt;
+  return best;
+}
+
+// Whether `p` descends from `ancestor` through captured processes (a launcher's ranks may be its
+// grandchildren: mpirun -> orted -> rank).
+bool descends_from(const Trace& trace, const Process& p, uint32_t ancestor) {
+  std::map<uint32_t, uint32_t> parent;
+  for (const Process& q : trace.processes) parent.emplace(q.pid, q.parent_pid);
+  uint32_t at = p.parent_pid;
+  for (size_t hops = 0; hops < trace.processes.size(); ++hops) {
+    if (at == ancestor) return true;
+    const auto up = parent.find(at);
+    if (up == parent.end()) return false;
+    at = up->second;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<uint32_t> root_pid(const Trace& trace) {
+  const Process* launched = launched_process(trace);
+  if (!launched) {
+    if (!trace.api_calls.empty()) return trace.api_calls.front().pid;  // imported traces without processes
+    return std::nullopt;
+  }
+  std::set<uint32_t> with_kernels;
+  for (const Kernel& k : trace.kernels) with_kernels.insert(k.pid);
+  if (with_kernels.count(launched->pid)) return launched->pid;
+  // A launcher (torchrun, mpirun, srun, ...): it ran no kernels while processes it started did. Its
+  // first rank is the program: the lowest rank the launcher set, else the earliest to start.
+  const Process* best = nullptr;
+  const auto key = [](const Process* p) { return std::tuple(p->rank < 0, p->rank, p->start, p->pid); };
+  for (const Process& p : trace.processes)
+    if (with_kernels.count(p.pid) && descends_from(trace, p, launched->pid) && (!best || key(&p) < key(best))) best = &p;
+  return best ? best->pid : launched->pid;
 }
 
 namespace {

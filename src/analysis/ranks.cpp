@@ -43,7 +43,7 @@ std::map<uint32_t, Participant> gather(const Trace& trace) {
       comm[k.pid].push_back({k.start, k.end});
       const auto message = messages.find({k.pid, k.correlation_id});
       const CollectiveCall* call = message == messages.end() ? nullptr : message->second;
-      p.comm.push_back({k.start, k.end, it->second, call ? call->bytes : 0, call ? call->ranks : 0});
+      p.comm.push_back({k.start, k.end, it->second, call ? call->bytes : 0, call ? call->ranks : 0, call && call->calls == 0});
     }
   }
   for (const Memcpy& m : trace.memcpys)
@@ -69,37 +69,57 @@ std::map<uint32_t, Participant> gather(const Trace& trace) {
   return by_pid;
 }
 
-void find_straggler(const Trace& trace, RanksAnalysis& out) {
+// The candidate's steps: the starts of its main thread's repeating range, by start.
+std::vector<TimeNs> step_starts(const Trace& trace, uint32_t pid, std::string& range) {
+  std::vector<TimeNs> starts;
+  const auto thread = main_thread(trace, pid);
+  const auto name = thread ? repeating_range(trace, *thread, 3) : std::nullopt;
+  if (!name) return starts;
+  range = trace.strings.get(*name);
+  for (const NvtxRange& r : trace.nvtx_ranges)
+    if (r.pid == thread->pid && r.tid == thread->tid && r.name == *name && r.end > r.start) starts.push_back(r.start);
+  std::sort(starts.begin(), starts.end());
+  return starts;
+}
+
+// From the first matched collective's start to the last one's end, over every rank: the part of
+// the run the ranks communicated in (start-up before it is no rank's lateness).
+double communicating_span(const std::vector<std::vector<CommKernel>*>& ranks) {
+  TimeNs first = INT64_MAX, last = INT64_MIN;
+  for (const auto* r : ranks)
+    if (!r->empty()) first = std::min(first, r->front().start), last = std::max(last, r->back().end);
+  return last > first ? static_cast<double>(last - first) : 0;
+}
+
+void find_straggler(const Trace& trace, RanksAnalysis& out, double span_ns) {
   const auto it = std::max_element(out.ranks.begin(), out.ranks.end(),
                                    [](const RankSummary& a, const RankSummary& b) { return a.late_ns < b.late_ns; });
   if (it == out.ranks.end() || out.matched == 0 || 2 * it->last_count <= out.matched) return;
-  const Interval wall = wall_window(trace);
-  const double wall_ns = static_cast<double>(wall.end - wall.start);
-  if (wall_ns <= 0 || static_cast<double>(it->late_ns) < kStragglerMinShare * wall_ns) return;
   Straggler s;
   s.pid = it->pid;
   s.rank = it->rank;
   s.last_count = it->last_count;
   s.matched = out.matched;
   s.late_ns = it->late_ns;
-  s.share_of_wall = static_cast<double>(it->late_ns) / wall_ns;
-  if (const auto thread = main_thread(trace, it->pid)) {
-    if (const auto range = repeating_range(trace, *thread, 3)) {
-      s.step_range = trace.strings.get(*range);
-      std::vector<TimeNs> step_starts;
-      for (const NvtxRange& r : trace.nvtx_ranges)
-        if (r.pid == thread->pid && r.tid == thread->tid && r.name == *range && r.end > r.start)
-          step_starts.push_back(r.start);
-      std::sort(step_starts.begin(), step_starts.end());
-      s.steps = step_starts.size();
-      std::vector<double> per_step(step_starts.size(), 0.0);
-      for (const LateArrival& a : it->late_arrivals) {
-        const auto after = std::upper_bound(step_starts.begin(), step_starts.end(), a.start);
-        if (after != step_starts.begin()) per_step[static_cast<size_t>(after - step_starts.begin()) - 1] += static_cast<double>(a.late_ns);
-      }
-      if (s.steps > 0) s.late_per_step_ns = median(std::move(per_step));
+  const std::vector<TimeNs> starts = step_starts(trace, it->pid, s.step_range);
+  s.steps = starts.size();
+  if (s.steps >= 2) {
+    // Per iteration (a step's start to the next one's; the last runs to the last collective): its
+    // lateness in it, and its length.
+    std::vector<double> late(starts.size(), 0.0), length;
+    for (const LateArrival& a : it->late_arrivals) {
+      const auto after = std::upper_bound(starts.begin(), starts.end(), a.start);
+      if (after != starts.begin()) late[static_cast<size_t>(after - starts.begin()) - 1] += static_cast<double>(a.late_ns);
     }
+    for (size_t i = 0; i + 1 < starts.size(); ++i) length.push_back(static_cast<double>(starts[i + 1] - starts[i]));
+    s.late_per_step_ns = median(std::move(late));
+    s.step_ns = median(std::move(length));
+    s.share_of_step = s.step_ns > 0 ? s.late_per_step_ns / s.step_ns : 0;
+  } else {
+    s.steps = 0;
+    s.share_of_step = span_ns > 0 ? static_cast<double>(s.late_ns) / span_ns : 0;
   }
+  if (s.share_of_step < kStragglerMinShare) return;
   out.straggler = s;
 }
 
@@ -209,9 +229,8 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
   if (communicating.size() >= 2) {
     const auto ops = match_collectives(lists, out.matching_note);
     out.matched = ops.size();
-    out.sizes = ranks_detail::size_collectives(ops, communicating.size());
+    out.sizes = ranks_detail::size_collectives(ops, communicating.size(), out.unsized_operations);
     for (const CollectiveSize& size : out.sizes) out.sized_operations += size.operations;
-    out.unsized_operations = ops.size() - out.sized_operations;
     for (const auto& op : ops) {
       size_t last = 0;
       TimeNs latest = op[0]->start, next = INT64_MIN;
@@ -250,7 +269,9 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
       out.link = link_peak(d);
       break;
     }
-  find_straggler(trace, out);
+  std::vector<std::vector<CommKernel>*> comm;
+  for (Participant* p : communicating) comm.push_back(&p->comm);
+  find_straggler(trace, out, communicating_span(comm));
   if (out.straggler) out.straggler->cause = straggler_cause(trace, out);
   return out;
 }

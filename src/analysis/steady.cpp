@@ -68,11 +68,15 @@ std::string verdict(const SteadySteps& s) {
 std::optional<SteadyState> steady_state(const Trace& trace, const StepSummary& summary) {
   const std::optional<uint32_t> pid = root_pid(trace);
   if (!pid || !summary.problem.empty()) return std::nullopt;
-  // The launched process's steps, by start (of its first run in the file, should it hold several).
+  // The job's steps when several ranks have them (the program's process is one of them), else the
+  // program's own, by start (of its first run in the file, should it hold several).
+  const bool job = summary.job && std::any_of(summary.job->ranks.begin(), summary.job->ranks.end(),
+                                              [&](const RankSteps& r) { return r.pid == *pid; });
   std::vector<Interval> mine;
   std::optional<uint32_t> run;
+  if (job) mine = summary.job->steps;
   for (const Step& s : summary.steps) {
-    if (s.pid != *pid || (run && s.run_id != *run)) continue;
+    if (job || s.pid != *pid || (run && s.run_id != *run)) continue;
     run = s.run_id;
     mine.push_back({s.start, s.end});
   }

@@ -110,6 +110,7 @@ std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string
   }
   out.duration = describe(std::move(durations));
   out.gpu_busy = describe(std::move(gpu_busy));
+  out.job = job_steps(trace, out.steps);
   return out;
 }
 

@@ -1,5 +1,5 @@
 // What the straggler did differently (analysis_ranks.h, StragglerCause): per step, its compute
-// kernels, their GPU time and its host gaps against the other ranks'; the biggest difference is
+// kernels, their GPU time in the step and its host gaps against the other ranks'; the biggest difference is
 // the likely cause of its lateness. A planted `time.sleep(0.02)` before backward shows as a
 // 20 ms host gap per step that the other ranks do not have.
 #include <fmt/format.h>
@@ -67,14 +67,17 @@ RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows
     launching.insert(it->second->tid);
     return it->second;
   };
+  // Every compute kernel of the rank by its GPU time inside each window, whether or not its launch
+  // call was recorded or fell inside it (a library's kernels, a GPU running behind its host).
   for (const Kernel& k : trace.kernels) {
     if (k.pid != pid) continue;
-    const ApiCall* call = note_launch(k.correlation_id);
+    note_launch(k.correlation_id);
     if (classify_collective(trace.strings.get(k.name)) != Collective::None) continue;
-    if (const auto w = window_at(windows, call ? call->start : k.start)) {
-      kernels[*w] += 1;
-      kernel_ns[*w] += static_cast<double>(k.end - k.start);
-    }
+    if (const auto w = window_at(windows, k.start)) kernels[*w] += 1;
+    auto w = std::upper_bound(windows.begin(), windows.end(), k.start, [](TimeNs v, const Interval& i) { return v < i.end; });
+    for (; w != windows.end() && w->start < k.end; ++w)
+      kernel_ns[static_cast<size_t>(w - windows.begin())] +=
+          static_cast<double>(std::max<TimeNs>(0, std::min(k.end, w->end) - std::max(k.start, w->start)));
   }
   for (const Memcpy& m : trace.memcpys)
     if (m.pid == pid) note_launch(m.correlation_id);

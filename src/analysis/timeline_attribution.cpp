@@ -7,12 +7,15 @@
 // on. Precedence (docs/report.md "Bottleneck"):
 //   startup (before its first CUDA call; context-creation excess of the first
 //   call that needs a context) > allocation call > copy/memset call >
-//   synchronization call (kernel running on a device of the process ->
-//   KernelCompute, else a copy/memset running -> MemoryOps, else SyncWait) >
+//   synchronization call (compute kernel running on a device of the process ->
+//   KernelCompute, else a copy/memset running -> MemoryOps, else SyncWait; an NCCL kernel
+//   is no compute) >
 //   other CUDA call (launches included) > outside CUDA.
 #include <algorithm>
+#include <unordered_map>
 
 #include "analysis/timeline_util.h"
+#include "gpuscope/analysis_ranks.h"
 #include "gpuscope/analysis_timeline.h"
 
 namespace gpuscope::analysis {
@@ -57,7 +60,15 @@ class Attributor {
  public:
   Attributor(const Trace& t, uint32_t pid, Attribution& out) : out_(out) {
     std::vector<Interval> k, c;
-    for (const auto& e : t.kernels) if (e.pid == pid) k.push_back({e.start, e.end});
+    // Communication kernels are no compute: the host waiting on a collective waits for the
+    // other ranks and the link (the Ranks section tells which), so that time is a sync wait.
+    std::unordered_map<StringId, bool> communication;
+    for (const auto& e : t.kernels) {
+      if (e.pid != pid) continue;
+      auto [it, fresh] = communication.try_emplace(e.name);
+      if (fresh) it->second = classify_collective(t.strings.get(e.name)) != Collective::None;
+      if (!it->second) k.push_back({e.start, e.end});
+    }
     for (const auto& e : t.memcpys) if (e.pid == pid) c.push_back({e.start, e.end});
     for (const auto& e : t.memsets) if (e.pid == pid) c.push_back({e.start, e.end});
     kernels_ = merge_intervals(k);

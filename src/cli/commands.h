@@ -76,6 +76,7 @@ struct ExportOptions {
   std::optional<uint32_t> run;  // --run N: only bench run N; nullopt: every run
   bool gzip = false;            // --gzip, or an output name ending in .gz
   bool details = true;          // --no-details: leave out the GPU work's arguments (smaller)
+  bool per_rank = false;        // --per-rank: one file per rank of a job, OUT_rankN.EXT
   bool force = false;           // overwrite an existing output
 };
 

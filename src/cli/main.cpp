@@ -206,6 +206,9 @@ int main(int argc, char** argv) {
   export_cmd->add_flag("--gzip", exporting.gzip, "Gzip the output whatever its name");
   export_cmd->add_flag("--no-details", [&](int64_t) { exporting.details = false; },
                        "Leave out the GPU work's arguments (launch configurations, bytes): a smaller file");
+  export_cmd->add_flag("--per-rank", exporting.per_rank,
+                       "A job of several ranks: one file per rank, OUT with _rankN before its extension "
+                       "(job.json.gz -> job_rank0.json.gz ...), each with its own distributedInfo (HTA)");
   export_cmd->add_flag("-f,--force", exporting.force, "Overwrite an existing output file");
 
   QueryOptions query;

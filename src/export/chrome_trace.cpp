@@ -1,6 +1,7 @@
 // Chrome Trace Event JSON as PyTorch's profiler (Kineto) writes it, so Perfetto UI,
 // chrome://tracing and torch.profiler tools (HTA, TensorBoard) read it. Written as it goes:
 // nothing but the layout is held in memory. docs/export.md lists every event and argument.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -36,18 +37,17 @@ const char* kineto_memory_kind(MemoryKind kind) {
 
 class ChromeWriter {
  public:
-  ChromeWriter(const Trace& trace, const tracks::Layout& layout, std::ostream& out, bool details)
-      : trace_(trace), layout_(layout), lanes_(layout), out_(out), details_(details) {
+  ChromeWriter(const Trace& trace, const tracks::Layout& layout, std::ostream& out, const ExportSettings& settings)
+      : trace_(trace), layout_(layout), lanes_(layout), out_(out), details_(settings.details), settings_(settings) {
     for (const Device& d : trace.devices) devices_.try_emplace({d.run_id, d.pid, d.id}, &d);
   }
 
   void write() {
     out_ << "{\n\"schemaVersion\": 1,\n\"deviceProperties\": [";
     device_properties();
-    // HTA refuses a trace without a rank; a capture is one "rank" (HTA's own advice for
-    // traces that are not from distributed training).
-    out_ << "],\n\"distributedInfo\": {\"rank\": 0},\n\"displayTimeUnit\": \"ns\",\n\"baseTimeNanoseconds\": "
-         << layout_.origin << ",\n\"traceEvents\": [";
+    out_ << "],\n\"distributedInfo\": ";
+    distributed_info();
+    out_ << ",\n\"displayTimeUnit\": \"ns\",\n\"baseTimeNanoseconds\": " << layout_.origin << ",\n\"traceEvents\": [";
     metadata();
     for (uint32_t li = 0; li < lanes_.all().size(); ++li) lane_events(li);
     flows();
@@ -83,6 +83,19 @@ class ChromeWriter {
       field("numSms", d->sm_count);
       out_ << "}";
     }
+  }
+
+  // HTA refuses a trace without a rank; a capture is one "rank" (HTA's own advice for traces that
+  // are not from distributed training), a rank's file of a job its rank, as Kineto writes it.
+  void distributed_info() {
+    if (settings_.world_size <= 0) {
+      out_ << "{\"rank\": 0}";
+      return;
+    }
+    const bool nccl = std::any_of(trace_.kernels.begin(), trace_.kernels.end(),
+                                  [&](const Kernel& k) { return is_nccl_kernel(trace_.strings.get(k.name)); });
+    out_ << "{" << (nccl ? "\"backend\": \"nccl\", " : "") << "\"rank\": " << settings_.rank
+         << ", \"world_size\": " << settings_.world_size << "}";
   }
 
   // Names and order of every process (group) and thread (lane), as Kineto writes them.
@@ -277,14 +290,16 @@ class ChromeWriter {
   const Lanes lanes_;
   JsonOut out_;
   const bool details_;  // the GPU work's arguments beyond device, stream and correlation
+  const ExportSettings settings_;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, const Device*> devices_;  // (run, pid, ordinal)
   bool first_event_ = true;
 };
 
 }  // namespace
 
-void write_chrome_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out, bool details) {
-  ChromeWriter(trace, layout, out, details).write();
+void write_chrome_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out,
+                        const ExportSettings& settings) {
+  ChromeWriter(trace, layout, out, settings).write();
 }
 
 }  // namespace gpuscope::exporting

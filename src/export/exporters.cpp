@@ -10,7 +10,7 @@ const std::vector<ExportFormat>& export_formats() {
   static const std::vector<ExportFormat> formats = {
       {"chrome", "Chrome Trace Event JSON as PyTorch's profiler writes it (Perfetto UI, chrome://tracing, HTA)", ".json",
        [](const Trace& trace, const tracks::Layout& layout, const ExportSettings& settings, std::ostream& out) {
-         exporting::write_chrome_trace(trace, layout, out, settings.details);
+         exporting::write_chrome_trace(trace, layout, out, settings);
        }},
       {"perfetto", "Perfetto's native protobuf trace (Perfetto UI, trace_processor), compact", ".perfetto-trace",
        [](const Trace& trace, const tracks::Layout& layout, const ExportSettings& settings, std::ostream& out) {

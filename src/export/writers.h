@@ -5,13 +5,16 @@
 #include <ostream>
 
 #include "export/tracks.h"
+#include "gpuscope/export.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::exporting {
 
 // Chrome Trace Event JSON in the dialect PyTorch's profiler (Kineto) writes (chrome_trace.cpp).
-// details: the GPU work's arguments (launch configuration, bytes, bandwidth) and the API calls'.
-void write_chrome_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out, bool details = true);
+// settings.details: the GPU work's arguments (launch configuration, bytes, bandwidth) and the API
+// calls'; settings.rank and world_size: the distributedInfo.
+void write_chrome_trace(const Trace& trace, const tracks::Layout& layout, std::ostream& out,
+                        const ExportSettings& settings = {});
 
 struct PerfettoOptions {
   // GPU work's details (launch configuration, bytes, correlation id where no flow) as debug

@@ -1,4 +1,4 @@
-// append_run / select_run (gpuscope/runs.h).
+// append_run / select_run / select_process (gpuscope/runs.h).
 #include "gpuscope/runs.h"
 
 #include "gpuscope/trace_tables.h"
@@ -28,6 +28,21 @@ Trace select_run(const Trace& trace, uint32_t run_id) {
       [&](auto& dst, const auto& src) {
         for (const auto& row : src)
           if (row.run_id == run_id) dst.push_back(row);
+      },
+      out, trace);
+  out.source_gaps = trace.source_gaps;
+  return out;
+}
+
+Trace select_process(const Trace& trace, uint32_t pid) {
+  Trace out;
+  out.strings = trace.strings;
+  out.run = trace.run;  // the job's start: every rank's file has the same time origin
+  out.runs = trace.runs;
+  for_each_table(
+      [&](auto& dst, const auto& src) {
+        for (const auto& row : src)
+          if (row.pid == pid) dst.push_back(row);
       },
       out, trace);
   out.source_gaps = trace.source_gaps;

@@ -21,12 +21,13 @@ std::string devices_text(const std::vector<uint32_t>& devices) {
 }
 
 void add_straggler_line(Section& s, const analysis::Straggler& st) {
-  std::string note = fmt::format("last to arrive at {} of {} collectives; the other ranks waited {} for it in all "
-                                 "({} of the wall time)",
-                                 st.last_count, st.matched, format_duration(static_cast<double>(st.late_ns)),
-                                 format_percent(100.0 * st.share_of_wall));
+  std::string note = fmt::format("last to arrive at {} of {} collectives; the other ranks waited {} for it in all",
+                                 st.last_count, st.matched, format_duration(static_cast<double>(st.late_ns)));
   if (st.steps > 0)
-    note += fmt::format("; median {} per {} ({} steps)", format_duration(st.late_per_step_ns), st.step_range, st.steps);
+    note += fmt::format("; median {} per {} ({} of its {} step; {} steps)", format_duration(st.late_per_step_ns),
+                        st.step_range, format_percent(100.0 * st.share_of_step), format_duration(st.step_ns), st.steps);
+  else
+    note += fmt::format(" ({} of the time the ranks communicated)", format_percent(100.0 * st.share_of_step));
   s.lines.push_back({"straggler", "Straggler", text(rank_name(st.rank, st.pid)), note});
   if (st.cause)
     s.lines.push_back({"straggler_cause", "Likely cause", text(to_string(st.cause->kind)), st.cause->text});
@@ -56,7 +57,7 @@ void add_bandwidth_table(Section& s, const analysis::RanksAnalysis& ranks, size_
                     "and all-to-all. Link: " + ranks.link.what + ".");
   if (ranks.unsized_operations > 0)
     t.notes.push_back(fmt::format("{} of {} matched operations had no recorded size and are not in this table.",
-                                  ranks.unsized_operations, ranks.matched));
+                                  ranks.unsized_operations, ranks.unsized_operations + ranks.sized_operations));
   limit_rows(t, top);
   s.tables.push_back(std::move(t));
 }
@@ -78,7 +79,7 @@ std::optional<Section> build_ranks_section(const std::optional<analysis::RanksAn
     add_straggler_line(s, *ranks->straggler);
   } else if (ranks->matched > 0) {
     s.lines.push_back({"straggler", "Straggler", text("none"),
-                       "no rank arrived last at most collectives by 1 % of the wall time or more"});
+                       "no rank arrived last at most collectives, late by 5 % of its step or more"});
   }
   if (ranks->matched > 0)
     s.lines.push_back({"matched_collectives", "Matched collectives", num(static_cast<double>(ranks->matched), Unit::Count),

@@ -52,6 +52,27 @@ Table steps_table(const analysis::StepSummary& summary, size_t top) {
   return t;
 }
 
+// Each rank's steps and the job's: the job steps at the pace of its slowest rank.
+void add_job(Section& s, const analysis::JobSteps& job) {
+  s.lines.push_back({"job_steps", "Job steps", num(static_cast<double>(job.steps.size()), Unit::Count),
+                     "the k-th step of every rank; it ends when the last rank's ends"});
+  s.lines.push_back({"job_median", "Job step time (median)", num(job.duration.median, Unit::Ns), ""});
+  s.lines.push_back({"job_p90", "Job step time (p90)", num(job.p90_ns, Unit::Ns), ""});
+  if (job.unmatched)
+    s.notes.push_back(plural(job.unmatched, "step", "steps") + " of ranks with more steps than the others are not in the job's steps.");
+  Table t;
+  t.key = "rank_steps";
+  t.title = "Steps per rank";
+  t.columns = {num_column("rank", "Rank", Unit::Plain), num_column("pid", "PID", Unit::Plain),
+               num_column("steps", "Steps", Unit::Count), num_column("median", "Median", Unit::Ns),
+               num_column("p90", "p90", Unit::Ns)};
+  for (const analysis::RankSteps& r : job.ranks)
+    t.rows.push_back({r.rank < 0 ? text("") : num(r.rank, Unit::Plain), num(r.pid, Unit::Plain),
+                      num(static_cast<double>(r.duration.count), Unit::Count), num(r.duration.median, Unit::Ns),
+                      num(r.p90_ns, Unit::Ns)});
+  s.tables.push_back(std::move(t));
+}
+
 }  // namespace
 
 Section build_steps_section(const analysis::StepSummary& summary, size_t top) {
@@ -81,6 +102,7 @@ Section build_steps_section(const analysis::StepSummary& summary, size_t top) {
     s.lines.push_back({"first_ratio", "First step / median of the others", num(summary.first_ratio, Unit::Plain),
                        warmup ? "likely warm-up: leave it out when comparing (--skip-iterations 1)" : "no sign of warm-up"});
   }
+  if (summary.job) add_job(s, *summary.job);
   if (steady) add_steady_lines(s, *steady);
   if (summary.unclosed) s.notes.push_back(plural(summary.unclosed, "step was", "steps were") + " never closed and are not counted.");
   s.tables.push_back(steps_table(summary, top));

@@ -68,8 +68,9 @@ class StragglerRule final : public Rule {
                                      "{} late in all)",
                                      s.last_count, s.matched, judged, ms(late)));
     if (s.steps > 0)
-      f.evidence.push_back(fmt::format("{} steps ({}): median lateness {} per step", s.steps, s.step_range,
-                                       ms(static_cast<TimeNs>(s.late_per_step_ns))));
+      f.evidence.push_back(fmt::format("{} steps ({}): median lateness {} per step, {:.0f}% of its median step of {}",
+                                       s.steps, s.step_range, ms(static_cast<TimeNs>(s.late_per_step_ns)),
+                                       100.0 * s.share_of_step, ms(static_cast<TimeNs>(s.step_ns))));
     if (s.cause) f.evidence.push_back("what it did differently: " + s.cause->text);
     f.spans = evidence_spans(std::move(spans));
     f.advice = advice_for(s.cause);

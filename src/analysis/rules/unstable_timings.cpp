@@ -1,5 +1,5 @@
 // Rule unstable_timings: instances of the same kernel vary a lot (CV >= 20 %
-// over >= 5 launches). Saving = time above the median, if every instance ran
+// over >= 5 launches; communication kernels, which wait for other ranks, excepted). Saving = time above the median, if every instance ran
 // at the median; causes are contention, clocks (power/thermal), data-dependent
 // work or first-launch effects.
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 #include "analysis/grouping.h"
 #include "analysis/rules/rule.h"
 #include "gpuscope/analysis.h"
+#include "gpuscope/analysis_ranks.h"
 
 namespace gpuscope::analysis::rules {
 namespace {
@@ -35,6 +36,9 @@ class UnstableRule final : public Rule {
     std::vector<std::string> named;
     for (const KernelGroup& g : ctx.kernel_groups) {
       if (g.duration.count < kMinLaunches || g.duration.cv_percent < kMinCvPercent) continue;
+      // A collective's kernel lasts until the last rank arrives: its spread is the other ranks'
+      // lateness (the straggler rule's), not this kernel's instability.
+      if (classify_collective(g.name) != Collective::None) continue;
       TimeNs above = 0;
       if (auto named_group = by_name.names().find(g.name); named_group != by_name.names().end())
         for (TimeNs d : durations[named_group->second]) above = add_saturated(above, std::max<TimeNs>(0, d - static_cast<TimeNs>(g.duration.median)));

@@ -49,6 +49,45 @@ uint64_t size_of(const CommCallRecord& c, uint32_t ranks) {
   return c.bytes;
 }
 
+// NCCL may carry out one group of calls (one large all-reduce among them) in several kernels,
+// one after another on the communicator's stream; only the first follows the calls (and has a
+// Launch record). Each later kernel of the process's streams that no call reached continues the
+// group of the NCCL kernel before it on its stream: it gets the group's size and ranks with
+// `calls` 0, so every collective is sized and the analysis can time the group as one operation.
+void carry_groups(Trace& trace, uint32_t pid, size_t first_new) {
+  std::unordered_map<uint32_t, const CollectiveCall*> by_correlation;
+  for (size_t i = first_new; i < trace.collective_calls.size(); ++i)
+    by_correlation.emplace(trace.collective_calls[i].correlation_id, &trace.collective_calls[i]);
+  if (by_correlation.empty()) return;
+  std::vector<const Kernel*> nccl;
+  std::unordered_map<StringId, bool> nccl_name;
+  for (const Kernel& k : trace.kernels) {
+    if (k.pid != pid) continue;
+    auto [it, fresh] = nccl_name.try_emplace(k.name);
+    if (fresh) it->second = is_nccl_kernel(trace.strings.get(k.name));
+    if (it->second) nccl.push_back(&k);
+  }
+  std::sort(nccl.begin(), nccl.end(), [](const Kernel* a, const Kernel* b) {
+    return std::tie(a->device, a->stream, a->start) < std::tie(b->device, b->stream, b->start);
+  });
+  std::vector<CollectiveCall> carried;
+  const CollectiveCall* group = nullptr;  // of the previous NCCL kernel on the same stream
+  for (size_t i = 0; i < nccl.size(); ++i) {
+    const Kernel& k = *nccl[i];
+    if (i > 0 && (nccl[i - 1]->device != k.device || nccl[i - 1]->stream != k.stream)) group = nullptr;
+    if (const auto own = by_correlation.find(k.correlation_id); own != by_correlation.end()) {
+      group = own->second;
+      continue;
+    }
+    if (!group) continue;
+    CollectiveCall c = *group;
+    c.correlation_id = k.correlation_id;
+    c.calls = 0;
+    carried.push_back(c);
+  }
+  trace.collective_calls.insert(trace.collective_calls.end(), carried.begin(), carried.end());
+}
+
 }  // namespace
 
 void link_comm_calls(Trace& trace, uint32_t pid, int32_t world_size, const std::vector<CommCallRecord>& calls) {
@@ -71,6 +110,7 @@ void link_comm_calls(Trace& trace, uint32_t pid, int32_t world_size, const std::
   // launches one kernel, after its last call).
   uint64_t unmatched = 0;
   size_t next = 0;
+  const size_t first_new = trace.collective_calls.size();
   for (const Launch& l : launches) {
     for (; next < ops.size() && ops[next].tid < l.tid; ++next) ++unmatched;  // after their thread's last launch
     CollectiveCall out;
@@ -93,6 +133,7 @@ void link_comm_calls(Trace& trace, uint32_t pid, int32_t world_size, const std::
     if (!sized) out.bytes = 0;  // part of it unknown: no size rather than a wrong one
     trace.collective_calls.push_back(out);
   }
+  carry_groups(trace, pid, first_new);
   unmatched += ops.size() - next;
   if (unmatched)
     trace.data_loss.push_back({pid, "nccl_calls_without_kernel", unmatched,
