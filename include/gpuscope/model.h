@@ -307,10 +307,7 @@ struct CollectiveCall {
   // kernel carried out (a group of calls launches once).
   uint64_t bytes = 0;
   uint32_t ranks = 0;   // ranks in the communicator; 0: unknown
-  // NCCL calls folded into the kernel; 0: a further kernel of the group of calls the previous
-  // NCCL kernel on its stream carried out (NCCL ran the group in several kernels), `bytes` the
-  // whole group's.
-  uint32_t calls = 1;
+  uint32_t calls = 1;   // NCCL calls folded into the kernel; 0: a later kernel of a group (schema.md)
   int32_t peer = -1;    // send/recv: the other rank; -1 otherwise or unknown
   uint32_t run_id = 0;
 };
