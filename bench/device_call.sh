@@ -5,7 +5,10 @@
 #
 #   bench/device_call.sh BUILD OUT PART...
 # PART: diag1a, diag1b (the one-GPU workloads in two halves), diag2 (the two-GPU workloads),
-#       cost (bench/pytorch_overhead.sh, --op add and --op mm), traced (profiled runs only: --reps 0)
+#       cost (bench/pytorch_overhead.sh: --op mm untraced, gpuscope, --no-driver-launches and
+#       torch.profiler; --op add with and without driver launches)
+# Environment: REPS (untraced repetitions, default 3), DIAG_ARGS (more run.sh options, e.g.
+# --no-profile, --profile-planted-only), ONLY1 (the one-GPU workloads of diag1; default all).
 set -u
 BUILD=$1 OUT=$2; shift 2
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -16,14 +19,15 @@ first_half=compiled,gpt_lm,cnn,decode_kv,dataloader_bound
 second_half=host_syncs,fp32_gemm,unfused_optimizer,pageable_input,well_tuned
 for part in "$@"; do
   case $part in
+    diag1) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 1 --reps "$REPS" ${ONLY1:+--only $ONLY1} $DIAG_ARGS ;;
     diag1a) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 1 --reps "$REPS" --only $first_half $DIAG_ARGS ;;
     diag1b) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 1 --reps "$REPS" --only $second_half $DIAG_ARGS ;;
     diag2) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 2 --reps "$REPS" $DIAG_ARGS ;;
     cost)
-      for op in add mm; do
-        taskset -c 8-15 "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op $op \
-          --modes untraced,gpuscope,no_driver_launches,torch_cuda --csv "$OUT/cost_$op.csv" >>"$OUT/cost.md"
-      done ;;
+      taskset -c 8-15 "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op mm \
+        --modes untraced,gpuscope,no_driver_launches,torch_cuda --csv "$OUT/cost_mm.csv" >>"$OUT/cost.md"
+      taskset -c 8-15 "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op add \
+        --modes untraced,gpuscope,no_driver_launches --csv "$OUT/cost_add.csv" >>"$OUT/cost.md" ;;
   esac 2>&1 | tee -a "$OUT/log.txt" | tail -40
 done
 # Reports and scores come back; captures only while they fit (the tool takes 16 MiB a file).

@@ -6,6 +6,7 @@
 #
 #   bench/diagnosis/run.sh BUILD OUTDIR [--only NAME,...] [--reps N] [--gpus 1|2]
 #                                       [--pytorch-level ops|shapes|modules|none] [--no-profile]
+#                                       [--profile-planted-only]
 #
 # --reps 0 profiles only; --no-profile times only (untraced times do not depend on the build, so
 # they can be measured once and the profiles made again with a newer gpuscope).
@@ -18,7 +19,7 @@ usage() { sed -n '7,8p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 BUILD=$1 OUTDIR=$2
 shift 2
-ONLY="" REPS=3 GPUS="" LEVEL=modules PROFILE=1
+ONLY="" REPS=3 GPUS="" LEVEL=modules PROFILE=1 PROFILE_FIXED=1
 while [ $# -gt 0 ]; do
   case $1 in
     --only) ONLY=$2; shift 2 ;;
@@ -26,6 +27,7 @@ while [ $# -gt 0 ]; do
     --gpus) GPUS=$2; shift 2 ;;
     --pytorch-level) LEVEL=$2; shift 2 ;;
     --no-profile) PROFILE=0; shift ;;
+    --profile-planted-only) PROFILE_FIXED=0; shift ;;
     *) usage ;;
   esac
 done
@@ -104,6 +106,7 @@ while IFS=$'\t' read -r name file launcher has_fixed args; do
     done
   done
   [ "$PROFILE" = 1 ] || continue
+  [ "$PROFILE_FIXED" = 1 ] || variants=(planted)
   for v in "${variants[@]}"; do
     flag=(); suffix=""
     [ "$v" = fixed ] && { flag=(--fixed); suffix=.fixed; }
