@@ -43,6 +43,8 @@ class DataloaderRule final : public Rule {
     for (const HostOp& o : t.host_ops) take(o.pid, o.tid, o.name, o.start, o.end);
     for (const NvtxRange& r : t.nvtx_ranges) take(r.pid, r.tid, r.name, r.start, r.end);
     std::sort(waits.begin(), waits.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    TimeNs longest = 0;  // a gap meets only waits starting at most this long before it
+    for (const Interval& w : waits) longest = std::max(longest, w.end - w.start);
     std::vector<TimeNs> h2d;  // starts of host-to-device copies
     for (const Memcpy& m : t.memcpys)
       if (m.pid == ctx.main->pid && m.kind == CopyKind::HtoD) h2d.push_back(m.start);
@@ -56,8 +58,10 @@ class DataloaderRule final : public Rule {
       for (const IdleGap& g : d.gaps) {
         TimeNs part = 0;
         if (!waits.empty()) {
-          for (const Interval& w : waits)
-            part += std::max<TimeNs>(0, std::min(w.end, g.end) - std::max(w.start, g.start));
+          auto w = std::lower_bound(waits.begin(), waits.end(), g.start - longest,
+                                    [](const Interval& x, TimeNs v) { return x.start < v; });
+          for (; w != waits.end() && w->start < g.end; ++w)
+            part += std::max<TimeNs>(0, std::min(w->end, g.end) - std::max(w->start, g.start));
         } else if (g.cpu.outside_ns >= kHostShare * (g.end - g.start)) {
           auto c = std::lower_bound(h2d.begin(), h2d.end(), g.end);
           if (c != h2d.end() && *c - g.end <= kCopyFollowsNs) part = g.cpu.outside_ns;
