@@ -43,6 +43,13 @@ class DataloaderRule final : public Rule {
     for (const HostOp& o : t.host_ops) take(o.pid, o.tid, o.name, o.start, o.end);
     for (const NvtxRange& r : t.nvtx_ranges) take(r.pid, r.tid, r.name, r.start, r.end);
     std::sort(waits.begin(), waits.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    std::vector<Interval> merged;  // nested loader ranges (__next__ around pin_memory) count once
+    for (const Interval& w : waits) {
+      if (!merged.empty() && w.start <= merged.back().end) merged.back().end = std::max(merged.back().end, w.end);
+      else merged.push_back(w);
+    }
+    const size_t ranges = waits.size();
+    waits = std::move(merged);
     TimeNs longest = 0;  // a gap meets only waits starting at most this long before it
     for (const Interval& w : waits) longest = std::max(longest, w.end - w.start);
     std::vector<TimeNs> h2d;  // starts of host-to-device copies
@@ -83,7 +90,7 @@ class DataloaderRule final : public Rule {
                        "GPU with workers";
     f.evidence.push_back(fmt::format("{} GPU idle gaps while loading ({:.1f} per step), {} in all ({} per step)", gaps,
                                      double(gaps) / steps, ms(saving), ms(saving / static_cast<TimeNs>(steps))));
-    if (!named.empty()) f.evidence.push_back(fmt::format("{} ranges on the main thread, e.g. '{}'", waits.size(), named));
+    if (!named.empty()) f.evidence.push_back(fmt::format("{} ranges on the main thread, e.g. '{}'", ranges, named));
     f.spans = evidence_spans(f.covers);
     f.explains = {"gpu_idle_gaps"};
     f.advice = "Load batches in the background: DataLoader(..., num_workers=N (a few per GPU), pin_memory=True, "
