@@ -16,6 +16,12 @@ namespace {
 
 using testing::find;
 using testing::TraceBuilder;
+
+std::string rules_of(const std::vector<Finding>& fs) {
+  std::string out;
+  for (const Finding& f : fs) out += f.rule + " " + std::to_string(f.saving_ns.value_or(-1)) + "; ";
+  return out;
+}
 constexpr TimeNs kUs = 1000, kMs = 1'000'000;
 
 // A python process, whose ops link to calls by external id (one id per op).
@@ -68,7 +74,7 @@ TEST(RuleFp32Matmul, SimtGemmsFireWithTheOpAndExplainLowOccupancyTf32DoesNot) {
     }
     ASSERT_TRUE(f);
     ASSERT_FALSE(fs.empty());
-    EXPECT_EQ(fs[0].rule, "fp32_matmul");
+    EXPECT_EQ(fs[0].rule, "fp32_matmul") << rules_of(fs);
     EXPECT_FALSE(find(fs, "low_occupancy"));  // the same kernels: one cause, one finding
     // Steps 2..8 judged: 7 x 3 ms of GEMM, 2.5x faster on tensor cores, GPU-bound: re-timed ~ 7 x 1.8 ms.
     EXPECT_NEAR(*f->saving_ns / 1e6, 7 * 3.0 * (1 - 1 / 2.5), 0.5);
@@ -106,7 +112,7 @@ Trace optimizer_steps(bool fused) {
 TEST(RuleUnfusedOptimizer, ForeachAdamWFiresNamingTheClassFusedDoesNot) {
   const auto fs = run_rules(optimizer_steps(false));
   const auto f = find(fs, "unfused_optimizer");
-  ASSERT_TRUE(f);
+  ASSERT_TRUE(f) << rules_of(fs);
   EXPECT_NE(f->title.find("AdamW"), std::string::npos) << f->title;
   EXPECT_NE(f->advice.find("torch.optim.AdamW(params, ..., fused=True)"), std::string::npos) << f->advice;
   // Steps 2..6: the 730 us from the range's first call to its last become an 80 us fused call.
@@ -158,7 +164,7 @@ TEST(RuleDataloaderBound, LoaderRangesWithTheGpuIdleFireAndIdleGapsDoNot) {
   }
   const auto fs = run_rules(b.trace());
   const auto f = find(fs, "dataloader_bound");
-  ASSERT_TRUE(f);
+  ASSERT_TRUE(f) << rules_of(fs);
   ASSERT_FALSE(fs.empty());
   EXPECT_EQ(fs[0].rule, "dataloader_bound");
   EXPECT_FALSE(find(fs, "gpu_idle_gaps"));

@@ -58,6 +58,14 @@ class HostSyncRule final : public Rule {
       const auto resume = std::lower_bound(gpu_starts.begin(), gpu_starts.end(), c.end);
       g.covers.push_back({c.pid, from, resume == gpu_starts.end() ? c.end : *resume});
     }
+    // The thread's last wait stays: the replay ends with the thread's last call, so without
+    // it the GPU work still queued would not count (the run's end waits for it anyway).
+    size_t last_wait = SIZE_MAX;
+    for (size_t i : ctx.all_main_calls) {
+      const ApiCall& c = t.api_calls[i];
+      if (ctx.class_of(c) == ApiClass::Synchronization || std::binary_search(d2h.begin(), d2h.end(), c.correlation_id))
+        last_wait = i;
+    }
     const size_t steps = ctx.repeated.steady.size();
     const size_t min_n = std::max<size_t>(2, steps > 0 ? steps - 1 : 2);
     Scenario s;
@@ -67,6 +75,7 @@ class HostSyncRule final : public Rule {
     for (auto& [what, g] : groups) {
       if (g.n < min_n) continue;
       for (size_t i : g.calls) {
+        if (i == last_wait) continue;
         const ApiCall& c = t.api_calls[i];
         s.api_ns[i] = ctx.class_of(c) == ApiClass::Synchronization ? 0 : std::min(kAsyncCallNs, duration(c.start, c.end));
         spans.push_back(span_of(c));

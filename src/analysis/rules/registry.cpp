@@ -106,7 +106,10 @@ void drop_explained(std::vector<Finding>& out) {
   }
   size_t k = 0;
   for (size_t j = 0; j < out.size(); ++j)
-    if (!drop[j]) out[k++] = std::move(out[j]);
+    if (!drop[j]) {
+      if (k != j) out[k] = std::move(out[j]);  // never onto itself: a self-move empties the strings
+      ++k;
+    }
   out.resize(k);
   for (Finding& f : out) f.explains.clear(), f.covers.clear();
 }
