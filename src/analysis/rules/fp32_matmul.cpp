@@ -103,8 +103,9 @@ class Fp32MatmulRule final : public Rule {
         "ratio); {}",
         speedup, kAchievable, kPeakShare,
         retimed ? "re-timed with the shorter kernels"
-                : fmt::format("their time x (1 - 1/{:.1f}), not re-timed: {} of them have no launch call in the capture; "
-                              "an upper bound when the GPU is not the bottleneck", speedup, unlinked));
+                : fmt::format("their time x (1 - 1/{:.1f}), not re-timed: {} of them are not in the main thread's replay "
+                              "(launched through the driver API, or no launch call recorded); an upper bound when the GPU "
+                              "is not the bottleneck", speedup, unlinked));
     std::vector<const Group*> by_time;
     for (const auto& [id, g] : groups) by_time.push_back(&g);
     std::sort(by_time.begin(), by_time.end(), [](const Group* a, const Group* b) { return a->ns > b->ns; });

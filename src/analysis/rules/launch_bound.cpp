@@ -162,7 +162,11 @@ class LaunchBoundRule final : public Rule {
                                                    graphs, largest));
     f.spans = evidence_spans(std::move(spans));
     f.advice = "Capture the launch sequence in a CUDA graph (stream capture) and replay it, or fuse the small kernels.";
-    if (whole_steps) torch_advice(ctx, kernels, f);
+    if (whole_steps) {
+      size_t calls = 0;
+      for (const auto& st : stretches) calls += st.size();
+      torch_advice(ctx, kernels, calls / ctx.repeated.steady.size(), f);
+    }
     return f;
   }
 
@@ -202,7 +206,8 @@ class LaunchBoundRule final : public Rule {
   }
 
   // CUDA graphs named the PyTorch way, with the step and the ops launching the most kernels.
-  static void torch_advice(const RuleContext& ctx, const std::vector<const Kernel*>& kernels, Finding& f) {
+  static void torch_advice(const RuleContext& ctx, const std::vector<const Kernel*>& kernels, size_t calls_per_step,
+                           Finding& f) {
     std::map<std::string, size_t> by_op;
     for (const Kernel* k : kernels)
       if (uint32_t op = ctx.torch->op_of_call(k->run_id, k->pid, k->correlation_id); op != detail::kNoOp)
@@ -215,15 +220,14 @@ class LaunchBoundRule final : public Rule {
     if (!ops.empty()) f.evidence.push_back("most launches from " + ops);
     const std::string step = ctx.repeated.range_name.empty() ? "the training step" : "the step '" + ctx.repeated.range_name + "'";
     f.advice = fmt::format(
-        "Capture {} in a CUDA graph so one replay stands for its ~{} launches: torch.compile(model, "
+        "Capture {} in a CUDA graph so one replay stands for its ~{} CUDA calls: torch.compile(model, "
         "mode=\"reduce-overhead\") (the compiled step is graphed automatically), or torch.cuda.graphs by hand "
         "(torch.cuda.CUDAGraph with static input tensors, or torch.cuda.make_graphed_callables). Keep host syncs "
         "(.item(), printing a tensor) out of the graphed region; fused kernels (torch.compile, fused optimizers) "
         "cut the launches further.",
-        step, kernels.size() / ctx.repeated.steady.size());
+        step, calls_per_step);
     f.covers = ctx.repeated_spans();
     f.explains = {"gpu_idle_gaps"};
-    f.shares_time_with = {"unfused_optimizer"};
   }
 
   // GPU time between consecutive launch-bound kernels of a stretch on the same stream: what
