@@ -187,5 +187,20 @@ TEST(RulesTorchCaptures, MlpTrainRanksCudaGraphsOptimizerAndTf32First) {
   }
 }
 
+// torch.profiler traces of the same MLP: per-parameter AdamW (aten::mul_, lerp_, addcdiv_ per
+// tensor under Optimizer.step#AdamW.step) and its fused twin (aten::_fused_adamw_).
+TEST(RulesTorchCaptures, KinetoPerParameterAdamWFiresFusedDoesNot) {
+  const std::string dir = std::string(GPUSCOPE_TEST_DATA_DIR) + "/kineto/";
+  const auto fs = run_rules(load_trace(dir + "mlp_train.json.gz"));
+  const auto f = find(fs, "unfused_optimizer");
+  ASSERT_TRUE(f) << rules_of(fs);
+  EXPECT_NE(f->advice.find("torch.optim.AdamW(params, ..., fused=True)"), std::string::npos);
+  EXPECT_NE(f->advice.find("several elementwise kernels per parameter"), std::string::npos);
+  ASSERT_FALSE(fs.empty());
+  EXPECT_EQ(fs[0].rule, "launch_bound");
+  const auto fused = run_rules(load_trace(dir + "mlp_train_fused.json.gz"));
+  EXPECT_FALSE(find(fused, "unfused_optimizer")) << rules_of(fused);
+}
+
 }  // namespace
 }  // namespace gpuscope::analysis
