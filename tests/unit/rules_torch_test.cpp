@@ -171,6 +171,31 @@ TEST(RuleDataloaderBound, LoaderRangesWithTheGpuIdleFireAndIdleGapsDoNot) {
   EXPECT_NE(f->advice.find("num_workers"), std::string::npos);
 }
 
+// 6 steps, each copying a 64 MB pageable batch (aten::to) at 10 GB/s; pinned would reach 50 GB/s.
+TEST(RulePageableCopies, OnPyTorchNamesTheOpAndPinMemory) {
+  TorchTrace tt;
+  TraceBuilder& b = tt.b;
+  b.run(1, 120 * kMs);
+  for (int i = 0; i < 6; ++i) {
+    const TimeNs t0 = 1 * kMs + i * 15 * kMs;
+    b.range("train_step", t0, t0 + 15 * kMs);
+    const uint32_t c = b.api("cudaMemcpyAsync", t0, t0 + 6500 * kUs);
+    b.copy(CopyKind::HtoD, MemoryKind::Pageable, 64 << 20, t0 + 10 * kUs, t0 + 6410 * kUs, c);
+    tt.op("aten::to", t0 - 5 * kUs, t0 + 6510 * kUs);
+    tt.op("aten::copy_", t0 - 2 * kUs, t0 + 6505 * kUs, {c});
+    const uint32_t k = b.api("cudaLaunchKernel", t0 + 6520 * kUs, t0 + 6525 * kUs);
+    b.kernel("step_kernel", t0 + 6530 * kUs, t0 + 12 * kMs, k);
+    b.api("cudaDeviceSynchronize", t0 + 6530 * kUs, t0 + 12 * kMs + 10 * kUs);
+  }
+  tt.sort_ops();
+  const auto fs = run_rules(b.trace());
+  const auto f = find(fs, "pageable_copies");
+  ASSERT_TRUE(f) << rules_of(fs);
+  EXPECT_NE(f->advice.find("pin_memory=True"), std::string::npos) << f->advice;
+  EXPECT_NE(f->advice.find("non_blocking=True"), std::string::npos);
+  EXPECT_NE(f->evidence.back().find("aten::to (forward)"), std::string::npos) << f->evidence.back();
+}
+
 // The real MLP captures (launch-bound fp32 MLP, for-each AdamW): PyTorch fixes rank first.
 TEST(RulesTorchCaptures, MlpTrainRanksCudaGraphsOptimizerAndTf32First) {
   for (const char* name : {"pytorch/mlp_train_modules.gpuscope", "pytorch/mlp_train.gpuscope"}) {
