@@ -45,6 +45,12 @@ struct Finding {
   bool startup = false;
   // The instances or range the evidence is about, in time order (at most kMaxEvidenceSpans).
   std::vector<EvidenceSpan> spans;
+  // One cause, one finding: rules whose findings this one explains where they are about the
+  // same time (run_rules drops such a finding when >= 80 % of its spans' time lies in `covers`,
+  // and says so in this finding's evidence). `covers`: every interval the cause occupies,
+  // uncapped; run_rules clears it after use.
+  std::vector<std::string> explains;
+  std::vector<EvidenceSpan> covers;
 };
 
 // What the rules read that the report's Bottleneck section shows too, so that a report computes

@@ -41,6 +41,9 @@ Retimer::Retimer(const Trace& t, const MainThread& mt) : trace_(t), position_(t.
     c.ops_begin = static_cast<uint32_t>(o), c.ops_end = static_cast<uint32_t>(end);
   }
   unchanged_end_ = replay_end(Scenario{});
+  replayed_ids_.reserve(calls_.size());
+  for (const Call& c : calls_) replayed_ids_.push_back(c.correlation_id);
+  std::sort(replayed_ids_.begin(), replayed_ids_.end());
 }
 
 // The GPU work of the process whose correlation id a replayed call has, with its recorded
@@ -55,16 +58,16 @@ void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times) {
   std::vector<Raw> raw;
   raw.reserve(t.kernels.size() + t.memcpys.size() + t.memsets.size());
   std::unordered_map<uint64_t, uint32_t> queues;  // (device, stream) -> Op::queue; a handful
-  auto add = [&](const auto& e, bool blocking, uint32_t memcpy_index) {
+  auto add = [&](const auto& e, bool blocking, uint32_t memcpy_index, uint32_t kernel_index) {
     if (e.pid != pid) return;
     const Interval* call = call_times.find(e.correlation_id);
     if (!call) return;
     const uint32_t queue = queues.try_emplace(queue_of(e.device, e.stream), queues.size()).first->second;
-    raw.push_back({e.start, e.end, *call, {e.end - e.start, 0, 0, e.correlation_id, queue, memcpy_index, blocking}});
+    raw.push_back({e.start, e.end, *call, {e.end - e.start, 0, 0, e.correlation_id, queue, memcpy_index, kernel_index, blocking}});
   };
-  for (const Kernel& k : t.kernels) add(k, false, kNoCopy);
-  for (size_t i = 0; i < t.memcpys.size(); ++i) add(t.memcpys[i], !t.memcpys[i].async, static_cast<uint32_t>(i));
-  for (const Memset& m : t.memsets) add(m, !m.async, kNoCopy);
+  for (size_t i = 0; i < t.kernels.size(); ++i) add(t.kernels[i], false, kNoCopy, static_cast<uint32_t>(i));
+  for (size_t i = 0; i < t.memcpys.size(); ++i) add(t.memcpys[i], !t.memcpys[i].async, static_cast<uint32_t>(i), kNoCopy);
+  for (const Memset& m : t.memsets) add(m, !m.async, kNoCopy, kNoCopy);
 
   queues_ = queues.size();
   std::vector<TimeNs> prev_end(queues_, 0);  // per queue, in start order
@@ -96,6 +99,10 @@ Retimer::OpRange Retimer::ops_of(size_t api_index) const {
 }
 
 TimeNs Retimer::op_duration(const Op& op, const Scenario& s) {
+  if (op.kernel_index != kNoCopy && !s.kernel_ns.empty()) {
+    auto k = s.kernel_ns.find(op.kernel_index);
+    return k != s.kernel_ns.end() ? k->second : op.duration;
+  }
   if (op.memcpy_index == kNoCopy) return op.duration;
   auto m = s.memcpy_ns.find(op.memcpy_index);
   return m != s.memcpy_ns.end() ? m->second : op.duration;

@@ -9,6 +9,7 @@
 // and an upper bound of the wait for stream/event syncs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <utility>
@@ -35,6 +36,7 @@ struct GraphReplay {
 struct Scenario {
   std::unordered_map<size_t, TimeNs> api_ns;     // trace.api_calls index -> new host duration (0: call removed)
   std::unordered_map<size_t, TimeNs> memcpy_ns;  // trace.memcpys index -> new GPU duration
+  std::unordered_map<size_t, TimeNs> kernel_ns;  // trace.kernels index -> new GPU duration (0: work gone)
   // trace.memcpys index -> new host time a synchronous copy's call spends after the copy ends
   // (a pageable copy's last staging chunk; pinned copies return almost at once).
   std::unordered_map<size_t, TimeNs> memcpy_post_ns;
@@ -50,6 +52,11 @@ class Retimer {
   Retimer(const Trace& trace, const MainThread& thread);
   // ns the scenario saves on the thread's timeline (never negative).
   TimeNs saving(const Scenario& scenario) const;
+  // Whether GPU work of this correlation id is replayed (its launch call is one of the thread's
+  // replayed calls); a scenario's change to other work changes nothing.
+  bool replays(uint32_t correlation_id) const {
+    return std::binary_search(replayed_ids_.begin(), replayed_ids_.end(), correlation_id);
+  }
 
  private:
   static constexpr uint32_t kNoCopy = UINT32_MAX;
@@ -60,6 +67,7 @@ class Retimer {
     uint32_t correlation_id = 0;
     uint32_t queue = 0;      // index of its (device, stream) in the replay's ready times
     uint32_t memcpy_index = kNoCopy;  // into trace.memcpys
+    uint32_t kernel_index = kNoCopy;  // into trace.kernels
     bool blocking = false;   // a synchronous copy/memset: its call waits for it
   };
   struct Call {
@@ -85,6 +93,7 @@ class Retimer {
   size_t queues_ = 0;
   std::vector<TimeNs> op_ends_;      // sorted, for sync waits
   TimeNs unchanged_end_ = 0;
+  std::vector<uint32_t> replayed_ids_;  // correlation ids of calls_, sorted
 };
 
 }  // namespace gpuscope::analysis

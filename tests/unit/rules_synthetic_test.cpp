@@ -30,7 +30,7 @@ TEST(RulesEdge, EmptyTraceAndSingleKernelFireNothing) {
 
 TEST(RulesEdge, RegistryHasEveryRuleOnce) {
   auto ids = rule_ids();
-  EXPECT_EQ(ids.size(), 20u);
+  EXPECT_EQ(ids.size(), 24u);
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
 }

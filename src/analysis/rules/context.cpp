@@ -105,6 +105,7 @@ bool RepeatedPart::contains(TimeNs t) const {
 
 RuleContext make_context(const Trace& trace, const RuleInputs& inputs) {
   RuleContext ctx{trace, inputs};
+  ctx.torch = std::make_shared<const TorchOps>(trace);
   ctx.kernel_groups = summarize_kernels(trace);
   ctx.top_occupancy = kernel_occupancy(trace, ctx.kernel_groups, 5);
   const Attribution& a = inputs.attribution;
@@ -128,6 +129,13 @@ RuleContext make_context(const Trace& trace, const RuleInputs& inputs) {
   ctx.retimer.emplace(trace, *ctx.main);
   index_nvtx(ctx);
   return ctx;
+}
+
+std::vector<EvidenceSpan> RuleContext::repeated_spans() const {
+  std::vector<EvidenceSpan> out;
+  if (main)
+    for (const Interval& i : repeated.steady) out.push_back({main->pid, i.start, i.end});
+  return out;
 }
 
 std::string RuleContext::at(TimeNs t) const { return fmt::format("{:.3f} s into the run", (t - run_start) / 1e9); }

@@ -117,6 +117,11 @@ class LaunchBoundRule final : public Rule {
     }
     if (launches < kMinLaunches) return std::nullopt;
     const GraphCost cost = graph_cost(ctx, static_cast<double>(launch_ns) / static_cast<double>(launches));
+    // A PyTorch step is graphed whole (torch.compile's reduce-overhead mode, torch.cuda.graphs):
+    // its Python and dispatch work between launches goes too, not only the launch calls.
+    const bool whole_steps = ctx.torch->pytorch() && ctx.repeated.steady.size() >= 2 && ctx.retimer;
+    const TimeNs idle = idle_between(kernels, stretches);
+    if (whole_steps) stretches = step_stretches(ctx);
     Scenario s;
     size_t graphs = 0, largest = 0;
     std::vector<EvidenceSpan> spans;  // each graph candidate: its first call's start to its last kernel's end
@@ -125,34 +130,106 @@ class LaunchBoundRule final : public Rule {
       past += st.size();
       if (st.size() < 2) continue;  // one launch gains nothing from a graph
       const double n = static_cast<double>(st.size());
-      spans.push_back({ctx.main->pid, t.api_calls[st.front()].start, std::max(t.api_calls[st.back()].end, kernels[past - 1]->end)});
+      const TimeNs last_end = t.api_calls[st.back()].end;
+      const TimeNs span_end = whole_steps ? last_end : std::max(last_end, kernels[past - 1]->end);
+      spans.push_back({ctx.main->pid, t.api_calls[st.front()].start, span_end});
       s.graphs.push_back({st, saturated_ns(cost.host * n), saturated_ns(cost.first * n),
                           saturated_ns(cost.gap)});
       ++graphs, largest = std::max(largest, st.size());
     }
-    const TimeNs saving = ctx.saving(s);
+    TimeNs saving = ctx.saving(s);
+    // The GPU's own work cannot shrink: a step graphed whole saves at most its GPU-idle time
+    // (kernels launched through the driver API may be missing from the replay).
+    if (whole_steps) saving = std::min(saving, steps_idle(ctx));
     if (!ctx.worth(saving)) return std::nullopt;
     Finding f;
     f.rule = id();
-    f.title = "Launch-bound: many kernels shorter than their launch";
+    f.title = whole_steps ? "Launch-bound PyTorch step: the GPU waits for Python and kernel launches"
+                          : "Launch-bound: many kernels shorter than their launch";
     f.saving_ns = saving;
     f.estimate = fmt::format(
-        "each stretch of launches replayed from one CUDA graph, per node: {:.2f} us of cudaGraphLaunch on the host, "
-        "{:.2f} us before the first node starts, {:.3f} us between nodes ({}); kernels keep their recorded durations",
-        cost.host / 1e3, cost.first / 1e3, cost.gap / 1e3, cost.source);
+        "{} replayed from one CUDA graph, per node: {:.2f} us of cudaGraphLaunch on the host, "
+        "{:.2f} us before the first node starts, {:.3f} us between nodes ({}); kernels keep their recorded durations{}",
+        whole_steps ? "each step (split at host syncs), its host work between launches removed," : "each stretch of launches",
+        cost.host / 1e3, cost.first / 1e3, cost.gap / 1e3, cost.source,
+        whole_steps ? "; at most the GPU-idle time of the steps" : "");
     f.evidence.push_back(fmt::format("{} launches take {} on the host for {} of kernel time", launches, ms(launch_ns),
                                      ms(gpu_ns)));
-    const TimeNs idle = idle_between(kernels, stretches);
     f.evidence.push_back(fmt::format("GPU idle between these kernels on their stream: {} ({:.2f} us per kernel)",
                                      ms(idle), idle / 1e3 / static_cast<double>(launches)));
-    f.evidence.push_back(fmt::format("{} stretches of consecutive launches (largest {}), each a graph candidate", graphs,
-                                     largest));
+    f.evidence.push_back(whole_steps ? fmt::format("{} graph candidates in the steps (largest {} calls)", graphs, largest)
+                                     : fmt::format("{} stretches of consecutive launches (largest {}), each a graph candidate",
+                                                   graphs, largest));
     f.spans = evidence_spans(std::move(spans));
     f.advice = "Capture the launch sequence in a CUDA graph (stream capture) and replay it, or fuse the small kernels.";
+    if (whole_steps) {
+      size_t calls = 0;
+      for (const auto& st : stretches) calls += st.size();
+      torch_advice(ctx, kernels, calls / ctx.repeated.steady.size(), f);
+    }
     return f;
   }
 
  private:
+  // Each repeated instance's main-thread calls of the replayed kind, split where a graph cannot
+  // hold the call (synchronization, blocking copies, allocation): the candidate graphs.
+  static std::vector<std::vector<size_t>> step_stretches(const RuleContext& ctx) {
+    const Trace& t = ctx.trace;
+    std::vector<uint32_t> blocking;  // correlation ids of synchronous copies and memsets
+    for (const Memcpy& m : t.memcpys) if (m.pid == ctx.main->pid && !m.async) blocking.push_back(m.correlation_id);
+    for (const Memset& m : t.memsets) if (m.pid == ctx.main->pid && !m.async) blocking.push_back(m.correlation_id);
+    std::sort(blocking.begin(), blocking.end());
+    std::vector<std::vector<size_t>> out(1);
+    size_t step = 0;
+    for (size_t i : ctx.main_calls) {
+      const ApiCall& c = t.api_calls[i];
+      if (!ctx.retimer->replays(c.correlation_id)) continue;
+      while (step < ctx.repeated.steady.size() && ctx.repeated.steady[step].end <= c.start) ++step, out.emplace_back();
+      if (step == ctx.repeated.steady.size()) break;
+      const ApiClass k = ctx.class_of(c);
+      const bool graphable = c.start >= ctx.repeated.steady[step].start && k != ApiClass::Synchronization &&
+                             k != ApiClass::Allocation && k != ApiClass::Loading &&
+                             !std::binary_search(blocking.begin(), blocking.end(), c.correlation_id);
+      if (graphable) out.back().push_back(i);
+      else if (!out.back().empty()) out.emplace_back();
+    }
+    return out;
+  }
+
+  // GPU-idle time of the steps on the main process's devices (steady window: the timeline's).
+  static TimeNs steps_idle(const RuleContext& ctx) {
+    TimeNs steps = 0, busy = 0;
+    for (const Interval& i : ctx.repeated.steady) steps = add_saturated(steps, i.end - i.start);
+    for (const DeviceTimeline& d : ctx.timeline.devices)
+      if (d.pid == ctx.main->pid) busy = std::max(busy, d.busy_ns);
+    return std::max<TimeNs>(0, steps - busy);
+  }
+
+  // CUDA graphs named the PyTorch way, with the step and the ops launching the most kernels.
+  static void torch_advice(const RuleContext& ctx, const std::vector<const Kernel*>& kernels, size_t calls_per_step,
+                           Finding& f) {
+    std::map<std::string, size_t> by_op;
+    for (const Kernel* k : kernels)
+      if (uint32_t op = ctx.torch->op_of_call(k->run_id, k->pid, k->correlation_id); op != detail::kNoOp)
+        ++by_op[ctx.torch->describe(ctx.torch->user_op(op))];
+    std::vector<std::pair<size_t, std::string>> top;
+    for (const auto& [op, n] : by_op) top.emplace_back(n, op);
+    std::sort(top.rbegin(), top.rend());
+    std::string ops;
+    for (size_t j = 0; j < top.size() && j < 4; ++j) ops += fmt::format("{}{} ({} launches)", j ? ", " : "", top[j].second, top[j].first);
+    if (!ops.empty()) f.evidence.push_back("most launches from " + ops);
+    const std::string step = ctx.repeated.range_name.empty() ? "the training step" : "the step '" + ctx.repeated.range_name + "'";
+    f.advice = fmt::format(
+        "Capture {} in a CUDA graph so one replay stands for its ~{} CUDA calls: torch.compile(model, "
+        "mode=\"reduce-overhead\") (the compiled step is graphed automatically), or torch.cuda.graphs by hand "
+        "(torch.cuda.CUDAGraph with static input tensors, or torch.cuda.make_graphed_callables). Keep host syncs "
+        "(.item(), printing a tensor) out of the graphed region; fused kernels (torch.compile, fused optimizers) "
+        "cut the launches further.",
+        step, calls_per_step);
+    f.covers = ctx.repeated_spans();
+    f.explains = {"gpu_idle_gaps"};
+  }
+
   // GPU time between consecutive launch-bound kernels of a stretch on the same stream: what
   // per-kernel launch latency costs the GPU, and what graph replay mostly removes.
   static TimeNs idle_between(const std::vector<const Kernel*>& kernels, const std::vector<std::vector<size_t>>& stretches) {

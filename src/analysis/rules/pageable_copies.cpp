@@ -4,6 +4,7 @@
 // this trace when there are any, else a conservative default per link.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "analysis/rules/rule.h"
@@ -38,6 +39,7 @@ class PageableRule final : public Rule {
     std::map<std::string, std::tuple<size_t, uint64_t, TimeNs, TimeNs>> by_dir;  // n, bytes, ns, new ns
     std::map<std::string, std::string> sources;
     std::vector<EvidenceSpan> spans;  // the copies re-timed
+    std::map<std::string, size_t> ops;  // the PyTorch op of each copy -> copies
     for (size_t i = 0; i < t.memcpys.size(); ++i) {
       const Memcpy& m = t.memcpys[i];
       if (m.pid != ctx.main->pid || host_side(m) != MemoryKind::Pageable || m.end <= m.start || !ctx.judged(m.start))
@@ -47,6 +49,8 @@ class PageableRule final : public Rule {
       const TimeNs then = std::min<TimeNs>(now, saturated_ns(static_cast<double>(m.bytes) / bw.bytes_per_s * 1e9));
       s.memcpy_ns[i] = then;
       s.memcpy_post_ns[i] = kPinnedReturnNs;
+      if (uint32_t op = ctx.torch->op_of_call(m.run_id, m.pid, m.correlation_id); op != detail::kNoOp)
+        ++ops[ctx.torch->describe(ctx.torch->user_op(op))];
       spans.push_back(span_of(m));
       auto& [n, bytes, old_ns, new_ns] = by_dir[to_string(m.kind)];
       ++n, bytes += m.bytes, old_ns = add_saturated(old_ns, now), new_ns = add_saturated(new_ns, then);
@@ -72,10 +76,23 @@ class PageableRule final : public Rule {
     f.spans = evidence_spans(std::move(spans));
     f.advice = "Allocate the host buffers with cudaMallocHost/cudaHostAlloc (or cudaHostRegister existing ones) "
                "once, outside the repeated part; pinned memory also allows cudaMemcpyAsync overlap.";
+    if (ctx.torch->pytorch()) torch_advice(ops, f);
     return f;
   }
 
  private:
+  // The PyTorch way, naming the ops that copied most.
+  static void torch_advice(const std::map<std::string, size_t>& ops, Finding& f) {
+    std::vector<std::pair<size_t, std::string>> top;
+    for (const auto& [op, n] : ops) top.emplace_back(n, op);
+    std::sort(top.rbegin(), top.rend());
+    std::string which;
+    for (size_t j = 0; j < top.size() && j < 3; ++j) which += fmt::format("{}{} ({} copies)", j ? ", " : "", top[j].second, top[j].first);
+    if (!which.empty()) f.evidence.push_back("copied by " + which);
+    f.advice = "Copy from pinned memory: DataLoader(..., pin_memory=True) for batches, or tensor.pin_memory() once "
+               "for host tensors reused every step, then .to(device, non_blocking=True) so the copy overlaps GPU work.";
+  }
+
   static Bandwidth bandwidth(const Trace& t, const std::map<std::pair<uint32_t, CopyKind>, std::pair<double, double>>& pinned,
                              const Memcpy& m) {
     if (auto it = pinned.find({m.device, m.kind}); it != pinned.end() && it->second.second > 0)

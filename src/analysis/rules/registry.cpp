@@ -1,34 +1,52 @@
 // The rule registry and run_rules(): every rule in a fixed order, findings
 // sorted by estimated saving so the first one is the first thing to fix.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <tuple>
 
 #include "analysis/rules/rule.h"
 
 namespace gpuscope::analysis {
 namespace rules {
 
+// The rules, in registry order: one line each, naming the factory its file defines
+// (make_<name>_rule). Adding a rule is its file plus its line here.
+#define GPUSCOPE_RULES(X) \
+  X(allocation) \
+  X(pageable) \
+  X(sync_copy) \
+  X(excessive_sync) \
+  X(host_sync) \
+  X(dataloader) \
+  X(idle_gap) \
+  X(copy_compute_overlap) \
+  X(tiny_transfers) \
+  X(large_result_copy) \
+  X(launch_bound) \
+  X(unfused_optimizer) \
+  X(fp32_matmul) \
+  X(occupancy) \
+  X(tail) \
+  X(unstable) \
+  X(startup) \
+  X(straggler) \
+  X(far_from_roofline) \
+  X(bank_conflict) \
+  X(memory_bound) \
+  X(dominant_stall) \
+  X(occupancy_gap) \
+  X(no_tensor_cores)
+
+#define GPUSCOPE_DECLARE_RULE(name) std::unique_ptr<Rule> make_##name##_rule();
+GPUSCOPE_RULES(GPUSCOPE_DECLARE_RULE)
+#undef GPUSCOPE_DECLARE_RULE
+
 std::vector<std::unique_ptr<Rule>> all_rules() {
   std::vector<std::unique_ptr<Rule>> r;
-  r.push_back(make_allocation_rule());
-  r.push_back(make_pageable_rule());
-  r.push_back(make_sync_copy_rule());
-  r.push_back(make_excessive_sync_rule());
-  r.push_back(make_idle_gap_rule());
-  r.push_back(make_copy_compute_overlap_rule());
-  r.push_back(make_tiny_transfers_rule());
-  r.push_back(make_large_result_copy_rule());
-  r.push_back(make_launch_bound_rule());
-  r.push_back(make_occupancy_rule());
-  r.push_back(make_tail_rule());
-  r.push_back(make_unstable_rule());
-  r.push_back(make_startup_rule());
-  r.push_back(make_straggler_rule());
-  r.push_back(make_far_from_roofline_rule());
-  r.push_back(make_bank_conflict_rule());
-  r.push_back(make_memory_bound_rule());
-  r.push_back(make_dominant_stall_rule());
-  r.push_back(make_occupancy_gap_rule());
-  r.push_back(make_no_tensor_cores_rule());
+#define GPUSCOPE_ADD_RULE(name) r.push_back(make_##name##_rule());
+  GPUSCOPE_RULES(GPUSCOPE_ADD_RULE)
+#undef GPUSCOPE_ADD_RULE
   return r;
 }
 
@@ -47,6 +65,55 @@ std::string_view missing_need(const rules::Rule& rule, const Trace& trace) {
     if (trace.lacks(what)) return what;
   return {};
 }
+// Share of the spans' time inside the intervals `covers` (of the same process).
+double covered_share(const std::vector<EvidenceSpan>& spans, std::vector<EvidenceSpan> covers) {
+  const auto before = [](const EvidenceSpan& a, const EvidenceSpan& b) {
+    return std::tie(a.pid, a.start) < std::tie(b.pid, b.start);
+  };
+  std::sort(covers.begin(), covers.end(), before);
+  std::vector<EvidenceSpan> merged;  // disjoint, sorted
+  for (const EvidenceSpan& c : covers) {
+    if (!merged.empty() && merged.back().pid == c.pid && c.start <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, c.end);
+    else
+      merged.push_back(c);
+  }
+  double all = 0, inside = 0;
+  for (const EvidenceSpan& s : spans) {
+    all += static_cast<double>(s.end - s.start);
+    auto it = std::lower_bound(merged.begin(), merged.end(), s, before);
+    if (it != merged.begin() && std::prev(it)->pid == s.pid) --it;  // it may reach into s
+    for (; it != merged.end() && it->pid == s.pid && it->start < s.end; ++it)
+      inside += static_cast<double>(std::max<TimeNs>(0, std::min(s.end, it->end) - std::max(s.start, it->start)));
+  }
+  return all > 0 ? inside / all : 0.0;
+}
+
+// One cause, one finding: a finding that another explains (Finding::explains) and whose spans
+// lie >= 80 % in the explaining finding's covers is dropped; the explaining one says so.
+void drop_explained(std::vector<Finding>& out) {
+  constexpr double kSameCause = 0.8;
+  std::vector<bool> drop(out.size(), false);
+  for (Finding& f : out) {
+    for (size_t j = 0; j < out.size(); ++j) {
+      Finding& g = out[j];
+      if (&g == &f || drop[j] || std::find(f.explains.begin(), f.explains.end(), g.rule) == f.explains.end()) continue;
+      if (g.spans.empty() || covered_share(g.spans, f.covers) < kSameCause) continue;
+      drop[j] = true;
+      f.evidence.push_back(fmt::format("the same cause as {} ('{}'{}), which is not listed apart", g.rule, g.title,
+                                       g.saving_ns ? ", estimated " + fmt::format("{:.2f} ms", *g.saving_ns / 1e6) : ""));
+    }
+  }
+  size_t k = 0;
+  for (size_t j = 0; j < out.size(); ++j)
+    if (!drop[j]) {
+      if (k != j) out[k] = std::move(out[j]);  // never onto itself: a self-move empties the strings
+      ++k;
+    }
+  out.resize(k);
+  for (Finding& f : out) f.explains.clear(), f.covers.clear();
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> rules_not_run(const Trace& trace) {
@@ -82,6 +149,7 @@ std::vector<Finding> run_rules(const Trace& trace, const RuleInputs& inputs) {
     if (!missing_need(*r, trace).empty()) continue;
     if (auto f = r->check(ctx)) out.push_back(std::move(*f));
   }
+  drop_explained(out);
   const bool steady = inputs.steady.has_value();
   std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {
     if (steady && a.startup != b.startup) return b.startup;  // steady-state findings first

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/retime.h"
+#include "analysis/rules/torch_ops.h"
 #include "analysis/timeline_util.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_occupancy.h"
@@ -64,6 +65,9 @@ struct RuleContext {
   std::vector<const NvtxRange*> nvtx_innermost;
   TimeNs saving(const Scenario& s) const { return retimer ? retimer->saving(s) : 0; }
   std::optional<Retimer> retimer;  // the main thread's replay, prepared once for every rule's saving()
+  std::shared_ptr<const TorchOps> torch;  // framework ops and links; never null after make_context
+  // Every main-thread interval of the repeated part's instances (for Finding::covers).
+  std::vector<EvidenceSpan> repeated_spans() const;
   // A saving worth reporting: >= 50 us and >= 0.5 % of wall_ns (the judged part's time).
   bool worth(TimeNs saving_ns) const;
   // For savings inside the repeated part: also worth it when >= 1 % of the
@@ -83,29 +87,7 @@ class Rule {
   virtual std::optional<Finding> check(const RuleContext& ctx) const = 0;
 };
 
-// One factory per rule file; the registry (registry.cpp) lists them in order.
-std::unique_ptr<Rule> make_allocation_rule();
-std::unique_ptr<Rule> make_pageable_rule();
-std::unique_ptr<Rule> make_sync_copy_rule();
-std::unique_ptr<Rule> make_excessive_sync_rule();
-std::unique_ptr<Rule> make_idle_gap_rule();
-std::unique_ptr<Rule> make_launch_bound_rule();
-std::unique_ptr<Rule> make_occupancy_rule();
-std::unique_ptr<Rule> make_tail_rule();
-std::unique_ptr<Rule> make_unstable_rule();
-std::unique_ptr<Rule> make_startup_rule();
-std::unique_ptr<Rule> make_straggler_rule();
-std::unique_ptr<Rule> make_copy_compute_overlap_rule();
-std::unique_ptr<Rule> make_tiny_transfers_rule();
-std::unique_ptr<Rule> make_large_result_copy_rule();
-// Rules on hardware metrics (`gpuscope profile --metrics`); metric_rules.h has what they share.
-std::unique_ptr<Rule> make_far_from_roofline_rule();
-std::unique_ptr<Rule> make_memory_bound_rule();
-std::unique_ptr<Rule> make_bank_conflict_rule();
-std::unique_ptr<Rule> make_dominant_stall_rule();
-std::unique_ptr<Rule> make_occupancy_gap_rule();
-std::unique_ptr<Rule> make_no_tensor_cores_rule();
-
+// Every rule in registry order (registry.cpp lists their factories, one line each).
 std::vector<std::unique_ptr<Rule>> all_rules();
 
 // The host side of a host<->device copy (pageable, pinned, ...); Unknown for other kinds.

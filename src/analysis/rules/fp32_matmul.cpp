@@ -1,0 +1,151 @@
+// Rule fp32_matmul: fp32 GEMMs and convolutions running on the SIMT FMA pipes (cuBLAS/CUTLASS
+// sgemm, xmma f32f32_f32f32 with ffma, cuDNN implicit_convolve_sgemm) where TF32 or bf16 tensor
+// cores would do the same math several times faster. Told by the kernel's name alone, so it
+// needs no hardware metrics.
+//
+// Saving: each such kernel's duration divided by an achievable speedup, re-timed (retime.h)
+// when every one of them has its launch call; else (cuBLAS launches through the driver API,
+// which a capture may not record) the kernels' time x (1 - 1/speedup), an upper bound when the
+// GPU is not the bottleneck. The speedup is min(kAchievable, kPeakShare x the GPU's TF32-dense
+// / FP32 peak ratio): H100 SXM 495 / 67 TFLOP/s = 7.4x, A100 156 / 19.5 = 8x, L4/L40-class
+// (cc 8.6/8.9) about 2x. Real GEMMs of moderate size reach 3-5x with TF32 and small ones
+// (a 64x512 batch) far less, being latency- and memory-bound; 2.5x keeps the estimate on the
+// low side of what the fix measures on both.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/grouping.h"
+#include "analysis/rules/rule.h"
+
+namespace gpuscope::analysis::rules {
+namespace {
+
+constexpr double kAchievable = 2.5;  // TF32 tensor-core speedup counted on (see above)
+constexpr double kPeakShare = 0.6;   // of the peak ratio, for GPUs whose ratio is small
+
+// TF32-dense / FP32 (FMA) peak ratio by compute capability.
+double peak_ratio(int major, int minor) {
+  if (major == 8 && minor == 0) return 8.0;  // A100: 156 / 19.5 TFLOP/s
+  if (major == 8) return 2.0;                // A10/L4/L40 (cc 8.6, 8.9): tensor TF32 ~2x FP32
+  if (major == 9) return 7.4;                // H100 SXM: 495 / 67 TFLOP/s (H200: same chip)
+  if (major == 10) return 14.0;              // B200: ~1100 / ~80 TFLOP/s
+  return 2.0;                                // other or unknown: the cautious end
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool contains(const std::string& s, std::string_view w) { return s.find(w) != std::string::npos; }
+
+// An fp32 matrix product or convolution on SIMT pipes, by kernel name.
+bool fp32_simt_matmul_name(const std::string& kernel_name) {
+  const std::string n = lower(kernel_name);
+  for (std::string_view tensor : {"tf32", "hmma", "gmma", "wgmma", "bf16", "f16", "tensorop", "s1688", "s16816", "gemv"})
+    if (contains(n, tensor)) return false;
+  return contains(n, "sgemm") || contains(n, "f32f32_f32f32_f32") || contains(n, "convolve_sgemm") ||
+         (contains(n, "gemm") && contains(n, "ffma"));
+}
+
+class Fp32MatmulRule final : public Rule {
+ public:
+  std::string id() const override { return "fp32_matmul"; }
+  std::vector<std::string_view> needs() const override { return {kGapTimeline}; }
+
+  std::optional<Finding> check(const RuleContext& ctx) const override {
+    const Trace& t = ctx.trace;
+    std::map<StringId, bool> simt;  // name -> matches, each name judged once
+    struct Group { std::string name; size_t n = 0; TimeNs ns = 0; std::map<std::string, size_t> ops; };
+    std::map<StringId, Group> groups;
+    Scenario s;
+    TimeNs direct = 0, all_ns = 0;
+    size_t unlinked = 0, judged = 0;
+    std::vector<EvidenceSpan> covers;
+    double speedup = kAchievable;
+    for (const Device& d : t.devices) speedup = std::min(speedup, std::max(1.0, kPeakShare * peak_ratio(d.compute_major, d.compute_minor)));
+    for (size_t i = 0; i < t.kernels.size(); ++i) {
+      const Kernel& k = t.kernels[i];
+      auto [it, fresh] = simt.try_emplace(k.name, false);
+      if (fresh) it->second = fp32_simt_matmul_name(t.strings.get(k.name));
+      const TimeNs d = duration(k.start, k.end);
+      if (ctx.judged(k.start)) all_ns = add_saturated(all_ns, d);
+      if (!it->second) continue;
+      covers.push_back(span_of(k));  // every launch: the other kernel rules judge them all
+      if (!ctx.judged(k.start)) continue;
+      Group& g = groups[k.name];
+      if (g.name.empty()) g.name = detail::kernel_name(t, k);
+      ++g.n, g.ns = add_saturated(g.ns, d);
+      const uint32_t op = ctx.torch->op_of_call(k.run_id, k.pid, k.correlation_id);
+      if (op != detail::kNoOp) {  // "aten::linear > aten::addmm in Sequential.0 (forward)"
+        const uint32_t user = ctx.torch->user_op(op);
+        ++g.ops[user == op ? ctx.torch->describe(op) : ctx.torch->name(user) + " > " + ctx.torch->describe(op)];
+      }
+      const TimeNs faster = static_cast<TimeNs>(static_cast<double>(d) / speedup);
+      s.kernel_ns[i] = faster;
+      direct = add_saturated(direct, d - faster);
+      ++judged;
+      if (k.correlation_id == 0 || !has_call(ctx, k)) ++unlinked;
+    }
+    if (groups.empty()) return std::nullopt;
+    const bool retimed = unlinked == 0 && ctx.retimer;
+    const TimeNs saving = retimed ? ctx.saving(s) : direct;
+    if (!ctx.worth(saving)) return std::nullopt;
+
+    Finding f;
+    f.rule = id();
+    f.title = "fp32 matrix math on SIMT FMA pipes, not tensor cores";
+    f.saving_ns = saving;
+    f.estimate = fmt::format(
+        "these kernels {:.1f}x faster on TF32 tensor cores (min of {:.1f} achievable and {:.1f} x the GPU's TF32/FP32 peak "
+        "ratio); {}",
+        speedup, kAchievable, kPeakShare,
+        retimed ? "re-timed with the shorter kernels"
+                : fmt::format("their time x (1 - 1/{:.1f}), not re-timed: {} of them are not in the main thread's replay "
+                              "(launched through the driver API, or no launch call recorded); an upper bound when the GPU "
+                              "is not the bottleneck", speedup, unlinked));
+    std::vector<const Group*> by_time;
+    for (const auto& [id, g] : groups) by_time.push_back(&g);
+    std::sort(by_time.begin(), by_time.end(), [](const Group* a, const Group* b) { return a->ns > b->ns; });
+    TimeNs total = 0;
+    for (const Group* g : by_time) total = add_saturated(total, g->ns);
+    f.evidence.push_back(fmt::format("{} kernels, {} ({:.1f}% of all kernel time)", judged, ms(total),
+                                     all_ns ? 100.0 * total / all_ns : 0.0));
+    std::vector<std::string> names;
+    for (size_t j = 0; j < by_time.size() && j < 4; ++j) {
+      const Group& g = *by_time[j];
+      std::string line = fmt::format("{}: {} launches, {}", g.name, g.n, ms(g.ns));
+      std::vector<std::pair<size_t, std::string>> ops;
+      for (const auto& [op, n] : g.ops) ops.emplace_back(n, op);
+      std::sort(ops.rbegin(), ops.rend());
+      for (size_t o = 0; o < ops.size() && o < 3; ++o) line += (o ? "; " : ", launched by ") + ops[o].second;
+      f.evidence.push_back(line);
+    }
+    for (const Group* g : by_time) names.push_back(g->name);
+    f.spans = kernel_launch_spans(t, names);
+    f.covers = std::move(covers);
+    f.explains = {"low_occupancy", "fp16_without_tensor_cores", "far_from_roofline"};
+    f.advice = ctx.torch->pytorch()
+                   ? "Let fp32 matmuls and convolutions use TF32 tensor cores: torch.backends.cuda.matmul.allow_tf32 = True "
+                     "(or torch.set_float32_matmul_precision(\"high\")) and torch.backends.cudnn.allow_tf32 = True; or run "
+                     "the forward and backward under torch.autocast(\"cuda\", dtype=torch.bfloat16) for twice TF32's rate."
+                   : "Use a tensor-core path for these products: cuBLAS with CUBLAS_COMPUTE_32F_FAST_TF32 (or "
+                     "cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH)), cuDNN's TF32 math type, or bf16/fp16 inputs with "
+                     "fp32 accumulation.";
+    return f;
+  }
+
+ private:
+  // Whether the main thread's replay has the kernel's launch call (only those are re-timed).
+  static bool has_call(const RuleContext& ctx, const Kernel& k) {
+    return ctx.main && ctx.retimer && k.pid == ctx.main->pid && ctx.retimer->replays(k.correlation_id);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Rule> make_fp32_matmul_rule() { return std::make_unique<Fp32MatmulRule>(); }
+
+}  // namespace gpuscope::analysis::rules
