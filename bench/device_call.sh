@@ -6,7 +6,8 @@
 #   bench/device_call.sh BUILD OUT PART...
 # PART: diag1a, diag1b (the one-GPU workloads in two halves), diag2 (the two-GPU workloads),
 #       cost (bench/pytorch_overhead.sh: --op mm untraced, gpuscope, --no-driver-launches and
-#       torch.profiler; --op add with and without driver launches)
+#       torch.profiler; --op add with and without driver launches), pack (score and pack OUT/diag
+#       into reports.tgz and captures.tar; give it last)
 # Environment: REPS (untraced repetitions, default 3), DIAG_ARGS (more run.sh options, e.g.
 # --no-profile, --profile-planted-only), ONLY1 (the one-GPU workloads of diag1; default all).
 set -u
@@ -14,7 +15,7 @@ BUILD=$1 OUT=$2; shift 2
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPS=${REPS:-3}
 DIAG_ARGS=${DIAG_ARGS:-}  # e.g. --no-profile (times only) or --reps 0 (profiles only)
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpus.txt"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/gpus.txt"
 first_half=compiled,gpt_lm,cnn,decode_kv,dataloader_bound
 second_half=host_syncs,fp32_gemm,unfused_optimizer,pageable_input,well_tuned
 for part in "$@"; do
@@ -31,7 +32,7 @@ for part in "$@"; do
   esac 2>&1 | tee -a "$OUT/log.txt" | tail -40
 done
 # Reports and scores come back; captures only while they fit (the tool takes 16 MiB a file).
-if [ -d "$OUT/diag" ]; then
+if [ "${*: -1}" = pack ] && [ -d "$OUT/diag" ]; then
   python3 "$HERE/diagnosis/score.py" "$OUT/diag" --card "$(head -1 "$OUT/gpus.txt")" >"$OUT/table.md" 2>&1
   (cd "$OUT/diag" && tar czf "$OUT/reports.tgz" *.json *.md timings.jsonl logs 2>/dev/null)
   (cd "$OUT/diag" && xz -T0 -6 *.gpuscope 2>/dev/null
