@@ -69,8 +69,11 @@ std::string restrict_to_launches(const CuptiApi& api) {
   bool any_off = false;
   for (CUpti_CallbackId cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid) {
     if (is_kept_driver_function(cbid)) continue;
-    // An id this libcupti does not know (an older one) is refused; nothing to switch off then.
-    if (api.ActivityEnableDriverApi(cbid, 0) == CUPTI_SUCCESS) any_off = true;
+    // The ids are CUDA 13's, which the loaded libcupti is (cupti_loader.h): a refusal is a failure.
+    const CUptiResult rc = api.ActivityEnableDriverApi(cbid, 0);
+    if (rc == CUPTI_SUCCESS) any_off = true;
+    else note_failed_call("cuptiActivityEnableDriverApi", cupti_result_text(api, rc),
+                          "a driver function besides the launches is recorded too");
   }
   return any_off ? "" : "cuptiActivityEnableDriverApi refused every driver function";
 }

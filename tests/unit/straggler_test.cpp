@@ -74,9 +74,10 @@ TEST(StragglerCause, ThePlantedSleepIsAHostGapOfAbout20MsPerStep) {
   EXPECT_LT(*c.gap_before_late_ns, 5e6);
   EXPECT_NE(c.text.find("before the collective it arrived late at"), std::string::npos) << c.text;
   // Both ranks run the same model: 40 compute kernels a step on rank 1 (35-40 on rank 0, whose
-  // host runs ahead of its GPU), about 2 ms of kernel time; far less than the gap.
+  // host runs ahead of its GPU). Kernel time is GPU time clipped to each host step, so rank 0's
+  // steps, which its GPU trails, hold a little less of it: 2.1 ms apart here, far less than the gap.
   EXPECT_NEAR(c.straggler.kernels, 40.0, 2.0);
-  EXPECT_LT(c.straggler.kernel_ns - c.others.kernel_ns, 2.0e6);
+  EXPECT_LT(c.straggler.kernel_ns - c.others.kernel_ns, 3.0e6);
   EXPECT_EQ(c.text.rfind("host gaps: +20.", 0), 0u) << c.text;
   EXPECT_NE(c.text.find("ms per step"), std::string::npos) << c.text;
 

@@ -4,13 +4,13 @@
 // needs no hardware metrics.
 //
 // Saving: each such kernel's duration divided by an achievable speedup, re-timed (retime.h)
-// when every one of them has its launch call; else (cuBLAS launches through the driver API,
-// which a capture may not record) the kernels' time x (1 - 1/speedup), an upper bound when the
-// GPU is not the bottleneck. The speedup is min(kAchievable, kPeakShare x the GPU's TF32-dense
-// / FP32 peak ratio): H100 SXM 495 / 67 TFLOP/s = 7.4x, A100 156 / 19.5 = 8x, L4/L40-class
-// (cc 8.6/8.9) about 2x. Real GEMMs of moderate size reach 3-5x with TF32 and small ones
-// (a 64x512 batch) far less, being latency- and memory-bound; 2.5x keeps the estimate on the
-// low side of what the fix measures on both.
+// when every one of them has its launch call; else (a capture without the driver's launches)
+// the kernels' time x (1 - 1/speedup), an upper bound when the GPU is not the bottleneck. The
+// speedup is kPeakShare x the GPU's TF32-dense / FP32 peak ratio (H100 SXM 495 / 67 TFLOP/s =
+// 7.4x, A100 156 / 19.5 = 8x, L4/L40-class (cc 8.6/8.9) about 2x) for kernels of at least
+// kLargeKernelNs, which are compute-bound: a 4096-wide fp32 MLP on an H200 ran 4.85x faster
+// with TF32 (docs/diagnosis.md). Shorter kernels are latency- and memory-bound and gain far
+// less (a 64x512 batch): at most kAchievable.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,8 +22,9 @@
 namespace gpuscope::analysis::rules {
 namespace {
 
-constexpr double kAchievable = 2.5;  // TF32 tensor-core speedup counted on (see above)
-constexpr double kPeakShare = 0.6;   // of the peak ratio, for GPUs whose ratio is small
+constexpr double kAchievable = 2.5;  // TF32 tensor-core speedup counted on for short kernels
+constexpr double kPeakShare = 0.6;   // of the peak ratio: what large GEMMs reach
+constexpr TimeNs kLargeKernelNs = 100'000;  // 0.1 ms: a kernel this long is compute-bound
 
 // TF32-dense / FP32 (FMA) peak ratio by compute capability.
 double peak_ratio(int major, int minor) {
@@ -46,8 +47,14 @@ bool fp32_simt_matmul_name(const std::string& kernel_name) {
   const std::string n = lower(kernel_name);
   for (std::string_view tensor : {"tf32", "hmma", "gmma", "wgmma", "bf16", "f16", "tensorop", "s1688", "s16816", "gemv"})
     if (contains(n, tensor)) return false;
-  return contains(n, "sgemm") || contains(n, "f32f32_f32f32_f32") || contains(n, "convolve_sgemm") ||
-         (contains(n, "gemm") && contains(n, "ffma"));
+  if (contains(n, "sgemm") || contains(n, "f32f32_f32f32_f32") || contains(n, "convolve_sgemm") ||
+      (contains(n, "gemm") && contains(n, "ffma")))
+    return true;
+  // cuDNN's fp32 convolutions that are no GEMM by name: direct, engine and FFT algorithms on
+  // float data, which it stops choosing once TF32 is allowed.
+  const bool float_data = contains(n, "<float") || contains(n, ", float") || contains(n, "(float");
+  return float_data && !contains(n, "half") &&
+         (contains(n, "grouped_direct_kernel") || contains(n, "_engine<float") || contains(n, "fft2d_"));
 }
 
 class Fp32MatmulRule final : public Rule {
@@ -64,8 +71,14 @@ class Fp32MatmulRule final : public Rule {
     TimeNs direct = 0, all_ns = 0;
     size_t unlinked = 0, judged = 0;
     std::vector<EvidenceSpan> covers;
-    double speedup = kAchievable;
-    for (const Device& d : t.devices) speedup = std::min(speedup, std::max(1.0, kPeakShare * peak_ratio(d.compute_major, d.compute_minor)));
+    double large_speedup = 0;  // the slowest GPU's, when several
+    for (const Device& d : t.devices) {
+      const double r = std::max(1.0, kPeakShare * peak_ratio(d.compute_major, d.compute_minor));
+      large_speedup = large_speedup == 0 ? r : std::min(large_speedup, r);
+    }
+    if (large_speedup == 0) large_speedup = kAchievable;
+    const double small_speedup = std::min(kAchievable, large_speedup);
+    TimeNs large_ns = 0, small_ns = 0;
     for (size_t i = 0; i < t.kernels.size(); ++i) {
       const Kernel& k = t.kernels[i];
       auto [it, fresh] = simt.try_emplace(k.name, false);
@@ -83,7 +96,9 @@ class Fp32MatmulRule final : public Rule {
         const uint32_t user = ctx.torch->user_op(op);
         ++g.ops[user == op ? ctx.torch->describe(op) : ctx.torch->name(user) + " > " + ctx.torch->describe(op)];
       }
-      const TimeNs faster = static_cast<TimeNs>(static_cast<double>(d) / speedup);
+      const bool large = d >= kLargeKernelNs;
+      (large ? large_ns : small_ns) = add_saturated(large ? large_ns : small_ns, d);
+      const TimeNs faster = static_cast<TimeNs>(static_cast<double>(d) / (large ? large_speedup : small_speedup));
       s.kernel_ns[i] = faster;
       direct = add_saturated(direct, d - faster);
       ++judged;
@@ -99,13 +114,13 @@ class Fp32MatmulRule final : public Rule {
     f.title = "fp32 matrix math on SIMT FMA pipes, not tensor cores";
     f.saving_ns = saving;
     f.estimate = fmt::format(
-        "these kernels {:.1f}x faster on TF32 tensor cores (min of {:.1f} achievable and {:.1f} x the GPU's TF32/FP32 peak "
-        "ratio); {}",
-        speedup, kAchievable, kPeakShare,
+        "on TF32 tensor cores, launches of >= {} ({} of them) {:.1f}x faster ({:.1f} x the GPU's TF32/FP32 peak ratio), "
+        "shorter ones ({}) {:.1f}x; {}",
+        ms(kLargeKernelNs), ms(large_ns), large_speedup, kPeakShare, ms(small_ns), small_speedup,
         retimed ? "re-timed with the shorter kernels"
-                : fmt::format("their time x (1 - 1/{:.1f}), not re-timed: {} of them are not in the main thread's replay "
-                              "(launched through the driver API, or no launch call recorded); an upper bound when the GPU "
-                              "is not the bottleneck", speedup, unlinked));
+                : fmt::format("their time less the faster kernels', not re-timed: {} of them are not in the main thread's "
+                              "replay (no launch call recorded); an upper bound when the GPU is not the bottleneck",
+                              unlinked));
     std::vector<const Group*> by_time;
     for (const auto& [id, g] : groups) by_time.push_back(&g);
     std::sort(by_time.begin(), by_time.end(), [](const Group* a, const Group* b) { return a->ns > b->ns; });

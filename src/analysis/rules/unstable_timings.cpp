@@ -1,13 +1,19 @@
-// Rule unstable_timings: instances of the same kernel vary a lot (CV >= 20 %
-// over >= 5 launches; communication kernels, which wait for other ranks, excepted). Saving = time above the median, if every instance ran
-// at the median; causes are contention, clocks (power/thermal), data-dependent
-// work or first-launch effects.
+// Rule unstable_timings: launches of the same kernel with the same launch shape (grid and block)
+// vary a lot (CV >= 20 % over >= 5 launches). One kernel name run on different shapes (a cuDNN
+// convolution kernel for every layer of a CNN) is different work, not instability, so shapes are
+// judged apart; communication kernels, which wait for other ranks, are left to the straggler
+// rule. Saving = time above the shape's median, if every launch ran at the median; causes are
+// contention, clocks (power/thermal), data-dependent work or first-launch effects.
 #include <fmt/format.h>
 
-#include "analysis/grouping.h"
+#include <algorithm>
+#include <map>
+#include <tuple>
+
 #include "analysis/rules/rule.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_ranks.h"
+#include "gpuscope/analysis_stats.h"
 
 namespace gpuscope::analysis::rules {
 namespace {
@@ -15,44 +21,48 @@ namespace {
 constexpr double kMinCvPercent = 20.0;
 constexpr size_t kMinLaunches = 5;
 
+// A kernel's launch shape: name (display, else mangled), grid and block.
+using Shape = std::tuple<StringId, StringId, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t>;
+
+Shape shape_of(const Kernel& k) {
+  return {k.name, k.mangled_name, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]};
+}
+
 class UnstableRule final : public Rule {
  public:
   std::string id() const override { return "unstable_timings"; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
-    // Durations per kernel name, in one pass (same naming as summarize_kernels).
-    detail::GroupsByName by_name;
-    std::vector<std::vector<TimeNs>> durations;  // per group
-    for (const Kernel& k : ctx.trace.kernels) {
-      const size_t g = by_name.group((static_cast<uint64_t>(k.name) << 32) | k.mangled_name, [&] {
-        const std::string& dn = ctx.trace.strings.get(k.name);
-        return dn.empty() ? ctx.trace.strings.get(k.mangled_name) : dn;
-      });
-      if (g == durations.size()) durations.emplace_back();
-      durations[g].push_back(duration(k.start, k.end));
-    }
+    std::map<Shape, std::vector<double>> durations;  // ns, per launch shape
+    for (const Kernel& k : ctx.trace.kernels) durations[shape_of(k)].push_back(static_cast<double>(duration(k.start, k.end)));
     Finding f;
     TimeNs saving = 0;
     std::vector<std::string> named;
-    for (const KernelGroup& g : ctx.kernel_groups) {
-      if (g.duration.count < kMinLaunches || g.duration.cv_percent < kMinCvPercent) continue;
+    for (const auto& [shape, values] : durations) {
+      if (values.size() < kMinLaunches) continue;
+      const std::string& display = ctx.trace.strings.get(std::get<0>(shape));
+      const std::string& name = display.empty() ? ctx.trace.strings.get(std::get<1>(shape)) : display;
       // A collective's kernel lasts until the last rank arrives: its spread is the other ranks'
       // lateness (the straggler rule's), not this kernel's instability.
-      if (classify_collective(g.name) != Collective::None) continue;
+      if (classify_collective(name) != Collective::None) continue;
+      const Stats s = describe(values);
+      if (s.cv_percent < kMinCvPercent) continue;
       TimeNs above = 0;
-      if (auto named_group = by_name.names().find(g.name); named_group != by_name.names().end())
-        for (TimeNs d : durations[named_group->second]) above = add_saturated(above, std::max<TimeNs>(0, d - static_cast<TimeNs>(g.duration.median)));
-      saving += above;
-      named.push_back(g.name);
-      f.evidence.push_back(fmt::format("{}: {} launches, CV {:.0f}%, median {}, max {}; {} above the median", g.name,
-                                       g.duration.count, g.duration.cv_percent, ms(static_cast<TimeNs>(g.duration.median)),
-                                       ms(static_cast<TimeNs>(g.duration.max)), ms(above)));
+      for (double d : values) above = add_saturated(above, static_cast<TimeNs>(std::max(0.0, d - s.median)));
+      saving = add_saturated(saving, above);
+      if (std::find(named.begin(), named.end(), name) == named.end()) named.push_back(name);
+      f.evidence.push_back(fmt::format("{} (grid {}x{}x{}, block {}x{}x{}): {} launches, CV {:.0f}%, median {}, max {}; {} "
+                                       "above the median",
+                                       name, std::get<2>(shape), std::get<3>(shape), std::get<4>(shape),
+                                       std::get<5>(shape), std::get<6>(shape), std::get<7>(shape), values.size(),
+                                       s.cv_percent, ms(static_cast<TimeNs>(s.median)), ms(static_cast<TimeNs>(s.max)),
+                                       ms(above)));
     }
     if (!ctx.worth(saving)) return std::nullopt;
     f.rule = id();
     f.title = "Unstable kernel timings";
     f.saving_ns = saving;
-    f.estimate = "time above the median if every instance ran at the median";
+    f.estimate = "time above the median of each kernel's launch shape (grid, block) if every launch ran at it";
     f.spans = kernel_launch_spans(ctx.trace, named);
     f.advice = "Look for contention (other processes, concurrent streams), clock changes (lock clocks when "
                "benchmarking), first-launch effects, or data-dependent work.";

@@ -5,10 +5,11 @@
 // the client for a buffer (request callback), fills it, and hands it back (complete
 // callback). Records use the mock layout of capture_test_support.h.
 //
-// Built twice: libgpuscope_test_fake_cupti.so has the activity API only (a libcupti without
-// the callback API, as the e2e tests want it); with FAKE_CUPTI_CALLBACKS (..._callbacks.so) it
-// also has the callback API and the per-function API switch, so GPU-wide sampling (which learns
-// its devices from context callbacks) and the lean API trace run against it.
+// Built twice: libgpuscope_test_fake_cupti.so has the activity API (with the driver API's
+// per-function switch) only, a libcupti without the callback API, as the e2e tests want it; with
+// FAKE_CUPTI_CALLBACKS (..._callbacks.so) it also has the callback API and the runtime API's
+// per-function switch, so GPU-wide sampling (which learns its devices from context callbacks)
+// and the lean API trace run against it.
 //
 // Environment (read at enable time):
 //   FAKE_CUPTI_FAIL_KIND=<CUpti_ActivityKind>  cuptiActivityEnable of that kind fails with
@@ -51,8 +52,9 @@ constexpr const char* kFaultable[] = {
     "cuptiActivityGetNextRecord", "cuptiActivityFlushAll", "InitializeInjectionNvtx2",
 #ifdef FAKE_CUPTI_CALLBACKS
     "cuptiSubscribe", "cuptiUnsubscribe", "cuptiEnableCallback", "cuptiGetDeviceId",
-    "cuptiActivityEnableRuntimeApi", "cuptiActivityEnableDriverApi",
+    "cuptiActivityEnableRuntimeApi",
 #endif
+    "cuptiActivityEnableDriverApi",
     nullptr};
 
 // Every CUptiResult error of cupti_result.h, generated from it at configure time.
@@ -123,6 +125,11 @@ FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
 FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind) {
   FAULT_POINT();
   --g_enabled;
+  return CUPTI_SUCCESS;
+}
+// Every libcupti 13 has it: the default capture keeps only the driver's launch functions with it.
+FAKE_EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t) {
+  FAULT_POINT();
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) {
@@ -206,10 +213,7 @@ FAKE_EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId, uint8_t)
   FAULT_POINT();
   return CUPTI_SUCCESS;
 }
-FAKE_EXPORT CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t) {
-  FAULT_POINT();
-  return CUPTI_SUCCESS;
-}
+
 
 // The program created a context on device 0: the subscriber hears of it if it asked to.
 FAKE_EXPORT void fake_cupti_context_created() {
