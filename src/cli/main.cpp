@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
   profile_cmd->add_option("-o,--output", profile.output,
                           "Capture name (NAME or NAME.gpuscope); default: the program's name");
   profile_cmd->add_flag("-f,--force", profile.force, "Overwrite an existing capture");
-  profile_cmd->add_flag("--driver-api", profile.driver_api, "Also trace CUDA driver API calls");
+  profile_cmd->add_flag("--driver-api", profile.driver_api,
+                        "Also trace every CUDA driver API call (without it, only the driver's launch functions)");
   profile_cmd->add_flag("--no-driver-launches", [&](int64_t) { profile.driver_launches = false; },
                         "Do not trace the driver API's launch functions (library kernels then have no launch call; "
                         "docs/capture.md)");
@@ -253,7 +254,8 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--warmup", bench.warmup, "Runs before the measured ones, not kept (default 1)");
   bench_cmd->add_option("-o,--output", bench.output, "Capture name; default: <program>-bench");
   bench_cmd->add_flag("-f,--force", bench.force, "Overwrite an existing capture");
-  bench_cmd->add_flag("--driver-api", bench.driver_api, "Also trace CUDA driver API calls");
+  bench_cmd->add_flag("--driver-api", bench.driver_api,
+                        "Also trace every CUDA driver API call (without it, only the driver's launch functions)");
   bench_cmd->add_option("--flush-ms", bench.flush_ms, "How often captured records reach the disk, in ms");
   bench_cmd->add_option("--seed-env", bench.seed_env, "Set this environment variable to the run number in each run");
   bench_cmd
