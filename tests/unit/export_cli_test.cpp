@@ -39,6 +39,16 @@ TEST(ExportCli, WritesBothFormatsAndGzip) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.json.tmp"));
 }
 
+// --per-rank needs several GPU processes: a one-process capture is refused in one line, nothing written.
+TEST(ExportCli, PerRankRefusesACaptureOfOneProcess) {
+  const std::string dir = testing::scratch_dir("export_cli_per_rank");
+  const CliResult r = testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome --per-rank -o j.json.gz");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(testing::line_count(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--per-rank needs a job of several ranks"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/j_rank0.json.gz"));
+}
+
 TEST(ExportCli, NoDetailsLeavesOutTheGpuWorksArguments) {
   const std::string dir = testing::scratch_dir("export_cli_details");
   for (const std::string args : {"--format chrome -o full.json", "--format chrome --no-details -o lean.json",
