@@ -10,7 +10,10 @@ docs/rules.md), so the estimate per step is saving / (N - 1). Measured: the medi
 untraced reps of each run's median block time, planted minus fixed; in brackets the same from
 the fastest blocks. Verdicts: "right" (expected rule ranked first, estimate within 0.75-1.25 of
 the measured difference), "right cause, estimate off", "wrong #1"; for the control ("none"):
-right when no finding with a time estimate saves more than 2 % of a step. Standard library only.
+right when no finding with a time estimate saves more than 2 % of a step. For the straggler
+workloads, also the Ranks section's likely cause: its kind and ms per step against the planted
+amount the planted run printed (expected_cause in workloads.json), right within 10 %.
+Standard library only.
 """
 import argparse
 import json
@@ -151,6 +154,52 @@ def judge(workload, report, timing):
     return row
 
 
+# The ms figure of each straggler cause's text (straggler_cause.cpp).
+CAUSE_MS = {"host gaps": r"host gaps: \+([0-9.]+) ms", "more kernels": r"([0-9.]+) ms of GPU time",
+            "slower kernels": r"slower kernels: \+([0-9.]+) ms"}
+CAUSE_TOLERANCE = 0.10
+
+
+def judge_cause(workload, report, untraced):
+    """For a straggler workload: the report's likely cause and its ms per step against the
+    planted amount the planted run printed (e.g. monitor_ms, the plant's GPU time by CUDA
+    events). None for other workloads."""
+    want = workload.get("expected_cause")
+    if not want:
+        return None
+    row = {"workload": workload["name"], "expected": want["kind"], "kind": "-", "ms": None,
+           "reference": None, "ratio": None, "verdict": "no report"}
+    refs = [r[want["reference"]] for r in untraced.get((workload["name"], "planted"), [])
+            if r.get(want["reference"])]
+    row["reference"] = statistics.median(refs) if refs else None
+    ranks = section(report, "ranks") if report else None
+    kind = next((l for l in (ranks or {}).get("lines", []) if l.get("key") == "straggler_cause"), None)
+    if kind is None:
+        return row
+    row["kind"] = kind.get("value") or "-"
+    m = re.search(CAUSE_MS.get(row["kind"], r"$^"), kind.get("note") or "")
+    row["ms"] = float(m.group(1)) if m else None
+    if row["ms"] is not None and row["reference"]:
+        row["ratio"] = row["ms"] / row["reference"]
+    ok = row["kind"] == want["kind"] and row["ratio"] is not None and abs(row["ratio"] - 1) <= CAUSE_TOLERANCE
+    row["verdict"] = "right" if ok else ("wrong cause" if row["kind"] != want["kind"] else "amount off")
+    return row
+
+
+def cause_lines(causes):
+    if not causes:
+        return []
+    out = ["", "Straggler's likely cause against the planted amount (right: the expected kind, within "
+           "%d %%):" % round(CAUSE_TOLERANCE * 100), "",
+           "| workload | expected | cause | ms/step | planted ms/step | ratio | verdict |",
+           "| --- | --- | --- | ---: | ---: | ---: | --- |"]
+    for c in causes:
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            c["workload"], c["expected"], c["kind"], fmt_ms(c["ms"], 1), fmt_ms(c["reference"]),
+            fmt_ms(c["ratio"]), c["verdict"]))
+    return out
+
+
 def fmt_ms(x, digits=2):
     return "-" if x is None else "%.*f" % (digits, x)
 
@@ -171,7 +220,7 @@ def traced_lines(rows, traced):
             "| workload | untraced | traced | traced / untraced |", "| --- | ---: | ---: | ---: |"] + out
 
 
-def markdown(rows, card, traced=None):
+def markdown(rows, card, traced=None, causes=None):
     out = ["Card: %s" % (card or "unknown"), "",
            "| workload | planted cause | expected | #1 finding | est. ms/step | measured ms/step "
            "median (min) | est./meas. | planted / fixed ms | expected's rank | verdict |",
@@ -184,6 +233,7 @@ def markdown(rows, card, traced=None):
         out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |")
     right = sum(1 for r in rows if r["verdict"].startswith("right") and "off" not in r["verdict"])
     out += ["", "%d of %d right." % (right, len(rows))]
+    out += cause_lines(causes or [])
     out += traced_lines(rows, traced or {})
     return "\n".join(out) + "\n"
 
@@ -196,7 +246,7 @@ def main():
     args = parser.parse_args()
     workloads = json.load(open(args.workloads))["workloads"]
     untraced, traced = load_timings(args.outdir)
-    rows = []
+    rows, causes = [], []
     for w in workloads:
         path = os.path.join(args.outdir, w["name"] + ".report.json")
         ran = any(k[0] == w["name"] for k in list(untraced) + list(traced)) or os.path.exists(path)
@@ -204,9 +254,12 @@ def main():
             continue  # not part of this run (other GPU count, --only)
         report = json.load(open(path)) if os.path.exists(path) else None
         rows.append(judge(w, report, measured(untraced, w["name"])))
+        cause = judge_cause(w, report, untraced)
+        if cause:
+            causes.append(cause)
     card = args.card or next((r.get("device") for rs in untraced.values() for r in rs
                               if r.get("device")), None)
-    text = markdown(rows, card, traced)
+    text = markdown(rows, card, traced, causes)
     with open(os.path.join(args.outdir, "table.md"), "w") as f:
         f.write(text)
     sys.stdout.write(text)

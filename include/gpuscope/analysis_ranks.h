@@ -48,6 +48,8 @@ struct RankSummary {
   size_t last_count = 0;
   TimeNs late_ns = 0;  // sum over the collectives it arrived last at: its start minus the next latest
   std::vector<LateArrival> late_arrivals;  // by start
+  // Every matched collective it took part in, by start: late_ns as above where it arrived last, else 0.
+  std::vector<LateArrival> arrivals;
 };
 
 struct CollectiveGroup {
@@ -103,8 +105,9 @@ struct StragglerCause {
   StragglerCauseKind kind = StragglerCauseKind::Unknown;
   bool per_step = false;  // false: the measures are over the whole run
   RankWork straggler, others;
-  // The difference (straggler minus others) of the measure that names the cause: ns for host gaps
-  // and slower kernels, kernels for more kernels.
+  // The difference (straggler minus others) of the measure that names the cause, in ns: host
+  // gaps; the GPU time of the launches the others do not make (more kernels, by launch shape:
+  // name, grid, block); the rest of its extra kernel time (slower kernels).
   double difference = 0;
   // Host gaps: the median time from the end of the straggler's longest gap in a step to the next
   // collective it arrived last at (nullopt: none follows one).
@@ -119,8 +122,14 @@ struct Straggler {
   TimeNs late_ns = 0;                  // summed lateness (RankSummary::late_ns)
   size_t steps = 0;                    // its main thread's repeating NVTX range (0: none, or one)
   std::string step_range;
-  // The median over its steps of its lateness in each (a collective counts in the step whose
-  // start last precedes its kernel's start): warm-up steps do not skew it.
+  // Its lateness in each step (a collective counts in the step whose start last precedes its
+  // kernel's start): the sum of the rises of its lateness from one collective to the next, from 0
+  // at the step's start. A rank that is 3 ms behind at every gradient bucket is 3 ms late, not 3 ms
+  // per bucket: the others' compute goes on while their communication waits, so a lateness that
+  // persists costs the step once; one that grows, or comes back after the ranks realigned, counts
+  // again. By step start.
+  std::vector<LateArrival> step_lateness;
+  // The median of step_lateness: warm-up steps do not skew it.
   double late_per_step_ns = 0;
   double step_ns = 0;                  // the median of its steps (one start to the next), ns
   // late_per_step_ns / step_ns; without steps, late_ns over the span of the matched collectives

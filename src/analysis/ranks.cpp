@@ -104,15 +104,23 @@ void find_straggler(const Trace& trace, RanksAnalysis& out, double span_ns) {
   const std::vector<TimeNs> starts = step_starts(trace, it->pid, s.step_range);
   s.steps = starts.size();
   if (s.steps >= 2) {
-    // Per iteration (a step's start to the next one's; the last runs to the last collective): its
-    // lateness in it, and its length.
-    std::vector<double> late(starts.size(), 0.0), length;
-    for (const LateArrival& a : it->late_arrivals) {
+    // Per iteration (a step's start to the next one's; the last runs to the last collective): the
+    // rises of its lateness in it (Straggler::step_lateness), and its length.
+    std::vector<TimeNs> late(starts.size(), 0), previous(starts.size(), 0);
+    for (const LateArrival& a : it->arrivals) {
       const auto after = std::upper_bound(starts.begin(), starts.end(), a.start);
-      if (after != starts.begin()) late[static_cast<size_t>(after - starts.begin()) - 1] += static_cast<double>(a.late_ns);
+      if (after == starts.begin()) continue;
+      const size_t step = static_cast<size_t>(after - starts.begin()) - 1;
+      if (a.late_ns > previous[step]) late[step] = add_saturated(late[step], a.late_ns - previous[step]);
+      previous[step] = a.late_ns;
+    }
+    std::vector<double> late_ns, length;
+    for (size_t i = 0; i < starts.size(); ++i) {
+      s.step_lateness.push_back({starts[i], late[i]});
+      late_ns.push_back(static_cast<double>(late[i]));
     }
     for (size_t i = 0; i + 1 < starts.size(); ++i) length.push_back(static_cast<double>(starts[i + 1] - starts[i]));
-    s.late_per_step_ns = median(std::move(late));
+    s.late_per_step_ns = median(std::move(late_ns));
     s.step_ns = median(std::move(length));
     s.share_of_step = s.step_ns > 0 ? s.late_per_step_ns / s.step_ns : 0;
   } else {
@@ -239,8 +247,9 @@ std::optional<RanksAnalysis> analyze_ranks(const Trace& trace) {
         else next = std::max(next, op[r]->start);
       }
       for (size_t r = 0; r < op.size(); ++r) {
-        TimeNs& waited = communicating[r]->summary.waited_ns;
-        waited = add_saturated(waited, latest - op[r]->start);
+        RankSummary& summary = communicating[r]->summary;
+        summary.waited_ns = add_saturated(summary.waited_ns, latest - op[r]->start);
+        summary.arrivals.push_back({op[r]->start, r == last ? latest - next : 0});
       }
       RankSummary& straggler = communicating[last]->summary;
       straggler.last_count += 1;

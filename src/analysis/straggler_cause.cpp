@@ -1,12 +1,14 @@
 // What the straggler did differently (analysis_ranks.h, StragglerCause): per step, its compute
-// kernels, their GPU time in the step and its host gaps against the other ranks'; the biggest difference is
-// the likely cause of its lateness. A planted `time.sleep(0.02)` before backward shows as a
+// kernels by launch shape, their GPU time in the step and its host gaps against the other ranks';
+// the biggest difference is the likely cause of its lateness. A planted `time.sleep(0.02)` before backward shows as a
 // 20 ms host gap per step that the other ranks do not have.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include "analysis/timeline_util.h"
 #include "gpuscope/analysis_ranks.h"
@@ -45,7 +47,20 @@ std::optional<size_t> window_at(const std::vector<Interval>& windows, TimeNs t) 
 // arrived late at".
 using GapEnds = std::vector<TimeNs>;
 
-RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows, GapEnds& gap_ends) {
+// A kernel's launch shape: the same name at another grid is other work (cuBLAS runs one kernel
+// name for many GEMM sizes).
+using Signature = std::tuple<StringId, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t>;
+struct Tally {
+  double launches = 0, ns = 0;  // compute kernels that started in the window, their summed GPU time
+};
+using WindowTally = std::map<Signature, Tally>;
+
+Signature signature_of(const Kernel& k) {
+  return {k.name, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]};
+}
+
+RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows, GapEnds& gap_ends,
+                 std::vector<WindowTally>& tallies) {
   if (windows.empty()) {  // over the run: first to last record of the process
     TimeNs first = INT64_MAX, last = INT64_MIN;
     for (const ApiCall& c : trace.api_calls)
@@ -55,6 +70,7 @@ RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows
     if (first >= last) return {};
     windows.push_back({first, last});
   }
+  tallies.assign(windows.size(), {});
   // Launch times by correlation id, and the threads that launched GPU work.
   std::map<uint32_t, const ApiCall*> launch;
   for (const ApiCall& c : trace.api_calls)
@@ -73,7 +89,12 @@ RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows
     if (k.pid != pid) continue;
     note_launch(k.correlation_id);
     if (classify_collective(trace.strings.get(k.name)) != Collective::None) continue;
-    if (const auto w = window_at(windows, k.start)) kernels[*w] += 1;
+    if (const auto w = window_at(windows, k.start)) {
+      kernels[*w] += 1;
+      Tally& tally = tallies[*w][signature_of(k)];
+      tally.launches += 1;
+      tally.ns += static_cast<double>(std::max<TimeNs>(0, k.end - k.start));
+    }
     auto w = std::upper_bound(windows.begin(), windows.end(), k.start, [](TimeNs v, const Interval& i) { return v < i.end; });
     for (; w != windows.end() && w->start < k.end; ++w)
       kernel_ns[static_cast<size_t>(w - windows.begin())] +=
@@ -126,6 +147,70 @@ std::optional<double> gap_before_late(const RankSummary& r, const GapEnds& ends)
 
 std::string ms_text(double ns) { return fmt::format("{:.1f} ms", ns / 1e6); }
 
+// The straggler's launches beyond what the other ranks run per step, shape by shape. A shape's
+// expected launches: the median over the other ranks of each one's median over its windows. Per
+// straggler window, each shape's launches over that count, with their share of its GPU time
+// there; medians over the windows. The shape with the most extra GPU time in all is named.
+struct ExtraWork {
+  double launches = 0, ns = 0;
+  std::optional<Signature> top;
+  double top_launches = 0, top_ns = 0;  // per window, over the windows that had extra of it
+};
+
+ExtraWork extra_work(const std::vector<WindowTally>& straggler, const std::vector<std::vector<WindowTally>>& others) {
+  std::set<Signature> shapes;
+  for (const WindowTally& w : straggler)
+    for (const auto& [shape, tally] : w) shapes.insert(shape);
+  std::map<Signature, double> expected;
+  for (const Signature& shape : shapes) {
+    std::vector<double> per_rank;
+    for (const std::vector<WindowTally>& rank : others) {
+      std::vector<double> counts;
+      for (const WindowTally& w : rank) {
+        const auto it = w.find(shape);
+        counts.push_back(it == w.end() ? 0.0 : it->second.launches);
+      }
+      if (!counts.empty()) per_rank.push_back(median(std::move(counts)));
+    }
+    expected[shape] = per_rank.empty() ? 0.0 : median(std::move(per_rank));
+  }
+  std::vector<double> launches, ns;
+  std::map<Signature, std::pair<double, double>> by_shape;  // summed extra launches and ns
+  std::map<Signature, size_t> windows_with;
+  for (const WindowTally& w : straggler) {
+    double window_launches = 0, window_ns = 0;
+    for (const auto& [shape, tally] : w) {
+      const double extra = tally.launches - expected[shape];
+      if (extra <= 0) continue;
+      const double extra_ns = tally.ns * extra / tally.launches;
+      window_launches += extra, window_ns += extra_ns;
+      auto& [l, t] = by_shape[shape];
+      l += extra, t += extra_ns;
+      ++windows_with[shape];
+    }
+    launches.push_back(window_launches), ns.push_back(window_ns);
+  }
+  ExtraWork out;
+  if (straggler.empty()) return out;
+  out.launches = median(std::move(launches));
+  out.ns = median(std::move(ns));
+  double top_total_ns = 0;
+  for (const auto& [shape, sums] : by_shape) {
+    if (out.top && sums.second <= top_total_ns) continue;
+    const double windows = static_cast<double>(windows_with[shape]);
+    out.top = shape, top_total_ns = sums.second;
+    out.top_launches = sums.first / windows, out.top_ns = sums.second / windows;
+  }
+  return out;
+}
+
+std::string shape_text(const Trace& trace, const Signature& s) {
+  std::string name{trace.strings.get(std::get<0>(s))};
+  if (name.size() > 80) name = name.substr(0, 77) + "...";
+  return fmt::format("{} grid ({},{},{}) block ({},{},{})", name, std::get<1>(s), std::get<2>(s), std::get<3>(s),
+                     std::get<4>(s), std::get<5>(s), std::get<6>(s));
+}
+
 }  // namespace
 
 const char* to_string(StragglerCauseKind kind) {
@@ -151,11 +236,19 @@ std::optional<StragglerCause> straggler_cause(const Trace& trace, const RanksAna
   StragglerCause c;
   c.per_step = per_step;
   std::vector<RankWork> others;
+  std::vector<WindowTally> straggler_tallies;
+  std::vector<std::vector<WindowTally>> other_tallies;
   for (const RankSummary& r : ranks.ranks) {
     GapEnds ends;
-    const RankWork w = work_of(trace, r.pid, per_step ? windows[r.pid] : std::vector<Interval>{}, ends);
-    if (r.pid == s.pid) c.straggler = w, c.gap_before_late_ns = gap_before_late(r, ends);
-    else others.push_back(w);
+    std::vector<WindowTally> tallies;
+    const RankWork w = work_of(trace, r.pid, per_step ? windows[r.pid] : std::vector<Interval>{}, ends, tallies);
+    if (r.pid == s.pid) {
+      c.straggler = w, c.gap_before_late_ns = gap_before_late(r, ends);
+      straggler_tallies = std::move(tallies);
+    } else {
+      others.push_back(w);
+      other_tallies.push_back(std::move(tallies));
+    }
   }
   if (others.empty()) return std::nullopt;
   const auto others_median = [&](double RankWork::*field) {
@@ -166,12 +259,22 @@ std::optional<StragglerCause> straggler_cause(const Trace& trace, const RanksAna
   c.others = {others_median(&RankWork::kernels), others_median(&RankWork::kernel_ns),
               others_median(&RankWork::host_gap_ns), others_median(&RankWork::longest_gap_ns)};
 
+  // Three candidate causes, each in ns per step: host gaps it has that the others do not; GPU time
+  // of launches the others do not make (by shape); and the rest of its extra kernel time, the
+  // same kernels running slower. The largest names the cause when it explains a quarter of the
+  // lateness.
+  const ExtraWork extra = extra_work(straggler_tallies, other_tallies);
   const double gap_diff = c.straggler.host_gap_ns - c.others.host_gap_ns;
   const double kernel_diff = c.straggler.kernel_ns - c.others.kernel_ns;
-  const double count_diff = c.straggler.kernels - c.others.kernels;
+  const double slower_diff = kernel_diff - extra.ns;
   const double late = per_step ? s.late_per_step_ns : static_cast<double>(s.late_ns);
   const char* per = per_step ? " per step" : " over the run";
-  if (gap_diff >= kernel_diff && gap_diff >= kCauseMinShare * late) {
+  const double best = std::max({gap_diff, extra.ns, slower_diff});
+  if (best < kCauseMinShare * late || best <= 0) {
+    c.text = fmt::format("unknown: neither its host gaps ({:+.1f} ms{}) nor its kernel time ({:+.1f} ms) explain a "
+                         "quarter of its lateness",
+                         gap_diff / 1e6, per, kernel_diff / 1e6);
+  } else if (gap_diff == best) {
     c.kind = StragglerCauseKind::HostGaps;
     c.difference = gap_diff;
     c.text = fmt::format("host gaps: +{}{} (its threads that launch GPU work made no CUDA call for {}{}, the "
@@ -181,25 +284,21 @@ std::optional<StragglerCause> straggler_cause(const Trace& trace, const RanksAna
                                                     " before the collective it arrived late at"
                                               : std::string(),
                          ms_text(c.others.host_gap_ns));
-  } else if (kernel_diff > gap_diff && kernel_diff >= kCauseMinShare * late) {
-    // More kernels when it launched at least 5 % (and one) more than the others; else the same
-    // kernels ran slower.
-    if (count_diff >= std::max(1.0, 0.05 * c.others.kernels)) {
-      c.kind = StragglerCauseKind::MoreKernels;
-      c.difference = count_diff;
-      c.text = fmt::format("more kernels: +{:.0f}{} ({:.0f} compute kernels against {:.0f}, +{} of GPU time)", count_diff,
-                           per, c.straggler.kernels, c.others.kernels, ms_text(kernel_diff));
-    } else {
-      c.kind = StragglerCauseKind::SlowerKernels;
-      c.difference = kernel_diff;
-      c.text = fmt::format("slower kernels: +{}{} ({} of compute kernel time against {}, the same {:.0f} kernels)",
-                           ms_text(kernel_diff), per, ms_text(c.straggler.kernel_ns), ms_text(c.others.kernel_ns),
-                           c.straggler.kernels);
-    }
+  } else if (extra.ns == best) {
+    c.kind = StragglerCauseKind::MoreKernels;
+    c.difference = extra.ns;
+    c.text = fmt::format("more kernels: +{:.0f} launches{} that the other ranks do not make, {} of GPU time ({:.0f} "
+                         "compute kernels against {:.0f}){}",
+                         extra.launches, per, ms_text(extra.ns), c.straggler.kernels, c.others.kernels,
+                         extra.top ? fmt::format("; the most: {:.0f} x {}, {}", extra.top_launches,
+                                                 shape_text(trace, *extra.top), ms_text(extra.top_ns))
+                                   : std::string());
   } else {
-    c.text = fmt::format("unknown: neither its host gaps ({:+.1f} ms{}) nor its kernel time ({:+.1f} ms) explain a "
-                         "quarter of its lateness",
-                         gap_diff / 1e6, per, kernel_diff / 1e6);
+    c.kind = StragglerCauseKind::SlowerKernels;
+    c.difference = slower_diff;
+    c.text = fmt::format("slower kernels: +{}{} ({} of compute kernel time against {}, the same {:.0f} kernels)",
+                         ms_text(slower_diff), per, ms_text(c.straggler.kernel_ns), ms_text(c.others.kernel_ns),
+                         c.straggler.kernels);
   }
   return c;
 }

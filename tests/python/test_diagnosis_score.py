@@ -140,5 +140,38 @@ class ScoreTest(unittest.TestCase):
         self.assertIn("| right_one | 12.02 | 13.00 | 1.08 |", self.out)
 
 
+class CauseTest(unittest.TestCase):
+    """The straggler's likely cause (Ranks section) against the planted amount the run printed."""
+
+    @classmethod
+    def setUpClass(cls):
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("score", SCORE)
+        cls.score = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cls.score)
+
+    def judge(self, kind, note, reference_ms=3.0):
+        workload = {"name": "ddp", "expected_cause": {"kind": "more kernels", "reference": "monitor_ms"}}
+        report = {"sections": [{"key": "ranks", "lines": [
+            {"key": "straggler_cause", "value": kind, "note": note}]}]}
+        untraced = {("ddp", "planted"): [{"monitor_ms": reference_ms}, {"monitor_ms": reference_ms + 0.2}]}
+        return self.score.judge_cause(workload, report, untraced)
+
+    def test_right_kind_within_ten_percent(self):
+        c = self.judge("more kernels", "more kernels: +8 launches per step that the other ranks do not make, "
+                                       "3.2 ms of GPU time (120 compute kernels against 112)")
+        self.assertEqual(c["verdict"], "right")
+        self.assertAlmostEqual(c["ms"], 3.2)
+        self.assertAlmostEqual(c["reference"], 3.1)
+
+    def test_amount_off_and_wrong_kind(self):
+        self.assertEqual(self.judge("more kernels", "more kernels: +8 launches per step that the other ranks "
+                                                    "do not make, 1.1 ms of GPU time")["verdict"], "amount off")
+        self.assertEqual(self.judge("host gaps", "host gaps: +3.0 ms per step (...)")["verdict"], "wrong cause")
+
+    def test_other_workloads_have_no_cause_row(self):
+        self.assertIsNone(self.score.judge_cause({"name": "x"}, {}, {}))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,8 +1,11 @@
 // Rule straggler: one rank of a multi-process job arrives last at most collectives
-// (analyze_ranks names it) and every other rank waits for it. Saving = its summed lateness at
-// the collectives in the judged part (its arrival minus the next-latest rank's): during it every
-// other rank sits in its collective, so the job would end that much sooner if the straggler kept
-// up with the next-latest rank. The fix follows what it did differently (StragglerCause).
+// (analyze_ranks names it) and every other rank waits for it. Saving = its lateness in the
+// judged steps (Straggler::step_lateness: the rises of its lateness from collective to
+// collective, so a rank that stays 3 ms behind through every gradient bucket costs 3 ms, not
+// 3 ms a bucket); without steps, its summed lateness at the collectives in the judged part (its
+// arrival minus the next-latest rank's), an upper bound. The job would end that much sooner if the
+// straggler kept up with the next-latest rank. The fix follows what it did differently
+// (StragglerCause).
 #include <fmt/format.h>
 
 #include "analysis/rules/rule.h"
@@ -45,14 +48,20 @@ class StragglerRule final : public Rule {
     for (const RankSummary& r : ctx.ranks->ranks)
       if (r.pid == s.pid) rank = &r;
     if (!rank) return std::nullopt;
-    TimeNs late = 0;
+    TimeNs summed = 0, late = 0;
     size_t judged = 0;
     std::vector<EvidenceSpan> spans;  // the other ranks' waits
     for (const LateArrival& a : rank->late_arrivals) {
       if (!ctx.judged(a.start)) continue;
-      late = add_saturated(late, a.late_ns);
+      summed = add_saturated(summed, a.late_ns);
       ++judged;
       spans.push_back({0, a.start - a.late_ns, a.start});
+    }
+    if (s.steps > 0) {
+      for (const LateArrival& step : s.step_lateness)
+        if (ctx.judged(step.start)) late = add_saturated(late, step.late_ns);
+    } else {
+      late = summed;
     }
     if (!ctx.worth(late)) return std::nullopt;
     Finding f;
@@ -61,12 +70,17 @@ class StragglerRule final : public Rule {
                                         ms(static_cast<TimeNs>(s.late_per_step_ns)), s.step_range)
                           : fmt::format("{} is the straggler: the other ranks wait {} for it", name_of(s), ms(late));
     f.saving_ns = late;
-    f.estimate = "its summed lateness at the collectives it arrived last at (its start minus the next-latest rank's), "
-                 "in the judged part: every other rank waits in the collective meanwhile, so the job ends that much "
-                 "sooner if it keeps up; an upper bound (the next-latest rank then sets the pace)";
+    f.estimate = s.steps > 0
+                     ? "its lateness in the judged steps: in each, the rises of its lateness (its start minus the "
+                       "next-latest rank's) from one collective to the next, so lateness it carries through several "
+                       "collectives counts once; the job ends that much sooner if it keeps up"
+                     : "its summed lateness at the collectives it arrived last at (its start minus the next-latest "
+                       "rank's), in the judged part: every other rank waits in the collective meanwhile, so the job "
+                       "ends that much sooner if it keeps up; an upper bound (lateness carried from one collective to "
+                       "the next counts at each)";
     f.evidence.push_back(fmt::format("last to arrive at {} of {} matched collectives ({} of them in the judged part, "
-                                     "{} late in all)",
-                                     s.last_count, s.matched, judged, ms(late)));
+                                     "{} late at them summed)",
+                                     s.last_count, s.matched, judged, ms(summed)));
     if (s.steps > 0)
       f.evidence.push_back(fmt::format("{} steps ({}): median lateness {} per step, {:.0f}% of its median step of {}",
                                        s.steps, s.step_range, ms(static_cast<TimeNs>(s.late_per_step_ns)),
