@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/grouping.h"
+
 namespace gpuscope::analysis {
 namespace {
 
@@ -66,7 +68,12 @@ void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times) {
     raw.push_back({e.start, e.end, *call, {e.end - e.start, 0, 0, e.correlation_id, queue, memcpy_index, kernel_index, blocking}});
   };
   for (size_t i = 0; i < t.kernels.size(); ++i) add(t.kernels[i], false, kNoCopy, static_cast<uint32_t>(i));
-  for (size_t i = 0; i < t.memcpys.size(); ++i) add(t.memcpys[i], !t.memcpys[i].async, static_cast<uint32_t>(i), kNoCopy);
+  // A copy to or from pageable memory holds its call until the data has gone through the driver's
+  // staging buffer, even when called as cudaMemcpyAsync: it blocks like a synchronous copy.
+  for (size_t i = 0; i < t.memcpys.size(); ++i) {
+    const Memcpy& m = t.memcpys[i];
+    add(m, !m.async || detail::host_side(m) == MemoryKind::Pageable, static_cast<uint32_t>(i), kNoCopy);
+  }
   for (const Memset& m : t.memsets) add(m, !m.async, kNoCopy, kNoCopy);
 
   queues_ = queues.size();

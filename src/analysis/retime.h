@@ -68,7 +68,7 @@ class Retimer {
     uint32_t queue = 0;      // index of its (device, stream) in the replay's ready times
     uint32_t memcpy_index = kNoCopy;  // into trace.memcpys
     uint32_t kernel_index = kNoCopy;  // into trace.kernels
-    bool blocking = false;   // a synchronous copy/memset: its call waits for it
+    bool blocking = false;   // a synchronous copy/memset, or a copy of pageable memory: its call waits for it
   };
   struct Call {
     TimeNs start = 0, end = 0;

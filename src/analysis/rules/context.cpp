@@ -157,12 +157,6 @@ bool RuleContext::worth_in_loop(TimeNs saving_ns) const {
   return saving_ns >= 50'000 && static_cast<double>(saving_ns) >= 0.01 * static_cast<double>(loop);
 }
 
-MemoryKind host_side(const Memcpy& m) {
-  if (m.kind == CopyKind::HtoD || m.kind == CopyKind::HtoA) return m.src_kind;
-  if (m.kind == CopyKind::DtoH || m.kind == CopyKind::AtoH) return m.dst_kind;
-  return MemoryKind::Unknown;
-}
-
 // PCIe Gen5 x16 (cc 9.x, 10.x): 50 GB/s (the H200 capture in tests/data measures 55.4 GB/s
 // pinned); Gen4 x16 (cc 8.x): 25 GB/s; Gen3 x16 (older): 12 GB/s; NVLink-C2C (GH200/GB200):
 // 200 GB/s. All bytes/s per direction.

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/grouping.h"
 #include "analysis/retime.h"
 #include "analysis/rules/torch_ops.h"
 #include "analysis/timeline_util.h"
@@ -91,7 +92,7 @@ class Rule {
 std::vector<std::unique_ptr<Rule>> all_rules();
 
 // The host side of a host<->device copy (pageable, pinned, ...); Unknown for other kinds.
-MemoryKind host_side(const Memcpy& m);
+using detail::host_side;
 
 struct Bandwidth {
   double bytes_per_s = 0;
