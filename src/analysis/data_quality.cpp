@@ -30,6 +30,30 @@ std::map<uint32_t, TimeNs> last_record_by_pid(const Trace& trace) {
   return last;
 }
 
+// Processes that ran no GPU work while a process they started (directly or not) did: torchrun,
+// mpirun, srun. Importing torch loads CUPTI, and such a launcher's last CUDA call (a device
+// count) comes long before its end, yet no GPU work of its own can have gone missing.
+std::set<uint32_t> launchers_of_gpu_work(const Trace& trace) {
+  std::set<uint32_t> working;
+  for (const Kernel& e : trace.kernels) working.insert(e.pid);
+  for (const Memcpy& e : trace.memcpys) working.insert(e.pid);
+  for (const Memset& e : trace.memsets) working.insert(e.pid);
+  std::map<uint32_t, uint32_t> parent;
+  for (const Process& p : trace.processes) parent[p.pid] = p.parent_pid;
+  std::set<uint32_t> launchers;
+  for (uint32_t pid : working) {
+    // Up the parent chain; at most one step per process, so a cycle in a damaged file ends.
+    uint32_t at = pid;
+    for (size_t hops = 0; hops < parent.size(); ++hops) {
+      const auto up = parent.find(at);
+      if (up == parent.end() || up->second == 0 || up->second == at || !parent.count(up->second)) break;
+      at = up->second;
+      if (!working.count(at)) launchers.insert(at);
+    }
+  }
+  return launchers;
+}
+
 template <class Record>
 void count_outside(const std::vector<Record>& records, const Run& run, OutsideRun& out) {
   for (const Record& r : records) {
@@ -88,9 +112,12 @@ DataQuality assess_data_quality(const Trace& trace) {
   for (const DataLoss& loss : trace.data_loss)
     if (loss.what == kCuptiTakenOver) takeover_known.insert(loss.pid);
   const auto last_record = last_record_by_pid(trace);
+  const std::set<uint32_t> launchers = launchers_of_gpu_work(trace);
   for (const Process& p : trace.processes) {
     auto it = last_record.find(p.pid);
-    if (!p.cupti_shared || !p.clean_shutdown || it == last_record.end() || takeover_known.count(p.pid)) continue;
+    if (!p.cupti_shared || !p.clean_shutdown || it == last_record.end() || takeover_known.count(p.pid) ||
+        launchers.count(p.pid))
+      continue;
     if (p.end - it->second > kSuspiciousSilenceNs) q.shared_cupti_silences.push_back({p.pid, p.end - it->second});
   }
   std::sort(q.capture_problems.begin(), q.capture_problems.end(),

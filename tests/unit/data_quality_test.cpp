@@ -47,6 +47,27 @@ TEST(DataQuality, NoWarningWithoutSharedCuptiOrWithoutSilence) {
       << "0.5 s of silence is ordinary";
 }
 
+// torchrun imports torch (which loads CUPTI), counts the GPUs with one CUDA call and then waits
+// for its ranks: its silence hides no GPU work, since its ranks ran it. The same silence in a
+// process whose children ran none is still a possible loss.
+TEST(DataQuality, ALauncherWhoseRanksRanTheGpuWorkIsNoPossibleLoss) {
+  Trace t = shared_cupti_trace(true, 12'000'000'000);
+  t.kernels.clear();
+  ApiCall count;
+  count.pid = 666;
+  count.start = 100'000'000, count.end = 100'001'000;
+  t.api_calls.push_back(count);
+  Process rank = t.processes.front();
+  rank.pid = 667, rank.parent_pid = 666, rank.cupti_shared = false;
+  t.processes.push_back(rank);
+  EXPECT_EQ(analysis::assess_data_quality(t).shared_cupti_silences.size(), 1u) << "no rank ran GPU work yet";
+  Kernel k;
+  k.pid = 667;
+  k.start = 900'000'000, k.end = 11'000'000'000;
+  t.kernels.push_back(k);
+  EXPECT_TRUE(analysis::assess_data_quality(t).shared_cupti_silences.empty());
+}
+
 // With the preload library the capture knows when the takeover happened: the losses table
 // says so exactly, and the guess from the silence is not repeated.
 TEST(DataQuality, AKnownTakeoverReplacesTheGuess) {
