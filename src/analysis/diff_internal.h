@@ -8,12 +8,10 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/grouping.h"
 #include "gpuscope/analysis_diff.h"
 
 namespace gpuscope::analysis::detail {
-
-// "grid 64x64x1, block 128x1x1, 2048 B dynamic shared".
-std::string launch_config_text(const Kernel& k);
 
 // Kernels are matched by demangled name; a name that runs with more than one
 // launch configuration in either file is split by configuration (docs/diff.md).

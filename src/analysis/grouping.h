@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -49,6 +50,16 @@ class GroupsByName {
   std::unordered_map<uint64_t, size_t> by_id_;
   std::map<std::string, size_t> by_name_;
 };
+
+// A kernel's launch shape: its names, grid and block. One kernel name run at several shapes is
+// different work: cuBLAS and cuDNN run one name for many problem sizes.
+using LaunchShape = std::tuple<StringId, StringId, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t>;
+inline LaunchShape launch_shape(const Kernel& k) {
+  return {k.name, k.mangled_name, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]};
+}
+
+// "grid 64x64x1, block 128x1x1, 2048 B dynamic shared" (diff.cpp).
+std::string launch_config_text(const Kernel& k);
 
 // The name a kernel is grouped and shown under: demangled, else mangled.
 inline const std::string& kernel_name(const Trace& trace, const Kernel& k) {

@@ -8,8 +8,8 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <tuple>
 
+#include "analysis/grouping.h"
 #include "analysis/timeline_util.h"
 #include "gpuscope/analysis_ranks.h"
 #include "gpuscope/analysis_stats.h"
@@ -47,17 +47,13 @@ std::optional<size_t> window_at(const std::vector<Interval>& windows, TimeNs t) 
 // arrived late at".
 using GapEnds = std::vector<TimeNs>;
 
-// A kernel's launch shape: the same name at another grid is other work (cuBLAS runs one kernel
-// name for many GEMM sizes).
-using Signature = std::tuple<StringId, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t>;
+// Compute kernels that started in a window, per launch shape: how many, their summed GPU time,
+// and the first (which names the shape).
 struct Tally {
-  double launches = 0, ns = 0;  // compute kernels that started in the window, their summed GPU time
+  double launches = 0, ns = 0;
+  const Kernel* first = nullptr;
 };
-using WindowTally = std::map<Signature, Tally>;
-
-Signature signature_of(const Kernel& k) {
-  return {k.name, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]};
-}
+using WindowTally = std::map<detail::LaunchShape, Tally>;
 
 RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows, GapEnds& gap_ends,
                  std::vector<WindowTally>& tallies) {
@@ -91,7 +87,8 @@ RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows
     if (classify_collective(trace.strings.get(k.name)) != Collective::None) continue;
     if (const auto w = window_at(windows, k.start)) {
       kernels[*w] += 1;
-      Tally& tally = tallies[*w][signature_of(k)];
+      Tally& tally = tallies[*w][detail::launch_shape(k)];
+      if (!tally.first) tally.first = &k;
       tally.launches += 1;
       tally.ns += static_cast<double>(std::max<TimeNs>(0, k.end - k.start));
     }
@@ -153,16 +150,16 @@ std::string ms_text(double ns) { return fmt::format("{:.1f} ms", ns / 1e6); }
 // there; medians over the windows. The shape with the most extra GPU time in all is named.
 struct ExtraWork {
   double launches = 0, ns = 0;
-  std::optional<Signature> top;
+  const Kernel* top = nullptr;          // a launch of the shape with the most
   double top_launches = 0, top_ns = 0;  // per window, over the windows that had extra of it
 };
 
 ExtraWork extra_work(const std::vector<WindowTally>& straggler, const std::vector<std::vector<WindowTally>>& others) {
-  std::set<Signature> shapes;
+  std::set<detail::LaunchShape> shapes;
   for (const WindowTally& w : straggler)
     for (const auto& [shape, tally] : w) shapes.insert(shape);
-  std::map<Signature, double> expected;
-  for (const Signature& shape : shapes) {
+  std::map<detail::LaunchShape, double> expected;
+  for (const detail::LaunchShape& shape : shapes) {
     std::vector<double> per_rank;
     for (const std::vector<WindowTally>& rank : others) {
       std::vector<double> counts;
@@ -174,9 +171,13 @@ ExtraWork extra_work(const std::vector<WindowTally>& straggler, const std::vecto
     }
     expected[shape] = per_rank.empty() ? 0.0 : median(std::move(per_rank));
   }
+  struct ShapeExtra {
+    double launches = 0, ns = 0;  // summed over the windows
+    size_t windows = 0;           // that had extra of it
+    const Kernel* first = nullptr;
+  };
   std::vector<double> launches, ns;
-  std::map<Signature, std::pair<double, double>> by_shape;  // summed extra launches and ns
-  std::map<Signature, size_t> windows_with;
+  std::map<detail::LaunchShape, ShapeExtra> by_shape;
   for (const WindowTally& w : straggler) {
     double window_launches = 0, window_ns = 0;
     for (const auto& [shape, tally] : w) {
@@ -184,9 +185,9 @@ ExtraWork extra_work(const std::vector<WindowTally>& straggler, const std::vecto
       if (extra <= 0) continue;
       const double extra_ns = tally.ns * extra / tally.launches;
       window_launches += extra, window_ns += extra_ns;
-      auto& [l, t] = by_shape[shape];
-      l += extra, t += extra_ns;
-      ++windows_with[shape];
+      ShapeExtra& e = by_shape[shape];
+      e.launches += extra, e.ns += extra_ns, ++e.windows;
+      if (!e.first) e.first = tally.first;
     }
     launches.push_back(window_launches), ns.push_back(window_ns);
   }
@@ -194,21 +195,15 @@ ExtraWork extra_work(const std::vector<WindowTally>& straggler, const std::vecto
   if (straggler.empty()) return out;
   out.launches = median(std::move(launches));
   out.ns = median(std::move(ns));
-  double top_total_ns = 0;
-  for (const auto& [shape, sums] : by_shape) {
-    if (out.top && sums.second <= top_total_ns) continue;
-    const double windows = static_cast<double>(windows_with[shape]);
-    out.top = shape, top_total_ns = sums.second;
-    out.top_launches = sums.first / windows, out.top_ns = sums.second / windows;
+  const ShapeExtra* top = nullptr;
+  for (const auto& [shape, e] : by_shape)
+    if (!top || e.ns > top->ns) top = &e;
+  if (top) {
+    out.top = top->first;
+    out.top_launches = top->launches / static_cast<double>(top->windows);
+    out.top_ns = top->ns / static_cast<double>(top->windows);
   }
   return out;
-}
-
-std::string shape_text(const Trace& trace, const Signature& s) {
-  std::string name{trace.strings.get(std::get<0>(s))};
-  if (name.size() > 80) name = name.substr(0, 77) + "...";
-  return fmt::format("{} grid ({},{},{}) block ({},{},{})", name, std::get<1>(s), std::get<2>(s), std::get<3>(s),
-                     std::get<4>(s), std::get<5>(s), std::get<6>(s));
 }
 
 }  // namespace
@@ -290,8 +285,9 @@ std::optional<StragglerCause> straggler_cause(const Trace& trace, const RanksAna
     c.text = fmt::format("more kernels: +{:.0f} launches{} that the other ranks do not make, {} of GPU time ({:.0f} "
                          "compute kernels against {:.0f}){}",
                          extra.launches, per, ms_text(extra.ns), c.straggler.kernels, c.others.kernels,
-                         extra.top ? fmt::format("; the most: {:.0f} x {}, {}", extra.top_launches,
-                                                 shape_text(trace, *extra.top), ms_text(extra.top_ns))
+                         extra.top ? fmt::format("; the most: {:.0f} x {} ({}), {}", extra.top_launches,
+                                                 detail::kernel_name(trace, *extra.top),
+                                                 detail::launch_config_text(*extra.top), ms_text(extra.top_ns))
                                    : std::string());
   } else {
     c.kind = StragglerCauseKind::SlowerKernels;

@@ -146,7 +146,7 @@ TEST(StragglerCause, ExtraWorkBeforeEveryBucketCostsTheStepOnceAndIsNamedByShape
   EXPECT_EQ(c.kind, analysis::StragglerCauseKind::MoreKernels) << c.text;
   EXPECT_NEAR(c.difference, 3e6, 1e3) << c.text;  // the extra GEMMs, not 11 - 8.8 ms of kernel time
   EXPECT_NE(c.text.find("+1 launches per step"), std::string::npos) << c.text;
-  EXPECT_NE(c.text.find("monitor_gemm grid (512,1,1)"), std::string::npos) << c.text;
+  EXPECT_NE(c.text.find("monitor_gemm (grid 512x1x1, block 128x1x1)"), std::string::npos) << c.text;
 }
 
 TEST(StragglerCause, SlowerKernelsOnASyntheticRank) {

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
 
 #include "analysis/rules/rule.h"
 #include "gpuscope/analysis.h"
@@ -21,27 +20,28 @@ namespace {
 constexpr double kMinCvPercent = 20.0;
 constexpr size_t kMinLaunches = 5;
 
-// A kernel's launch shape: name (display, else mangled), grid and block.
-using Shape = std::tuple<StringId, StringId, int32_t, int32_t, int32_t, int32_t, int32_t, int32_t>;
-
-Shape shape_of(const Kernel& k) {
-  return {k.name, k.mangled_name, k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]};
-}
-
 class UnstableRule final : public Rule {
  public:
   std::string id() const override { return "unstable_timings"; }
 
   std::optional<Finding> check(const RuleContext& ctx) const override {
-    std::map<Shape, std::vector<double>> durations;  // ns, per launch shape
-    for (const Kernel& k : ctx.trace.kernels) durations[shape_of(k)].push_back(static_cast<double>(duration(k.start, k.end)));
+    struct Launches {
+      const Kernel* first = nullptr;  // names the shape in the evidence
+      std::vector<double> ns;
+    };
+    std::map<detail::LaunchShape, Launches> by_shape;
+    for (const Kernel& k : ctx.trace.kernels) {
+      Launches& l = by_shape[detail::launch_shape(k)];
+      if (!l.first) l.first = &k;
+      l.ns.push_back(static_cast<double>(duration(k.start, k.end)));
+    }
     Finding f;
     TimeNs saving = 0;
     std::vector<std::string> named;
-    for (const auto& [shape, values] : durations) {
+    for (const auto& [shape, launches] : by_shape) {
+      const std::vector<double>& values = launches.ns;
       if (values.size() < kMinLaunches) continue;
-      const std::string& display = ctx.trace.strings.get(std::get<0>(shape));
-      const std::string& name = display.empty() ? ctx.trace.strings.get(std::get<1>(shape)) : display;
+      const std::string& name = detail::kernel_name(ctx.trace, *launches.first);
       // A collective's kernel lasts until the last rank arrives: its spread is the other ranks'
       // lateness (the straggler rule's), not this kernel's instability.
       if (classify_collective(name) != Collective::None) continue;
@@ -51,12 +51,9 @@ class UnstableRule final : public Rule {
       for (double d : values) above = add_saturated(above, static_cast<TimeNs>(std::max(0.0, d - s.median)));
       saving = add_saturated(saving, above);
       if (std::find(named.begin(), named.end(), name) == named.end()) named.push_back(name);
-      f.evidence.push_back(fmt::format("{} (grid {}x{}x{}, block {}x{}x{}): {} launches, CV {:.0f}%, median {}, max {}; {} "
-                                       "above the median",
-                                       name, std::get<2>(shape), std::get<3>(shape), std::get<4>(shape),
-                                       std::get<5>(shape), std::get<6>(shape), std::get<7>(shape), values.size(),
-                                       s.cv_percent, ms(static_cast<TimeNs>(s.median)), ms(static_cast<TimeNs>(s.max)),
-                                       ms(above)));
+      f.evidence.push_back(fmt::format("{} ({}): {} launches, CV {:.0f}%, median {}, max {}; {} above the median", name,
+                                       detail::launch_config_text(*launches.first), values.size(), s.cv_percent,
+                                       ms(static_cast<TimeNs>(s.median)), ms(static_cast<TimeNs>(s.max)), ms(above)));
     }
     if (!ctx.worth(saving)) return std::nullopt;
     f.rule = id();
