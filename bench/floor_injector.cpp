@@ -70,7 +70,7 @@ void start_floor() {
     log_line("floor injector: %s", parsed.error.c_str());
     return;
   }
-  const CuptiLibrary& cupti = load_cupti(parsed.config.cupti_path);
+  const CuptiLibrary& cupti = load_cupti(parsed.config.options.cupti);
   if (!cupti.ok) {
     log_line("floor injector: %s", cupti.error.c_str());
     return;
@@ -78,9 +78,9 @@ void start_floor() {
   auto* floor = new Floor(parsed.config, cupti);
   g_floor.store(floor, std::memory_order_release);
   // Zeroed buffers, as the capture library hands over (buffer_pool.h).
-  const SessionSettings settings{.driver_api = parsed.config.driver_api,
-                                 .driver_launches = parsed.config.driver_launches,
-                                 .flush_ms = parsed.config.flush_ms,
+  const SessionSettings settings{.driver_api = parsed.config.options.driver_api,
+                                 .driver_launches = parsed.config.options.driver_launches,
+                                 .flush_ms = static_cast<uint32_t>(parsed.config.options.flush_ms),
                                  .kernels = true,
                                  .buffers_zeroed = true};
   const SessionResult session = start_activity(cupti.api, settings, on_request, on_complete);
@@ -89,7 +89,7 @@ void start_floor() {
     return;
   }
   const CuptiApi* api = &cupti.api;
-  floor->flusher.start(parsed.config.flush_ms, [api] { api->ActivityFlushAll(0); });
+  floor->flusher.start(static_cast<uint32_t>(parsed.config.options.flush_ms), [api] { api->ActivityFlushAll(0); });
   std::atexit(on_exit);
 }
 

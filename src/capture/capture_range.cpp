@@ -37,24 +37,24 @@ const char* ascii_message(const nvtxEventAttributes_t* attributes) {
 
 }  // namespace
 
-CaptureRange::CaptureRange(const InjectConfig& config, std::function<std::string()> on_begin,
+CaptureRange::CaptureRange(RecordingWindow window, std::function<std::string()> on_begin,
                            std::function<void()> on_end)
-    : config_(config), on_begin_(std::move(on_begin)), on_end_(std::move(on_end)) {}
+    : window_(std::move(window)), on_begin_(std::move(on_begin)), on_end_(std::move(on_end)) {}
 
 CaptureRange::~CaptureRange() { finish(); }
 
 bool CaptureRange::needs_callbacks() const {
-  return config_.range == InjectConfig::Range::ProfilerApi || config_.range == InjectConfig::Range::Nvtx;
+  return window_.kind == RecordingWindow::Kind::ProfilerApi || window_.kind == RecordingWindow::Kind::Nvtx;
 }
 
 void CaptureRange::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber) const {
   constexpr const char* kCost = "the capture range may start or end late, or never";
-  if (config_.range == InjectConfig::Range::ProfilerApi) {
+  if (window_.kind == RecordingWindow::Kind::ProfilerApi) {
     enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, kCost);
     enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000, kCost);
     enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, kCost);
     enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop, kCost);
-  } else if (config_.range == InjectConfig::Range::Nvtx) {
+  } else if (window_.kind == RecordingWindow::Kind::Nvtx) {
     for (CUpti_CallbackId id : {CUPTI_CBID_NVTX_nvtxRangePushA, CUPTI_CBID_NVTX_nvtxRangePushEx, CUPTI_CBID_NVTX_nvtxRangePop,
                                 CUPTI_CBID_NVTX_nvtxDomainCreateA, CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
                                 CUPTI_CBID_NVTX_nvtxDomainRangePop})
@@ -63,7 +63,7 @@ void CaptureRange::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle 
 }
 
 void CaptureRange::on_api_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
-  if (config_.range != InjectConfig::Range::ProfilerApi) return;
+  if (window_.kind != RecordingWindow::Kind::ProfilerApi) return;
   const bool start = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
                                                            : cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
   const bool stop = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000
@@ -75,7 +75,7 @@ void CaptureRange::on_api_callback(CUpti_CallbackDomain domain, CUpti_CallbackId
 }
 
 void CaptureRange::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, const void* return_value) {
-  if (config_.range != InjectConfig::Range::Nvtx || params == nullptr) return;
+  if (window_.kind != RecordingWindow::Kind::Nvtx || params == nullptr) return;
   switch (cbid) {
     case CUPTI_CBID_NVTX_nvtxRangePushA:
       on_push(static_cast<const nvtxRangePushA_params*>(params)->message, nullptr);
@@ -96,7 +96,7 @@ void CaptureRange::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, c
       break;
     case CUPTI_CBID_NVTX_nvtxDomainCreateA: {
       const char* name = static_cast<const nvtxDomainCreateA_params*>(params)->name;
-      if (return_value != nullptr && name != nullptr && config_.range_domain == name) {
+      if (return_value != nullptr && name != nullptr && window_.nvtx_domain == name) {
         std::lock_guard lock(mutex_);
         domains_.insert(*static_cast<const nvtxDomainHandle_t*>(return_value));
       }
@@ -109,7 +109,7 @@ void CaptureRange::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, c
 
 // Every NVTX push and pop of the program comes here: only a named domain takes the lock.
 bool CaptureRange::our_domain(const void* domain) {
-  if (config_.range_domain.empty()) return domain == nullptr;
+  if (window_.nvtx_domain.empty()) return domain == nullptr;
   std::lock_guard lock(mutex_);
   return domains_.count(domain) != 0;
 }
@@ -117,7 +117,7 @@ bool CaptureRange::our_domain(const void* domain) {
 void CaptureRange::on_push(const char* message, const void* domain) {
   if (!our_domain(domain)) return;
   const int depth = t_nvtx_depth++;
-  if (message != nullptr && config_.range_nvtx == message) begin(this_tid(), depth);
+  if (message != nullptr && window_.nvtx_message == message) begin(this_tid(), depth);
 }
 
 void CaptureRange::on_pop(const void* domain) {
@@ -152,20 +152,20 @@ void CaptureRange::end() {
   open_ = false;
   open_tid_.store(0, std::memory_order_release);
   windows_.emplace_back(open_since_, now_ns());
-  const bool limit = config_.range_repeat_limit > 0 && windows_.size() >= config_.range_repeat_limit;
-  if (!config_.range_repeat || limit || config_.range == InjectConfig::Range::Timer) done_ = true;
+  const bool limit = window_.repeat_limit > 0 && windows_.size() >= window_.repeat_limit;
+  if (!window_.repeat || limit || window_.kind == RecordingWindow::Kind::Timer) done_ = true;
 }
 
 bool CaptureRange::start_timer() {
-  if (config_.range != InjectConfig::Range::Timer) return true;
+  if (window_.kind != RecordingWindow::Kind::Timer) return true;
   try {
     timer_ = std::thread([this] {
       std::unique_lock lock(timer_mutex_);
-      const auto delay = std::chrono::milliseconds(config_.delay_ms);
+      const auto delay = std::chrono::milliseconds(window_.delay_ms);
       if (timer_wake_.wait_for(lock, delay, [this] { return timer_stop_; })) return;
       begin(0, 0);
-      if (config_.duration_ms == 0) return;
-      if (timer_wake_.wait_for(lock, std::chrono::milliseconds(config_.duration_ms), [this] { return timer_stop_; })) return;
+      if (window_.duration_ms == 0) return;
+      if (timer_wake_.wait_for(lock, std::chrono::milliseconds(window_.duration_ms), [this] { return timer_stop_; })) return;
       end();
     });
   } catch (...) {
@@ -191,19 +191,19 @@ void CaptureRange::write_windows(SpoolWriter& out) {
 
 std::string CaptureRange::describe() const {
   const std::string repeat =
-      !config_.range_repeat ? ""
-      : config_.range_repeat_limit > 0 ? ", repeated up to " + std::to_string(config_.range_repeat_limit) + " times"
+      !window_.repeat ? ""
+      : window_.repeat_limit > 0 ? ", repeated up to " + std::to_string(window_.repeat_limit) + " times"
                                        : ", repeated";
-  switch (config_.range) {
-    case InjectConfig::Range::ProfilerApi:
+  switch (window_.kind) {
+    case RecordingWindow::Kind::ProfilerApi:
       return "between cudaProfilerStart and cudaProfilerStop" + repeat;
-    case InjectConfig::Range::Nvtx:
-      return "inside NVTX range '" + config_.range_nvtx + "'" +
-             (config_.range_domain.empty() ? "" : " of domain '" + config_.range_domain + "'") + repeat;
-    case InjectConfig::Range::Timer:
-      return "from " + std::to_string(config_.delay_ms) + " ms after CUDA started" +
-             (config_.duration_ms ? " for " + std::to_string(config_.duration_ms) + " ms" : "");
-    case InjectConfig::Range::Whole:
+    case RecordingWindow::Kind::Nvtx:
+      return "inside NVTX range '" + window_.nvtx_message + "'" +
+             (window_.nvtx_domain.empty() ? "" : " of domain '" + window_.nvtx_domain + "'") + repeat;
+    case RecordingWindow::Kind::Timer:
+      return "from " + std::to_string(window_.delay_ms) + " ms after CUDA started" +
+             (window_.duration_ms ? " for " + std::to_string(window_.duration_ms) + " ms" : "");
+    case RecordingWindow::Kind::Whole:
       break;
   }
   return "the whole run";

@@ -24,7 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "capture/config.h"
+#include "capture/options.h"
 #include "capture/cupti_loader.h"
 #include "capture/spool_writer.h"
 
@@ -32,9 +32,8 @@ namespace gpuscope::capture {
 
 class CaptureRange {
  public:
-  // on_begin: enable tracing, returns "" or why it could not; on_end: disable tracing. `config` must
-  // outlive the range (the capture's own copy).
-  CaptureRange(const InjectConfig& config, std::function<std::string()> on_begin, std::function<void()> on_end);
+  // on_begin: enable tracing, returns "" or why it could not; on_end: disable tracing.
+  CaptureRange(RecordingWindow window, std::function<std::string()> on_begin, std::function<void()> on_end);
   ~CaptureRange();
 
   bool needs_callbacks() const;  // profiler API or NVTX
@@ -57,7 +56,7 @@ class CaptureRange {
   void on_push(const char* message, const void* domain);
   void on_pop(const void* domain);
 
-  const InjectConfig& config_;
+  const RecordingWindow window_;
   std::function<std::string()> on_begin_;
   std::function<void()> on_end_;
   std::mutex mutex_;

@@ -225,12 +225,12 @@ void start_metrics(Capture& capture) {
     capture.kernel_profiler = std::make_unique<KernelProfiler>(capture.cupti.api, config, capture.metrics);
     if (!capture.kernel_profiler->start()) capture.kernel_profiler.reset();
   }
-  if (config.gpu_metrics_hz > 0 && config.gpu_metrics_pm) {
-    auto sampler = std::make_unique<GpuSampler>(capture.cupti.api, config.gpu_metrics_hz, capture.metrics);
+  if (config.options.gpu_metrics_hz > 0 && config.options.gpu_metrics_source == "pm") {
+    auto sampler = std::make_unique<GpuSampler>(capture.cupti.api, static_cast<uint32_t>(config.options.gpu_metrics_hz), capture.metrics);
     if (sampler->start()) capture.gpu_sampler = std::move(sampler);
-  } else if (config.gpu_metrics_hz > 0) {
+  } else if (config.options.gpu_metrics_hz > 0) {
     GpmSamplerOptions options;
-    options.rate_hz = config.gpu_metrics_hz;
+    options.rate_hz = static_cast<uint32_t>(config.options.gpu_metrics_hz);
     auto sampler = std::make_unique<GpmSampler>(options, capture.metrics);
     if (sampler->start()) capture.gpu_sampler = std::move(sampler);
   }
@@ -241,7 +241,7 @@ void start_metrics(Capture& capture) {
 void apply_filter(Capture& capture) {
   if (capture.filter_api) {
     const std::string error =
-        capture.api_filter.apply(capture.cupti.api, capture.config.driver_api);
+        capture.api_filter.apply(capture.cupti.api, capture.config.options.driver_api);
     if (!error.empty()) {
       capture.filter_api = false;
       log_line("lean API trace off (%s): every API call is recorded", error.c_str());
@@ -274,8 +274,8 @@ void subscribe(Capture& capture) {
   users.filter_now = !capture.range;
   users.range = capture.range && capture.range->needs_callbacks() ? capture.range.get() : nullptr;
   users.sync_flush = capture.sync_flush.get();
-  users.nccl = capture.config.nccl_calls ? &capture.nccl : nullptr;
-  users.driver_api = capture.config.driver_api;
+  users.nccl = capture.config.options.nccl_calls ? &capture.nccl : nullptr;
+  users.driver_api = capture.config.options.driver_api;
   if (!users.any()) return;
   const std::string error = subscribe_callbacks(capture.cupti.api, users);
   if (error.empty()) return;
@@ -294,7 +294,7 @@ void subscribe(Capture& capture) {
     // Said only when nothing above was: it costs nothing unless the GPU faults.
     if (!users.kernels && !users.sampler && !users.filter && !users.range)
       log_line("no CUPTI callbacks (%s): kernels that end within %u ms of a GPU fault may lose their times", error.c_str(),
-               capture.config.flush_ms);
+               static_cast<unsigned>(capture.config.options.flush_ms));
     capture.sync_flush.reset();
   }
 }
@@ -353,7 +353,7 @@ void start_capture() {
   const int64_t start_ns = realtime_ns();
 
   auto spool = std::make_unique<SpoolWriter>();
-  const std::string path = spool_path(config.spool_prefix, pid);
+  const std::string path = spool_path(config.options.spool, pid);
   if (!spool->open(path, pid, parent_pid, start_ns)) {
     log_line("%s; the program runs without capture", spool->error().c_str());
     return;
@@ -362,7 +362,7 @@ void start_capture() {
   if (const std::string rank = distributed_identity(); !rank.empty())
     spool->append_text(spool::TextKey::Distributed, rank);
 
-  const CuptiLibrary& cupti = load_cupti(config.cupti_path);
+  const CuptiLibrary& cupti = load_cupti(config.options.cupti);
   if (!cupti.warning.empty()) log_line("%s", cupti.warning.c_str());
   if (!cupti.path.empty()) spool->append_text(spool::TextKey::CuptiPath, cupti.path);
   // A program with its own CUPTI may run its own CUPTI client (torch.profiler), which takes
@@ -393,14 +393,14 @@ void start_capture() {
   pthread_atfork(nullptr, nullptr, on_fork_child);
 
   // CUPTI's PM sampling cannot decode while kernels are traced (gpu_sampler.h); NVML GPM can.
-  const bool trace_kernels = config.gpu_metrics_hz == 0 || !config.gpu_metrics_pm;
-  capture->session = SessionSettings{.driver_api = config.driver_api,
-                                     .driver_launches = config.driver_launches,
-                                     .flush_ms = config.flush_ms,
+  const bool trace_kernels = config.options.gpu_metrics_hz == 0 || config.options.gpu_metrics_source != "pm";
+  capture->session = SessionSettings{.driver_api = config.options.driver_api,
+                                     .driver_launches = config.options.driver_launches,
+                                     .flush_ms = static_cast<uint32_t>(config.options.flush_ms),
                                      .kernels = trace_kernels,
                                      .buffers_zeroed = true};
   SessionResult session = register_buffers(cupti.api, capture->session, on_buffer_requested, on_buffer_completed);
-  if (session.ok && config.range == InjectConfig::Range::Whole) {
+  if (session.ok && config.window.kind == RecordingWindow::Kind::Whole) {
     // The whole run: the kinds now, so a refusal still gives up cleanly.
     const SessionResult kinds = enable_kinds(cupti.api, capture->session);
     if (!kinds.ok) session = kinds;
@@ -412,11 +412,10 @@ void start_capture() {
     return;
   }
   spool->append_text(spool::TextKey::CaptureStatus, session.status);
-  capture->filter_api = !config.api_full;
-  if (config.range != InjectConfig::Range::Whole) {
-    // capture->config, not `config`: the range outlives this function's parse result.
+  capture->filter_api = config.options.api == "lean";
+  if (config.window.kind != RecordingWindow::Kind::Whole) {
     capture->range = std::make_unique<CaptureRange>(
-        capture->config, [capture] { return begin_tracing(*capture); }, [capture] { end_tracing(*capture); });
+        config.window, [capture] { return begin_tracing(*capture); }, [capture] { end_tracing(*capture); });
     // Now, not at the end: a capture cut short still says its trace covers only windows.
     spool->append_text(spool::TextKey::CaptureRange, capture->range->describe());
   }
@@ -452,7 +451,7 @@ void start_capture() {
 
   start_metrics(*capture);
   // Flushes only while the records are ours (no other CUPTI client took them) and before exit.
-  capture->sync_flush = std::make_unique<SyncFlush>(config.sync_flush_ms, [capture] {
+  capture->sync_flush = std::make_unique<SyncFlush>(static_cast<uint32_t>(config.options.sync_flush_ms), [capture] {
     if (!capture->taken_over.load(std::memory_order_acquire) && !capture->shut_down.load(std::memory_order_acquire))
       capture->cupti.api.ActivityFlushAll(0);
   });
@@ -466,7 +465,7 @@ void start_capture() {
   }
 
   const CuptiApi* api = &cupti.api;
-  if (!capture->flusher.start(config.flush_ms, [api] { flush_all(*api, 0); })) {
+  if (!capture->flusher.start(static_cast<uint32_t>(config.options.flush_ms), [api] { flush_all(*api, 0); })) {
     log_line("cannot start the periodic flush thread; data of a crash may be lost beyond the last full buffer");
   }
   std::atexit(on_exit);
@@ -495,7 +494,7 @@ GPUSCOPE_EXPORT int InitializeInjectionNvtx2(gpuscope::capture::NvtxGetExportTab
     if (capture != nullptr && capture->forked_child.load()) return 0;
     const ConfigResult parsed = parse_config(std::getenv(kConfigEnvVar), /*require_spool=*/true);
     if (!parsed.ok) return 0;  // InitializeInjection reports config problems, once
-    const CuptiLibrary& cupti = load_cupti(parsed.config.cupti_path);
+    const CuptiLibrary& cupti = load_cupti(parsed.config.options.cupti);
     if (!cupti.ok || cupti.api.InitializeInjectionNvtx2 == nullptr) return 0;
     const int ok = cupti.api.InitializeInjectionNvtx2(get_export_table);
     if (ok == 0) note_failed_call("libcupti's InitializeInjectionNvtx2", "0", "NVTX ranges and marks are not captured");

@@ -43,7 +43,8 @@ thread_local ThreadLaunch t_launch;
 struct KernelProfiler::Impl {
   Impl(const CuptiApi& api, const InjectConfig& config, MetricsOutbox& outbox)
       : api(api), p(api.profiler), config(config), outbox(outbox),
-        filter(config.kernel_regex, config.launch_skip, config.launch_count, filter_error) {
+        filter(config.options.kernel, config.options.launch_skip,
+               config.options.launch_count > 0 ? config.options.launch_count : UINT64_MAX, filter_error) {
     if (!filter_error.empty()) fail(filter_error);
   }
 
@@ -123,7 +124,7 @@ struct KernelProfiler::Impl {
     if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS) return refuse(cupti_failure("cuptiProfilerInitialize", rc));
     std::string error;
     if ((chip = chip_of_current_device(error)).empty()) return refuse(error);
-    ChipConfig chosen = configure_for_chip(api, chip, config.metrics, config.required_metrics);
+    ChipConfig chosen = configure_for_chip(api, chip, config.metrics, config.options.metrics);
     if (!chosen.host) return refuse(chosen.error);
     if (!chosen.dropped.empty()) record_not_on_chip(chosen);
     host = std::move(chosen.host);

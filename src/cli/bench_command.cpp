@@ -11,6 +11,7 @@
 #include "cli/capture_files.h"
 #include "importers/importer.h"
 #include "importers/validate.h"
+#include "cli/capture_flags.h"
 #include "cli/capture_launch.h"
 #include "cli/compare_commands.h"
 #include "cli/launcher.h"
@@ -25,6 +26,17 @@ namespace fs = std::filesystem;
 namespace gpuscope::cli {
 namespace {
 
+struct BenchOptions {
+  int runs = 10;         // measured runs
+  int warmup = 1;        // runs first, captured but not kept (caches, JIT, clocks)
+  std::string output;    // capture name; empty: <program>-bench
+  bool force = false;
+  CaptureFlags::Program program;  // the program and the capture options
+  std::string seed_env;  // when set: this variable = the run's index (1..runs; warm-ups 0) in its environment
+  std::string format = "text";
+  IterationSettings iterations;  // also print the spread across iterations
+};
+
 struct OneRun {
   BenchRun times;
   Trace trace;
@@ -35,15 +47,11 @@ struct OneRun {
 OneRun capture_once(const BenchOptions& o, const std::string& library, const std::string& prefix, int index) {
   if (!find_spools(prefix).empty())
     throw Error("spools of an earlier run are in the way (" + prefix + ".*.spool): delete them");
-  CaptureSettings settings;
-  settings.driver_api = o.driver_api;
-  settings.flush_ms = o.flush_ms;
-  settings.gpu_metrics_hz = o.gpu_metrics_hz;
-  auto env = injection_environment(settings, library, prefix);
+  auto env = injection_environment(o.program.capture, library, prefix);
   if (!o.seed_env.empty()) env[o.seed_env] = std::to_string(index);
   OneRun run;
   run.times.start = realtime_ns();
-  const ExitStatus status = run_program(o.command, env);
+  const ExitStatus status = run_program(o.program.command, env);
   run.times.end = realtime_ns();
   run.times.exit_code = status.exit_code;
   run.times.term_signal = status.signal;
@@ -56,30 +64,27 @@ OneRun capture_once(const BenchOptions& o, const std::string& library, const std
 }
 
 std::string choose_output(const BenchOptions& o) {
-  const std::string name = o.output.empty() ? fs::path(o.command.front()).filename().string() + "-bench" : o.output;
+  const std::string name = o.output.empty() ? fs::path(o.program.command.front()).filename().string() + "-bench" : o.output;
   const std::string path = capture_path(name);
   refuse_existing_output(path, o.force, ", or -o another name");
   return path;
 }
 
-}  // namespace
-
 int run_bench(const BenchOptions& o) {
-  if (o.command.empty()) throw Error("no program given: gpuscope bench [options] -- CMD ARGS");
+  if (o.program.command.empty()) throw Error("no program given: gpuscope bench [options] -- CMD ARGS");
   if (o.runs < 2 || o.runs > 10000) throw Error("-n must be between 2 and 10000 (statistics need at least 2 runs)");
   if (o.warmup < 0 || o.warmup > 1000) throw Error("--warmup must be between 0 and 1000");
-  if (o.flush_ms < 10 || o.flush_ms > 60000) throw Error("--flush-ms must be between 10 and 60000");
   const ReportFormat& format = parse_report_format(o.format);
-  const std::string library = find_inject_library(o.inject_library);
+  const std::string library = find_inject_library(o.program.inject_library);
   const std::string output = choose_output(o);
 
   Trace bench;
-  bench.run.command_line = join_command(o.command);
+  bench.run.command_line = join_command(o.program.command);
   bench.run.host = hostname();
   bench.run.gpuscope_version = GPUSCOPE_VERSION;
+  const std::string described = capture::describe(o.program.capture);
   bench.run.options = "bench runs=" + std::to_string(o.runs) + " warmup=" + std::to_string(o.warmup) +
-                      " driver_api=" + (o.driver_api ? "1" : "0") + " flush_ms=" + std::to_string(o.flush_ms) +
-                      (o.gpu_metrics_hz ? " gpu_metrics_hz=" + std::to_string(o.gpu_metrics_hz) : "");
+                      (described.empty() ? "" : " " + described);
   int first_failure = 0;
   for (int i = 0; i < o.warmup + o.runs; ++i) {
     const bool warmup = i < o.warmup;
@@ -112,6 +117,30 @@ int run_bench(const BenchOptions& o) {
   std::cerr << render_bench(analysis::summarize_bench(bench), output, format, iterations ? &*iterations : nullptr)
             << std::flush;
   return first_failure;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& app) {
+  auto options = std::make_shared<BenchOptions>();
+  BenchOptions& o = *options;
+  CLI::App* command = app.add_subcommand(
+      "bench",
+      "Run a program several times under capture: gpuscope bench [-n RUNS] [--warmup K] -- CMD ARGS.\n"
+      "Keeps every measured run in one capture (a run id on every record) and prints the spread across runs.");
+  command->add_option("-n,--runs", o.runs, "Measured runs (default 10)");
+  command->add_option("--warmup", o.warmup, "Runs before the measured ones, not kept (default 1)");
+  command->add_option("-o,--output", o.output, "Capture name; default: <program>-bench");
+  command->add_flag("-f,--force", o.force, "Overwrite an existing capture");
+  auto flags = std::make_shared<CaptureFlags>(*command, capture::OptionScope::Capture);
+  command->add_option("--seed-env", o.seed_env, "Set this environment variable to the run number in each run");
+  add_format_flag(*command, o.format, "Summary format");
+  add_iteration_flags(*command, o.iterations, "also print the spread across iterations");
+  command->prefix_command();
+  return {command, [options, flags, command](const std::vector<std::string>& program) {
+            options->program = flags->program(*command, program);
+            return run_bench(*options);
+          }};
 }
 
 }  // namespace gpuscope::cli

@@ -8,6 +8,19 @@
 #include "importers/importer.h"
 
 namespace gpuscope::cli {
+namespace {
+
+struct CheckOptions {
+  std::string input;
+  std::string rules;
+  std::string baseline;  // empty: no baseline rules allowed
+  std::string format = "text";
+  std::string junit;     // empty: no JUnit XML
+  std::vector<std::string> metrics_from;  // --metrics-from FILE: per-kernel metrics (ncu CSV) to attach
+  StatsSettings stats;
+  IterationSettings iterations;  // for [[baseline]] rules only
+};
+
 
 int run_check(const CheckOptions& options) {
   const ReportFormat& format = parse_report_format(options.format);
@@ -34,6 +47,24 @@ int run_check(const CheckOptions& options) {
   if (!options.junit.empty()) write_output(options.junit, check::render_junit(result));
   write_output("", check::render_check(result, format));
   return result.failures() == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+Command add_check_command(CLI::App& app) {
+  auto options = std::make_shared<CheckOptions>();
+  CheckOptions& o = *options;
+  CLI::App* command = app.add_subcommand(
+      "check", "CI gates: check a capture against TOML rules; exit 0 pass, 1 a gate failed, 2 bad input");
+  command->add_option("file", o.input, kInputHelp)->required();
+  command->add_option("--rules", o.rules, "Rules file (TOML, see docs/diff.md)")->required();
+  command->add_option("--baseline", o.baseline, "Baseline capture (or another profiler's file) for [[baseline]] rules");
+  add_metrics_from_flag(*command, o.metrics_from);
+  add_format_flag(*command, o.format, "Gates format");
+  command->add_option("--junit", o.junit, "Also write JUnit XML here");
+  add_stats_flags(*command, o.stats);
+  add_iteration_flags(*command, o.iterations, "[[baseline]] rules compare one value per iteration per item");
+  return {command, [options](const std::vector<std::string>&) { return run_check(*options); }};
 }
 
 }  // namespace gpuscope::cli

@@ -15,6 +15,20 @@
 #include "importers/importer.h"
 
 namespace gpuscope::cli {
+namespace {
+
+struct DiffOptions {
+  std::string base;
+  std::string next;
+  std::string output;  // empty or "-": stdout
+  std::string format = "text";
+  size_t top = 0;      // rows per table, 0 = all
+  std::optional<double> fail_if_slower_percent;  // exit 1 when a significant regression exceeds it
+  StatsSettings stats;
+  IterationSettings iterations;
+};
+
+}  // namespace
 
 void write_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
@@ -26,6 +40,8 @@ void write_output(const std::string& path, const std::string& text) {
   out << text;
   if (!out.flush()) throw Error("cannot write " + path);
 }
+
+namespace {
 
 int run_diff(const DiffOptions& options) {
   const ReportFormat& format = parse_report_format(options.format);
@@ -53,6 +69,25 @@ int run_diff(const DiffOptions& options) {
     std::cerr << fmt::format("gpuscope: slower: {} {}{} +{:.1f}%\n", to_string(r->category), r->name,
                              r->detail.empty() ? "" : " [" + r->detail + "]", r->cmp.change_percent);
   return regressions.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+Command add_diff_command(CLI::App& app) {
+  auto options = std::make_shared<DiffOptions>();
+  DiffOptions& o = *options;
+  CLI::App* command = app.add_subcommand(
+      "diff", "Compare two captures (baseline, new) item by item, with statistics (docs/diff.md)");
+  command->add_option("base", o.base, "Baseline: a capture or another profiler's file")->required();
+  command->add_option("new", o.next, "New: a capture or another profiler's file")->required();
+  command->add_option("-o,--output", o.output, "Write the comparison here instead of stdout");
+  add_format_flag(*command, o.format, "Comparison format");
+  command->add_option("--top", o.top, "Rows per table (default 0 = all)");
+  command->add_option("--fail-if-slower", o.fail_if_slower_percent,
+                      "Exit 1 when any significant regression exceeds PCT %");
+  add_stats_flags(*command, o.stats);
+  add_iteration_flags(*command, o.iterations, "compare one value per iteration per item");
+  return {command, [options](const std::vector<std::string>&) { return run_diff(*options); }};
 }
 
 }  // namespace gpuscope::cli

@@ -12,6 +12,7 @@
 #include "cli/capture_files.h"
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/names.h"
 #include "export/gzip.h"
 #include "export/tracks.h"
 #include "importers/importer.h"
@@ -25,6 +26,19 @@ namespace fs = std::filesystem;
 
 namespace gpuscope::cli {
 namespace {
+
+// `gpuscope export FILE --format chrome|perfetto -o OUT` (export_command.cpp).
+struct ExportOptions {
+  std::string input;
+  std::string output;           // -o OUT; required
+  std::string format;           // a name from the export registry (gpuscope/export.h)
+  std::optional<uint32_t> run;  // --run N: only bench run N; nullopt: every run
+  bool gzip = false;            // --gzip, or an output name ending in .gz
+  bool details = true;          // --no-details: leave out the GPU work's arguments (smaller)
+  bool per_rank = false;        // --per-rank: one file per rank of a job, OUT_rankN.EXT
+  bool force = false;           // overwrite an existing output
+};
+
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -113,7 +127,6 @@ int export_per_rank(const ExportOptions& options, const ExportFormat& format, co
   return 0;
 }
 
-}  // namespace
 
 int run_export(const ExportOptions& options) {
   const ExportFormat& format = find_export_format(options.format);
@@ -136,6 +149,30 @@ int run_export(const ExportOptions& options) {
   write_file(options.output, gzip, [&](std::ostream& out) { format.write(view.trace(), layout, {options.details}, out); });
   report_written(options.output, format, layout);
   return 0;
+}
+
+}  // namespace
+
+Command add_export_command(CLI::App& app) {
+  auto options = std::make_shared<ExportOptions>();
+  ExportOptions& o = *options;
+  CLI::App* command = app.add_subcommand(
+      "export", "Write a capture as a trace for other viewers (Perfetto UI, chrome://tracing, torch.profiler tools)");
+  command->add_option("file", o.input, kInputHelp)->required();
+  command->add_option("--format", o.format, "Trace format: " + or_list(export_format_names()))
+      ->required()
+      ->check(CLI::IsMember(export_format_names(), CLI::ignore_case));
+  command->add_option("-o,--output", o.output, "Write the trace here (a name ending in .gz is gzipped)")->required();
+  command->add_option("--run", o.run, "Bench captures: only bench run N (default: every run, a group each)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--gzip", o.gzip, "Gzip the output whatever its name");
+  command->add_flag("--no-details", [options](int64_t) { options->details = false; },
+                    "Leave out the GPU work's arguments (launch configurations, bytes): a smaller file");
+  command->add_flag("--per-rank", o.per_rank,
+                    "A job of several ranks: one file per rank, OUT with _rankN before its extension "
+                    "(job.json.gz -> job_rank0.json.gz ...), each with its own distributedInfo (HTA)");
+  command->add_flag("-f,--force", o.force, "Overwrite an existing output file");
+  return {command, [options](const std::vector<std::string>&) { return run_export(*options); }};
 }
 
 }  // namespace gpuscope::cli

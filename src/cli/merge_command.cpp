@@ -18,6 +18,16 @@
 namespace gpuscope::cli {
 namespace {
 
+// `gpuscope merge -o OUT IN1 IN2 ...` (merge_command.cpp, docs/merge.md).
+struct MergeOptions {
+  std::vector<std::string> inputs;  // captures or other profilers' files, one or more ranks each
+  std::string output;
+  bool force = false;
+  bool align = true;  // --no-align: measure clock offsets, never shift
+  std::vector<std::string> offsets;  // --offset FILE=NS, repeatable
+};
+
+
 std::string join_numbers(const auto& values) {
   std::string out;
   for (const auto& v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
@@ -59,7 +69,6 @@ std::pair<std::string, TimeNs> parse_offset(const std::string& text) {
   return {text.substr(0, eq), value};
 }
 
-}  // namespace
 
 int run_merge(const MergeOptions& options) {
   const std::string output = capture_path(options.output);
@@ -82,6 +91,28 @@ int run_merge(const MergeOptions& options) {
   print_table(report, std::cerr);
   for (const std::string& warning : report.warnings) std::cerr << "gpuscope: warning: " << warning << "\n";
   return 0;
+}
+
+}  // namespace
+
+Command add_merge_command(CLI::App& app) {
+  auto options = std::make_shared<MergeOptions>();
+  MergeOptions& o = *options;
+  CLI::App* command = app.add_subcommand(
+      "merge", "Merge captures of one distributed job (one file per rank: captures, torch.profiler traces, nsys\n"
+               "exports) into one capture, with every process, so the report's Ranks section covers all ranks;\n"
+               "a file from another (or an unknown) host is shifted onto the first file's clock, measured on the\n"
+               "NCCL collectives they share (docs/merge.md)");
+  command->add_option("inputs", o.inputs, "Two or more files, each anything `report` reads")->required();
+  command->add_option("-o,--output", o.output, "Capture name")->required();
+  command->add_flag("-f,--force", o.force, "Overwrite an existing capture");
+  command->add_flag("--no-align", [options](int64_t) { options->align = false; },
+                    "Never shift an input's times: only measure and print its clock offset");
+  command->add_option("--offset", o.offsets,
+                      "FILE=NS: shift the input FILE (as given, not the first) by NS nanoseconds, whatever was "
+                      "measured (repeatable)")
+      ->allow_extra_args(false);  // one FILE=NS per --offset: the inputs after it stay inputs
+  return {command, [options](const std::vector<std::string>&) { return run_merge(*options); }};
 }
 
 }  // namespace gpuscope::cli

@@ -21,6 +21,23 @@
 namespace gpuscope::cli {
 namespace {
 
+// `gpuscope metrics`: exactly one of list / sets / check / chips (metrics_command.cpp).
+struct MetricsOptions {
+  bool list = false;                     // --list: the metrics a chip supports
+  bool sets = false;                     // --sets: gpuscope's named sets (no CUPTI needed)
+  bool check = false;                    // --check: validate a list and count its replay passes
+  bool chips = false;                    // --chips: the chips this CUPTI knows
+  std::string chip;                      // --chip GH100; empty: the local GPU's
+  bool sampling = false;                 // --sampling: PM sampling's metrics, not the range profiler's
+  std::string filter;                    // --filter SUBSTR on the name, case-insensitive (list)
+  bool submetrics = false;               // --submetrics: each metric's rollups/submetrics (list)
+  std::string metric_sets;               // --metrics sol,stalls (check)
+  std::vector<std::string> raw_metrics;  // --metric NAME, repeatable (check)
+  std::string format = "text";           // text | json
+  std::string host_library;              // $GPUSCOPE_CUPTI_HOST_LIB, may be empty
+};
+
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -251,7 +268,6 @@ int list_chips(const MetricsOptions& options, const CuptiHost& host) {
   return 0;
 }
 
-}  // namespace
 
 int run_metrics(const MetricsOptions& options) {
   const int actions = int(options.list) + int(options.sets) + int(options.check) + int(options.chips);
@@ -261,6 +277,35 @@ int run_metrics(const MetricsOptions& options) {
   if (options.list) return list_metrics(options, host);
   if (options.check) return check_metrics(options, host);
   return list_chips(options, host);
+}
+
+}  // namespace
+
+Command add_metrics_command(CLI::App& app) {
+  auto options = std::make_shared<MetricsOptions>();
+  MetricsOptions& o = *options;
+  CLI::App* command = app.add_subcommand(
+      "metrics",
+      "Hardware metrics, from CUPTI's tables (no GPU needed with --chip): --list what a chip offers, --sets\n"
+      "gpuscope's named sets, --check a list's validity and replay passes, --chips the chips CUPTI knows");
+  command->add_flag("--list", o.list, "List the metrics the chip supports (description, unit, type)");
+  command->add_flag("--sets", o.sets, "List gpuscope's metric sets (profile --metrics) and their metrics");
+  command->add_flag("--check", o.check, "Validate --metrics/--metric on the chip and print the replay passes");
+  command->add_flag("--chips", o.chips, "List the chips this CUPTI supports");
+  command->add_option("--chip", o.chip, "Chip name, e.g. GH100; default: the local GPU's");
+  command->add_flag("--sampling", o.sampling,
+                    "CUPTI PM sampling instead of per-kernel range profiling (profile --gpu-metrics "
+                    "samples with NVML GPM, not this)");
+  command->add_option("--filter", o.filter, "--list: only names containing SUBSTR (case-insensitive)");
+  command->add_flag("--submetrics", o.submetrics, "--list: also each metric's rollups and submetrics");
+  command->add_option("--metrics", o.metric_sets,
+                      "--check: sets, comma-separated: sol, memory, compute, occupancy, stalls, roofline, full");
+  command->add_option("--metric", o.raw_metrics, "--check: also this raw metric (repeatable)");
+  command->add_option("--format", o.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  return {command, [options](const std::vector<std::string>&) {
+            options->host_library = env_or_empty("GPUSCOPE_CUPTI_HOST_LIB");
+            return run_metrics(*options);
+          }};
 }
 
 }  // namespace gpuscope::cli

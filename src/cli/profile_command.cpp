@@ -3,29 +3,35 @@
 // program's own exit status.
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <regex>
 
 #include "cli/capture_files.h"
 #include "importers/importer.h"
 #include "importers/validate.h"
+#include "cli/capture_flags.h"
 #include "cli/capture_launch.h"
 #include "cli/commands.h"
 #include "cli/launcher.h"
 #include "common/error.h"
-#include "gpuscope/metric_sets.h"
 #include "gpuscope/store.h"
 
 namespace fs = std::filesystem;
 
 namespace gpuscope::cli {
-
 namespace {
+
+struct ProfileOptions {
+  std::string output;          // -o NAME; empty: named after the program
+  bool force = false;          // overwrite an existing capture
+  bool print_report = true;    // report on stderr when done
+  bool keep_spools = false;    // keep NAME.<pid>.spool after import
+  CaptureFlags::Program program;  // the program and the capture options
+  ReportSettings report;
+};
 
 // An explicit -o must not silently overwrite; the default name counts up
 // (bsr_spmm.gpuscope, bsr_spmm-2.gpuscope, ...) so repeated runs just work.
@@ -35,7 +41,7 @@ std::string choose_output(const ProfileOptions& options) {
     refuse_existing_output(path, options.force, ", or -o another name");
     return path;
   }
-  const std::string stem = fs::path(options.command.front()).filename().string();
+  const std::string stem = fs::path(options.program.command.front()).filename().string();
   for (int n = 1; n < 10000; ++n) {
     const std::string path = capture_path(n == 1 ? stem : stem + "-" + std::to_string(n));
     if (!path_taken(path) && find_spools(spool_prefix(path)).empty()) return path;
@@ -66,77 +72,9 @@ void finish_capture(const Run& run, const std::string& output, const std::string
   if (options.print_report) std::cerr << render(trace, options.report) << std::flush;
 }
 
-CaptureSettings capture_settings(const ProfileOptions& options) {
-  CaptureSettings settings;
-  settings.driver_api = options.driver_api;
-  settings.driver_launches = options.driver_launches;
-  settings.nccl_calls = options.nccl_calls;
-  settings.flush_ms = options.flush_ms;
-  settings.sync_flush_ms = options.sync_flush_ms;
-  parse_capture_scope(options.api, options.pytorch, options.capture_range, options.capture_range_end,
-                      options.delay_s, options.duration_s, settings);
-  const bool wants_metrics = !options.metric_sets.empty() || !options.raw_metrics.empty();
-  if (!wants_metrics && (!options.kernel_regex.empty() || options.launch_skip > 0 || options.launch_count > 0))
-    throw Error("--kernel, --launch-skip and --launch-count choose kernels for --metrics/--metric; give one of those");
-  // Kernel replay serializes the GPU and replays each kernel many times: GPU-wide samples of
-  // such a run would describe the replay, not the program.
-  if (options.gpu_metrics_hz > 0 && wants_metrics)
-    throw Error("--gpu-metrics and --metrics/--metric cannot be combined: kernel replay changes what the GPU does "
-                "over time; profile twice");
-  std::string error;
-  if (wants_metrics && !expand_metric_sets(options.metric_sets, options.raw_metrics, settings.metrics, error))
-    throw Error(error);
-  settings.required_metrics = options.raw_metrics;  // the sets adapt to the chip; these do not
-  // CUPTI leaves the timestamps of a replayed kernel's record empty; its measured duration is
-  // what the importer places it on the timeline with, so it is always collected.
-  const std::string duration = "gpu__time_duration.sum";
-  if (wants_metrics && std::find(settings.metrics.begin(), settings.metrics.end(), duration) == settings.metrics.end())
-    settings.metrics.insert(settings.metrics.begin(), duration);
-  if (!options.kernel_regex.empty()) {
-    try {
-      std::regex check(options.kernel_regex, std::regex::ECMAScript);
-    } catch (const std::regex_error&) {
-      throw Error("--kernel '" + options.kernel_regex + "' is not a valid regular expression");
-    }
-  }
-  settings.kernel_regex = options.kernel_regex;
-  settings.launch_skip = options.launch_skip;
-  settings.launch_count = options.launch_count;
-  settings.gpu_metrics_hz = options.gpu_metrics_hz;
-  return settings;
-}
-
-// The capture options as the user gave them, for the run header.
-std::string describe(const ProfileOptions& options) {
-  std::string text = std::string("driver_api=") + (options.driver_api ? "1" : "0") +
-                     " flush_ms=" + std::to_string(options.flush_ms);
-  if (!options.metric_sets.empty()) text += " metrics=" + options.metric_sets;
-  for (const std::string& raw : options.raw_metrics) text += " metric=" + raw;
-  if (!options.kernel_regex.empty()) text += " kernel=" + options.kernel_regex;
-  if (options.launch_skip > 0) text += " launch_skip=" + std::to_string(options.launch_skip);
-  if (options.launch_count > 0) text += " launch_count=" + std::to_string(options.launch_count);
-  if (options.gpu_metrics_hz > 0) text += " gpu_metrics_hz=" + std::to_string(options.gpu_metrics_hz);
-  if (options.sync_flush_ms != 10) text += " sync_flush_ms=" + std::to_string(options.sync_flush_ms);
-  if (options.api != "full") text += " api=" + options.api;
-  if (!options.driver_launches) text += " driver_launches=0";
-  if (!options.nccl_calls) text += " nccl_calls=0";
-  if (!options.pytorch.empty()) text += " pytorch=" + options.pytorch;
-  if (!options.capture_range.empty()) text += " capture_range=" + options.capture_range + " end=" + options.capture_range_end;
-  if (options.delay_s > 0) text += " delay_s=" + std::to_string(options.delay_s);
-  if (options.duration_s > 0) text += " duration_s=" + std::to_string(options.duration_s);
-  return text;
-}
-
-}  // namespace
-
 int run_profile(const ProfileOptions& options) {
-  if (options.command.empty()) throw Error("no program given: gpuscope profile [options] -- CMD ARGS");
-  if (options.flush_ms < 10 || options.flush_ms > 60000)
-    throw Error("--flush-ms must be between 10 and 60000");
-  if (options.sync_flush_ms < 0 || options.sync_flush_ms > 60000)
-    throw Error("--sync-flush-ms must be between 0 and 60000");
-  const CaptureSettings settings = capture_settings(options);  // option errors first
-  const std::string library = find_inject_library(options.inject_library);
+  if (options.program.command.empty()) throw Error("no program given: gpuscope profile [options] -- CMD ARGS");
+  const std::string library = find_inject_library(options.program.inject_library);
   const std::string output = choose_output(options);
   const std::string prefix = spool_prefix(output);
   if (!find_spools(prefix).empty())
@@ -146,12 +84,12 @@ int run_profile(const ProfileOptions& options) {
     throw Error("cannot write to " + fs::path(output).parent_path().string());
 
   Run run;
-  run.command_line = join_command(options.command);
+  run.command_line = join_command(options.program.command);
   run.host = hostname();
   run.gpuscope_version = GPUSCOPE_VERSION;
-  run.options = describe(options);
+  run.options = capture::describe(options.program.capture);
   run.start = realtime_ns();
-  const ExitStatus status = run_program(options.command, injection_environment(settings, library, prefix));
+  const ExitStatus status = run_program(options.program.command, injection_environment(options.program.capture, library, prefix));
   run.end = realtime_ns();
   run.exit_code = status.exit_code;
   run.term_signal = status.signal;
@@ -164,6 +102,31 @@ int run_profile(const ProfileOptions& options) {
     std::cerr << "gpuscope: " << error.what() << " (spools kept: " << prefix << ".*.spool)\n";
   }
   return status.shell_code();
+}
+
+}  // namespace
+
+Command add_profile_command(CLI::App& app) {
+  auto options = std::make_shared<ProfileOptions>();
+  ProfileOptions& o = *options;
+  CLI::App* command = app.add_subcommand(
+      "profile",
+      "Run a program under capture: gpuscope profile [options] -- CMD ARGS.\n"
+      "Writes NAME.gpuscope, prints the report on stderr, exits with the program's status.");
+  command->add_option("-o,--output", o.output, "Capture name (NAME or NAME.gpuscope); default: the program's name");
+  command->add_flag("-f,--force", o.force, "Overwrite an existing capture");
+  auto flags = std::make_shared<CaptureFlags>(*command, capture::OptionScope::ProfileOnly);
+  command->add_flag("--no-report", [options](int64_t) { options->print_report = false; },
+                    "Do not print the report when done");
+  command->add_flag("--keep-spools", o.keep_spools, "Keep the per-process spool files after import");
+  add_report_flags(*command, o.report);
+  // Everything from the program name on belongs to the program (CLI11's prefix mode); a "--" is
+  // split off before parsing (main.cpp).
+  command->prefix_command();
+  return {command, [options, flags, command](const std::vector<std::string>& program) {
+            options->program = flags->program(*command, program);
+            return run_profile(*options);
+          }};
 }
 
 }  // namespace gpuscope::cli

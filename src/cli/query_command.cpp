@@ -10,6 +10,14 @@
 #include "store/sqlite_db.h"
 
 namespace gpuscope::cli {
+namespace {
+
+struct QueryOptions {
+  std::string input;
+  std::string sql;
+  bool header = false;
+};
+
 
 int run_query(const QueryOptions& options) {
   const Importer& format = detect_format(options.input);
@@ -29,6 +37,18 @@ int run_query(const QueryOptions& options) {
     std::cout << "\n";
   }
   return 0;
+}
+
+}  // namespace
+
+Command add_query_command(CLI::App& app) {
+  auto options = std::make_shared<QueryOptions>();
+  QueryOptions& o = *options;
+  CLI::App* command = app.add_subcommand("query", "Run read-only SQL on a capture; rows are printed tab-separated");
+  command->add_option("file", o.input, "A .gpuscope capture")->required();
+  command->add_option("sql", o.sql, "SQL, e.g. \"SELECT COUNT(*) FROM kernels\"")->required();
+  command->add_flag("--header", o.header, "Print column names first");
+  return {command, [options](const std::vector<std::string>&) { return run_query(*options); }};
 }
 
 }  // namespace gpuscope::cli

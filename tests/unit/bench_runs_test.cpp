@@ -190,10 +190,10 @@ TEST(BenchCli, GpuMetricsReachEveryRunsCapture) {
   int runs = 0;
   while (std::getline(cfg, line)) {
     ++runs;
-    EXPECT_NE(line.find(";gpu_metrics_hz=20"), std::string::npos) << line;
+    EXPECT_NE(line.find(";gpu_metrics=20"), std::string::npos) << line;
   }
   EXPECT_EQ(runs, 2);
-  EXPECT_NE(read_trace(dir + "/g.gpuscope").run.options.find("gpu_metrics_hz=20"), std::string::npos);
+  EXPECT_NE(read_trace(dir + "/g.gpuscope").run.options.find("gpu_metrics=20"), std::string::npos);
   EXPECT_EQ(bench_cli(dir, "bench -n 2 -o h --gpu-metrics=0 -- true").code, 2);
 }
 

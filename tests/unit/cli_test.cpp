@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "capture/options.h"
 #include "spool_builder.h"
 #include "test_files.h"
 
@@ -40,6 +41,26 @@ TEST(Cli, BadInvocationsFailWithOneLine) {
   EXPECT_EQ(gpuscope(dir, "report x.gpuscope --format xml").exit_code, 2);
   EXPECT_EQ(gpuscope(dir, "profile").exit_code, 2);
   EXPECT_EQ(gpuscope(dir, "frobnicate").exit_code, 2);
+}
+
+// profile takes every capture option; bench those that do not replay kernels (capture/options.h).
+TEST(Cli, ProfileAndBenchTakeTheOptionTablesFlags) {
+  const std::string dir = testing::scratch_dir("cli_option_table");
+  const std::string profile = gpuscope(dir, "profile --help").out, bench = gpuscope(dir, "bench --help").out;
+  for (const capture::OptionSpec& spec : capture::capture_option_table()) {
+    const std::string flag = "\n  " + capture::option_flag(spec) + " ";  // where CLI11's help lists it
+    const bool in_profile = profile.find(flag) != std::string::npos, in_bench = bench.find(flag) != std::string::npos;
+    EXPECT_EQ(in_profile, spec.scope != capture::OptionScope::LibraryOnly) << flag;
+    EXPECT_EQ(in_bench, spec.scope == capture::OptionScope::Capture) << flag;
+  }
+  // bench writes the same config as profile.
+  const std::string show = " -- /bin/sh -c 'echo \"$GPUSCOPE_INJECT_CONFIG\" >> cfg.txt'";
+  CliResult r = gpuscope(dir, "bench -n 2 --warmup 0 --api lean --no-nccl-calls --sync-flush-ms 3" + show);
+  std::ifstream in(dir + "/cfg.txt");
+  std::string line;
+  int runs = 0;
+  for (; std::getline(in, line); ++runs) EXPECT_NE(line.find(";nccl_calls=0;sync_flush_ms=3;api=lean"), std::string::npos) << line;
+  EXPECT_EQ(runs, 2) << r.err;
 }
 
 TEST(Cli, ProfileRefusesAnExistingInjectionAndMissingPrograms) {
@@ -81,7 +102,7 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
       {"--metrics bogus", "unknown metric set 'bogus'"},
       {"--metric 'a b'", "bad metric name 'a b'"},
       {"--kernel gemm", "choose kernels for --metrics/--metric"},
-      {"--metrics sol --kernel '('", "is not a valid regular expression"},
+      {"--metrics sol --kernel '('", "--kernel: expected a valid regular expression"},
       {"--gpu-metrics --metrics sol", "--gpu-metrics and --metrics/--metric cannot be combined"},
       {"--gpu-metrics=1000 --metric dram__bytes_read.sum", "--gpu-metrics and --metrics/--metric cannot be combined"},
   };
@@ -93,41 +114,40 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt"));
 }
 
-// The capture config carries the expanded sets, and separately the user's own --metric names,
-// which a chip without them must not drop (the sets' metrics it may).
-TEST(Cli, ProfileMarksTheUsersOwnMetricsAsRequired) {
+// The capture config carries the sets and, separately, the user's own --metric names, which a
+// chip without them must not drop (the sets' metrics it may); the library expands the sets.
+TEST(Cli, ProfilePassesTheSetsAndTheUsersOwnMetricsApart) {
   const std::string dir = testing::scratch_dir("cli_profile_required");
-  CliResult r = gpuscope(dir, "profile -o p --no-report --metrics occupancy --metric dram__bytes_read.sum -- "
-                              "/bin/sh -c 'echo $GPUSCOPE_INJECT_CONFIG > cfg.txt'");
+  CliResult r = gpuscope(dir, "profile -o p --no-report --metrics occupancy --metric dram__bytes_read.sum "
+                              "--metric lts__t_bytes.sum -- /bin/sh -c 'echo $GPUSCOPE_INJECT_CONFIG > cfg.txt'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::string config;
   std::getline(std::ifstream(dir + "/cfg.txt"), config);
-  EXPECT_NE(config.find(";metrics=gpu__time_duration.sum,sm__warps_active.avg.pct_of_peak_sustained_active,"),
-            std::string::npos)
+  EXPECT_NE(config.find(";metrics=occupancy;metric=dram__bytes_read.sum,lts__t_bytes.sum"), std::string::npos)
       << config;
-  EXPECT_NE(config.find(";required=dram__bytes_read.sum"), std::string::npos) << config;
   r = gpuscope(dir, "profile -o q --no-report --metrics occupancy -- /bin/sh -c 'echo $GPUSCOPE_INJECT_CONFIG > cfg.txt'");
   std::getline(std::ifstream(dir + "/cfg.txt"), config);
-  EXPECT_EQ(config.find("required="), std::string::npos) << config;
+  EXPECT_EQ(config.find("metric="), std::string::npos) << config;
 }
 
 TEST(Cli, ProfileScopeOptionErrorsComeBeforeTheProgramRuns) {
   const std::string dir = testing::scratch_dir("cli_profile_scope");
   const std::pair<std::string, std::string> cases[] = {
-      {"--pytorch=everything", "--pytorch must be ops, shapes or modules"},
-      {"--capture-range nvtx:", "needs a range name"},
-      {"--capture-range nvtx:step@", "needs a domain after '@'"},
-      {"--capture-range cudaProfiler", "must be cudaProfilerApi or nvtx:NAME[@DOMAIN]"},
+      {"--pytorch=everything", "--pytorch: expected one of ops,shapes,modules"},
+      {"--capture-range nvtx:", "expected cudaProfilerApi or nvtx:NAME[@DOMAIN]"},
+      {"--capture-range nvtx:step@", "not 'nvtx:step@'"},
+      {"--capture-range cudaProfiler", "expected cudaProfilerApi or nvtx:NAME[@DOMAIN]"},
       {"--capture-range-end repeat", "--capture-range-end needs --capture-range"},
-      {"--capture-range cudaProfilerApi --capture-range-end repeat:0", "needs a count of at least 1"},
-      {"--capture-range cudaProfilerApi --capture-range-end again", "must be stop or repeat[:N]"},
+      {"--capture-range cudaProfilerApi --capture-range-end repeat:0", "repeat:N with N >= 1"},
+      {"--capture-range cudaProfilerApi --capture-range-end again", "expected stop, repeat or repeat:N"},
       {"--capture-range cudaProfilerApi --delay 2", "cannot be combined with --capture-range"},
       {"--duration 0.0001", "at least 0.001 s"},
-      {"--sync-flush-ms 60001", "--sync-flush-ms must be between 0 and 60000"},
-      {"--sync-flush-ms -1", "--sync-flush-ms must be between 0 and 60000"},
+      {"--sync-flush-ms 60001", "--sync-flush-ms: expected between 0 and 60000"},
+      {"--sync-flush-ms -1", "--sync-flush-ms: expected between 0 and 60000"},
+      {"--flush-ms 60001", "--flush-ms: expected between 0 and 60000"},
+      {"--api thin", "--api: expected one of full,lean"},
   };
   expect_option_errors_before_the_program(dir, cases);
-  EXPECT_EQ(gpuscope(dir, "profile --api thin -- /bin/true").exit_code, 2);
   // --pytorch with a capture library that has no Python start-up hook beside it.
   std::ofstream(dir + "/fake_inject.so") << "x";
   CliResult no_hook = gpuscope(dir, "profile --pytorch -- /bin/sh -c 'touch ran.txt'",
@@ -152,16 +172,15 @@ TEST(Cli, ProfileScopeOptionsReachTheCaptureLibrary) {
     return line;
   };
   std::string c = config_of("");
-  EXPECT_EQ(c.find(";api="), std::string::npos) << c;  // full is the library's default
-  EXPECT_NE(c.find(";sync_flush_ms=10"), std::string::npos) << c;
-  EXPECT_NE(config_of("--sync-flush-ms 0").find(";sync_flush_ms=0"), std::string::npos);
-  EXPECT_EQ(c.find(";range"), std::string::npos) << c;
-  c = config_of("--api lean --capture-range nvtx:step@dom --capture-range-end repeat:4");
-  EXPECT_NE(c.find(";api=lean;range=nvtx_hex:7374657040646f6d;range_end=repeat;range_repeat=4|"), std::string::npos) << c;
+  EXPECT_EQ(c.find(';'), std::string::npos) << c;  // the defaults are the library's: only the spool
+  EXPECT_EQ(c.rfind("spool=/", 0), 0u) << c;
+  EXPECT_NE(config_of("--sync-flush-ms 0").find(";sync_flush_ms=0|"), std::string::npos);
+  c = config_of("--api lean --capture-range 'nvtx:st;ep@dom' --capture-range-end repeat:4");
+  EXPECT_NE(c.find(";api=lean;capture_range=nvtx:st%3Bep@dom;capture_range_end=repeat:4|"), std::string::npos) << c;
   c = config_of("--capture-range cudaProfilerApi");
-  EXPECT_NE(c.find(";range=profiler_api|"), std::string::npos) << c;
-  c = config_of("--delay 1.5 --duration 2");
-  EXPECT_NE(c.find(";delay_ms=1500;duration_ms=2000|"), std::string::npos) << c;
+  EXPECT_NE(c.find(";capture_range=cudaProfilerApi|"), std::string::npos) << c;
+  c = config_of("--delay 1.5 --duration 2 --no-nccl-calls --driver-api");
+  EXPECT_NE(c.find(";driver_api=1;nccl_calls=0;delay=1.5;duration=2|"), std::string::npos) << c;
   c = config_of("--pytorch");
   EXPECT_NE(c.find("|ops|"), std::string::npos) << c;
   EXPECT_NE(c.find("/torch_hook"), std::string::npos) << c;

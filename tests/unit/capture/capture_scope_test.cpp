@@ -72,8 +72,8 @@ TEST(ApiFilter, TurnsOffOnlyTheQueriesAndCountsTheirCalls) {
 struct Window {
   int begun = 0, ended = 0;
   CaptureRange range;
-  explicit Window(const InjectConfig& config)
-      : range(config, [this] { ++begun; return std::string(); }, [this] { ++ended; }) {}
+  explicit Window(const RecordingWindow& window)
+      : range(window, [this] { ++begun; return std::string(); }, [this] { ++ended; }) {}
 };
 
 CUpti_CallbackData site(CUpti_ApiCallbackSite where) {
@@ -83,9 +83,9 @@ CUpti_CallbackData site(CUpti_ApiCallbackSite where) {
 }
 
 TEST(CaptureRange, ProfilerApiOpensBetweenStartAndStopOnce) {
-  InjectConfig config;
-  config.range = InjectConfig::Range::ProfilerApi;
-  Window w(config);
+  RecordingWindow window;
+  window.kind = RecordingWindow::Kind::ProfilerApi;
+  Window w(window);
   EXPECT_TRUE(w.range.needs_callbacks());
   const auto start = CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, stop = CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
   w.range.on_api_callback(CUPTI_CB_DOMAIN_RUNTIME_API, start, site(CUPTI_API_ENTER));
@@ -100,12 +100,12 @@ TEST(CaptureRange, ProfilerApiOpensBetweenStartAndStopOnce) {
 }
 
 TEST(CaptureRange, NvtxRangeOpensAtItsPushAndClosesAtItsOwnPop) {
-  InjectConfig config;
-  config.range = InjectConfig::Range::Nvtx;
-  config.range_nvtx = "train";
-  config.range_repeat = true;
-  config.range_repeat_limit = 2;
-  Window w(config);
+  RecordingWindow window;
+  window.kind = RecordingWindow::Kind::Nvtx;
+  window.nvtx_message = "train";
+  window.repeat = true;
+  window.repeat_limit = 2;
+  Window w(window);
   const auto push = [&](const char* message) {
     nvtxRangePushA_params params{message};
     w.range.on_nvtx_callback(CUPTI_CBID_NVTX_nvtxRangePushA, &params, nullptr);

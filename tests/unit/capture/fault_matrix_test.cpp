@@ -35,7 +35,7 @@ const std::map<std::string, std::string> kNotAStatus = {{"InitializeInjectionNvt
 
 // Calls the capture makes only in another configuration: its extra capture options.
 const std::map<std::string, std::string> kScenario = {
-    {"cuptiActivityDisable", ";delay_ms=1;duration_ms=20"},  // a capture range ends: tracing stops
+    {"cuptiActivityDisable", ";delay=0.001;duration=0.02"},  // a capture range ends: tracing stops
 };
 
 // One fake library as the matrix sees it: what FAKE_*_FAIL can name, and the codes to return.
@@ -91,7 +91,7 @@ class FaultMatrix : public ::testing::Test {
     return {{"CUDA_INJECTION64_PATH", GPUSCOPE_INJECT_LIB},
             {"NVTX_INJECTION64_PATH", GPUSCOPE_INJECT_LIB},
             {"GPUSCOPE_INJECT_CONFIG", "spool=" + (dir / "cap").string() + ";cupti=" + cupti +
-                                           ";buffer_kb=64;flush_ms=20;gpu_metrics_hz=50;api=lean" + options},
+                                           ";buffer_kb=64;flush_ms=20;gpu_metrics=50;api=lean" + options},
             {"FAULT_CHILD_PRELOAD", GPUSCOPE_PRELOAD_LIB},
             {"FAULT_CHILD_CUDA", GPUSCOPE_FAKE_CUDA},
             {"FAULT_CHILD_NVML", GPUSCOPE_FAKE_NVML},
@@ -259,7 +259,7 @@ TEST_F(FaultMatrix, EveryNvmlCallFailsWithEveryError) { run_matrix(nvml_fake());
 
 // With a capture range, tracing starts and stops on a timer thread (begin_tracing/end_tracing):
 // every CUPTI call fails there too, with one code (CUPTI_ERROR_UNKNOWN).
-TEST_F(FaultMatrix, EveryCuptiCallFailsInACaptureRange) { run_matrix(cupti_fake(), ";delay_ms=5;duration_ms=20", 999); }
+TEST_F(FaultMatrix, EveryCuptiCallFailsInACaptureRange) { run_matrix(cupti_fake(), ";delay=0.005;duration=0.02", 999); }
 
 // A call that fails only later, after it worked: a flush in mid-run, a sample after a good
 // start, a record in the middle of a buffer, an optional activity kind. The nth calls do not
@@ -324,9 +324,11 @@ TEST_F(FaultMatrix, MissingLibrariesAndSymbols) {
   expect_fails_open("no_callback_api", captured(dir_ / "no_callback_api", GPUSCOPE_FAKE_CUPTI_PLAIN),
                     {"lacks the callback API"});
   // The fake has no hardware-counter API: per-kernel metrics and CUPTI's PM sampling say so.
-  expect_fails_open("no_range_profiler",
-                    captured(dir_ / "no_range_profiler", GPUSCOPE_FAKE_CUPTI, ";metrics=gpu__time_duration.sum"),
-                    {"lacks the range profiler"});
+  // Per-kernel metrics replace the GPU-wide sampling (the two exclude each other).
+  auto metrics = captured(dir_ / "no_range_profiler", GPUSCOPE_FAKE_CUPTI, ";metric=gpu__time_duration.sum");
+  std::string& config = metrics["GPUSCOPE_INJECT_CONFIG"];
+  config.erase(config.find(";gpu_metrics=50"), std::string(";gpu_metrics=50").size());
+  expect_fails_open("no_range_profiler", metrics, {"lacks the range profiler"});
   expect_fails_open("no_pm_sampling", captured(dir_ / "no_pm_sampling", GPUSCOPE_FAKE_CUPTI, ";gpu_metrics_source=pm"),
                     {"lacks the PM sampling API"});
   auto no_nvml = captured(dir_ / "no_nvml");

@@ -252,7 +252,7 @@ TEST_F(InjectionE2E, OptionalKindRefusalIsPartial) {
 // collection fails open with its reason in the spool; tracing and the exit status are intact.
 TEST_F(InjectionE2E, MetricsWithoutRangeProfilerFailOpen) {
   const MetricsRun run =
-      metrics_run(";metrics=gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed", 6);
+      metrics_run(";metric=sm__throughput.avg.pct_of_peak_sustained_elapsed", 6);
   EXPECT_EQ(run.last.kind, static_cast<uint8_t>(sp::MetricCollectionKind::Kernel));
   EXPECT_NE(run.status.find("lacks the range profiler"), std::string::npos) << run.status;
   EXPECT_EQ(run.last.metrics, 2u);
@@ -263,7 +263,7 @@ TEST_F(InjectionE2E, MetricsWithoutRangeProfilerFailOpen) {
 // without the callback API (the fake) leaves it blind. The capture says so in the sampling
 // status instead of an "ok" without samples.
 TEST_F(InjectionE2E, SamplingWithoutCallbacksSaysWhy) {
-  const MetricsRun run = metrics_run(";gpu_metrics_hz=10", 7);
+  const MetricsRun run = metrics_run(";gpu_metrics=10", 7);
   EXPECT_EQ(run.last.kind, static_cast<uint8_t>(sp::MetricCollectionKind::Sampling));
   EXPECT_NE(run.status.find("lacks the callback API"), std::string::npos) << run.status;
   EXPECT_TRUE(run.spool.of(sp::RecordKind::GpuSample).empty());
