@@ -90,6 +90,6 @@ class AllocationRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_allocation_rule() { return std::make_unique<AllocationRule>(); }
+std::unique_ptr<Rule> make_allocation_in_loop_rule() { return std::make_unique<AllocationRule>(); }
 
 }  // namespace gpuscope::analysis::rules

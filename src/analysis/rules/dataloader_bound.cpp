@@ -102,6 +102,6 @@ class DataloaderRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_dataloader_rule() { return std::make_unique<DataloaderRule>(); }
+std::unique_ptr<Rule> make_dataloader_bound_rule() { return std::make_unique<DataloaderRule>(); }
 
 }  // namespace gpuscope::analysis::rules

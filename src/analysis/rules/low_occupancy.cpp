@@ -62,6 +62,6 @@ class OccupancyRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_occupancy_rule() { return std::make_unique<OccupancyRule>(); }
+std::unique_ptr<Rule> make_low_occupancy_rule() { return std::make_unique<OccupancyRule>(); }
 
 }  // namespace gpuscope::analysis::rules

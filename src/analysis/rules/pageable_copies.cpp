@@ -104,6 +104,6 @@ class PageableRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_pageable_rule() { return std::make_unique<PageableRule>(); }
+std::unique_ptr<Rule> make_pageable_copies_rule() { return std::make_unique<PageableRule>(); }
 
 }  // namespace gpuscope::analysis::rules

@@ -10,33 +10,33 @@
 namespace gpuscope::analysis {
 namespace rules {
 
-// The rules, in registry order: one line each, naming the factory its file defines
-// (make_<name>_rule). Adding a rule is its file plus its line here.
+// The rules, in registry order: one line each, the rule's id; its file <id>.cpp defines
+// make_<id>_rule(). Adding a rule is its file plus its line here.
 #define GPUSCOPE_RULES(X) \
-  X(allocation) \
-  X(pageable) \
-  X(sync_copy) \
+  X(allocation_in_loop) \
+  X(pageable_copies) \
+  X(sync_copies) \
   X(excessive_sync) \
   X(host_sync) \
-  X(dataloader) \
-  X(idle_gap) \
-  X(copy_compute_overlap) \
-  X(tiny_transfers) \
+  X(dataloader_bound) \
+  X(gpu_idle_gaps) \
+  X(copies_not_overlapped) \
+  X(many_tiny_transfers) \
   X(large_result_copy) \
   X(launch_bound) \
   X(unfused_optimizer) \
   X(fp32_matmul) \
-  X(occupancy) \
-  X(tail) \
-  X(unstable) \
-  X(startup) \
+  X(low_occupancy) \
+  X(tail_effect) \
+  X(unstable_timings) \
+  X(startup_cost) \
   X(straggler) \
   X(far_from_roofline) \
-  X(bank_conflict) \
-  X(memory_bound) \
+  X(shared_bank_conflicts) \
+  X(memory_bound_kernel) \
   X(dominant_stall) \
-  X(occupancy_gap) \
-  X(no_tensor_cores)
+  X(achieved_occupancy_gap) \
+  X(fp16_without_tensor_cores)
 
 #define GPUSCOPE_DECLARE_RULE(name) std::unique_ptr<Rule> make_##name##_rule();
 GPUSCOPE_RULES(GPUSCOPE_DECLARE_RULE)

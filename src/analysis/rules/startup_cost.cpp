@@ -63,6 +63,6 @@ class StartupRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_startup_rule() { return std::make_unique<StartupRule>(); }
+std::unique_ptr<Rule> make_startup_cost_rule() { return std::make_unique<StartupRule>(); }
 
 }  // namespace gpuscope::analysis::rules

@@ -72,6 +72,6 @@ class SyncCopyRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_sync_copy_rule() { return std::make_unique<SyncCopyRule>(); }
+std::unique_ptr<Rule> make_sync_copies_rule() { return std::make_unique<SyncCopyRule>(); }
 
 }  // namespace gpuscope::analysis::rules

@@ -74,6 +74,6 @@ class TailRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_tail_rule() { return std::make_unique<TailRule>(); }
+std::unique_ptr<Rule> make_tail_effect_rule() { return std::make_unique<TailRule>(); }
 
 }  // namespace gpuscope::analysis::rules

@@ -69,6 +69,6 @@ class UnstableRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_unstable_rule() { return std::make_unique<UnstableRule>(); }
+std::unique_ptr<Rule> make_unstable_timings_rule() { return std::make_unique<UnstableRule>(); }
 
 }  // namespace gpuscope::analysis::rules

@@ -50,6 +50,6 @@ class NoTensorCoresRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_no_tensor_cores_rule() { return std::make_unique<NoTensorCoresRule>(); }
+std::unique_ptr<Rule> make_fp16_without_tensor_cores_rule() { return std::make_unique<NoTensorCoresRule>(); }
 
 }  // namespace gpuscope::analysis::rules

@@ -57,6 +57,6 @@ class OccupancyGapRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_occupancy_gap_rule() { return std::make_unique<OccupancyGapRule>(); }
+std::unique_ptr<Rule> make_achieved_occupancy_gap_rule() { return std::make_unique<OccupancyGapRule>(); }
 
 }  // namespace gpuscope::analysis::rules

@@ -102,6 +102,6 @@ class BankConflictRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_bank_conflict_rule() { return std::make_unique<BankConflictRule>(); }
+std::unique_ptr<Rule> make_shared_bank_conflicts_rule() { return std::make_unique<BankConflictRule>(); }
 
 }  // namespace gpuscope::analysis::rules

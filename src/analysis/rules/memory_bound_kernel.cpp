@@ -64,6 +64,6 @@ class MemoryBoundRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_memory_bound_rule() { return std::make_unique<MemoryBoundRule>(); }
+std::unique_ptr<Rule> make_memory_bound_kernel_rule() { return std::make_unique<MemoryBoundRule>(); }
 
 }  // namespace gpuscope::analysis::rules

@@ -53,6 +53,6 @@ class IdleGapRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_idle_gap_rule() { return std::make_unique<IdleGapRule>(); }
+std::unique_ptr<Rule> make_gpu_idle_gaps_rule() { return std::make_unique<IdleGapRule>(); }
 
 }  // namespace gpuscope::analysis::rules

@@ -58,6 +58,6 @@ class CopyComputeOverlapRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_copy_compute_overlap_rule() { return std::make_unique<CopyComputeOverlapRule>(); }
+std::unique_ptr<Rule> make_copies_not_overlapped_rule() { return std::make_unique<CopyComputeOverlapRule>(); }
 
 }  // namespace gpuscope::analysis::rules

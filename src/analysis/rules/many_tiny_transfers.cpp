@@ -159,6 +159,6 @@ class TinyTransfersRule final : public Rule {
 
 }  // namespace
 
-std::unique_ptr<Rule> make_tiny_transfers_rule() { return std::make_unique<TinyTransfersRule>(); }
+std::unique_ptr<Rule> make_many_tiny_transfers_rule() { return std::make_unique<TinyTransfersRule>(); }
 
 }  // namespace gpuscope::analysis::rules
