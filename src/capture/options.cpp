@@ -139,8 +139,6 @@ const std::vector<OptionSpec>& capture_option_table() {
     t.back().check = check_spool;
     t.push_back(library("cupti", OptionType::Text, &O::cupti, "the libcupti.so to load when none is loaded"));
     t.back().check = check_path;
-    t.push_back(library("buffer_kb", OptionType::Count, &O::buffer_kb, "size of one CUPTI activity buffer in KiB"));
-    t.back().min = 64, t.back().max = 262144;
     t.push_back(library("gpu_metrics_source", OptionType::Choice, &O::gpu_metrics_source,
                         "what samples --gpu-metrics: NVML GPM, or CUPTI's PM sampling (unsafe with CUDA 13.0; "
                         "for investigating it only)"));
@@ -160,6 +158,12 @@ const std::vector<OptionSpec>& capture_option_table() {
                             "How often captured records reach the disk, in ms; 0: only when a buffer is full",
                             "A crash loses at most about this much.");
     flush.min = 0, flush.max = 60000;
+    OptionSpec& buffer = add("buffer_kb", OptionType::Count, &O::buffer_kb, "KIB",
+                             "Size of one CUPTI activity buffer in KiB; the buffers in use hold at most 256 MiB",
+                             "CUPTI fills a buffer per thread that launches work and hands it over full or at a flush. "
+                             "Smaller buffers cost less memory in a program with many such threads; when all 256 MiB "
+                             "are in use CUPTI drops records, which the report counts ([capture.md](capture.md#data-loss-is-data)).");
+    buffer.min = 64, buffer.max = 262144;
     OptionSpec& sync = add("sync_flush_ms", OptionType::Count, &O::sync_flush_ms, "N",
                            "Hand CUPTI's finished records over when a synchronization returns, at most every N ms "
                            "(0: at every one): a GPU fault then keeps the times of what ran before it",
