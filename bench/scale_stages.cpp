@@ -11,9 +11,9 @@
 
 #include "analysis/retime.h"
 #include "analysis/rules/rule.h"
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "gpuscope/analysis_profiler_time.h"
-#include "gpuscope/check.h"
+#include "gpuscope/check_report.h"
 #include "gpuscope/diff_report.h"
 #include "gpuscope/export.h"
 #include "gpuscope/report.h"

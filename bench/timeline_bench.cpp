@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/export.h"
 #include "gpuscope/report.h"

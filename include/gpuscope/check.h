@@ -12,7 +12,6 @@
 #include "gpuscope/analysis_compare.h"
 #include "gpuscope/analysis_iterations.h"
 #include "gpuscope/model.h"
-#include "gpuscope/report.h"
 
 namespace gpuscope::check {
 
@@ -84,12 +83,5 @@ CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* base
                      const analysis::CompareOptions& options, const analysis::IterationSpec& baseline_iterations = {},
                      const analysis::IterationSpec& trace_iterations = {});
 
-// Text or markdown summary (JSON too) through the shared report renderers.
-std::string render_check(const CheckResult& result, const ReportFormat& format);
-// JUnit XML: one <testsuite>, one <testcase> per outcome, <failure> when it failed.
-std::string render_junit(const CheckResult& result);
-
-// Glob match with * (any run) and ? (any one character), whole string.
-bool glob_match(const std::string& pattern, const std::string& text);
 
 }  // namespace gpuscope::check

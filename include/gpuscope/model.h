@@ -247,12 +247,14 @@ struct Run {
   std::string source_version;
   std::string source_schema;
   std::string source_file;
-  // Where host_ops came from (schema v7): "" the source's own ops (a torch.profiler trace) or
-  // none; "nvtx" converted from PyTorch's NVTX op ranges (emit_nvtx, `profile --pytorch`) by
-  // src/importers/torch_nvtx/, which also synthesized their external ids and correlations.
+  // Where host_ops came from: "" none, or a framework's ops of unknown origin (a Chrome trace);
+  // "torch.profiler" PyTorch's own ops in a torch.profiler trace; "nvtx" converted from PyTorch's
+  // NVTX op ranges (emit_nvtx, `profile --pytorch`) by src/importers/torch_nvtx/, which also
+  // synthesized their external ids and correlations. Either of the last two: PyTorch's ops.
   std::string host_ops_source;
 };
 inline constexpr char kHostOpsFromNvtx[] = "nvtx";
+inline constexpr char kHostOpsFromTorchProfiler[] = "torch.profiler";
 
 // Something the source of a capture does not record (an imported file: Kineto traces carry no
 // CUDA synchronization records, nsys exports without --cuda-memory-usage no allocations, an ncu

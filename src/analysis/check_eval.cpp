@@ -10,6 +10,7 @@
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/analysis_profiler_time.h"
+#include "common/glob.h"
 #include "gpuscope/check.h"
 
 namespace gpuscope::check {

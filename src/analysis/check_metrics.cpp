@@ -21,6 +21,7 @@
 
 #include "analysis/grouping.h"
 #include "common/error.h"
+#include "common/glob.h"
 #include "gpuscope/metric_sets.h"
 
 namespace gpuscope::check::detail {

@@ -217,25 +217,4 @@ RuleSet read_rules(const std::string& path) {
   return parse_rules(text.str(), path);
 }
 
-bool glob_match(const std::string& pattern, const std::string& text) {
-  // Iterative matcher with one backtrack point: linear-ish, no recursion.
-  size_t p = 0, t = 0, star = std::string::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 }  // namespace gpuscope::check

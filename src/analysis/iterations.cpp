@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 #include "gpuscope/analysis_stats.h"
-#include "gpuscope/check.h"
+#include "common/glob.h"
 
 namespace gpuscope::analysis {
 namespace {
@@ -57,7 +57,7 @@ Iterations find_iterations(const Trace& trace, const IterationSpec& spec) {
   std::vector<Iteration> found;
   for (const NvtxRange& r : trace.nvtx_ranges) {
     auto m = matches.find(r.name);
-    if (m == matches.end()) m = matches.emplace(r.name, check::glob_match(spec.range, trace.strings.get(r.name))).first;
+    if (m == matches.end()) m = matches.emplace(r.name, glob_match(spec.range, trace.strings.get(r.name))).first;
     if (!m->second) continue;
     it.names_.insert(r.name);
     if (r.end <= r.start) {

@@ -7,13 +7,13 @@
 
 #include "analysis/timeline_util.h"
 #include "common/error.h"
-#include "gpuscope/check.h"
+#include "common/glob.h"
 
 namespace gpuscope::analysis {
 
 std::string detect_step_range(const Trace& trace) {
   for (const NvtxRange& r : trace.nvtx_ranges)
-    if (check::glob_match(kProfilerStepRange, trace.strings.get(r.name))) return kProfilerStepRange;
+    if (glob_match(kProfilerStepRange, trace.strings.get(r.name))) return kProfilerStepRange;
   const std::optional<uint32_t> pid = root_pid(trace);
   const std::optional<MainThread> thread = pid ? main_thread(trace, *pid) : std::nullopt;
   if (!thread) return "";
@@ -43,7 +43,7 @@ std::vector<Interval> host_waits(const Trace& trace, uint32_t pid, uint32_t tid)
 std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string& range) {
   bool any = false;
   for (const NvtxRange& r : trace.nvtx_ranges) {
-    if (check::glob_match(range, trace.strings.get(r.name))) {
+    if (glob_match(range, trace.strings.get(r.name))) {
       any = true;
       break;
     }
@@ -65,7 +65,7 @@ std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string
   // The range's name at each instance, for the step's label.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, TimeNs>, StringId> names;
   for (const NvtxRange& r : trace.nvtx_ranges)
-    if (r.end > r.start && check::glob_match(range, trace.strings.get(r.name))) names[{r.run_id, r.pid, r.tid, r.start}] = r.name;
+    if (r.end > r.start && glob_match(range, trace.strings.get(r.name))) names[{r.run_id, r.pid, r.tid, r.start}] = r.name;
 
   // Per (run, process): its GPU work merged into busy intervals.
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Interval>> busy;

@@ -14,7 +14,7 @@ CaptureFlags::CaptureFlags(CLI::App& command, OptionScope scope) {
   for (const OptionSpec& spec : capture::capture_option_table()) {
     const bool taken = spec.scope == OptionScope::Capture || (spec.scope == OptionScope::ProfileOnly && scope == OptionScope::ProfileOnly);
     if (!taken) continue;
-    Flag& flag = flags_.emplace_back(Flag{&spec});
+    Flag& flag = flags_.emplace_back(Flag{&spec, nullptr, {}});
     const std::string name = capture::option_flag(spec), help = capture::option_help(spec);
     if (spec.type == OptionType::Switch) {
       flag.option = command.add_flag(name, help);

@@ -3,7 +3,7 @@
 // file, a rule matching nothing, a metric not in the capture: thrown as Error).
 #include "cli/compare_commands.h"
 #include "common/error.h"
-#include "gpuscope/check.h"
+#include "gpuscope/check_report.h"
 #include "gpuscope/store.h"
 #include "importers/importer.h"
 

@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "export/gzip.h"
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "importers/importer.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/export.h"

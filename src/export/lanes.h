@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 
 namespace gpuscope::exporting {
 

@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "gpuscope/export.h"
 #include "gpuscope/model.h"
 

@@ -118,7 +118,7 @@ std::optional<Section> build_ops_section(const Trace& trace, size_t top) {
   const analysis::HostOpSummary summary = analysis::summarize_host_ops(trace);
   Section s;
   s.key = "ops";
-  const bool torch = trace.run.source_tool == "torch.profiler" || trace.run.host_ops_source == kHostOpsFromNvtx;
+  const bool torch = trace.run.host_ops_source == kHostOpsFromTorchProfiler || trace.run.host_ops_source == kHostOpsFromNvtx;
   s.title = torch ? "PyTorch ops" : "Framework ops";
   if (trace.run.host_ops_source == kHostOpsFromNvtx)
     s.notes.push_back("Ops from PyTorch's NVTX ranges (emit_nvtx, profile --pytorch); each CUDA call is linked to "

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "common/utf8.h"
-#include "gpuscope/check.h"
+#include "gpuscope/check_report.h"
 #include "report/metric_units.h"
 #include "report/model.h"
 #include "report/renderers.h"

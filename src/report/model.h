@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::report {

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "fuzz_target.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/export.h"

@@ -3,7 +3,7 @@
 // results rendered, JUnit XML included. Limits fuzzed into nan, inf or huge numbers reach the
 // comparisons and the renderers this way.
 #include "fuzz_target.h"
-#include "gpuscope/check.h"
+#include "gpuscope/check_report.h"
 #include "importers/finalize.h"
 #include "trace_builder.h"  // tests/unit
 

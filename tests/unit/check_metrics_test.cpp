@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "gpuscope/check.h"
+#include "gpuscope/check_report.h"
 #include "gpuscope/store.h"
 #include "metrics_builder.h"
 #include "spool_builder.h"

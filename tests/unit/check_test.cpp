@@ -7,7 +7,8 @@
 
 #include "common/error.h"
 #include "common/utf8.h"
-#include "gpuscope/check.h"
+#include "common/glob.h"
+#include "gpuscope/check_report.h"
 #include "gpuscope/store.h"
 #include "spool_builder.h"
 #include "test_files.h"

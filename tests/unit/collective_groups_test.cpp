@@ -7,7 +7,7 @@
 #include <map>
 #include <sstream>
 
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "export/writers.h"
 #include "gpuscope/analysis_ranks.h"
 #include "gpuscope/runs.h"

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/store.h"
 #include "trace_builder.h"

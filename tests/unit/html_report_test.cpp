@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "export_test_util.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/analysis_profiler_time.h"

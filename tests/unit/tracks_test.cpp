@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 #include "gpuscope/store.h"
 #include "trace_builder.h"
 

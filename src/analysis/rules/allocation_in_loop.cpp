@@ -10,7 +10,7 @@
 #include <map>
 
 #include "analysis/rules/rule.h"
-#include "gpuscope/check.h"
+#include "common/glob.h"
 
 namespace gpuscope::analysis::rules {
 namespace {
@@ -71,7 +71,7 @@ class AllocationRule final : public Rule {
     if (classify_api(name) != ApiClass::Allocation || ctx.repeated.contains(c.start)) return "";
     for (const NvtxRange& r : ctx.trace.nvtx_ranges) {
       if (r.pid != c.pid || r.tid != c.tid || c.start < r.start || c.start >= r.end) continue;
-      if (!check::glob_match(ctx.repeated.range_name, ctx.trace.strings.get(r.name))) continue;
+      if (!glob_match(ctx.repeated.range_name, ctx.trace.strings.get(r.name))) continue;
       return fmt::format("the first instance's {} at {} also created the CUDA context ({}): allocating before the "
                          "loop moves that out of the loop's time, not out of the run's (startup_cost)",
                          name, ctx.at(c.start), ms(ctx.context_creation->excess_ns));

@@ -193,6 +193,7 @@ void TraceImport::check_flows() {
 void TraceImport::add_gaps_and_run() {
   Run& run = trace_.run;
   run.source_tool = kineto_ ? "torch.profiler" : "Chrome trace";
+  if (kineto_ && !trace_.host_ops.empty()) run.host_ops_source = kHostOpsFromTorchProfiler;
   run.source_schema = schema_version_.empty() ? "Chrome trace JSON" : "Kineto JSON schema " + schema_version_;
   run.source_file = path_;
   // run.start/end stay 0: there was no launcher, and the wall time is the span of the events.

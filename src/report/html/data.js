@@ -3,7 +3,7 @@
 // binary search and level-of-detail drawing. Times are ns from the timeline's origin.
 const GS = (window.GS = {});
 
-// SliceKind in src/export/tracks.h, by value.
+// SliceKind in include/gpuscope/tracks.h, by value.
 GS.KINDS = ["kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "user_annotation", "overhead"];
 
 GS.loadPayload = async function () {

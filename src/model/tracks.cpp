@@ -1,6 +1,6 @@
 // layout_tracks(): groups, tracks, rows, flows and counters from a trace (tracks.h).
-#include "export/tracks.h"
-#include "export/tracks_order.h"
+#include "gpuscope/tracks.h"
+#include "model/tracks_order.h"
 
 #include <algorithm>
 #include <map>

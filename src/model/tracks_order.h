@@ -2,7 +2,7 @@
 // the order of groups and tracks, and the flows that join launch calls to their GPU work.
 #pragma once
 
-#include "export/tracks.h"
+#include "gpuscope/tracks.h"
 
 namespace gpuscope::tracks {
 

@@ -1,4 +1,4 @@
-#include "export/tracks_order.h"
+#include "model/tracks_order.h"
 
 #include <algorithm>
 #include <cstdint>
