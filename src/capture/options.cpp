@@ -74,12 +74,6 @@ std::string check_range_end(std::string_view value) {
   return parse_range_end(value, repeat, limit) ? "" : "stop, repeat or repeat:N with N >= 1";
 }
 
-OptionSpec library(const char* name, OptionType type, OptionField field, const char* help) {
-  OptionSpec spec{name, type, field, OptionScope::LibraryOnly};
-  spec.help = help;
-  return spec;
-}
-
 // Whole-string unsigned decimal.
 bool parse_u64(std::string_view text, uint64_t& out) {
   if (text.empty()) return false;
@@ -126,7 +120,7 @@ bool is_choice(std::string_view choices, std::string_view value) {
 const std::vector<OptionSpec>& capture_option_table() {
   static const std::vector<OptionSpec> table = [] {
     std::vector<OptionSpec> t;
-    OptionScope scope = OptionScope::Capture;  // of the rows added next
+    OptionScope scope = OptionScope::LibraryOnly;  // of the rows added next
     auto add = [&t, &scope](const char* name, OptionType type, OptionField field, const char* value_name,
                             const char* help, const char* details = "") -> OptionSpec& {
       OptionSpec& spec = t.emplace_back(OptionSpec{name, type, field, scope});
@@ -135,15 +129,13 @@ const std::vector<OptionSpec>& capture_option_table() {
       spec.details = details;
       return spec;
     };
-    t.push_back(library("spool", OptionType::Text, &O::spool, "where the spools go: PREFIX.<pid>.spool"));
-    t.back().check = check_spool;
-    t.push_back(library("cupti", OptionType::Text, &O::cupti, "the libcupti.so to load when none is loaded"));
-    t.back().check = check_path;
-    t.push_back(library("gpu_metrics_source", OptionType::Choice, &O::gpu_metrics_source,
-                        "what samples --gpu-metrics: NVML GPM, or CUPTI's PM sampling (unsafe with CUDA 13.0; "
-                        "for investigating it only)"));
-    t.back().choices = "gpm|pm";
+    add("spool", OptionType::Text, &O::spool, "PREFIX", "where the spools go: PREFIX.<pid>.spool").check = check_spool;
+    add("cupti", OptionType::Text, &O::cupti, "PATH", "the libcupti.so to load when none is loaded").check = check_path;
+    add("gpu_metrics_source", OptionType::Choice, &O::gpu_metrics_source, "gpm|pm",
+        "what samples --gpu-metrics: NVML GPM, or CUPTI's PM sampling (unsafe with CUDA 13.0; for investigating it only)")
+        .choices = "gpm|pm";
 
+    scope = OptionScope::Capture;
     add("driver_api", OptionType::Switch, &O::driver_api, "",
         "Also trace every CUDA driver API call (without it, only the driver's launch functions)",
         "More records, more overhead.");

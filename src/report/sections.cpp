@@ -1,5 +1,6 @@
 #include "report/sections.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace gpuscope::report {
