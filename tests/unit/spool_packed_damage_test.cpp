@@ -55,7 +55,7 @@ std::vector<char> packed_chunk(std::vector<size_t>& ends) {
 bool decodes(const std::vector<char>& payload, uint32_t records) {
   Trace trace;
   spool::RecordDecoder decoder(trace, 1, 0, 0);
-  return decoder.decode_chunk(payload, records, spool::kVersion);
+  return decoder.decode_chunk(payload, records);
 }
 
 TEST(SpoolPackedDamage, EveryCutOfAChunkIsDamagedOrShort) {
