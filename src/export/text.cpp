@@ -48,10 +48,4 @@ void append_json_string(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
-void write_json_string(std::ostream& out, std::string_view text) {
-  std::string literal;
-  append_json_string(literal, text);
-  out << literal;
-}
-
 }  // namespace gpuscope::exporting

@@ -6,17 +6,14 @@
 // document in memory.
 #pragma once
 
-#include <ostream>
 #include <string>
 #include <string_view>
 
 namespace gpuscope::exporting {
 
-// Writes `text` as a JSON string literal, quotes included: valid UTF-8 (as utf8::valid), with
-// '"', '\\' and control characters escaped, and "</" written as "<\/" so the output can also
-// sit inside an HTML <script> element.
-void write_json_string(std::ostream& out, std::string_view text);
-// The same literal appended to `out` (the Chrome export's buffer, export/json_out.h).
+// Appends `text` to `out` (the Chrome export's buffer, export/json_out.h) as a JSON string
+// literal, quotes included: valid UTF-8 (as utf8::valid), with '"', '\\' and control characters
+// escaped, and "</" written as "<\/" so the output can also sit inside an HTML <script> element.
 void append_json_string(std::string& out, std::string_view text);
 
 }  // namespace gpuscope::exporting
