@@ -293,8 +293,8 @@ class Capture:
                         f"only v{SCHEMA_VERSION}): open it with {_OLDER_FORMATS_READER}, which reads "
                         "schemas v1 to v10")
         if version > SCHEMA_VERSION:
-            raise Error(f"{self.path}: written by a newer gpuscope (schema v{version}, this module "
-                        f"reads up to v{SCHEMA_VERSION}); upgrade gpuscope")
+            raise Error(f"{self.path}: written by a newer gpuscope (schema v{version}; this one reads "
+                        f"only v{SCHEMA_VERSION}); upgrade gpuscope")
         return version
 
     def _as_table(self, columns: list[str], rows: list[tuple[Any, ...]]) -> Table:

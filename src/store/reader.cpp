@@ -49,7 +49,7 @@ void check_schema_version(store::Database& db) {
                 kOlderFormatsReader + ", which reads schemas v1 to v10");
   if (version > kSchemaVersion)
     throw Error(db.path() + ": written by a newer gpuscope (schema v" + std::to_string(version) +
-                ", this build reads v" + std::to_string(kSchemaVersion) + "); upgrade gpuscope");
+                "; this one reads only v" + std::to_string(kSchemaVersion) + "); upgrade gpuscope");
 }
 
 bool passes_integrity_check(const std::string& path) {

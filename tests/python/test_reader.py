@@ -218,8 +218,8 @@ class BadFiles(unittest.TestCase):
             db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                        (str(gpuscope.SCHEMA_VERSION + 1),))
         db.close()
-        self.assert_refused(newer, f"newer gpuscope \\(schema v{gpuscope.SCHEMA_VERSION + 1}, "
-                                   f"this module reads up to v{gpuscope.SCHEMA_VERSION}\\)")
+        self.assert_refused(newer, f"newer gpuscope \\(schema v{gpuscope.SCHEMA_VERSION + 1}; "
+                                   f"this one reads only v{gpuscope.SCHEMA_VERSION}\\); upgrade gpuscope")
 
     def test_older_schema_names_the_reader_as_the_cli_does(self) -> None:
         older = self.dir / "older.gpuscope"
