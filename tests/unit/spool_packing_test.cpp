@@ -1,4 +1,4 @@
-// The packed spool (format v4, src/spool/packing.h, chunk_reader.h): every record kind comes back
+// The packed spool (src/spool/packing.h, chunk_reader.h): every record kind comes back
 // byte for byte (pads zero), whatever its values, and damaged packed bytes end the walk instead
 // of being read past. Damage: spool_packed_damage_test.cpp.
 #include <gtest/gtest.h>
