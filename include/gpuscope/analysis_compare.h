@@ -54,10 +54,6 @@ inline constexpr uint64_t kExactLimit = 200000;
 // to be larger (for durations: slower). 0 for an empty sample.
 double cliffs_delta(const std::vector<double>& base, const std::vector<double>& next);
 
-// Romano et al. (2006) thresholds: |d| < 0.147 negligible, < 0.33 small,
-// < 0.474 medium, else large.
-const char* cliffs_magnitude(double delta);
-
 // Two-sided 95% confidence interval of the mean of independent measurements
 // (Student's t, n - 1 degrees of freedom): for whole runs of a bench, where
 // each run is one value. NaN bounds for fewer than 2 values.

@@ -128,7 +128,6 @@ struct StallGuidance {
   const char* meaning;
   const char* advice;
 };
-const std::vector<StallGuidance>& stall_guidance_table();
 const StallGuidance* stall_guidance(std::string_view reason);
 // Reasons that are not a problem in themselves (the warp issued, or another warp did).
 bool stall_is_benign(std::string_view reason);

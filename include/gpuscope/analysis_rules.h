@@ -78,7 +78,4 @@ std::vector<Finding> run_rules(const Trace& trace, const RuleInputs& inputs);
 // first missing kGap* name), in registry order. Empty for gpuscope's own captures.
 std::vector<std::pair<std::string, std::string>> rules_not_run(const Trace& trace);
 
-// The rule ids, in registry order (for docs and tests).
-std::vector<std::string> rule_ids();
-
 }  // namespace gpuscope::analysis

@@ -201,24 +201,24 @@ struct Process {
   // records to one client: while the program's own CUPTI client (torch.profiler) runs,
   // it gets them and this capture does not.
   bool cupti_shared = false;
-  // Schema v7: what limited recording to windows (--capture-range, --delay, --duration), e.g.
+  // What limited recording to windows (--capture-range, --delay, --duration), e.g.
   // "between cudaProfilerStart and cudaProfilerStop"; empty: the whole run was recorded.
   std::string capture_range;
-  // Schema v8: its place in a distributed job, from the launcher's environment (torchrun's
+  // Its place in a distributed job, from the launcher's environment (torchrun's
   // RANK/LOCAL_RANK/WORLD_SIZE, Open MPI's, Slurm's) or Kineto's distributedInfo; -1 and 0:
   // unknown (not launched as one of several ranks).
   int32_t rank = -1, local_rank = -1, world_size = 0;
   uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
-// Schema v7: with a capture range, one interval of a process in which activity was recorded.
+// With a capture range, one interval of a process in which activity was recorded.
 struct CaptureWindow {
   uint32_t pid = 0;
   TimeNs start = 0, end = 0;
   uint32_t run_id = 0;
 };
 
-// Schema v7: the calls of one API function that the lean trace did not record one by one
+// The calls of one API function that the lean trace did not record one by one
 // (pure queries such as cudaGetDevice): how many, and their summed duration. The first call of
 // each is also in api_calls. Per process.
 struct ApiCount {
@@ -239,7 +239,7 @@ struct Run {
   int32_t exit_code = -1;     // -1 when killed by a signal or unknown
   int32_t term_signal = 0;    // signal number that ended it, 0 if none
   std::string options;        // capture options, as given
-  // Where the records came from (schema v5). Empty tool: gpuscope's own capture. For a file
+  // Where the records came from. Empty tool: gpuscope's own capture. For a file
   // imported from another profiler: the tool that wrote it ("nsys", "torch.profiler", "ncu"),
   // its version as the file states it, the file's format or schema ("export schema 3.25.0"),
   // and the file as given on the command line.
@@ -274,7 +274,7 @@ inline constexpr char kGapNvtx[] = "nvtx";                        // NVTX ranges
 inline constexpr char kGapTimeline[] = "timeline";                // start/end timestamps of GPU work
 
 // A framework operator on a CPU thread: a PyTorch op (aten::addmm), a user annotation or a
-// Python function from torch.profiler (schema v5). The CUDA work it launched links to it through
+// Python function from torch.profiler. The CUDA work it launched links to it through
 // its external id (ExternalCorrelation). Ops nest on their thread; depth 0 is outermost.
 struct HostOp {
   uint32_t pid = 0;
@@ -290,7 +290,7 @@ struct HostOp {
 };
 
 // CUPTI's external correlation: the API call (pid, correlation_id) ran inside the framework op
-// whose external id is `external_id` (the innermost one open on that thread). Schema v5.
+// whose external id is `external_id` (the innermost one open on that thread).
 struct ExternalCorrelation {
   uint32_t pid = 0;
   uint32_t correlation_id = 0;
@@ -298,7 +298,7 @@ struct ExternalCorrelation {
   uint32_t run_id = 0;
 };
 
-// What NCCL's own record of a call says about the kernel that carried it out (schema v10): from
+// What NCCL's own record of a call says about the kernel that carried it out: from
 // NCCL's NVTX payloads in gpuscope's captures, from the kernel's arguments in torch.profiler
 // traces. Keyed like the kernel: (pid, correlation_id of its launch).
 struct CollectiveCall {
@@ -378,7 +378,7 @@ struct MetricCollection {
   uint64_t kernels_failed = 0;     // kernel: launches whose measurement failed
   uint64_t interval_ns = 0;        // sampling: interval
   uint32_t run_id = 0;
-  // Where the values came from (schema v5): "" for gpuscope's own collection, else the file they
+  // Where the values came from: "" for gpuscope's own collection, else the file they
   // were imported from, e.g. "ncu CSV run.csv" (--metrics-from, or an ncu CSV imported alone).
   // Last, so brace-initialized rows written before it stay valid.
   std::string source;

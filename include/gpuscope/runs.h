@@ -23,7 +23,4 @@ Trace select_run(const Trace& trace, uint32_t run_id);
 // one rank of a job as a capture of its own (export --per-rank).
 Trace select_process(const Trace& trace, uint32_t pid);
 
-// The run ids of a bench capture in order (from trace.runs); empty for a single capture.
-std::vector<uint32_t> run_ids(const Trace& trace);
-
 }  // namespace gpuscope

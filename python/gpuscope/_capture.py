@@ -11,20 +11,11 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-# The newest capture schema this module reads (docs/schema.md, "Versioning"); kSchemaVersion in
-# the C++ store. Older files read too: tables they predate come back empty.
+# The capture schema this module reads, and the only one (docs/schema.md, "Versions");
+# kSchemaVersion in the C++ store.
 SCHEMA_VERSION = 10
-
-# Tables and views newer than schema v1 that the named methods read, with their columns, so an
-# older file gives an empty table with the right columns rather than an error.
-_ADDED_LATER: dict[str, list[str]] = {
-    "kernel_metrics_named": ["run_id", "pid", "correlation_id", "kernel", "start_ns", "duration_ns",
-                             "metric", "value"],  # v4
-    "host_ops_named": ["pid", "tid", "name_id", "category_id", "start_ns", "end_ns", "external_id",
-                       "sequence_number", "input_shapes_id", "depth", "run_id", "name", "category",
-                       "input_shapes"],  # v5
-    "source_gaps": ["what", "detail"],  # v5
-}
+# What reads older captures (src/common/older_formats.h): the refusal names it, as the CLI's does.
+_OLDER_FORMATS_READER = "gpuscope 0.1.0 built from commit f998382"
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -160,13 +151,13 @@ class Capture:
     def host_ops(self) -> Table:
         """Framework ops on CPU threads, e.g. PyTorch's aten::addmm from a torch.profiler trace
         (host_ops_named): start_ns/end_ns, depth, sequence_number, name, category,
-        input_shapes. Empty before schema v5."""
+        input_shapes."""
         return self.table("host_ops_named")
 
     def kernel_metrics(self) -> Table:
         """Hardware metrics, one row per metric per measured launch (kernel_metrics_named):
         kernel, start_ns, duration_ns, metric (Perfworks name), value in the metric's unit.
-        Empty before schema v4 or without --metrics."""
+        Empty without --metrics."""
         return self.table("kernel_metrics_named")
 
     def devices(self) -> Table:
@@ -184,7 +175,7 @@ class Capture:
 
     def source_gaps(self) -> Table:
         """What an imported file's source does not record (what, detail); empty for gpuscope's
-        own captures and before schema v5."""
+        own captures."""
         return self.table("source_gaps")
 
     def run(self) -> dict[str, Any]:
@@ -202,8 +193,6 @@ class Capture:
     def table(self, name: str) -> Table:
         """Any table or view of the file by name, e.g. "synchronizations" or "nvtx_marks"."""
         if name not in self._names():
-            if name in _ADDED_LATER:  # the file predates it
-                return self._as_table(_ADDED_LATER[name], [])
             raise Error(f"{self.path}: no table or view '{name}' (schema v{self.schema_version}; "
                         "see tables())")
         return self._as_table(*self._select(name))
@@ -299,9 +288,13 @@ class Capture:
         if not text.isdigit() or int(text) < 1:
             raise Error(f"{self.path}: corrupt capture (bad schema version '{text}')")
         version = int(text)
+        if version < SCHEMA_VERSION:
+            raise Error(f"{self.path}: written by an older gpuscope (schema v{version}; this one reads "
+                        f"only v{SCHEMA_VERSION}): open it with {_OLDER_FORMATS_READER}, which reads "
+                        "schemas v1 to v10")
         if version > SCHEMA_VERSION:
-            raise Error(f"{self.path}: written by a newer gpuscope (schema v{version}, this module "
-                        f"reads up to v{SCHEMA_VERSION}); upgrade gpuscope")
+            raise Error(f"{self.path}: written by a newer gpuscope (schema v{version}; this one reads "
+                        f"only v{SCHEMA_VERSION}); upgrade gpuscope")
         return version
 
     def _as_table(self, columns: list[str], rows: list[tuple[Any, ...]]) -> Table:

@@ -7,26 +7,10 @@
 #include <cstdint>
 
 #include "common/error.h"
+#include "common/utf8.h"
 
 namespace gpuscope::check {
 namespace {
-
-// The length of the UTF-8 sequence at `at` and its code point; 0 when it is not UTF-8 (overlong
-// forms and surrogates included, as toml++'s reader rejects them).
-size_t decode_utf8(const std::string& text, size_t at, char32_t& code) {
-  const auto byte = [&](size_t i) { return at + i < text.size() ? static_cast<unsigned char>(text[at + i]) : 0u; };
-  const unsigned lead = byte(0);
-  const size_t length = lead >= 0xF0 && lead <= 0xF4 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 && lead <= 0xDF ? 2 : 0;
-  if (length == 0 || (length == 3 && lead > 0xEF)) return 0;
-  code = lead & (0xFF >> (length + 1));
-  for (size_t i = 1; i < length; ++i) {
-    if ((byte(i) & 0xC0) != 0x80) return 0;
-    code = code << 6 | (byte(i) & 0x3F);
-  }
-  static constexpr char32_t kSmallest[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (code < kSmallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return 0;
-  return length;
-}
 
 enum class In { Code, Comment, BasicString, LiteralString };
 
@@ -42,7 +26,6 @@ std::string escape_non_ascii(const std::string& text, const std::string& source)
   bool multi_line = false;  // the string is """...""" or '''...'''
   for (size_t i = 0; i < text.size();) {
     const char c = text[i];
-    char32_t code = 0;
     if (static_cast<unsigned char>(c) < 0x80) {
       // Strings open and close by their delimiters; an escape's character never closes one.
       const char quote = in == In::BasicString ? '"' : '\'';
@@ -65,17 +48,23 @@ std::string escape_non_ascii(const std::string& text, const std::string& source)
       }
       out.append(text, i, take);
       i += take;
-    } else if (const size_t length = decode_utf8(text, i, code); length == 0 || in == In::Comment) {
-      out += c;  // not UTF-8 (toml++ refuses it), or in a comment (toml++ looks only for its end)
-      ++i;
-    } else if (in == In::BasicString) {
-      const auto value = static_cast<uint32_t>(code);
-      out += code > 0xFFFF ? fmt::format("\\U{:08X}", value) : fmt::format("\\u{:04X}", value);
-      i += length;
     } else {
-      fail(i, fmt::format("'{}' {}", text.substr(i, length),
-                          in == In::LiteralString ? "in a 'literal string': write non-ASCII text in a \"double-quoted\" string"
-                                                  : "outside a string or a comment"));
+      size_t length = 0;
+      const char32_t code = utf8::decode(text, i, length);
+      if (length == 1 || in == In::Comment) {
+        // A lone non-ASCII byte is not UTF-8 (toml++ refuses it); in a comment toml++ looks only
+        // for its end.
+        out += c;
+        ++i;
+      } else if (in == In::BasicString) {
+        const auto value = static_cast<uint32_t>(code);
+        out += code > 0xFFFF ? fmt::format("\\U{:08X}", value) : fmt::format("\\u{:04X}", value);
+        i += length;
+      } else {
+        fail(i, fmt::format("'{}' {}", text.substr(i, length),
+                            in == In::LiteralString ? "in a 'literal string': write non-ASCII text in a \"double-quoted\" string"
+                                                    : "outside a string or a comment"));
+      }
     }
   }
   return out;

@@ -200,14 +200,6 @@ double cliffs_delta(const std::vector<double>& base, const std::vector<double>& 
   return (greater - less) / (static_cast<double>(base.size()) * static_cast<double>(next.size()));
 }
 
-const char* cliffs_magnitude(double delta) {
-  const double d = std::fabs(delta);
-  if (d < 0.147) return "negligible";
-  if (d < 0.33) return "small";
-  if (d < 0.474) return "medium";
-  return "large";
-}
-
 // 97.5th percentile of Student's t for 1..30 degrees of freedom (standard tables).
 constexpr double kT975[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
                             2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,

@@ -106,8 +106,6 @@ const std::vector<StallGuidance> kGuidance = {
 
 }  // namespace
 
-const std::vector<StallGuidance>& stall_guidance_table() { return kGuidance; }
-
 const StallGuidance* stall_guidance(std::string_view reason) {
   for (const StallGuidance& g : kGuidance)
     if (reason == g.reason) return &g;

@@ -41,7 +41,6 @@ struct Scenario {
   // (a pageable copy's last staging chunk; pinned copies return almost at once).
   std::unordered_map<size_t, TimeNs> memcpy_post_ns;
   std::vector<GraphReplay> graphs;
-  bool drops_wait(size_t api_index) const { return api_ns.count(api_index) != 0; }
 };
 
 // One thread's replay, prepared once (its calls in order, the GPU work each issued, the

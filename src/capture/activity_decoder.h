@@ -58,7 +58,6 @@ class ActivityDecoder {
   // Returns the number of records visited.
   size_t decode_buffer(uint8_t* buffer, size_t valid_bytes, NextRecordFn next);
 
-  void set_own_thread_check(bool (*is_own_thread)(uint32_t tid)) { hooks_.is_own_thread = is_own_thread; }
   const DecodeStats& stats() const { return stats_; }
 
   // The interned name of an API function, as Api records name it (cached per function).

@@ -1,6 +1,6 @@
 // `gpuscope bench [-n RUNS] [--warmup K] -- CMD ARGS`: run the program K + RUNS
 // times under capture, exactly as `profile` does, and keep the measured runs in
-// one capture, every record stamped with its run id (schema v2, docs/schema.md).
+// one capture, every record stamped with its run id (docs/schema.md, `run_id`).
 // Prints the across-run statistics on stderr (the program's stdout stays its
 // own). Exit: 0 when every run exited 0, else the first failing run's status.
 #include <cstdio>

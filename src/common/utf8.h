@@ -1,5 +1,6 @@
-// UTF-8 decoding for outputs that must be valid text (text, markdown, JUnit XML): names come from
-// programs and files and may hold any bytes.
+// The one UTF-8 decoder (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), for
+// everything that must be valid text (reports in every format, JUnit XML, the exports) or must
+// tell UTF-8 apart (rule files): names come from programs and files and may hold any bytes.
 #pragma once
 
 #include <string>

@@ -41,7 +41,6 @@ class Lanes {
  public:
   explicit Lanes(const tracks::Layout& layout);
 
-  bool kineto_scheme() const { return kineto_; }
   int64_t pid(uint32_t group) const { return pids_[group]; }
   // Kineto's process_labels: "CPU" for a process, "GPU 0" for a device.
   std::string label(uint32_t group) const;

@@ -12,10 +12,10 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "common/utf8.h"
 #include "export/lanes.h"
 #include "export/perfetto_fields.h"
 #include "export/proto_writer.h"
-#include "export/text.h"
 #include "export/writers.h"
 
 namespace gpuscope::exporting {
@@ -70,10 +70,10 @@ class PerfettoWriter {
       d.varint(pf::kUuid, group_uuid(gi));
       if (g.kind == tracks::GroupKind::Process) {
         ProtoMessage process;
-        process.varint(pf::kProcessPid, lanes_.pid(gi)).bytes(pf::kProcessName, valid_utf8(g.name));
+        process.varint(pf::kProcessPid, lanes_.pid(gi)).bytes(pf::kProcessName, utf8::valid(g.name));
         d.message(pf::kProcess, process);
       } else {
-        d.varint(pf::kParentUuid, group_uuid(lanes_.process_group(gi))).bytes(pf::kName, valid_utf8(g.name));
+        d.varint(pf::kParentUuid, group_uuid(lanes_.process_group(gi))).bytes(pf::kName, utf8::valid(g.name));
       }
       descriptor(d.varint(pf::kChildOrdering, pf::kChildOrderingExplicit).varint(pf::kSiblingOrderRank, rank++));
       for (uint32_t li = 0; li < lanes_.all().size(); ++li)
@@ -84,7 +84,7 @@ class PerfettoWriter {
         if (c.unit == "bytes") unit.varint(pf::kCounterUnit, pf::kUnitSizeBytes);
         else if (!c.unit.empty()) unit.bytes(pf::kCounterUnitName, c.unit);
         d.clear();
-        d.varint(pf::kUuid, counter_uuid(ci)).varint(pf::kParentUuid, group_uuid(gi)).bytes(pf::kName, valid_utf8(c.name));
+        d.varint(pf::kUuid, counter_uuid(ci)).varint(pf::kParentUuid, group_uuid(gi)).bytes(pf::kName, utf8::valid(c.name));
         descriptor(d.message(pf::kCounter, unit).varint(pf::kSiblingOrderRank, rank++));
       }
     }
@@ -99,9 +99,9 @@ class PerfettoWriter {
     if (t.kind == tracks::TrackKind::Thread && lane.row == 0) {
       ProtoMessage thread;
       thread.varint(pf::kThreadPid, lanes_.pid(lane.group)).varint(pf::kThreadTid, lane.tid);
-      d.message(pf::kThread, thread.bytes(pf::kThreadName, valid_utf8(lane.name)));
+      d.message(pf::kThread, thread.bytes(pf::kThreadName, utf8::valid(lane.name)));
     } else {
-      d.varint(pf::kParentUuid, group_uuid(lane.group)).bytes(pf::kName, valid_utf8(lane.name));
+      d.varint(pf::kParentUuid, group_uuid(lane.group)).bytes(pf::kName, utf8::valid(lane.name));
     }
     return d;
   }
@@ -263,7 +263,7 @@ class PerfettoWriter {
     const auto [it, added] = table.try_emplace(text, table.size() + 1);
     if (added) {
       ProtoMessage entry;
-      entry.varint(pf::kIid, it->second).bytes(text_field, valid_utf8(text));
+      entry.varint(pf::kIid, it->second).bytes(text_field, utf8::valid(text));
       interned_.message(list, entry);
     }
     return it->second;

@@ -13,7 +13,6 @@
 #include "importers/ncu_csv/ncu_importer.h"
 #include "importers/nsys_sqlite/nsys_export.h"
 #include "importers/spool/spool_importer.h"
-#include "importers/torch_nvtx/torch_nvtx.h"
 #include "importers/validate.h"
 #include "spool/format.h"
 
@@ -23,14 +22,12 @@ namespace {
 
 bool is_capture(const Probe& probe) { return probe.sqlite && probe.has_table("meta"); }
 
-// Only ever read into an empty trace: captures are not combined (import_files). A capture written
-// before imports converted PyTorch's NVTX op ranges (schema < v7) gets them converted here; a
-// newer one has none left, so nothing is converted twice. A capture is validated again: it may
-// have been written by other means than an import (validation finds nothing twice).
+// Only ever read into an empty trace: captures are not combined (import_files). A capture is
+// validated again: it may have been written by other means than an import (validation finds
+// nothing twice).
 void read_capture(const std::string& path, Trace& trace) {
   trace = read_trace(path);
   validate_trace(trace);
-  if (convert_torch_nvtx(trace)) nest_ranges(trace);
 }
 
 bool is_spool(const Probe& probe) {

@@ -49,10 +49,4 @@ Trace select_process(const Trace& trace, uint32_t pid) {
   return out;
 }
 
-std::vector<uint32_t> run_ids(const Trace& trace) {
-  std::vector<uint32_t> ids;
-  for (const BenchRun& r : trace.runs) ids.push_back(r.run_id);
-  return ids;
-}
-
 }  // namespace gpuscope

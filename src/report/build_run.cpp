@@ -96,7 +96,7 @@ Table processes_table(const Trace& trace, size_t top) {
   std::vector<Process> processes = trace.processes;
   std::sort(processes.begin(), processes.end(),
             [](const Process& a, const Process& b) { return a.pid < b.pid; });
-  // The ranks of a distributed job, where a launcher said (schema v8): after the PID.
+  // The ranks of a distributed job, where a launcher said: after the PID.
   const bool ranks = std::any_of(processes.begin(), processes.end(), [](const Process& p) { return p.rank >= 0; });
   if (ranks) t.columns.insert(t.columns.begin() + 1, text_column("rank", "Rank"));
   for (const Process& p : processes) {

@@ -11,7 +11,7 @@
 
 #include <random>
 
-#include "export/text.h"
+#include "common/utf8.h"
 #include "report/html_payload.h"
 #include "report/renderers.h"
 #include "report/text_util.h"
@@ -33,11 +33,11 @@ extern const char* const kAppJs;
 
 namespace {
 
-// Text as HTML: invalid UTF-8 (exporting::valid_utf8, RFC 3629) and control characters become
+// Text as HTML: invalid UTF-8 (utf8::valid, RFC 3629) and control characters become
 // U+FFFD, which shows that a byte was there without passing it on; markup characters become
 // entities. Multi-byte sequences are left whole: their bytes are all >= 0x80.
 std::string escape(std::string_view s) {
-  const std::string text = exporting::valid_utf8(s);
+  const std::string text = utf8::valid(s);
   std::string out;
   out.reserve(text.size());
   for (const char ch : text) {

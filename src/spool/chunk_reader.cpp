@@ -6,34 +6,17 @@
 
 namespace gpuscope::spool {
 
-void ChunkReader::start(const void* payload, size_t bytes, uint32_t version) {
+void ChunkReader::start(const void* payload, size_t bytes) {
   at_ = static_cast<const uint8_t*>(payload);
   end_ = at_ + bytes;
-  packed_ = version >= kFirstPackedVersion;
   damaged_ = false;
-  if (packed_) {  // each chunk starts from zeros
-    std::memset(previous_, 0, sizeof previous_);
-    std::memset(records_, 0, sizeof records_);
-  }
+  // Each chunk starts from zeros.
+  std::memset(previous_, 0, sizeof previous_);
+  std::memset(records_, 0, sizeof records_);
 }
 
 bool ChunkReader::next(RecordView& record) {
   if (damaged_ || at_ == end_) return false;
-  return packed_ ? next_packed(record) : next_framed(record);
-}
-
-bool ChunkReader::next_framed(RecordView& record) {
-  RecordHeader header{};
-  if (static_cast<size_t>(end_ - at_) < sizeof header) return fail();
-  std::memcpy(&header, at_, sizeof header);
-  at_ += sizeof header;
-  if (static_cast<size_t>(end_ - at_) < header.bytes) return fail();
-  record = {static_cast<RecordKind>(header.kind), reinterpret_cast<const char*>(at_), header.bytes};
-  at_ += header.bytes;
-  return true;
-}
-
-bool ChunkReader::next_packed(RecordView& record) {
   const uint8_t kind_value = *at_++;
   const auto kind = static_cast<RecordKind>(kind_value);
   if (kind == RecordKind::String || kind == RecordKind::Text) return unpack_string(kind, record);

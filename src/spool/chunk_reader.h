@@ -1,7 +1,6 @@
-// Walks the records of one CRC-checked chunk payload, whatever the file's version: v1–v3 chunks
-// hold RecordHeader + struct body per record, v4 chunks packed records (packing.h), which the
-// reader unpacks back into the exact structs of format.h (pads zero). Either way a record comes
-// out as the kind and the bytes a v3 chunk would have held, so the importer decodes one form.
+// Walks the records of one CRC-checked chunk payload: packed records (packing.h), which the reader
+// unpacks back into the exact structs of format.h (pads zero); a String or Text record comes out
+// as StringDef + text.
 //
 // Damage never reads outside the payload: a record cut by the chunk's end, an unknown packed
 // kind, a change mask with bits beyond the kind's fields, a varint over 64 bits or a value too
@@ -19,7 +18,7 @@
 namespace gpuscope::spool {
 
 struct RecordView {
-  RecordKind kind;   // as written; the raw (v1–v3) form may carry any value
+  RecordKind kind;   // String, Text or a kind with a layout (layouts.h)
   const char* body;  // the struct, or StringDef + text for String and Text
   uint32_t bytes;    // valid until the next call of next() or start()
 };
@@ -30,16 +29,14 @@ class ChunkReader {
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;
 
-  // Starts on a payload of a file of `version`; the payload must outlive the walk.
-  void start(const void* payload, size_t bytes, uint32_t version);
+  // Starts on a payload; the payload must outlive the walk.
+  void start(const void* payload, size_t bytes);
 
   // The next record; false at the end of the payload or at damage.
   bool next(RecordView& record);
   bool damaged() const { return damaged_; }
 
  private:
-  bool next_framed(RecordView& record);
-  bool next_packed(RecordView& record);
   bool unpack_string(RecordKind kind, RecordView& record);
   bool fail() {
     damaged_ = true;
@@ -48,9 +45,8 @@ class ChunkReader {
 
   const uint8_t* at_ = nullptr;
   const uint8_t* end_ = nullptr;
-  bool packed_ = false;
   bool damaged_ = false;
-  // v4, per kind: the previous record's stored values (end_ns as a duration) and the record
+  // Per kind: the previous record's stored values (end_ns as a duration) and the record
   // itself unpacked, which the next record of the kind updates in place, field by changed field.
   uint64_t previous_[kKindSlots][kMaxFields] = {};
   alignas(8) uint8_t records_[kKindSlots][kMaxRecordBytes] = {};

@@ -13,23 +13,18 @@
 // String record defines an id the first time the text is seen, later records refer to the id.
 // Ids are per process.
 //
-// How a payload holds its records depends on the version:
-//   v1–v3  RecordHeader + the struct (or StringDef + bytes), as they lie in memory.
-//   v4     packed records (packing.h): a kind byte, then only the fields that changed since the
-//          previous record of the same kind in the chunk, as varint deltas (end_ns as a
-//          duration); String/Text as varint id, varint length, bytes. About 12 bytes a record
-//          on the training-shaped scale bench, against 48 (Api) or 112 (Kernel) framed. The
-//          packed state starts over in every chunk, so every chunk still decodes on its own.
-//          The field table is layouts.h; the structs below remain the unpacked form, and their
-//          sizes remain part of the format.
+// A payload holds packed records (packing.h): a kind byte, then only the fields that changed
+// since the previous record of the same kind in the chunk, as varint deltas (end_ns as a
+// duration); String/Text as varint id, varint length, bytes. About 12 bytes a record on the
+// training-shaped scale bench, against 48 (Api) or 112 (Kernel) for the structs as they lie in
+// memory. The packed state starts over in every chunk, so every chunk decodes on its own. The
+// field table is layouts.h; the structs below are the unpacked form, and their sizes are part of
+// the format.
 //
 // All integers are little-endian (we only write on x86-64/aarch64 Linux).
 // Times are ns on CLOCK_REALTIME, as CUPTI reports them on Linux.
-// Bump kVersion on any layout change; the reader rejects versions it does not know.
-// v2 added the metric records (KernelMetric, GpuSample, MetricCollection); v3 the ApiCount
-// record of the lean API trace. An older file is a newer one without them, so readers accept all.
-// v4 packs the records (same structs, same kinds); readers still read v1–v3 chunks as they are.
-// v5 added the CommCall record (NCCL's calls, from its NVTX payloads).
+// Bump kVersion on any change to the format; the reader reads its own version only (a spool is a
+// temporary file: the run that wrote it imports it) and refuses others with one line.
 #pragma once
 
 #include <cstdint>
@@ -38,8 +33,6 @@ namespace gpuscope::spool {
 
 inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
 inline constexpr uint32_t kVersion = 5;
-inline constexpr uint32_t kFirstPackedVersion = 4;  // chunks of this version on hold packed records
-inline constexpr uint32_t kOldestReadableVersion = 1;
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
 
@@ -74,12 +67,12 @@ enum class RecordKind : uint16_t {
   Overhead = 12,   // OverheadRecord
   Loss = 13,       // LossRecord
   End = 14,        // EndRecord: clean shutdown
-  KernelMetric = 15,      // KernelMetricRecord (v2)
-  GpuSample = 16,         // GpuSampleRecord (v2)
-  MetricCollection = 17,  // MetricCollectionRecord (v2)
-  ApiCount = 18,          // ApiCountRecord (v3)
-  CaptureWindow = 19,     // CaptureWindowRecord (v3)
-  CommCall = 20,          // CommCallRecord (v5)
+  KernelMetric = 15,      // KernelMetricRecord
+  GpuSample = 16,         // GpuSampleRecord
+  MetricCollection = 17,  // MetricCollectionRecord
+  ApiCount = 18,          // ApiCountRecord
+  CaptureWindow = 19,     // CaptureWindowRecord
+  CommCall = 20,          // CommCallRecord
 };
 
 // The spool's own codes for what the model keeps as enums. They are written to disk, so each value
@@ -103,12 +96,6 @@ enum class SyncCode : uint8_t {
   Unknown = 0, EventSynchronize = 1, StreamWaitEvent = 2, StreamSynchronize = 3, ContextSynchronize = 4
 };
 
-struct RecordHeader {  // v1–v3 only
-  uint16_t kind;   // RecordKind
-  uint16_t flags;  // reserved, 0
-  uint32_t bytes;  // body bytes after this header
-};
-
 struct StringDef {
   uint32_t id;
   uint32_t length;  // bytes that follow, no terminator
@@ -120,8 +107,8 @@ enum class TextKey : uint32_t {
   CaptureStatus = 2,  // "ok" or why capture could not start
   CuptiPath = 3,      // which libcupti was loaded
   CuptiShared = 4,    // "1": the program had loaded that libcupti itself (e.g. PyTorch's)
-  CaptureRange = 5,   // v3: what limited recording to windows, e.g. "cudaProfilerStart/Stop"
-  Distributed = 6,    // v3: "RANK LOCAL_RANK WORLD_SIZE" from the launcher's environment (-1: unset)
+  CaptureRange = 5,   // what limited recording to windows, e.g. "cudaProfilerStart/Stop"
+  Distributed = 6,    // "RANK LOCAL_RANK WORLD_SIZE" from the launcher's environment (-1: unset)
 };
 
 struct ProcessRecord {
@@ -337,10 +324,9 @@ struct MetricCollectionRecord {
 
 
 // The layout is the format: a field added, removed or resized changes a size below, which must
-// come with a kVersion bump (and a reader that still accepts the old size).
+// come with a kVersion bump.
 static_assert(sizeof(FileHeader) == 32);
 static_assert(sizeof(ChunkHeader) == 16);
-static_assert(sizeof(RecordHeader) == 8);
 static_assert(sizeof(StringDef) == 8);
 static_assert(sizeof(ProcessRecord) == 32);
 static_assert(sizeof(DeviceRecord) == 96);

@@ -1,5 +1,5 @@
 // The field table of the spool's fixed-size records (format.h): where each field of each struct
-// lies, how wide it is and how the packed spool (v4, packing.h) stores it. The structs stay the
+// lies, how wide it is and how the packed spool (packing.h) stores it. The structs stay the
 // unpacked form; this table is what lets a chunk carry only the fields that changed.
 //
 // A layout lists the fields in the order their bits appear in a packed record's change mask. The

@@ -1,4 +1,4 @@
-// The packed spool (format v4): how a chunk's records are written so that a record costs its
+// The packed spool: how a chunk's records are written so that a record costs its
 // changes, not its struct. Layout of one packed record (all integers varints, varint.h):
 //
 //   kind        1 byte, a RecordKind

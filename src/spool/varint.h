@@ -1,4 +1,4 @@
-// LEB128 varints and zigzag signs for the packed spool (v4, packing.h). A value takes 7 bits a
+// LEB128 varints and zigzag signs for the packed spool (packing.h). A value takes 7 bits a
 // byte, low bits first, the top bit set on every byte but the last: a delta under 128 costs 1 byte,
 // a 64-bit value at most kMaxVarintBytes. Zigzag maps small negative deltas to small numbers
 // (0, -1, 1, -2 ... -> 0, 1, 2, 3 ...) so they stay short too.

@@ -1,6 +1,6 @@
 // Reads a capture back into a Trace. Every way a file can be wrong gets its own
 // one-line message: missing, not SQLite (or one of our spools), truncated,
-// corrupt, foreign SQLite, or written by a newer gpuscope.
+// corrupt, foreign SQLite, or written by an older or a newer gpuscope.
 #include <cstring>
 #include <exception>
 #include <future>
@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "common/older_formats.h"
 #include "gpuscope/store.h"
 #include "spool/format.h"
 #include "store/table_io.h"
@@ -31,7 +32,8 @@ void check_file_header(const std::string& path) {
   store::check_sqlite_file(path, "a gpuscope capture");
 }
 
-int read_schema_version(store::Database& db) {
+// The file's schema version must be this build's: there is one layout to read.
+void check_schema_version(store::Database& db) {
   if (!db.has_table("meta"))
     throw Error(db.path() + ": an SQLite database, but not a gpuscope capture (no meta table)");
   auto select = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'");
@@ -41,11 +43,13 @@ int read_schema_version(store::Database& db) {
   const long version = std::strtol(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || version < 1)
     throw Error(db.path() + ": corrupt capture (bad schema version '" + text + "')");
+  if (version < kSchemaVersion)
+    throw Error(db.path() + ": written by an older gpuscope (schema v" + std::to_string(version) +
+                "; this one reads only v" + std::to_string(kSchemaVersion) + "): open it with " +
+                kOlderFormatsReader + ", which reads schemas v1 to v10");
   if (version > kSchemaVersion)
     throw Error(db.path() + ": written by a newer gpuscope (schema v" + std::to_string(version) +
-                ", this build reads up to v" + std::to_string(kSchemaVersion) +
-                "); upgrade gpuscope");
-  return static_cast<int>(version);
+                "; this one reads only v" + std::to_string(kSchemaVersion) + "); upgrade gpuscope");
 }
 
 bool passes_integrity_check(const std::string& path) {
@@ -70,44 +74,44 @@ void load_strings(store::Database& db, StringTable& strings) {
 
 Trace load_tables(const std::string& path) {
   store::Database db(path, store::Database::Mode::ReadOnly);
-  const int version = read_schema_version(db);
+  check_schema_version(db);
   Trace trace;
   load_strings(db, trace.strings);
   store::RowCodec codec;
-  auto runs = store::load_rows(db, store::run_table(), version, codec);
+  auto runs = store::load_rows(db, store::run_table(), codec);
   if (runs.size() != 1) throw Error(path + ": corrupt capture (expected one run row)");
   trace.run = runs.front();
   codec.time_base = trace.run.start;
-  codec.launches = store::load_rows(db, store::kernel_launch_table(), version, codec);
+  codec.launches = store::load_rows(db, store::kernel_launch_table(), codec);
   for (size_t i = 0; i < codec.launches.size(); ++i)
     if (codec.launches[i].id != i)
       throw Error(path + ": corrupt capture (kernel_launches ids are not 0, 1, 2, ... in order)");
-  trace.runs = store::load_rows(db, store::bench_run_table(), version, codec);
-  trace.processes = store::load_rows(db, store::process_table(), version, codec);
-  trace.devices = store::load_rows(db, store::device_table(), version, codec);
-  trace.api_calls = store::load_rows(db, store::api_call_table(version), version, codec);
+  trace.runs = store::load_rows(db, store::bench_run_table(), codec);
+  trace.processes = store::load_rows(db, store::process_table(), codec);
+  trace.devices = store::load_rows(db, store::device_table(), codec);
+  trace.api_calls = store::load_rows(db, store::api_call_table(), codec);
   try {
-    trace.kernels = store::load_rows(db, store::kernel_table(version), version, codec);
+    trace.kernels = store::load_rows(db, store::kernel_table(), codec);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }
-  trace.memcpys = store::load_rows(db, store::memcpy_table(version), version, codec);
-  trace.memsets = store::load_rows(db, store::memset_table(version), version, codec);
-  trace.memory_events = store::load_rows(db, store::memory_event_table(version), version, codec);
-  trace.synchronizations = store::load_rows(db, store::synchronization_table(version), version, codec);
-  trace.nvtx_ranges = store::load_rows(db, store::nvtx_range_table(version), version, codec);
-  trace.nvtx_marks = store::load_rows(db, store::nvtx_mark_table(version), version, codec);
-  trace.overheads = store::load_rows(db, store::overhead_table(), version, codec);
-  trace.data_loss = store::load_rows(db, store::data_loss_table(), version, codec);
-  trace.kernel_metrics = store::load_rows(db, store::kernel_metric_table(), version, codec);
-  trace.gpu_metric_samples = store::load_rows(db, store::gpu_metric_sample_table(version), version, codec);
-  trace.metric_collections = store::load_rows(db, store::metric_collection_table(), version, codec);
-  trace.source_gaps = store::load_rows(db, store::source_gap_table(), version, codec);
-  trace.host_ops = store::load_rows(db, store::host_op_table(version), version, codec);
-  trace.external_correlations = store::load_rows(db, store::external_correlation_table(), version, codec);
-  trace.capture_windows = store::load_rows(db, store::capture_window_table(), version, codec);
-  trace.collective_calls = store::load_rows(db, store::collective_call_table(), version, codec);
-  trace.api_counts = store::load_rows(db, store::api_count_table(), version, codec);
+  trace.memcpys = store::load_rows(db, store::memcpy_table(), codec);
+  trace.memsets = store::load_rows(db, store::memset_table(), codec);
+  trace.memory_events = store::load_rows(db, store::memory_event_table(), codec);
+  trace.synchronizations = store::load_rows(db, store::synchronization_table(), codec);
+  trace.nvtx_ranges = store::load_rows(db, store::nvtx_range_table(), codec);
+  trace.nvtx_marks = store::load_rows(db, store::nvtx_mark_table(), codec);
+  trace.overheads = store::load_rows(db, store::overhead_table(), codec);
+  trace.data_loss = store::load_rows(db, store::data_loss_table(), codec);
+  trace.kernel_metrics = store::load_rows(db, store::kernel_metric_table(), codec);
+  trace.gpu_metric_samples = store::load_rows(db, store::gpu_metric_sample_table(), codec);
+  trace.metric_collections = store::load_rows(db, store::metric_collection_table(), codec);
+  trace.source_gaps = store::load_rows(db, store::source_gap_table(), codec);
+  trace.host_ops = store::load_rows(db, store::host_op_table(), codec);
+  trace.external_correlations = store::load_rows(db, store::external_correlation_table(), codec);
+  trace.capture_windows = store::load_rows(db, store::capture_window_table(), codec);
+  trace.collective_calls = store::load_rows(db, store::collective_call_table(), codec);
+  trace.api_counts = store::load_rows(db, store::api_count_table(), codec);
   return trace;
 }
 

@@ -1,6 +1,6 @@
-// What the packed event tables of schema v9 need besides the row itself, one per file
-// written or read: the time base their times are offsets from, and the dictionary of kernel
-// launch configurations that kernels_packed refers to by id (kernel_launches).
+// What the packed event tables need besides the row itself, one per file written or read: the
+// time base their times are offsets from, and the dictionary of kernel launch configurations that
+// kernels_packed refers to by id (kernel_launches).
 #pragma once
 
 #include <array>

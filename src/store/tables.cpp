@@ -10,12 +10,11 @@ const TableSpec<Run>& run_table() {
        integer_column("start_ns", &Run::start), integer_column("end_ns", &Run::end),
        integer_column("exit_code", &Run::exit_code),
        integer_column("term_signal", &Run::term_signal), text_column("options", &Run::options),
-       since(5, text_column("source_tool", &Run::source_tool)),
-       since(5, text_column("source_version", &Run::source_version)),
-       since(5, text_column("source_schema", &Run::source_schema)),
-       since(5, text_column("source_file", &Run::source_file)),
-       since(7, text_column("host_ops_source", &Run::host_ops_source))},
-      {}};
+       text_column("source_tool", &Run::source_tool),
+       text_column("source_version", &Run::source_version),
+       text_column("source_schema", &Run::source_schema),
+       text_column("source_file", &Run::source_file),
+       text_column("host_ops_source", &Run::host_ops_source)}};
   return spec;
 }
 
@@ -24,9 +23,7 @@ const TableSpec<BenchRun>& bench_run_table() {
       "bench_runs",
       {integer_column("run_id", &BenchRun::run_id), integer_column("start_ns", &BenchRun::start),
        integer_column("end_ns", &BenchRun::end), integer_column("exit_code", &BenchRun::exit_code),
-       integer_column("term_signal", &BenchRun::term_signal)},
-      {},
-      2};
+       integer_column("term_signal", &BenchRun::term_signal)}};
   return spec;
 }
 
@@ -41,12 +38,11 @@ const TableSpec<Process>& process_table() {
        integer_column("runtime_version", &Process::runtime_version),
        integer_column("cupti_version", &Process::cupti_version),
        text_column("capture_status", &Process::capture_status),
-       run_id_column<Process>(), since(3, text_column("cupti_path", &Process::cupti_path)),
-       since(3, integer_column("cupti_shared", &Process::cupti_shared)),
-       since(7, text_column("capture_range", &Process::capture_range)),
-       since(8, integer_column("rank", &Process::rank)), since(8, integer_column("local_rank", &Process::local_rank)),
-       since(8, integer_column("world_size", &Process::world_size))},
-      {}};
+       run_id_column<Process>(), text_column("cupti_path", &Process::cupti_path),
+       integer_column("cupti_shared", &Process::cupti_shared),
+       text_column("capture_range", &Process::capture_range),
+       integer_column("rank", &Process::rank), integer_column("local_rank", &Process::local_rank),
+       integer_column("world_size", &Process::world_size)}};
   return spec;
 }
 
@@ -73,8 +69,7 @@ const TableSpec<Device>& device_table() {
        integer_column("max_threads_per_block", &Device::max_threads_per_block),
        integer_column("warp_size", &Device::warp_size),
        integer_column("copy_engines", &Device::copy_engines),
-       run_id_column<Device>()},
-      {}};
+       run_id_column<Device>()}};
   return spec;
 }
 
@@ -84,8 +79,7 @@ const TableSpec<CuptiOverhead>& overhead_table() {
       {integer_column("pid", &CuptiOverhead::pid), integer_column("kind_id", &CuptiOverhead::kind),
        integer_column("start_ns", &CuptiOverhead::start),
        integer_column("end_ns", &CuptiOverhead::end),
-       run_id_column<CuptiOverhead>()},
-      {}};
+       run_id_column<CuptiOverhead>()}};
   return spec;
 }
 
@@ -94,90 +88,82 @@ const TableSpec<DataLoss>& data_loss_table() {
       "data_loss",
       {integer_column("pid", &DataLoss::pid), text_column("what", &DataLoss::what),
        integer_column("count", &DataLoss::count), text_column("detail", &DataLoss::detail),
-       run_id_column<DataLoss>()},
-      {}};
+       run_id_column<DataLoss>()}};
   return spec;
 }
 
-// Schema v4: hardware metrics (`gpuscope profile --metrics / --gpu-metrics`).
+// Hardware metrics (`gpuscope profile --metrics / --gpu-metrics`).
 const TableSpec<KernelMetric>& kernel_metric_table() {
-  static const TableSpec<KernelMetric> spec = since(
-      4, TableSpec<KernelMetric>{"kernel_metrics",
-                                 {integer_column("pid", &KernelMetric::pid),
-                                  integer_column("correlation_id", &KernelMetric::correlation_id),
-                                  integer_column("metric_id", &KernelMetric::metric),
-                                  real_column("value", &KernelMetric::value), run_id_column<KernelMetric>()},
-                                 {}});
+  static const TableSpec<KernelMetric> spec{
+      "kernel_metrics",
+      {integer_column("pid", &KernelMetric::pid),
+       integer_column("correlation_id", &KernelMetric::correlation_id),
+       integer_column("metric_id", &KernelMetric::metric),
+       real_column("value", &KernelMetric::value), run_id_column<KernelMetric>()}};
   return spec;
 }
 
 const TableSpec<MetricCollection>& metric_collection_table() {
-  static const TableSpec<MetricCollection> spec = since(
-      4, TableSpec<MetricCollection>{"metric_collections",
-                                     {integer_column("pid", &MetricCollection::pid),
-                                      text_column("kind", &MetricCollection::kind),
-                                      text_column("status", &MetricCollection::status),
-                                      text_column("chip", &MetricCollection::chip),
-                                      integer_column("passes", &MetricCollection::passes),
-                                      integer_column("metrics", &MetricCollection::metrics),
-                                      integer_column("kernels_profiled", &MetricCollection::kernels_profiled),
-                                      integer_column("kernels_failed", &MetricCollection::kernels_failed),
-                                      integer_column("interval_ns", &MetricCollection::interval_ns),
-                                      since(6, text_column("source", &MetricCollection::source)),
-                                      run_id_column<MetricCollection>()},
-                                     {}});
+  static const TableSpec<MetricCollection> spec{
+      "metric_collections",
+      {integer_column("pid", &MetricCollection::pid),
+       text_column("kind", &MetricCollection::kind),
+       text_column("status", &MetricCollection::status),
+       text_column("chip", &MetricCollection::chip),
+       integer_column("passes", &MetricCollection::passes),
+       integer_column("metrics", &MetricCollection::metrics),
+       integer_column("kernels_profiled", &MetricCollection::kernels_profiled),
+       integer_column("kernels_failed", &MetricCollection::kernels_failed),
+       integer_column("interval_ns", &MetricCollection::interval_ns),
+       text_column("source", &MetricCollection::source),
+       run_id_column<MetricCollection>()}};
   return spec;
 }
 
 const TableSpec<SourceGap>& source_gap_table() {
-  static const TableSpec<SourceGap> spec = since(
-      5, TableSpec<SourceGap>{"source_gaps",
-                              {text_column("what", &SourceGap::what), text_column("detail", &SourceGap::detail)},
-                              {}});
+  static const TableSpec<SourceGap> spec{
+      "source_gaps",
+      {text_column("what", &SourceGap::what), text_column("detail", &SourceGap::detail)}};
   return spec;
 }
 
 const TableSpec<ExternalCorrelation>& external_correlation_table() {
-  static const TableSpec<ExternalCorrelation> spec = since(
-      5, TableSpec<ExternalCorrelation>{"external_correlations",
-                                        {integer_column("pid", &ExternalCorrelation::pid),
-                                         integer_column("correlation_id", &ExternalCorrelation::correlation_id),
-                                         integer_column("external_id", &ExternalCorrelation::external_id),
-                                         run_id_column<ExternalCorrelation>()},
-                                        {}});
+  static const TableSpec<ExternalCorrelation> spec{
+      "external_correlations",
+      {integer_column("pid", &ExternalCorrelation::pid),
+       integer_column("correlation_id", &ExternalCorrelation::correlation_id),
+       integer_column("external_id", &ExternalCorrelation::external_id),
+       run_id_column<ExternalCorrelation>()}};
   return spec;
 }
 
 const TableSpec<CollectiveCall>& collective_call_table() {
-  static const TableSpec<CollectiveCall> spec = since(
-      10, TableSpec<CollectiveCall>{"collective_calls",
-                                    {integer_column("pid", &CollectiveCall::pid),
-                                     integer_column("correlation_id", &CollectiveCall::correlation_id),
-                                     integer_column("bytes", &CollectiveCall::bytes),
-                                     integer_column("ranks", &CollectiveCall::ranks),
-                                     integer_column("calls", &CollectiveCall::calls),
-                                     integer_column("peer", &CollectiveCall::peer), run_id_column<CollectiveCall>()},
-                                    {}});
+  static const TableSpec<CollectiveCall> spec{
+      "collective_calls",
+      {integer_column("pid", &CollectiveCall::pid),
+       integer_column("correlation_id", &CollectiveCall::correlation_id),
+       integer_column("bytes", &CollectiveCall::bytes),
+       integer_column("ranks", &CollectiveCall::ranks),
+       integer_column("calls", &CollectiveCall::calls),
+       integer_column("peer", &CollectiveCall::peer), run_id_column<CollectiveCall>()}};
   return spec;
 }
 
 const TableSpec<CaptureWindow>& capture_window_table() {
-  static const TableSpec<CaptureWindow> spec = since(
-      7, TableSpec<CaptureWindow>{"capture_windows",
-                                  {integer_column("pid", &CaptureWindow::pid),
-                                   integer_column("start_ns", &CaptureWindow::start),
-                                   integer_column("end_ns", &CaptureWindow::end), run_id_column<CaptureWindow>()},
-                                  {}});
+  static const TableSpec<CaptureWindow> spec{
+      "capture_windows",
+      {integer_column("pid", &CaptureWindow::pid),
+       integer_column("start_ns", &CaptureWindow::start),
+       integer_column("end_ns", &CaptureWindow::end), run_id_column<CaptureWindow>()}};
   return spec;
 }
 
 const TableSpec<ApiCount>& api_count_table() {
-  static const TableSpec<ApiCount> spec = since(
-      7, TableSpec<ApiCount>{"api_call_counts",
-                             {integer_column("pid", &ApiCount::pid), integer_column("name_id", &ApiCount::name),
-                              enum_column("domain", &ApiCount::domain, 2), integer_column("calls", &ApiCount::calls),
-                              integer_column("total_ns", &ApiCount::total_ns), run_id_column<ApiCount>()},
-                             {}});
+  static const TableSpec<ApiCount> spec{
+      "api_call_counts",
+      {integer_column("pid", &ApiCount::pid), integer_column("name_id", &ApiCount::name),
+       enum_column("domain", &ApiCount::domain, 2), integer_column("calls", &ApiCount::calls),
+       integer_column("total_ns", &ApiCount::total_ns), run_id_column<ApiCount>()}};
   return spec;
 }
 

@@ -23,9 +23,8 @@ struct Column {
   // read: the time base, and the launch dictionary the writer fills and the reader loads first.
   std::function<void(const Row&, Statement&, int index, RowCodec&)> bind;
   std::function<void(Row&, const Statement&, int column, const RowCodec&)> load;
-  int since = 1;  // schema version that added the column; older files lack it (field keeps its default)
-  // For a packed table (schema v9): the select expression(s) that give this column's public
-  // columns in the table's view, e.g. start_ns from start_offset_ns; empty: the column as is.
+  // For a packed table: the select expression(s) that give this column's public columns in the
+  // table's view, e.g. start_ns from start_offset_ns; empty: the column as is.
   std::string view = "";
 };
 
@@ -33,11 +32,9 @@ template <class Row>
 struct TableSpec {
   std::string name;
   std::vector<Column<Row>> columns;
-  std::vector<std::string> indices;  // column lists, e.g. "start_ns" or "pid, correlation_id"
-  int since = 1;  // schema version that added the table; older files read as no rows
-  // A packed table (schema v9) is read through a view of the public name (e.g. kernels over
-  // kernels_packed), which unpacks times, codes and launch configurations; `view_joins` is
-  // what that view joins to the table `t` (e.g. the launch dictionary). Empty: no view.
+  // A packed table is read through a view of the public name (e.g. kernels over kernels_packed),
+  // which unpacks times, codes and launch configurations; `view_joins` is what that view joins
+  // to the table `t` (e.g. the launch dictionary). Empty: no view.
   std::string view_name = "";
   std::string view_joins = "";
 };
@@ -87,57 +84,27 @@ Column<Row> array_column(std::string name, Element (Row::*field)[N], size_t inde
           [field, index](Row& r, const Statement& s, int c, const RowCodec&) { (r.*field)[index] = static_cast<Element>(s.integer(c)); }};
 }
 
-// A column added by schema `version`: older files lack it and the field keeps its default.
-template <class Row>
-Column<Row> since(int version, Column<Row> column) {
-  column.since = version;
-  return column;
-}
-
-// A table added by schema `version`: older files have none and read as no rows.
-template <class Row>
-TableSpec<Row> since(int version, TableSpec<Row> table) {
-  table.since = version;
-  return table;
-}
-
-// Schema v2: every record carries the bench run it belongs to (0 outside a bench).
+// Every record carries the bench run it belongs to (0 outside a bench).
 template <class Row>
 Column<Row> run_id_column() {
-  return since(2, integer_column("run_id", &Row::run_id));
+  return integer_column("run_id", &Row::run_id);
 }
 
-// Tables whose layout is the same in every schema version.
 const TableSpec<Run>& run_table();
 const TableSpec<BenchRun>& bench_run_table();
 const TableSpec<Process>& process_table();
 const TableSpec<Device>& device_table();
 const TableSpec<CuptiOverhead>& overhead_table();
 const TableSpec<DataLoss>& data_loss_table();
-const TableSpec<KernelMetric>& kernel_metric_table();         // v4
-const TableSpec<MetricCollection>& metric_collection_table(); // v4
-const TableSpec<SourceGap>& source_gap_table();               // v5
-const TableSpec<ExternalCorrelation>& external_correlation_table();  // v5
-const TableSpec<CaptureWindow>& capture_window_table();      // v7
-const TableSpec<CollectiveCall>& collective_call_table();    // v10
-const TableSpec<ApiCount>& api_count_table();                // v7
+const TableSpec<KernelMetric>& kernel_metric_table();
+const TableSpec<MetricCollection>& metric_collection_table();
+const TableSpec<SourceGap>& source_gap_table();
+const TableSpec<ExternalCorrelation>& external_correlation_table();
+const TableSpec<CaptureWindow>& capture_window_table();
+const TableSpec<CollectiveCall>& collective_call_table();
+const TableSpec<ApiCount>& api_count_table();
 
-// The high-volume event tables: packed since schema v9 (tables_packed.cpp), as written by
-// this build; `version` below 9 gives the plain layout older files have (tables_v8.cpp).
-const TableSpec<ApiCall>& api_call_table(int version = kSchemaVersion);
-const TableSpec<Kernel>& kernel_table(int version = kSchemaVersion);
-const TableSpec<Memcpy>& memcpy_table(int version = kSchemaVersion);
-const TableSpec<Memset>& memset_table(int version = kSchemaVersion);
-const TableSpec<MemoryEvent>& memory_event_table(int version = kSchemaVersion);
-const TableSpec<Synchronization>& synchronization_table(int version = kSchemaVersion);
-const TableSpec<NvtxRange>& nvtx_range_table(int version = kSchemaVersion);
-const TableSpec<NvtxMark>& nvtx_mark_table(int version = kSchemaVersion);
-const TableSpec<GpuMetricSample>& gpu_metric_sample_table(int version = kSchemaVersion);  // v4
-const TableSpec<HostOp>& host_op_table(int version = kSchemaVersion);                     // v5
-
-const TableSpec<KernelLaunch>& kernel_launch_table();  // v9: kernels_packed.launch_id -> names, config
-
-namespace v8 {  // the plain layouts of schema v1-v8, read only
+// The high-volume event tables, packed (tables_packed.cpp).
 const TableSpec<ApiCall>& api_call_table();
 const TableSpec<Kernel>& kernel_table();
 const TableSpec<Memcpy>& memcpy_table();
@@ -148,7 +115,8 @@ const TableSpec<NvtxRange>& nvtx_range_table();
 const TableSpec<NvtxMark>& nvtx_mark_table();
 const TableSpec<GpuMetricSample>& gpu_metric_sample_table();
 const TableSpec<HostOp>& host_op_table();
-}  // namespace v8
+
+const TableSpec<KernelLaunch>& kernel_launch_table();  // kernels_packed.launch_id -> names, configuration
 
 // Views that join names from the strings table, for people using sqlite3.
 const std::vector<std::string>& view_statements();

@@ -1,9 +1,9 @@
-// The packed event tables of schema v9 (docs/schema.md, "Packed tables"): the tables that
-// grow with the run store times as an offset from run.start_ns plus a duration, enums as
-// small integer codes, and a kernel's names and launch configuration as an id into
-// kernel_launches. A view of the old name and columns (kernels, api_calls, ...) unpacks them,
-// so SQL written against earlier captures still runs. No indices: gpuscope reads whole tables
-// in rowid order, and a user who queries one column often can CREATE INDEX on their copy.
+// The packed event tables (docs/schema.md, "Packed tables"): the tables that grow with the run
+// store times as an offset from run.start_ns plus a duration, enums as small integer codes, and
+// a kernel's names and launch configuration as an id into kernel_launches. A view of the public
+// name and columns (kernels, api_calls, ...) unpacks them, so SQL reads plain times and names.
+// No indices: gpuscope reads whole tables in rowid order, and a user who queries one column
+// often can CREATE INDEX on their copy.
 #include <string>
 
 #include "store/row_codec.h"
@@ -13,8 +13,6 @@ namespace gpuscope::store {
 
 namespace {
 
-// The schema version that packed the event tables: files before it hold the plain layouts.
-constexpr int kPackedSince = 9;
 constexpr int kCopyKinds = 11, kMemoryKinds = 8, kSyncKinds = 5, kDomains = 2, kNvtxKinds = 2,
               kMemoryOps = 2;
 const std::string kRunStart = "(SELECT start_ns FROM run)";
@@ -30,7 +28,7 @@ Column<Row> offset_column(std::string stored, TimeNs Row::*field, const std::str
           [field](Row& r, const Statement& s, int c, const RowCodec& codec) {
             r.*field = wrapping_add(codec.time_base, s.integer(c));
           },
-          1, std::move(view)};
+          std::move(view)};
 }
 
 // An end time stored as a duration after the row's start, which must be loaded first (it
@@ -43,11 +41,11 @@ Column<Row> duration_column(TimeNs Row::*start, TimeNs Row::*end, const std::str
           [start, end](Row& r, const Statement& s, int c, const RowCodec&) {
             r.*end = wrapping_add(r.*start, s.integer(c));
           },
-          1, std::move(view)};
+          std::move(view)};
 }
 
 // An enum as its model value (pinned by store_test's CodesKeepTheirMeaning); the view shows
-// its name, as the text column of schema v1-v8 did. An unknown code reads as value 0.
+// its name. An unknown code reads as value 0.
 template <class Row, class Enum>
 Column<Row> code_column(const std::string& name, Enum Row::*field, int count) {
   std::string view = "CASE t." + name;
@@ -60,7 +58,7 @@ Column<Row> code_column(const std::string& name, Enum Row::*field, int count) {
             const int64_t code = s.integer(c);
             r.*field = static_cast<Enum>(code >= 0 && code < count ? code : 0);
           },
-          1, std::move(view)};
+          std::move(view)};
 }
 
 Column<Kernel> launch_column() {
@@ -69,7 +67,6 @@ Column<Kernel> launch_column() {
             s.bind(i, static_cast<int64_t>(codec.launch_id(k)));
           },
           [](Kernel& k, const Statement& s, int c, const RowCodec& codec) { codec.apply_launch(s.integer(c), k); },
-          1,
           "l.mangled_name_id, l.name_id, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z, "
           "l.cluster_x, l.cluster_y, l.cluster_z, l.registers_per_thread, l.static_shared_bytes, "
           "l.dynamic_shared_bytes, l.local_bytes_per_thread"};
@@ -77,7 +74,7 @@ Column<Kernel> launch_column() {
 
 template <class Row>
 TableSpec<Row> packed(std::string view_name, std::vector<Column<Row>> columns, std::string view_joins = "") {
-  TableSpec<Row> spec{view_name + "_packed", std::move(columns), {}, kPackedSince};
+  TableSpec<Row> spec{view_name + "_packed", std::move(columns)};
   spec.view_name = std::move(view_name);
   spec.view_joins = std::move(view_joins);
   return spec;
@@ -86,35 +83,25 @@ TableSpec<Row> packed(std::string view_name, std::vector<Column<Row>> columns, s
 }  // namespace
 
 const TableSpec<KernelLaunch>& kernel_launch_table() {
-  static const TableSpec<KernelLaunch> spec = since(
-      kPackedSince, TableSpec<KernelLaunch>{"kernel_launches",
-                                 {{"id", "INTEGER PRIMARY KEY",
-                                   [](const KernelLaunch& l, Statement& s, int i, RowCodec&) {
-                                     s.bind(i, static_cast<int64_t>(l.id));
-                                   },
-                                   [](KernelLaunch& l, const Statement& s, int c, const RowCodec&) {
-                                     l.id = static_cast<uint32_t>(s.integer(c));
-                                   }},
-                                  integer_column("mangled_name_id", &KernelLaunch::mangled_name),
-                                  integer_column("name_id", &KernelLaunch::name),
-                                  array_column("grid_x", &KernelLaunch::grid, 0),
-                                  array_column("grid_y", &KernelLaunch::grid, 1),
-                                  array_column("grid_z", &KernelLaunch::grid, 2),
-                                  array_column("block_x", &KernelLaunch::block, 0),
-                                  array_column("block_y", &KernelLaunch::block, 1),
-                                  array_column("block_z", &KernelLaunch::block, 2),
-                                  array_column("cluster_x", &KernelLaunch::cluster, 0),
-                                  array_column("cluster_y", &KernelLaunch::cluster, 1),
-                                  array_column("cluster_z", &KernelLaunch::cluster, 2),
-                                  integer_column("registers_per_thread", &KernelLaunch::registers_per_thread),
-                                  integer_column("static_shared_bytes", &KernelLaunch::static_shared_bytes),
-                                  integer_column("dynamic_shared_bytes", &KernelLaunch::dynamic_shared_bytes),
-                                  integer_column("local_bytes_per_thread", &KernelLaunch::local_bytes_per_thread)},
-                                 {}});
+  static const TableSpec<KernelLaunch> spec{
+      "kernel_launches",
+      {{"id", "INTEGER PRIMARY KEY",
+        [](const KernelLaunch& l, Statement& s, int i, RowCodec&) { s.bind(i, static_cast<int64_t>(l.id)); },
+        [](KernelLaunch& l, const Statement& s, int c, const RowCodec&) { l.id = static_cast<uint32_t>(s.integer(c)); }},
+       integer_column("mangled_name_id", &KernelLaunch::mangled_name), integer_column("name_id", &KernelLaunch::name),
+       array_column("grid_x", &KernelLaunch::grid, 0), array_column("grid_y", &KernelLaunch::grid, 1),
+       array_column("grid_z", &KernelLaunch::grid, 2), array_column("block_x", &KernelLaunch::block, 0),
+       array_column("block_y", &KernelLaunch::block, 1), array_column("block_z", &KernelLaunch::block, 2),
+       array_column("cluster_x", &KernelLaunch::cluster, 0), array_column("cluster_y", &KernelLaunch::cluster, 1),
+       array_column("cluster_z", &KernelLaunch::cluster, 2),
+       integer_column("registers_per_thread", &KernelLaunch::registers_per_thread),
+       integer_column("static_shared_bytes", &KernelLaunch::static_shared_bytes),
+       integer_column("dynamic_shared_bytes", &KernelLaunch::dynamic_shared_bytes),
+       integer_column("local_bytes_per_thread", &KernelLaunch::local_bytes_per_thread)}};
   return spec;
 }
 
-const TableSpec<ApiCall>& api_call_table(int version) {
+const TableSpec<ApiCall>& api_call_table() {
   static const TableSpec<ApiCall> spec = packed<ApiCall>(
       "api_calls",
       {integer_column("pid", &ApiCall::pid), integer_column("tid", &ApiCall::tid),
@@ -123,10 +110,10 @@ const TableSpec<ApiCall>& api_call_table(int version) {
        duration_column(&ApiCall::start, &ApiCall::end, "start_offset_ns"),
        integer_column("return_code", &ApiCall::return_code),
        integer_column("correlation_id", &ApiCall::correlation_id), run_id_column<ApiCall>()});
-  return version >= kPackedSince ? spec : v8::api_call_table();
+  return spec;
 }
 
-const TableSpec<Kernel>& kernel_table(int version) {
+const TableSpec<Kernel>& kernel_table() {
   static const TableSpec<Kernel> spec = packed<Kernel>(
       "kernels",
       {integer_column("pid", &Kernel::pid), integer_column("device", &Kernel::device),
@@ -136,10 +123,10 @@ const TableSpec<Kernel>& kernel_table(int version) {
        integer_column("correlation_id", &Kernel::correlation_id), integer_column("graph_id", &Kernel::graph_id),
        integer_column("graph_node_id", &Kernel::graph_node_id), run_id_column<Kernel>()},
       "JOIN kernel_launches l ON l.id = t.launch_id");
-  return version >= kPackedSince ? spec : v8::kernel_table();
+  return spec;
 }
 
-const TableSpec<Memcpy>& memcpy_table(int version) {
+const TableSpec<Memcpy>& memcpy_table() {
   static const TableSpec<Memcpy> spec = packed<Memcpy>(
       "memcpys",
       {integer_column("pid", &Memcpy::pid), integer_column("device", &Memcpy::device),
@@ -151,10 +138,10 @@ const TableSpec<Memcpy>& memcpy_table(int version) {
        duration_column(&Memcpy::start, &Memcpy::end, "start_offset_ns"),
        integer_column("correlation_id", &Memcpy::correlation_id), integer_column("graph_id", &Memcpy::graph_id),
        run_id_column<Memcpy>()});
-  return version >= kPackedSince ? spec : v8::memcpy_table();
+  return spec;
 }
 
-const TableSpec<Memset>& memset_table(int version) {
+const TableSpec<Memset>& memset_table() {
   static const TableSpec<Memset> spec = packed<Memset>(
       "memsets",
       {integer_column("pid", &Memset::pid), integer_column("device", &Memset::device),
@@ -165,10 +152,10 @@ const TableSpec<Memset>& memset_table(int version) {
        duration_column(&Memset::start, &Memset::end, "start_offset_ns"),
        integer_column("correlation_id", &Memset::correlation_id), integer_column("graph_id", &Memset::graph_id),
        run_id_column<Memset>()});
-  return version >= kPackedSince ? spec : v8::memset_table();
+  return spec;
 }
 
-const TableSpec<MemoryEvent>& memory_event_table(int version) {
+const TableSpec<MemoryEvent>& memory_event_table() {
   static const TableSpec<MemoryEvent> spec = packed<MemoryEvent>(
       "memory_events",
       {integer_column("pid", &MemoryEvent::pid), integer_column("device", &MemoryEvent::device),
@@ -178,10 +165,10 @@ const TableSpec<MemoryEvent>& memory_event_table(int version) {
        integer_column("address", &MemoryEvent::address), integer_column("bytes", &MemoryEvent::bytes),
        offset_column("timestamp_offset_ns", &MemoryEvent::timestamp, "timestamp_ns"),
        integer_column("correlation_id", &MemoryEvent::correlation_id), run_id_column<MemoryEvent>()});
-  return version >= kPackedSince ? spec : v8::memory_event_table();
+  return spec;
 }
 
-const TableSpec<Synchronization>& synchronization_table(int version) {
+const TableSpec<Synchronization>& synchronization_table() {
   static const TableSpec<Synchronization> spec = packed<Synchronization>(
       "synchronizations",
       {integer_column("pid", &Synchronization::pid), integer_column("tid", &Synchronization::tid),
@@ -190,10 +177,10 @@ const TableSpec<Synchronization>& synchronization_table(int version) {
        offset_column("start_offset_ns", &Synchronization::start, "start_ns"),
        duration_column(&Synchronization::start, &Synchronization::end, "start_offset_ns"),
        integer_column("correlation_id", &Synchronization::correlation_id), run_id_column<Synchronization>()});
-  return version >= kPackedSince ? spec : v8::synchronization_table();
+  return spec;
 }
 
-const TableSpec<NvtxRange>& nvtx_range_table(int version) {
+const TableSpec<NvtxRange>& nvtx_range_table() {
   static const TableSpec<NvtxRange> spec = packed<NvtxRange>(
       "nvtx_ranges",
       {integer_column("pid", &NvtxRange::pid), integer_column("tid", &NvtxRange::tid),
@@ -201,19 +188,19 @@ const TableSpec<NvtxRange>& nvtx_range_table(int version) {
        integer_column("name_id", &NvtxRange::name), offset_column("start_offset_ns", &NvtxRange::start, "start_ns"),
        duration_column(&NvtxRange::start, &NvtxRange::end, "start_offset_ns"),
        integer_column("depth", &NvtxRange::depth), run_id_column<NvtxRange>()});
-  return version >= kPackedSince ? spec : v8::nvtx_range_table();
+  return spec;
 }
 
-const TableSpec<NvtxMark>& nvtx_mark_table(int version) {
+const TableSpec<NvtxMark>& nvtx_mark_table() {
   static const TableSpec<NvtxMark> spec = packed<NvtxMark>(
       "nvtx_marks",
       {integer_column("pid", &NvtxMark::pid), integer_column("tid", &NvtxMark::tid),
        integer_column("domain_id", &NvtxMark::domain), integer_column("name_id", &NvtxMark::name),
        offset_column("timestamp_offset_ns", &NvtxMark::timestamp, "timestamp_ns"), run_id_column<NvtxMark>()});
-  return version >= kPackedSince ? spec : v8::nvtx_mark_table();
+  return spec;
 }
 
-const TableSpec<GpuMetricSample>& gpu_metric_sample_table(int version) {
+const TableSpec<GpuMetricSample>& gpu_metric_sample_table() {
   static const TableSpec<GpuMetricSample> spec = packed<GpuMetricSample>(
       "gpu_metric_samples",
       {integer_column("pid", &GpuMetricSample::pid), integer_column("device", &GpuMetricSample::device),
@@ -221,10 +208,10 @@ const TableSpec<GpuMetricSample>& gpu_metric_sample_table(int version) {
        duration_column(&GpuMetricSample::start, &GpuMetricSample::end, "start_offset_ns"),
        integer_column("metric_id", &GpuMetricSample::metric), real_column("value", &GpuMetricSample::value),
        run_id_column<GpuMetricSample>()});
-  return version >= kPackedSince ? spec : v8::gpu_metric_sample_table();
+  return spec;
 }
 
-const TableSpec<HostOp>& host_op_table(int version) {
+const TableSpec<HostOp>& host_op_table() {
   static const TableSpec<HostOp> spec = packed<HostOp>(
       "host_ops",
       {integer_column("pid", &HostOp::pid), integer_column("tid", &HostOp::tid),
@@ -235,7 +222,7 @@ const TableSpec<HostOp>& host_op_table(int version) {
        integer_column("sequence_number", &HostOp::sequence_number),
        integer_column("input_shapes_id", &HostOp::input_shapes), integer_column("depth", &HostOp::depth),
        run_id_column<HostOp>()});
-  return version >= kPackedSince ? spec : v8::host_op_table();
+  return spec;
 }
 
 }  // namespace gpuscope::store

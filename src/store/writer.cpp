@@ -17,7 +17,6 @@ void write_table(store::Database& db, const store::TableSpec<Row>& spec, const s
                  store::RowCodec& codec) {
   store::create_table(db, spec);
   store::insert_rows(db, spec, rows, codec);
-  store::create_indices(db, spec);
 }
 
 void write_all(store::Database& db, const Trace& trace) {

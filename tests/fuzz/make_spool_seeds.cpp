@@ -1,9 +1,8 @@
 // Writes the spool fuzz target's seeds (tests/fuzz/seeds/spool): no spool is kept in tests/data
 // since the unit tests build theirs in memory, and there is no GPU to capture one on. One spool
 // holds every record kind the format has, in two chunks and a clean end; a second is the same
-// process killed before its End record. Both are written in the current version (packed records)
-// and, as *.v3.spool.bin, in the last framed one, which readers still accept. Rerun after a spool
-// format change:
+// process killed before its End record. Both are written in the current version, the only one the
+// importer reads. Rerun after a spool format change:
 //   gpuscope_fuzz_spool_seeds tests/fuzz/seeds/spool
 #include <cstdio>
 #include <string>
@@ -30,13 +29,21 @@ void every_record(testing::SpoolBuilder& b) {
       .string(static_cast<uint32_t>(spool::TextKey::CaptureStatus), "ok", true)
       .string(static_cast<uint32_t>(spool::TextKey::CuptiPath), "/usr/local/cuda/lib64/libcupti.so", true)
       .string(static_cast<uint32_t>(spool::TextKey::CaptureRange), "cudaProfilerStart/Stop", true)
+      .string(static_cast<uint32_t>(spool::TextKey::CuptiShared), "1", true)
+      .string(static_cast<uint32_t>(spool::TextKey::Distributed), "0 0 2", true)
       .record(RecordKind::Process, spool::ProcessRecord{1500, 100, 99, 13000, 13000, 130001, 0})
       .record(RecordKind::Device,
               spool::DeviceRecord{150'000'000'000, 4'800'000'000, 0, 4, 5, 9, 0, 132, 1'980'000, 2'619'000, 6144,
                                   52'428'800, 65536, 65536, 233'472, 49'152, 64, 32, 1024, 32, 7, 0})
       .record(RecordKind::CaptureWindow, spool::CaptureWindowRecord{1800, 9000})
       .record(RecordKind::Marker, spool::MarkerRecord{2000, 1, 4242, 3, 0, 1, 1, {}})
+      .record(RecordKind::CommCall, spool::CommCallRecord{2100, 0, 0xc0ffee, 4242, -1, 2, 0,
+                                                          uint8_t(spool::CommCallCode::CommInit), {}, 0})
+      .record(RecordKind::CommCall, spool::CommCallRecord{2150, 1 << 20, 0xc0ffee, 4242, -1, 0, -1,
+                                                          uint8_t(spool::CommCallCode::AllReduce), {}, 0})
       .record(RecordKind::Api, spool::ApiRecord{2200, 2300, 4242, 211, 2, 0, 10, 0, {}})
+      .record(RecordKind::CommCall, spool::CommCallRecord{2300, 0, 0xc0ffee, 4242, -1, 0, -1,
+                                                          uint8_t(spool::CommCallCode::Launch), {}, 10})
       .record(RecordKind::Memory, spool::MemoryRecord{2250, 0x7f0000000000, 1 << 20, 0, 1, 7, 12, 0, 3, {}})
       .flush();
   b.record(RecordKind::Kernel, spool::KernelRecord{2400, 3400, 0, 0, 1, 7, 1, {64, 1, 1}, {128, 1, 1}, {1, 1, 1},
@@ -62,15 +69,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  for (const uint32_t version : {spool::kVersion, 3u}) {
-    const std::string suffix = version == spool::kVersion ? ".spool.bin" : ".v3.spool.bin";
-    testing::SpoolBuilder killed(100, 99, 1000, version);
-    every_record(killed);
-    killed.write(dir + "/killed" + suffix);
-    testing::SpoolBuilder clean(100, 99, 1000, version);
-    every_record(clean);
-    clean.end(10'000);
-    clean.write(dir + "/every_record" + suffix);
-  }
+  testing::SpoolBuilder killed(100, 99, 1000);
+  every_record(killed);
+  killed.write(dir + "/killed.spool.bin");
+  testing::SpoolBuilder clean(100, 99, 1000);
+  every_record(clean);
+  clean.end(10'000);
+  clean.write(dir + "/every_record.spool.bin");
   return 0;
 }

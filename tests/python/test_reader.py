@@ -10,6 +10,7 @@ import importlib.util
 import os
 import shutil
 import sqlite3
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -110,9 +111,9 @@ class CommittedCaptures(unittest.TestCase):
             self.assertEqual(rows_of(metrics)[:50], cap.kernel_metrics()[:50])
 
     @unittest.skipUnless(HAVE_PANDAS, NO_PANDAS)
-    def test_tables_an_old_file_predates_are_empty_with_columns(self) -> None:
-        with gpuscope.open(DATA / "crash_segv.gpuscope") as cap:  # schema v1
-            self.assertEqual(cap.schema_version, 1)
+    def test_empty_tables_keep_their_columns(self) -> None:
+        with gpuscope.open(DATA / "crash_segv.gpuscope") as cap:  # no ops, metrics or source gaps
+            self.assertEqual(cap.schema_version, gpuscope.SCHEMA_VERSION)
             ops = cap.host_ops()
             self.assertEqual(len(ops), 0)
             self.assertIn("input_shapes", ops.columns)
@@ -217,8 +218,25 @@ class BadFiles(unittest.TestCase):
             db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                        (str(gpuscope.SCHEMA_VERSION + 1),))
         db.close()
-        self.assert_refused(newer, f"newer gpuscope \\(schema v{gpuscope.SCHEMA_VERSION + 1}, "
-                                   f"this module reads up to v{gpuscope.SCHEMA_VERSION}\\)")
+        self.assert_refused(newer, f"newer gpuscope \\(schema v{gpuscope.SCHEMA_VERSION + 1}; "
+                                   f"this one reads only v{gpuscope.SCHEMA_VERSION}\\); upgrade gpuscope")
+
+    def test_older_schema_names_the_reader_as_the_cli_does(self) -> None:
+        older = self.dir / "older.gpuscope"
+        shutil.copy(DATA / "spawn.gpuscope", older)
+        with sqlite3.connect(older) as db:
+            db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        db.close()
+        with self.assertRaises(gpuscope.Error) as caught:
+            gpuscope.open(older)
+        message = str(caught.exception)
+        self.assertRegex(message, r"^\S+older\.gpuscope: written by an older gpuscope \(schema v3; this one reads "
+                                  f"only v{gpuscope.SCHEMA_VERSION}\\): open it with gpuscope \\S+ built from "
+                                  r"commit [0-9a-f]{7,}, ")
+        cli = subprocess.run([gpuscope.find_binary(), "report", str(older)], capture_output=True, text=True,
+                             check=False)
+        self.assertNotEqual(cli.returncode, 0)
+        self.assertEqual(cli.stderr.strip().removeprefix("gpuscope: "), message)
 
     def test_foreign_sqlite(self) -> None:
         other = self.dir / "other.sqlite"

@@ -1,8 +1,7 @@
-// Bench captures: schema v2 (run_id on every record, bench_runs), reading v1
-// files as run 0, merging and splitting runs, across-run statistics, diff of
-// two benches by whole runs, and the `gpuscope bench` command.
+// Bench captures: run_id on every record and bench_runs through the store, a
+// single capture as run 0, merging and splitting runs, across-run statistics,
+// diff of two benches by whole runs, and the `gpuscope bench` command.
 #include <gtest/gtest.h>
-#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -68,10 +67,9 @@ TEST(BenchRuns, AppendReinternsNamesAndSelectTakesOneRunBack) {
   EXPECT_EQ(two.run.start, 300);
   EXPECT_EQ(two.run.exit_code, 3);
   EXPECT_EQ(two.nvtx_ranges.size(), 1u);
-  EXPECT_EQ(run_ids(b), (std::vector<uint32_t>{1, 2}));
 }
 
-TEST(BenchRuns, SchemaV2RoundTripAndV1FilesReadAsRunZero) {
+TEST(BenchRuns, RunIdsRoundTripAndASingleCaptureIsRunZero) {
   const std::string path = testing::scratch_dir("bench_store") + "/b.gpuscope";
   const Trace b = bench_of({1000, 1010, 990});
   write_trace(path, b);
@@ -85,20 +83,11 @@ TEST(BenchRuns, SchemaV2RoundTripAndV1FilesReadAsRunZero) {
   EXPECT_EQ(back.nvtx_ranges[1].run_id, 2u);
   EXPECT_EQ(back.data_loss[0].run_id, 1u);
 
-  // The bundled captures were written with schema v1 (no run_id, no bench_runs).
-  const std::string v1 = std::string(GPUSCOPE_TEST_DATA_DIR) + "/bsr_spmm_fixed.gpuscope";
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open_v2(v1.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st, nullptr);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "1");
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  const Trace old = read_trace(v1);
-  EXPECT_TRUE(old.runs.empty());
-  ASSERT_FALSE(old.kernels.empty());
-  for (const Kernel& k : old.kernels) EXPECT_EQ(k.run_id, 0u);
+  // A bundled capture of `gpuscope profile`: no bench runs, every record in run 0.
+  const Trace single = read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/bsr_spmm_fixed.gpuscope");
+  EXPECT_TRUE(single.runs.empty());
+  ASSERT_FALSE(single.kernels.empty());
+  for (const Kernel& k : single.kernels) EXPECT_EQ(k.run_id, 0u);
 }
 
 TEST(BenchRuns, MeanConfidenceIntervalUsesStudentT) {

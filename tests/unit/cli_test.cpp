@@ -9,7 +9,9 @@
 #include <fstream>
 
 #include "capture/options.h"
+#include "common/older_formats.h"
 #include "spool_builder.h"
+#include "sql_rows.h"
 #include "test_files.h"
 
 namespace gpuscope {
@@ -204,7 +206,33 @@ TEST(Cli, ImportOfOnlyUnreadableSpoolsSaysWhy) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("none of the spools could be read: "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("spool format v99 is not supported"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("written by a newer gpuscope (spool format v99; this one reads only v"), std::string::npos) << r.err;
+}
+
+// Files of an older version are refused with one line that names the gpuscope that reads them.
+TEST(Cli, OlderCapturesAndSpoolsAreOneLineNamingTheirReader) {
+  const std::string dir = testing::scratch_dir("cli_older_files");
+  std::filesystem::copy_file(std::string(GPUSCOPE_TEST_DATA_DIR) + "/spawn.gpuscope", dir + "/old.gpuscope");
+  testing::exec(dir + "/old.gpuscope", "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  CliResult r = gpuscope(dir, "report old.gpuscope");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("old.gpuscope: written by an older gpuscope (schema v3; this one reads only v"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(std::string("open it with ") + kOlderFormatsReader), std::string::npos) << r.err;
+
+  testing::SpoolBuilder spool(126, 1, 1000, spool::kVersion - 1);
+  spool.end(2000);
+  spool.write(dir + "/run.126.spool");
+  r = gpuscope(dir, "import -o run run.126.spool");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("this spool was written by an older gpuscope (spool format v" +
+                       std::to_string(spool::kVersion - 1)),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(std::string("import it with ") + kOlderFormatsReader), std::string::npos) << r.err;
 }
 
 // A path the system refuses (here: components past NAME_MAX) is one line naming the path, never

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/utf8.h"
 #include "export/lanes.h"
 #include "export/text.h"
 #include "export/writers.h"
@@ -138,7 +139,6 @@ TEST(ExportChrome, ProcessesSharingAGpuGetTheirOwnPids) {
   const Trace trace = testing::load_for_export("spawn.gpuscope");
   const tracks::Layout layout = tracks::layout_tracks(trace);
   const exporting::Lanes lanes(layout);
-  EXPECT_FALSE(lanes.kineto_scheme());
   std::set<int64_t> pids;
   uint32_t process = 0;
   for (uint32_t g = 0; g < layout.groups.size(); ++g) {
@@ -182,7 +182,7 @@ TEST(ExportChrome, HostileNamesStayDataInValidJson) {
   EXPECT_EQ(text.str().find("</script>"), std::string::npos);  // "<\/script>": safe inside HTML too
   const Json doc = Json::parse(text.str());
   expect_valid_chrome_trace(trace, doc, "hostile");
-  const std::string expected = exporting::valid_utf8(testing::kHostileName);
+  const std::string expected = utf8::valid(testing::kHostileName);
   EXPECT_NE(expected.find("\xEF\xBF\xBD"), std::string::npos);  // the invalid bytes became U+FFFD
   std::set<std::string> seen;
   for (const Json& e : doc["traceEvents"])
@@ -195,13 +195,13 @@ TEST(ExportChrome, JsonStringsEscapeEveryByte) {
   std::string all;
   for (int c = 0; c < 256; ++c) all.push_back(static_cast<char>(c));
   all += "\xF0\x9F\x98\x80 \xE2\x82\xAC \xED\xA0\x80 \xF4\x90\x80\x80";  // emoji, euro; a surrogate, > U+10FFFF
-  std::ostringstream out;
-  exporting::write_json_string(out, all);
-  EXPECT_EQ(Json::parse(out.str()).get<std::string>(), exporting::valid_utf8(all));
-  EXPECT_EQ(exporting::valid_utf8("\xF0\x9F\x98\x80\xE2\x82\xAC"), "\xF0\x9F\x98\x80\xE2\x82\xAC");
-  EXPECT_EQ(exporting::valid_utf8("a\xC0\xAF" "b"), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");  // overlong '/'
-  EXPECT_EQ(exporting::valid_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
-  EXPECT_EQ(exporting::valid_utf8("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // cut short
+  std::string literal;
+  exporting::append_json_string(literal, all);
+  EXPECT_EQ(Json::parse(literal).get<std::string>(), utf8::valid(all));
+  EXPECT_EQ(utf8::valid("\xF0\x9F\x98\x80\xE2\x82\xAC"), "\xF0\x9F\x98\x80\xE2\x82\xAC");
+  EXPECT_EQ(utf8::valid("a\xC0\xAF" "b"), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");  // overlong '/'
+  EXPECT_EQ(utf8::valid("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+  EXPECT_EQ(utf8::valid("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // cut short
 }
 
 TEST(ExportChrome, TimesAreExactRelativeMicroseconds) {

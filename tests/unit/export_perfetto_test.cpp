@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "common/utf8.h"
 #include "export/text.h"
 #include "export/writers.h"
 #include "export_test_util.h"
@@ -97,7 +98,7 @@ void expect_complete(const Trace& trace, const std::string& what) {
   size_t lanes = 0, points = 0;
   for (const tracks::Track& t : layout.tracks) {
     for (const tracks::Slice& s : t.slices) {
-      begins.insert({s.start, exporting::valid_utf8(layout.names[s.name])});
+      begins.insert({s.start, utf8::valid(layout.names[s.name])});
       ends.insert(s.end);
     }
     for (const tracks::Instant& m : t.marks) marks.insert(m.time);

@@ -1,5 +1,5 @@
-// Schema v4: kernel metrics, GPU metric samples and collection status through the
-// store; the kernel_metrics_named view; older files read with no metrics.
+// Kernel metrics, GPU metric samples and collection status through the store; the
+// kernel_metrics_named view; captures without metrics read with none.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -36,7 +36,6 @@ Trace metrics_trace() {
   return t;
 }
 
-using testing::exec;
 using testing::query;
 
 TEST(MetricsStore, RoundTripKeepsEveryField) {
@@ -90,7 +89,7 @@ TEST(MetricsStore, NamedViewJoinsEachValueWithItsKernel) {
             std::vector<std::string>{"gemm\tdram__bytes_read.sum\t500000002048.25"});
   EXPECT_EQ(query(path, "SELECT device, metric, value FROM gpu_metric_samples_named ORDER BY start_ns LIMIT 1"),
             std::vector<std::string>{"0\t" + std::string(kSmThroughput) + "\t12.5"});
-  // Schema v9 writes no index (SQLite builds a transient one for the join when it pays off).
+  // The store writes no index (SQLite builds a transient one for the join when it pays off).
   EXPECT_EQ(query(path, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"),
             std::vector<std::string>{"0"});
 }
@@ -119,27 +118,12 @@ TEST(MetricsStore, ViewKeepsBenchRunsApart) {
   EXPECT_EQ(back.kernel_metrics[1].run_id, 2u);
 }
 
-TEST(MetricsStore, SchemaV3FilesReadWithNoMetrics) {
-  // A v3 file is a v4 file without the metric tables (and their views). The v9 file's views
-  // of the packed tables have the plain columns of v1-v8, so it reads as one.
-  const std::string path = testing::scratch_dir("metrics_v3") + "/old.gpuscope";
-  write_trace(path, metrics_trace());
-  exec(path,
-       "DROP VIEW kernel_metrics_named; DROP VIEW gpu_metric_samples_named; DROP TABLE kernel_metrics; "
-       "DROP VIEW gpu_metric_samples; DROP TABLE gpu_metric_samples_packed; DROP TABLE metric_collections; "
-       "UPDATE meta SET value = '3' WHERE key = 'schema_version'; PRAGMA user_version = 3;");
-  const Trace back = read_trace(path);
-  EXPECT_EQ(back.kernels.size(), 2u);
-  EXPECT_TRUE(back.kernel_metrics.empty());
-  EXPECT_TRUE(back.gpu_metric_samples.empty());
-  EXPECT_TRUE(back.metric_collections.empty());
-}
-
-TEST(MetricsStore, BundledSchemaV1CapturesStillLoad) {
+TEST(MetricsStore, BundledCapturesWithoutMetricsReadWithNone) {
   for (const char* name : {"bsr_spmm_baseline", "bsr_spmm_fixed", "crash_segv", "spawn"}) {
     const std::string path = std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name + ".gpuscope";
     SCOPED_TRACE(path);
-    EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), std::vector<std::string>{"1"});
+    EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"),
+              std::vector<std::string>{std::to_string(kSchemaVersion)});
     const Trace t = read_trace(path);
     EXPECT_FALSE(t.processes.empty());
     EXPECT_TRUE(t.kernel_metrics.empty());

@@ -1,7 +1,7 @@
 // Builds spool bytes for tests, independently of the capture library's writer,
 // so the importer is checked against the format contract (src/spool/format.h)
-// itself. Also builds broken spools on purpose. Writes the current version (packed
-// records, src/spool/packing.h) unless told an older one (framed records).
+// itself. Also builds broken spools on purpose. Records are packed (src/spool/packing.h); the
+// header states the current version unless told another, for the refusal of other versions.
 #pragma once
 
 #include <cstring>
@@ -19,8 +19,7 @@ namespace gpuscope::testing {
 class SpoolBuilder {
  public:
   SpoolBuilder(uint32_t pid, uint32_t parent_pid = 1, int64_t created_ns = 1'000'000,
-               uint32_t version = spool::kVersion)
-      : packed_(version >= spool::kFirstPackedVersion) {
+               uint32_t version = spool::kVersion) {
     spool::FileHeader header{};
     std::memcpy(header.magic, spool::kFileMagic, sizeof header.magic);
     header.version = version;
@@ -32,37 +31,22 @@ class SpoolBuilder {
     std::memcpy(file_.data(), &header, sizeof header);
   }
 
-  // A framed (v1–v3) spool takes any Body, so a test can write a record of the wrong size; a
-  // packed one needs the kind's own struct.
+  // Body must be the kind's own struct.
   template <class Body>
   SpoolBuilder& record(spool::RecordKind kind, const Body& body) {
-    if (packed_) {
-      const spool::Layout* layout = spool::layout_of(kind);
-      if (!layout || layout->size != sizeof(Body)) throw std::logic_error("not the kind's struct");
-      uint8_t packed[spool::kMaxPackedRecordBytes];
-      append(chunk_, packed, static_cast<size_t>(packer_.pack(kind, *layout, &body, packed) - packed));
-    } else {
-      spool::RecordHeader header{static_cast<uint16_t>(kind), 0, sizeof(Body)};
-      append(chunk_, &header, sizeof header);
-      append(chunk_, &body, sizeof body);
-    }
+    const spool::Layout* layout = spool::layout_of(kind);
+    if (!layout || layout->size != sizeof(Body)) throw std::logic_error("not the kind's struct");
+    uint8_t packed[spool::kMaxPackedRecordBytes];
+    append(chunk_, packed, static_cast<size_t>(packer_.pack(kind, *layout, &body, packed) - packed));
     ++chunk_records_;
     return *this;
   }
 
   SpoolBuilder& string(uint32_t id, const std::string& text, bool is_text = false) {
     const auto kind = is_text ? spool::RecordKind::Text : spool::RecordKind::String;
-    if (packed_) {
-      std::vector<uint8_t> packed(spool::kMaxPackedStringHead + text.size());
-      append(chunk_, packed.data(),
-             static_cast<size_t>(spool::ChunkPacker::pack_string(kind, id, text, packed.data()) - packed.data()));
-    } else {
-      spool::StringDef def{id, static_cast<uint32_t>(text.size())};
-      spool::RecordHeader header{static_cast<uint16_t>(kind), 0, static_cast<uint32_t>(sizeof def + text.size())};
-      append(chunk_, &header, sizeof header);
-      append(chunk_, &def, sizeof def);
-      append(chunk_, text.data(), text.size());
-    }
+    std::vector<uint8_t> packed(spool::kMaxPackedStringHead + text.size());
+    append(chunk_, packed.data(),
+           static_cast<size_t>(spool::ChunkPacker::pack_string(kind, id, text, packed.data()) - packed.data()));
     ++chunk_records_;
     return *this;
   }
@@ -104,7 +88,6 @@ class SpoolBuilder {
     to.insert(to.end(), p, p + bytes);
   }
 
-  bool packed_;
   spool::ChunkPacker packer_;
   std::vector<char> file_;
   std::vector<char> chunk_;

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "common/error.h"
+#include "common/older_formats.h"
 #include "spool_builder.h"
 
 namespace gpuscope {
@@ -52,10 +53,9 @@ spool::MarkerRecord marker(int64_t t, uint64_t id, spool::MarkerPhase phase, uin
   return m;
 }
 
-// A small but complete spool: metadata, a launch and its kernel, nested NVTX. Packed (the current
-// version) unless an older version is asked for.
-SpoolBuilder complete_spool(uint32_t version = spool::kVersion) {
-  SpoolBuilder b(100, 99, 1000, version);
+// A small but complete spool: metadata, a launch and its kernel, nested NVTX.
+SpoolBuilder complete_spool() {
+  SpoolBuilder b(100, 99, 1000);
   b.string(1, "_Z15bsr_spmm_kernelILi128ELi128ELi32EEvPKfS1_Pf")
       .string(2, "cudaLaunchKernel")
       .string(3, "iteration")
@@ -77,13 +77,9 @@ SpoolBuilder complete_spool(uint32_t version = spool::kVersion) {
   return b;
 }
 
-// Every version still written somewhere reads the same: v3 (framed records) and v4 (packed).
-class SpoolImporterVersions : public ::testing::TestWithParam<uint32_t> {};
-INSTANTIATE_TEST_SUITE_P(V3AndV4, SpoolImporterVersions, ::testing::Values(3u, spool::kVersion));
-
-TEST_P(SpoolImporterVersions, ReadsEveryRecordOfACompleteSpool) {
+TEST(SpoolImporter, ReadsEveryRecordOfACompleteSpool) {
   const std::string dir = testing::scratch_dir("complete");
-  SpoolBuilder b = complete_spool(GetParam());
+  SpoolBuilder b = complete_spool();
   b.end(4000);
   b.write(dir + "/a.100.spool");
 
@@ -144,9 +140,9 @@ TEST(SpoolImporter, SpoolWithoutEndIsTruncatedNotAnError) {
   EXPECT_TRUE(has("nvtx_unclosed_ranges"));
 }
 
-TEST_P(SpoolImporterVersions, KeepsWholeChunksBeforeACutInTheMiddleOfAChunk) {
+TEST(SpoolImporter, KeepsWholeChunksBeforeACutInTheMiddleOfAChunk) {
   const std::string dir = testing::scratch_dir("cut");
-  SpoolBuilder b = complete_spool(GetParam());
+  SpoolBuilder b = complete_spool();
   b.end(4000);
   auto& bytes = b.bytes();
   bytes.resize(bytes.size() - 10);  // the End chunk is cut short
@@ -160,9 +156,9 @@ TEST_P(SpoolImporterVersions, KeepsWholeChunksBeforeACutInTheMiddleOfAChunk) {
   EXPECT_EQ(trace.api_calls.size(), 2u);
 }
 
-TEST_P(SpoolImporterVersions, StopsAtAChunkWithABadChecksum) {
+TEST(SpoolImporter, StopsAtAChunkWithABadChecksum) {
   const std::string dir = testing::scratch_dir("crc");
-  SpoolBuilder b = complete_spool(GetParam());
+  SpoolBuilder b = complete_spool();
   b.end(4000);
   auto& bytes = b.bytes();
   bytes[bytes.size() - 3] ^= 0x5A;  // damage the last chunk's payload
@@ -172,6 +168,39 @@ TEST_P(SpoolImporterVersions, StopsAtAChunkWithABadChecksum) {
   const SpoolImportResult result = import_spool(dir + "/a.100.spool", trace);
   EXPECT_TRUE(result.truncated) << "the End record was in the damaged chunk";
   EXPECT_EQ(trace.kernels.size(), 1u);
+}
+
+// A spool is imported by the gpuscope that wrote it; another version gets one line that says
+// which gpuscope reads it, not a guess at its records.
+TEST(SpoolImporter, OtherVersionsAreRefusedWithOneLine) {
+  const std::string dir = testing::scratch_dir("spool_versions");
+  const auto error_of = [&](uint32_t version) {
+    SpoolBuilder b = complete_spool();
+    b.end(4000);
+    b.bytes()[8] = static_cast<char>(version);  // FileHeader::version, after the magic
+    b.write(dir + "/a.100.spool");
+    try {
+      import_spool(dir + "/a.100.spool");
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+      return std::string(e.what());
+    }
+    ADD_FAILURE() << "spool format v" << version << " was read";
+    return std::string();
+  };
+  for (uint32_t version = 1; version < spool::kVersion; ++version) {
+    const std::string message = error_of(version);
+    EXPECT_NE(message.find("this spool was written by an older gpuscope (spool format v" + std::to_string(version) +
+                           "; this one reads only v" + std::to_string(spool::kVersion) + "): import it with " +
+                           kOlderFormatsReader),
+              std::string::npos)
+        << message;
+  }
+  const std::string newer = error_of(spool::kVersion + 1);
+  EXPECT_NE(newer.find("written by a newer gpuscope (spool format v" + std::to_string(spool::kVersion + 1)),
+            std::string::npos)
+      << newer;
+  EXPECT_NE(error_of(0).find("corrupt spool header"), std::string::npos);
 }
 
 // The launcher's ranks (TextKey::Distributed, "RANK LOCAL_RANK WORLD_SIZE"); a damaged text

@@ -1,5 +1,5 @@
-// Spool v2 metric records through the importer: kernel metrics, GPU samples and
-// collection status; v1 spools still read; unmatched and NaN values are data loss.
+// The spool's metric records through the importer: kernel metrics, GPU samples and
+// collection status; unmatched and NaN values are data loss.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -163,51 +163,6 @@ TEST(SpoolMetrics, ValuesThatAreNotNumbersAreLeftOutAndCounted) {
   const DataLoss* d = loss(t, "metrics_not_a_number");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->count, 2u);
-}
-
-TEST(SpoolMetrics, ReadsVersionOneSpoolsAndRefusesUnknownVersions) {
-  const std::string dir = testing::scratch_dir("spool_metrics_versions");
-  SpoolBuilder b(500, 1, 1000, 1);  // a spool written before metrics existed
-  b.string(kKernelName, "gemm").record(RecordKind::Kernel, kernel(2000, 10));
-  b.end(5000);
-  auto& bytes = b.bytes();
-  b.write(dir + "/v1.500.spool");
-  const Trace t = import_spool(dir + "/v1.500.spool");
-  EXPECT_EQ(t.kernels.size(), 1u);
-  EXPECT_TRUE(t.kernel_metrics.empty());
-  EXPECT_TRUE(t.metric_collections.empty());
-
-  for (const uint8_t version : {uint8_t{0}, uint8_t{spool::kVersion + 1}}) {
-    bytes[8] = static_cast<char>(version);
-    b.write(dir + "/bad.500.spool");
-    try {
-      import_spool(dir + "/bad.500.spool");
-      FAIL() << "expected an error for v" << int(version);
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("reads v1 to v" + std::to_string(spool::kVersion)), std::string::npos)
-          << e.what();
-    }
-  }
-}
-
-// In a framed (v1–v3) chunk a record carries its size; a packed one cannot have a wrong size, its
-// damage is covered in spool_packing_test.cpp.
-TEST(SpoolMetrics, AWrongSizedMetricRecordEndsTheReadablePart) {
-  const std::string dir = testing::scratch_dir("spool_metrics_damaged");
-  SpoolBuilder b(600, 1, 1000, 3);
-  b.string(kKernelName, "gemm").record(RecordKind::Kernel, kernel(2000, 10)).flush();
-  struct Short {
-    uint32_t correlation_id;
-  };
-  b.record(RecordKind::KernelMetric, Short{10});
-  b.end(5000);
-  b.write(dir + "/d.600.spool");
-  Trace t;
-  const SpoolImportResult r = import_spool(dir + "/d.600.spool", t);
-  EXPECT_TRUE(r.truncated);
-  EXPECT_GT(r.bytes_discarded, 0u);
-  EXPECT_EQ(t.kernels.size(), 1u);
-  EXPECT_TRUE(t.kernel_metrics.empty());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Damaged packed chunks (format v4): whatever the bytes, the chunk reader stops with damaged()
+// Damaged packed chunks: whatever the bytes, the chunk reader stops with damaged()
 // and the importer drops that chunk and what follows, as after a CRC failure. Never a read past
 // the payload (the ASan stage runs these), never a hang.
 #include <gtest/gtest.h>
@@ -55,7 +55,7 @@ std::vector<char> packed_chunk(std::vector<size_t>& ends) {
 bool decodes(const std::vector<char>& payload, uint32_t records) {
   Trace trace;
   spool::RecordDecoder decoder(trace, 1, 0, 0);
-  return decoder.decode_chunk(payload, records, spool::kVersion);
+  return decoder.decode_chunk(payload, records);
 }
 
 TEST(SpoolPackedDamage, EveryCutOfAChunkIsDamagedOrShort) {
@@ -68,7 +68,7 @@ TEST(SpoolPackedDamage, EveryCutOfAChunkIsDamagedOrShort) {
     EXPECT_FALSE(decodes(prefix, records)) << "cut at " << cut;
     // The reader itself: damaged unless the cut falls between two records.
     spool::ChunkReader reader;
-    reader.start(prefix.data(), prefix.size(), spool::kVersion);
+    reader.start(prefix.data(), prefix.size());
     spool::RecordView r{};
     size_t read = 0;
     while (reader.next(r)) ++read;
@@ -98,7 +98,7 @@ TEST(SpoolPackedDamage, ImpossibleRecordsAreDamaged) {
   };
   for (const auto& bytes : cases) {
     spool::ChunkReader reader;
-    reader.start(bytes.data(), bytes.size(), spool::kVersion);
+    reader.start(bytes.data(), bytes.size());
     spool::RecordView r{};
     EXPECT_FALSE(reader.next(r)) << int(bytes[0]) << " of " << bytes.size() << " bytes";
     EXPECT_TRUE(reader.damaged());

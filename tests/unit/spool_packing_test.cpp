@@ -1,4 +1,4 @@
-// The packed spool (format v4, src/spool/packing.h, chunk_reader.h): every record kind comes back
+// The packed spool (src/spool/packing.h, chunk_reader.h): every record kind comes back
 // byte for byte (pads zero), whatever its values, and damaged packed bytes end the walk instead
 // of being read past. Damage: spool_packed_damage_test.cpp.
 #include <gtest/gtest.h>
@@ -63,7 +63,7 @@ std::vector<uint8_t> pack_chunk(const std::vector<Sample>& samples, std::vector<
 // Reads a chunk back; false if the reader reported damage.
 bool unpack_chunk(const std::vector<uint8_t>& chunk, std::vector<Sample>& out) {
   ChunkReader reader;
-  reader.start(chunk.data(), chunk.size(), kFirstPackedVersion);
+  reader.start(chunk.data(), chunk.size());
   RecordView r{};
   while (reader.next(r)) out.push_back({r.kind, std::vector<uint8_t>(r.body, r.body + r.bytes)});
   return !reader.damaged();
@@ -145,7 +145,7 @@ TEST(SpoolPacking, StringsRoundTripEmptyAndLong) {
     chunk.resize(static_cast<size_t>(ChunkPacker::pack_string(RecordKind::Text, UINT32_MAX, text, chunk.data()) -
                                      chunk.data()));
     ChunkReader reader;
-    reader.start(chunk.data(), chunk.size(), kFirstPackedVersion);
+    reader.start(chunk.data(), chunk.size());
     RecordView r{};
     ASSERT_TRUE(reader.next(r));
     EXPECT_EQ(r.kind, RecordKind::Text);

@@ -35,7 +35,7 @@ inline std::vector<std::string> query(const std::string& path, const std::string
   return rows;
 }
 
-// Runs statements that change the file (to make it look older, or damaged).
+// Runs statements that change the file (to make it look older or newer, or damaged).
 inline void exec(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);

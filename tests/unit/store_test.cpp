@@ -7,7 +7,9 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "common/older_formats.h"
 #include "spool_builder.h"
+#include "sql_rows.h"
 
 namespace gpuscope {
 namespace {
@@ -174,6 +176,22 @@ TEST(Store, NewerSchemaIsRefused) {
   const std::string message = error_of(path);
   EXPECT_TRUE(contains(message, "newer gpuscope")) << message;
   EXPECT_TRUE(contains(message, "v99")) << message;
+}
+
+// This build reads its own schema only: an older capture gets one line naming the gpuscope that
+// reads it, whatever its tables hold (the version is checked before them).
+TEST(Store, OlderSchemasAreRefusedWithTheReaderToUse) {
+  const std::string path = testing::scratch_dir("older") + "/a.gpuscope";
+  for (int version = 1; version < kSchemaVersion; ++version) {
+    write_trace(path, sample_trace());
+    testing::exec(path, "UPDATE meta SET value = '" + std::to_string(version) + "' WHERE key = 'schema_version'");
+    const std::string message = error_of(path);
+    EXPECT_TRUE(contains(message, "written by an older gpuscope (schema v" + std::to_string(version) +
+                                      "; this one reads only v" + std::to_string(kSchemaVersion) + "): open it with " +
+                                      kOlderFormatsReader))
+        << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+  }
 }
 
 // A capture written by other means lacks a column: the message names the table as well.

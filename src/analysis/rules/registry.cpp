@@ -52,12 +52,6 @@ std::vector<std::unique_ptr<Rule>> all_rules() {
 
 }  // namespace rules
 
-std::vector<std::string> rule_ids() {
-  std::vector<std::string> ids;
-  for (const auto& r : rules::all_rules()) ids.push_back(r->id());
-  return ids;
-}
-
 namespace {
 // The first of the rule's needs that the trace's source does not record, or "".
 std::string_view missing_need(const rules::Rule& rule, const Trace& trace) {

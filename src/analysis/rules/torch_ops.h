@@ -19,7 +19,6 @@ class TorchOps {
 
   // Host ops, ATen kernels (at::native::...) or a python command line: a PyTorch program.
   bool pytorch() const { return pytorch_; }
-  bool has_ops() const { return !trace_.host_ops.empty(); }
 
   // The innermost op that launched the CUDA call (pid, correlation id); detail::kNoOp if none.
   uint32_t op_of_call(uint32_t run, uint32_t pid, uint32_t correlation) const;

@@ -1,4 +1,4 @@
-// The metric records of spool v2 (format.h): per-kernel range-profiler values,
+// The metric records of the spool (format.h): per-kernel range-profiler values,
 // GPU-wide PM samples and the status of each kind of collection. Kept apart from
 // record_decoder.cpp because they follow their own rules: values that are not
 // numbers are left out (and counted), and only the last status per kind survives.

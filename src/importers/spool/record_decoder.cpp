@@ -48,8 +48,8 @@ RecordDecoder::RecordDecoder(Trace& trace, uint32_t pid, uint32_t parent_pid, in
   last_seen_ns_ = created_ns;
 }
 
-bool RecordDecoder::decode_chunk(const std::vector<char>& payload, uint32_t record_count, uint32_t version) {
-  reader_.start(payload.data(), payload.size(), version);
+bool RecordDecoder::decode_chunk(const std::vector<char>& payload, uint32_t record_count) {
+  reader_.start(payload.data(), payload.size());
   uint32_t decoded = 0;
   RecordView record{};
   while (reader_.next(record)) {

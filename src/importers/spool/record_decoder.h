@@ -29,10 +29,9 @@ class RecordDecoder {
  public:
   RecordDecoder(Trace& trace, uint32_t pid, uint32_t parent_pid, int64_t created_ns);
 
-  // Decodes one CRC-checked chunk payload of a file of `version` (framed or packed records,
-  // spool/chunk_reader.h). False if the records inside do not frame or unpack correctly (the
-  // chunk and everything after it are then discarded).
-  bool decode_chunk(const std::vector<char>& payload, uint32_t record_count, uint32_t version);
+  // Decodes one CRC-checked chunk payload (packed records, spool/chunk_reader.h). False if the
+  // records inside do not unpack correctly (the chunk and everything after it are then discarded).
+  bool decode_chunk(const std::vector<char>& payload, uint32_t record_count);
 
   // Adds the process row, closes ranges left open and records what was lost.
   void finish(uint64_t bytes_discarded);

@@ -7,6 +7,7 @@
 
 #include "common/crc32.h"
 #include "common/error.h"
+#include "common/older_formats.h"
 #include "importers/finalize.h"
 #include "importers/spool/record_decoder.h"
 #include "spool/format.h"
@@ -23,12 +24,14 @@ spool::FileHeader read_file_header(std::ifstream& in, const std::string& path) {
     throw Error(path + ": not a gpuscope spool file");
   if (static_cast<size_t>(in.gcount()) < sizeof header)
     throw Error(path + ": the spool is cut short inside its header; nothing was captured");
-  // Older versions hold a subset of the current records, framed rather than packed (format.h);
-  // the chunk reader reads both.
-  if (header.version < spool::kOldestReadableVersion || header.version > spool::kVersion)
-    throw Error(path + ": spool format v" + std::to_string(header.version) +
-                " is not supported by this build (reads v" + std::to_string(spool::kOldestReadableVersion) +
-                " to v" + std::to_string(spool::kVersion) + ")");
+  if (header.version == 0) throw Error(path + ": corrupt spool header (format version 0)");
+  const std::string version = "spool format v" + std::to_string(header.version) + "; this one reads only v" +
+                              std::to_string(spool::kVersion);
+  if (header.version < spool::kVersion)
+    throw Error(path + ": this spool was written by an older gpuscope (" + version + "): import it with " +
+                kOlderFormatsReader + ", which reads spool formats v1 to v5");
+  if (header.version > spool::kVersion)
+    throw Error(path + ": this spool was written by a newer gpuscope (" + version + "); upgrade gpuscope");
   if (header.header_bytes < sizeof header) throw Error(path + ": corrupt spool header");
   in.seekg(header.header_bytes);
   return header;
@@ -71,7 +74,7 @@ SpoolImportResult import_spool(const std::string& path, Trace& trace) {
     uint32_t record_count = 0;
     const ChunkStatus status = read_chunk(in, payload, record_count);
     if (status == ChunkStatus::EndOfFile) break;
-    if (status == ChunkStatus::Damaged || !decoder.decode_chunk(payload, record_count, header.version)) {
+    if (status == ChunkStatus::Damaged || !decoder.decode_chunk(payload, record_count)) {
       result.bytes_discarded = ec ? 0 : file_bytes - good_bytes;
       break;
     }

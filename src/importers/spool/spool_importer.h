@@ -19,7 +19,7 @@ struct SpoolImportResult {
 // Appends one process's spool to `trace`. A spool cut short (crash, SIGKILL)
 // is not an error: every whole chunk is kept and the loss is recorded in
 // trace.data_loss. Throws gpuscope::Error for a file that is not a spool or
-// has a format version this build does not know.
+// has a format version other than this build's.
 SpoolImportResult import_spool(const std::string& path, Trace& trace);
 
 // Convenience for one spool; also runs finalize_trace.

@@ -331,15 +331,15 @@ TEST_F(DecoderTest, UnknownCallbackIdGetsAPlaceholderName) {
 }
 
 TEST_F(DecoderTest, OwnThreadApiRecordsAreDropped) {
-  decoder.set_own_thread_check([](uint32_t tid) { return tid == 777; });
+  ActivityDecoder own_threads(sink, DecoderHooks{fake_api_name, fake_enrich, [](uint32_t tid) { return tid == 777; }});
   CUpti_ActivityAPI r{};
   r.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
   r.cbid = 20;
   r.threadId = 777;
-  EXPECT_FALSE(decoder.decode(reinterpret_cast<CUpti_Activity*>(&r)));
+  EXPECT_FALSE(own_threads.decode(reinterpret_cast<CUpti_Activity*>(&r)));
   r.threadId = 778;
-  EXPECT_TRUE(decoder.decode(reinterpret_cast<CUpti_Activity*>(&r)));
-  EXPECT_EQ(decoder.stats().own_thread, 1u);
+  EXPECT_TRUE(own_threads.decode(reinterpret_cast<CUpti_Activity*>(&r)));
+  EXPECT_EQ(own_threads.stats().own_thread, 1u);
   EXPECT_EQ(sink.records.size(), 1u);
 }
 

@@ -181,9 +181,9 @@ inline ReadSpool read_spool_bytes(const std::vector<uint8_t>& bytes) {
     }
     const uint8_t* payload = bytes.data() + pos + sizeof(chunk);
     if (crc32(payload, chunk.payload_bytes) != chunk.crc32) { out.bad_crc = true; break; }
-    // The records of this chunk, framed or packed (the format's own chunk reader).
+    // The records of this chunk (the format's own chunk reader).
     spool::ChunkReader reader;
-    reader.start(payload, chunk.payload_bytes, out.header.version);
+    reader.start(payload, chunk.payload_bytes);
     spool::RecordView record{};
     uint32_t count = 0;
     while (reader.next(record)) {
