@@ -15,7 +15,7 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 # The precompiled headers (CMakeLists.txt) are cached only with this sloppiness (ccache's manual).
 export CCACHE_SLOPPINESS ?= pch_defines,time_macros,include_file_mtime,include_file_ctime
 
-.PHONY: all setup build demo test sanitize gpu-test bench fuzz clean
+.PHONY: all setup build demo test sanitize gpu-test bench fuzz format clean
 
 all: build
 
@@ -60,6 +60,11 @@ fuzz: setup
 	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang -DGPUSCOPE_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target gpuscope_fuzzers
 	@tests/fuzz/campaign.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_OUT)
+
+# The C++ sources in .clang-format's style: `make format` rewrites them, scripts/format.sh --check
+# (CI's first step) lists those that differ.
+format:
+	@scripts/format.sh --fix
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan
