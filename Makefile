@@ -1,30 +1,47 @@
 # gpuscope: `make demo` runs the main job, `make test` the whole test suite.
-# Both install missing Debian packages first (scripts/setup.sh).
+# Both install missing Debian packages first (`make setup`, scripts/setup.sh); `make build` only
+# configures and builds, and never installs anything (CMake names a missing dependency).
 BUILD ?= build
 JOBS ?= $(shell nproc)
+# ON turns every compiler warning into an error (CI sets it: .ci/run).
+GPUSCOPE_WERROR ?= OFF
+# The build's debug information: CI sets -g1 (line tables, enough for a backtrace; the same code,
+# a quarter less compile time), a developer's build keeps full -g for the debugger.
+GPUSCOPE_DEBUG_INFO ?= -g
+# ccache (scripts/setup.sh installs it) where it is installed. Paths relative to the checkout, so
+# another checkout on the same machine shares its hits.
+CCACHE := $(shell command -v ccache 2>/dev/null)
+export CCACHE_BASEDIR ?= $(CURDIR)
+# The precompiled headers (CMakeLists.txt) are cached only with this sloppiness (ccache's manual).
+export CCACHE_SLOPPINESS ?= pch_defines,time_macros,include_file_mtime,include_file_ctime
 
-.PHONY: all setup build demo test sanitize gpu-test bench fuzz clean
+.PHONY: all setup build demo test sanitize gpu-test bench fuzz format clean
 
 all: build
 
 setup:
 	@scripts/setup.sh
 
-build: setup
-	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+build:
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSCOPE_WERROR=$(GPUSCOPE_WERROR) \
+	       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $(GPUSCOPE_DEBUG_INFO) -DNDEBUG" \
+	       $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# The set-up first, then the build (a sub-make: never in parallel with the set-up under -j).
+demo: setup
+	@$(MAKE) --no-print-directory build
 	@scripts/demo.sh $(BUILD)
 
 # CPU tests always run; the GPU test skips with a message where there is no GPU.
-test: build
+test: setup
+	@$(MAKE) --no-print-directory build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The sanitizer builds CI runs after `test`: ASan+UBSan (build-asan) and TSan (build-tsan), see
 # scripts/sanitize.sh and docs/testing.md.
 sanitize: setup
-	@JOBS=$(JOBS) scripts/sanitize.sh
+	@JOBS=$(JOBS) GPUSCOPE_WERROR=$(GPUSCOPE_WERROR) scripts/sanitize.sh
 
 # On a GPU host, with a build made there or carried there.
 gpu-test:
@@ -43,6 +60,11 @@ fuzz: setup
 	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang -DGPUSCOPE_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target gpuscope_fuzzers
 	@tests/fuzz/campaign.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_JOBS) $(FUZZ_OUT)
+
+# The C++ sources in .clang-format's style: `make format` rewrites them, scripts/format.sh --check
+# (CI's first step) lists those that differ.
+format:
+	@scripts/format.sh --fix
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan

@@ -41,6 +41,7 @@ else()
     target_include_directories(${target} PRIVATE ${GPUSCOPE_SAMPLES_DIR}/common)
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+      $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${GPUSCOPE_WERROR}>>:-Werror>
       # -lineinfo: source lines in SASS, so kernel-level tools can attribute stalls to code.
       $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -Xcompiler=-Wall,-Wextra>)
   endfunction()

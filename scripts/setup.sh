@@ -8,10 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # chromium: the browser tests drive it headless; protobuf-compiler: the export tests decode
 # Perfetto traces with protoc --decode_raw; python3, python3-pandas: the Python reader's tests
-# (tests/python), DataFrames included.
+# (tests/python), DataFrames included; ccache: the Makefile and scripts/sanitize.sh compile through
+# it; clang-format-14: scripts/format.sh (CI's format check).
 packages=(cmake ninja-build g++ make libsqlite3-dev libcli11-dev libfmt-dev
           nlohmann-json3-dev libgtest-dev libtomlplusplus-dev zlib1g-dev
-          chromium protobuf-compiler python3 python3-pandas)
+          chromium protobuf-compiler python3 python3-pandas ccache clang-format-14)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -149,10 +149,10 @@ std::optional<Roofline> roofline(const KernelMetricValues& k) {
   r.duration_ns = k.duration_ns();
   const double seconds = r.duration_ns * 1e-9;
   const PrecisionRoof candidates[] = {
-      {"FP64", s.fp64, 0, peak_flops(k, "d")},
-      {"FP32", s.fp32, 0, peak_flops(k, "f")},
-      {"FP16", s.fp16, 0, peak_flops(k, "h")},
-      {"Tensor", tensor_ops ? tensor->float_ops : 0, 0, std::nullopt},
+      {"FP64", s.fp64, 0, peak_flops(k, "d"), {}},
+      {"FP32", s.fp32, 0, peak_flops(k, "f"), {}},
+      {"FP16", s.fp16, 0, peak_flops(k, "h"), {}},
+      {"Tensor", tensor_ops ? tensor->float_ops : 0, 0, std::nullopt, {}},
   };
   for (PrecisionRoof p : candidates) {
     if (!(p.flops > 0)) continue;

@@ -52,8 +52,8 @@ std::optional<Section> build_warp_stall_section(const std::vector<KernelMetrics>
         row.push_back(text(w.reasons[i].reason));
         row.push_back(num(w.reasons[i].percent, Unit::Percent));
       } else {
-        row.push_back(Cell{});
-        row.push_back(Cell{});
+        row.emplace_back();  // two empty cells
+        row.emplace_back();
       }
     }
     t.rows.push_back(std::move(row));

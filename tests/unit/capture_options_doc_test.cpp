@@ -32,7 +32,9 @@ TEST(CaptureOptionDocs, EveryOptionTheCommandsTakeHasHelp) {
   for (const OptionSpec& spec : capture_option_table()) {
     EXPECT_GT(std::string(spec.help).size(), 10u) << spec.name;
     const bool value = spec.type != OptionType::Switch && spec.scope != OptionScope::LibraryOnly;
-    if (value) EXPECT_GT(std::string(spec.value_name).size(), 0u) << spec.name;
+    if (value) {
+      EXPECT_GT(std::string(spec.value_name).size(), 0u) << spec.name;
+    }
   }
 }
 

@@ -119,8 +119,8 @@ Trace metrics_capture() {
   }
   b.api("cudaDeviceSynchronize", now, now + 20'000);
   add_samples(t, ps, kT0, kT0 + 44 * kMs);
-  t.metric_collections.push_back({1, "kernel", "ok", "GH100", 41, 124, 42, 0, 0, 0});
-  t.metric_collections.push_back({1, "sampling", "ok", "GH100", 0, 9, 0, 0, 1'000'000, 0});
+  t.metric_collections.push_back({1, "kernel", "ok", "GH100", 41, 124, 42, 0, 0, 0, ""});
+  t.metric_collections.push_back({1, "sampling", "ok", "GH100", 0, 9, 0, 0, 1'000'000, 0, ""});
   return t;
 }
 

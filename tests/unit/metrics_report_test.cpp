@@ -110,7 +110,7 @@ TEST(MetricsReport, FailedCollectionSaysTheTraceWasStillCaptured) {
 TEST(MetricsReport, PartialCollectionCountsTheFailedLaunches) {
   TraceBuilder b;
   b.run(0, 10 * kMs);
-  b.trace().metric_collections.push_back({1, "kernel", "ok", "GH100", 12, 40, 98, 2, 0, 0});
+  b.trace().metric_collections.push_back({1, "kernel", "ok", "GH100", 12, 40, 98, 2, 0, 0, ""});
   const json r = report_json(b.trace());
   const json& q = section(r, "data_quality");
   const json& line = q["lines"].back();

@@ -95,7 +95,9 @@ TEST(SteadyState, StartUpIsNotTheTopFindingOnceTheStepsAreJudged) {
   ASSERT_FALSE(fs.empty());
   EXPECT_EQ(fs.front().rule, "launch_bound");
   for (const Finding& f : fs)  // nothing judged counts the start-up's seconds
-    if (f.saving_ns && !f.startup) EXPECT_LT(*f.saving_ns, (kSteps - 1) * kLaunchStep) << f.rule;
+    if (f.saving_ns && !f.startup) {
+      EXPECT_LT(*f.saving_ns, (kSteps - 1) * kLaunchStep) << f.rule;
+    }
   // The context creation (200 ms, more than any steady saving) still fires, ranked last.
   const auto startup = testing::find(fs, "startup_cost");
   ASSERT_TRUE(startup);
