@@ -21,9 +21,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 long peak_rss_mb() {
   rusage usage{};
@@ -93,15 +91,18 @@ int main(int argc, char** argv) {
   const double t_report = seconds_since(start);
 
   std::printf("| stage | seconds | records/s |\n|---|---:|---:|\n");
-  const struct { const char* name; double seconds; } stages[] = {
-      {"write spool (SpoolWriter)", t_spool}, {"import spool", t_import},
-      {"write SQLite", t_write},              {"read SQLite", t_read},
-      {"render text report", t_report}};
+  const struct {
+    const char* name;
+    double seconds;
+  } stages[] = {{"write spool (SpoolWriter)", t_spool},
+                {"import spool", t_import},
+                {"write SQLite", t_write},
+                {"read SQLite", t_read},
+                {"render text report", t_report}};
   for (const auto& s : stages) std::printf("| %s | %.3f | %.2fM |\n", s.name, s.seconds, records / s.seconds / 1e6);
   std::printf("\n%llu launches = %.0f records; spool %.1f MB, capture %.1f MB; peak RSS %ld MB\n",
-              static_cast<unsigned long long>(launches), records,
-              std::filesystem::file_size(spool) / 1e6, std::filesystem::file_size(capture) / 1e6,
-              peak_rss_mb());
+              static_cast<unsigned long long>(launches), records, std::filesystem::file_size(spool) / 1e6,
+              std::filesystem::file_size(capture) / 1e6, peak_rss_mb());
   std::filesystem::remove_all(dir);
   return report.empty() ? 1 : 0;
 }

@@ -45,9 +45,7 @@ int64_t max_arg(const json& events, const char* key) {
   return m;
 }
 
-int step_of(const std::string& name) {
-  return name.rfind("ProfilerStep#", 0) == 0 ? std::atoi(name.c_str() + 13) : -1;
-}
+int step_of(const std::string& name) { return name.rfind("ProfilerStep#", 0) == 0 ? std::atoi(name.c_str() + 13) : -1; }
 
 }  // namespace
 
@@ -70,7 +68,8 @@ int main(int argc, char** argv) {
     first = std::min(first, ts);
     last = std::max(last, ts + (e.contains("dur") && e["dur"].is_number() ? e["dur"].get<double>() : 0.0));
     if (e.value("cat", "") == "ac2g" && e.contains("id")) max_flow = std::max(max_flow, as_int(e["id"]));
-    if (e.contains("name") && e["name"].is_string()) max_step = std::max(max_step, step_of(e["name"].get<std::string>()));
+    if (e.contains("name") && e["name"].is_string())
+      max_step = std::max(max_step, step_of(e["name"].get<std::string>()));
   }
   // One repetition's shifts: past everything the input holds.
   const double period = (last - first) + 1000.0;  // µs, with a 1 ms gap between repetitions
@@ -92,8 +91,8 @@ int main(int argc, char** argv) {
       json e = original;
       if (e.contains("ts") && e["ts"].is_number() && ph != "M") e["ts"] = e["ts"].get<double>() + r * period;
       if (auto a = e.find("args"); a != e.end() && a->is_object()) {
-        for (auto [key, stride] : {std::pair{"External id", ext_stride}, {"correlation", corr_stride},
-                                   {"Sequence number", seq_stride}})
+        for (auto [key, stride] :
+             {std::pair{"External id", ext_stride}, {"correlation", corr_stride}, {"Sequence number", seq_stride}})
           if (auto v = a->find(key); v != a->end() && v->is_number() && as_int(*v) > 0) *v = as_int(*v) + r * stride;
       }
       if (e.value("cat", "") == "ac2g" && e.contains("id")) e["id"] = as_int(e["id"]) + r * corr_stride;

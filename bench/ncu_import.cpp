@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
     std::string head;
     std::vector<std::string> rows;
     split(slurp(argv[2]), false, head, rows);
-    const std::string details = make_file(argv[2], false, details_launches, (dir / "gpuscope_bench_ncu_details.csv").string());
+    const std::string details = make_file(argv[2], false, details_launches,
+                                          (dir / "gpuscope_bench_ncu_details.csv").string());
     time_import("details page", details, details_launches * rows.size());
     std::filesystem::remove(details);
   } catch (const std::exception& e) {

@@ -29,9 +29,9 @@ int main(int argc, char** argv) {
     std::filesystem::remove(out);
     gpuscope::write_trace(out, trace);
     const auto written = Clock::now();
-    const double rows = static_cast<double>(trace.kernels.size() + trace.api_calls.size() + trace.memcpys.size() +
-                                            trace.memsets.size() + trace.synchronizations.size() +
-                                            trace.nvtx_ranges.size() + trace.nvtx_marks.size() + trace.overheads.size());
+    const double rows = static_cast<double>(
+        trace.kernels.size() + trace.api_calls.size() + trace.memcpys.size() + trace.memsets.size() +
+        trace.synchronizations.size() + trace.nvtx_ranges.size() + trace.nvtx_marks.size() + trace.overheads.size());
     std::printf("records %.0f: read %.3f s (%.2f M rows/s), finalize %.3f s, write capture %.3f s\n", rows,
                 seconds(begin, read), rows / seconds(begin, read) / 1e6, seconds(read, finalized),
                 seconds(finalized, written));

@@ -110,7 +110,8 @@ std::string RangeSession::last_range(std::vector<double>& values) {
   const gpuscope::capture::ProfilerApi& p = api_->profiler;
   auto decode = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params);
   decode.pRangeProfilerObject = object_;
-  if (CUptiResult rc = p.RangeDecodeData(&decode); rc != CUPTI_SUCCESS) return failure("cuptiRangeProfilerDecodeData", rc);
+  if (CUptiResult rc = p.RangeDecodeData(&decode); rc != CUPTI_SUCCESS)
+    return failure("cuptiRangeProfilerDecodeData", rc);
   auto info = GPUSCOPE_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params);
   info.pCounterDataImage = counter_data_.data();
   info.counterDataImageSize = counter_data_.size();

@@ -51,8 +51,8 @@ struct Options {
   std::string kernel = "saxpy";
   int launches = 4;
   int kernels_per_pass = 1;
-  size_t mib = 256;        // per buffer
-  size_t extra_mib = 0;    // allocated and never touched: does kernel replay save it too?
+  size_t mib = 256;      // per buffer
+  size_t extra_mib = 0;  // allocated and never touched: does kernel replay save it too?
   bool clean_l2 = false;
 };
 
@@ -87,9 +87,11 @@ Options parse(int argc, char** argv) {
   }
   if (o.replay != "kernel" && o.replay != "user" && o.replay != "none") die("--replay is kernel, user or none");
   if (o.kernel != "saxpy" && o.kernel != "transpose") die("--kernel is saxpy or transpose");
-  if (o.launches < 1 || o.kernels_per_pass < 1 || o.mib < 1) die("--launches, --kernels-per-pass and --mib must be >= 1");
+  if (o.launches < 1 || o.kernels_per_pass < 1 || o.mib < 1)
+    die("--launches, --kernels-per-pass and --mib must be >= 1");
   if (o.kernels_per_pass > 32) die("--kernels-per-pass is at most 32 (one counter image holds 64 ranges)");
-  if (o.clean_l2 && o.replay != "user") die("--clean-l2 needs --replay user (kernel replay gives no room between passes)");
+  if (o.clean_l2 && o.replay != "user")
+    die("--clean-l2 needs --replay user (kernel replay gives no room between passes)");
   return o;
 }
 
@@ -162,14 +164,15 @@ int main(int argc, char** argv) {
   if (o.replay != "none")
     if (std::string why = session.open(context); !why.empty()) die(why);
   if (o.replay == "none")
-    std::printf("GPU %s, no profiler, %s (%zu MiB buffers), %d kernel(s) per launch\n", prop.name, o.kernel.c_str(), o.mib,
-                o.kernels_per_pass);
+    std::printf("GPU %s, no profiler, %s (%zu MiB buffers), %d kernel(s) per launch\n", prop.name, o.kernel.c_str(),
+                o.mib, o.kernels_per_pass);
   else
-    std::printf("GPU %s (%s), metrics %s: %zu names, %zu passes; %s replay, %s (%zu MiB buffers), %d kernel(s) per pass%s; "
-                "set-up %.1f ms\n",
-                prop.name, session.chip().c_str(), o.metrics.c_str(), names.size(), session.passes(), o.replay.c_str(),
-                o.kernel.c_str(), o.mib, o.kernels_per_pass, o.clean_l2 ? ", clean L2 before each pass" : "",
-                ms_since(setup_start));
+    std::printf(
+        "GPU %s (%s), metrics %s: %zu names, %zu passes; %s replay, %s (%zu MiB buffers), %d kernel(s) per pass%s; "
+        "set-up %.1f ms\n",
+        prop.name, session.chip().c_str(), o.metrics.c_str(), names.size(), session.passes(), o.replay.c_str(),
+        o.kernel.c_str(), o.mib, o.kernels_per_pass, o.clean_l2 ? ", clean L2 before each pass" : "",
+        ms_since(setup_start));
 
   for (int l = 0; l < o.launches; ++l) {
     const auto start = Clock::now();
@@ -184,7 +187,8 @@ int main(int argc, char** argv) {
       check(cudaMemcpyAsync(b.saved, b.y, b.n * sizeof(float), cudaMemcpyDeviceToDevice), "save y");
       for (bool done = false; !done;) {
         const auto pass_start = Clock::now();
-        if (!pass_ms.empty()) check(cudaMemcpyAsync(b.y, b.saved, b.n * sizeof(float), cudaMemcpyDeviceToDevice), "restore y");
+        if (!pass_ms.empty())
+          check(cudaMemcpyAsync(b.y, b.saved, b.n * sizeof(float), cudaMemcpyDeviceToDevice), "restore y");
         if (o.clean_l2) {
           write_sweep<<<blocks, 256>>>(reinterpret_cast<uint4*>(b.scratch), b.scratch_bytes / sizeof(uint4));
           discard_lines<<<blocks, 256>>>(b.scratch, b.scratch_bytes / 128);

@@ -88,10 +88,11 @@ int main(int argc, char** argv) {
   }
   std::filesystem::remove_all(work);
 
-  std::printf("%zu records (target %llu)%s\n\n| stage | seconds | peak MiB | start MiB | output MB |\n"
-              "|---|---:|---:|---:|---:|\n",
-              records, static_cast<unsigned long long>(options.records),
-              timer.peak_exact ? "" : "; peaks not reset per stage (clear_refs refused): running maxima");
+  std::printf(
+      "%zu records (target %llu)%s\n\n| stage | seconds | peak MiB | start MiB | output MB |\n"
+      "|---|---:|---:|---:|---:|\n",
+      records, static_cast<unsigned long long>(options.records),
+      timer.peak_exact ? "" : "; peaks not reset per stage (clear_refs refused): running maxima");
   for (const auto& r : timer.rows)
     std::printf("| %s | %.3f | %.0f | %.0f | %s |\n", r.stage.c_str(), r.seconds, r.peak_mib, r.start_mib,
                 r.bytes ? gpuscope::bench::mb(r.bytes).c_str() : "");

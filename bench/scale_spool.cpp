@@ -38,7 +38,9 @@ class ProcessSpool {
   uint32_t name(StringId id) { return id ? w_.intern(t_.strings.get(id)) : 0; }
   uint32_t text(const std::string& s) { return w_.intern(s); }
   template <typename R>
-  void add(RecordKind kind, const R& r) { w_.add(kind, r); }
+  void add(RecordKind kind, const R& r) {
+    w_.add(kind, r);
+  }
   void finish(TimeNs end) { w_.finish({end, w_.records_written() + w_.pending_records(), 0}); }
   uint32_t pid() const { return pid_; }
 
@@ -68,7 +70,11 @@ void write_devices(const Trace& t, ProcessSpool& s) {
 // NVTX ranges go out as CUPTI reports them: a Start and an End marker each, in time order per
 // thread so that push/pop nesting is seen as such.
 void write_nvtx(const Trace& t, ProcessSpool& s) {
-  struct Edge { TimeNs at; uint64_t id; bool end; };
+  struct Edge {
+    TimeNs at;
+    uint64_t id;
+    bool end;
+  };
   std::vector<Edge> edges;
   for (size_t i = 0; i < t.nvtx_ranges.size(); ++i)
     if (t.nvtx_ranges[i].pid == s.pid()) {

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "gpuscope/tracks.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/export.h"
 #include "gpuscope/report.h"
+#include "gpuscope/tracks.h"
 #include "synth.h"
 
 namespace {
@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
 
   std::vector<Row> rows;
   gpuscope::Trace trace;
-  rows.push_back({"generate the trace (in memory)", median_ms(1, [&] { trace = gpuscope::synth::launch_storm(storm); }), {}});
+  rows.push_back(
+      {"generate the trace (in memory)", median_ms(1, [&] { trace = gpuscope::synth::launch_storm(storm); }), {}});
   const size_t records = gpuscope::synth::record_count(trace);
 
   gpuscope::tracks::Layout layout;
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
 
   // The NVTX section's GPU projection: every launch placed in its step and nested ranges.
   rows.push_back({"summarize_nvtx (GPU projection included)",
-                  median_ms(reps, [&] { (void)gpuscope::analysis::summarize_nvtx(trace); }), {}});
+                  median_ms(reps, [&] { (void)gpuscope::analysis::summarize_nvtx(trace); }),
+                  {}});
 
   std::vector<std::string> skipped;
   const auto& formats = gpuscope::report_formats();
@@ -98,8 +100,7 @@ int main(int argc, char** argv) {
     if (r.bytes)
       std::printf("| %s | %.0f ms | %.1f MB | %.1f |\n", r.step.c_str(), r.ms, double(*r.bytes) / 1e6,
                   double(*r.bytes) / double(records));
-    else
-      std::printf("| %s | %.0f ms | | |\n", r.step.c_str(), r.ms);
+    else std::printf("| %s | %.0f ms | | |\n", r.step.c_str(), r.ms);
   }
   std::printf("\n");
   for (const std::string& s : skipped) std::printf("skipped: %s\n", s.c_str());

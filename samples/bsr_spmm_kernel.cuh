@@ -28,17 +28,16 @@ constexpr int kThreads = 128;  // 4 warps in a 2 x 2 layout, each owning a 64 x 
 // extra_pct = 0 gives the original kernel's work.
 template <int BM, int BN, int BK>
 __global__ void __launch_bounds__(kThreads)
-    bsr_spmm_kernel(const __half* __restrict__ a_vals, const int* __restrict__ row_ptr,
-                    const int* __restrict__ col_idx, const __half* __restrict__ b,
-                    float* __restrict__ c, int n, int extra_pct, float discard_scale) {
+    bsr_spmm_kernel(const __half* __restrict__ a_vals, const int* __restrict__ row_ptr, const int* __restrict__ col_idx,
+                    const __half* __restrict__ b, float* __restrict__ c, int n, int extra_pct, float discard_scale) {
   namespace wmma = nvcuda::wmma;
   static_assert(BM == kBlock, "a thread block covers exactly one BSR block row");
   static_assert(BN == 128 && BK % 16 == 0 && kBlock % BK == 0, "tile shape");
   static_assert(kThreads == 4 * 32, "the 2 x 2 warp layout below needs exactly 4 warps");
-  constexpr int kVec = 8;            // halves per 16-byte vector load
-  constexpr int kPad = 8;            // halves of padding per smem row: keeps rows 32-byte
-  constexpr int kLdA = BK + kPad;    // aligned for WMMA and makes the 8 rows that one fragment
-  constexpr int kLdB = BN + kPad;    // load touches fall into different banks
+  constexpr int kVec = 8;          // halves per 16-byte vector load
+  constexpr int kPad = 8;          // halves of padding per smem row: keeps rows 32-byte
+  constexpr int kLdA = BK + kPad;  // aligned for WMMA and makes the 8 rows that one fragment
+  constexpr int kLdB = BN + kPad;  // load touches fall into different banks
   constexpr int kWarpM = BM / 2, kWarpN = BN / 2;
   constexpr int kFragM = kWarpM / 16, kFragN = kWarpN / 16;
   constexpr int kAVecs = BM * BK / kVec / kThreads;  // 16-byte vectors per thread per step
@@ -108,9 +107,9 @@ __global__ void __launch_bounds__(kThreads)
 
   if (steps > 0) load_step(0);
   for (int step = 0; step < all_steps; ++step) {
-    const bool extra = step >= steps;         // a planted repeat: its products are discarded
+    const bool extra = step >= steps;  // a planted repeat: its products are discarded
     store_step();
-    __syncthreads();                          // tiles complete before any warp reads them
+    __syncthreads();                                          // tiles complete before any warp reads them
     if (step + 1 < all_steps) load_step((step + 1) % steps);  // in flight while the MMAs run
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 16) {
@@ -138,8 +137,7 @@ __global__ void __launch_bounds__(kThreads)
   for (int i = 0; i < kFragM; ++i)
 #pragma unroll
     for (int j = 0; j < kFragN; ++j) {
-      float* dst = c + size_t(block_row * BM + warp_m * kWarpM + i * 16) * n + col0 +
-                   warp_n * kWarpN + j * 16;
+      float* dst = c + size_t(block_row * BM + warp_m * kWarpM + i * 16) * n + col0 + warp_n * kWarpN + j * 16;
       wmma::store_matrix_sync(dst, acc[i][j], n, wmma::mem_row_major);
     }
 }

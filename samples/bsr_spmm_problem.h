@@ -46,9 +46,7 @@ struct HostProblem {
 
 // Values are k/1024 with k uniform in [-1024, 1024]: exactly representable in fp16, so the host's
 // float->half rounding cannot make the GPU and the CPU reference see different inputs.
-inline __half random_half(sample::Rng& rng) {
-  return __float2half_rn(float(int(rng.below(2049)) - 1024) / 1024.0f);
-}
+inline __half random_half(sample::Rng& rng) { return __float2half_rn(float(int(rng.below(2049)) - 1024) / 1024.0f); }
 
 // Fills row_ptr/col_idx (distinct, sorted, pseudo-random block columns per block row) and the
 // values of A and B, all from `seed`, so every run and every mode multiplies the same matrices.
@@ -131,8 +129,8 @@ inline VerifyResult verify_rows(const Shape& s, const HostProblem& p, int rows, 
       ++r.checked;
       if (!(err <= tol)) {  // also catches NaN
         if (r.bad < 5)
-          std::printf("verify: MISMATCH C[%d][%d] = %.6f, reference %.6f (tolerance %.3g)\n", row,
-                      col, double(got[col]), ref[col], tol);
+          std::printf("verify: MISMATCH C[%d][%d] = %.6f, reference %.6f (tolerance %.3g)\n", row, col,
+                      double(got[col]), ref[col], tol);
         ++r.bad;
       }
       if (!std::isnan(err)) {

@@ -111,8 +111,8 @@ int main(int argc, char** argv) {
     if (step_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(step_us));
   }
 
-  std::printf("RESULT sample=crash mode=%s kernels_launched=%lld memcpys=%lld elapsed_ms=%.1f\n",
-              mode.c_str(), launched, memcpys, sample::ms_since(t0));
+  std::printf("RESULT sample=crash mode=%s kernels_launched=%lld memcpys=%lld elapsed_ms=%.1f\n", mode.c_str(),
+              launched, memcpys, sample::ms_since(t0));
   if (mode == "fault") {
     crash_fault_kernel<<<1, 32>>>(data, reinterpret_cast<const float*>(uintptr_t{16}));
     const cudaError_t fault = cudaDeviceSynchronize();

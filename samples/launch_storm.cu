@@ -77,8 +77,7 @@ int main(int argc, char** argv) {
     for (int t = 0; t < kCountersPerStream; ++t) {
       const int got = host[size_t(s) * kCountersPerStream + t];
       if (got != expected) {
-        if (wrong < 5)
-          std::printf("check: MISMATCH stream %d counter %d = %d, expected %lld\n", s, t, got, expected);
+        if (wrong < 5) std::printf("check: MISMATCH stream %d counter %d = %d, expected %lld\n", s, t, got, expected);
         ++wrong;
       }
     }
@@ -88,11 +87,12 @@ int main(int argc, char** argv) {
   check(cudaFree(counters), "cudaFree counters");
 
   const double ns_per_launch = double(wall_ns) / double(launches);
-  std::printf("launch_storm: %lld launches on %d stream(s) in %.3f ms: %.1f ns per launch, check %s\n",
-              launches, streams, wall_ns * 1e-6, ns_per_launch, wrong ? "FAILED" : "ok");
-  std::printf("RESULT sample=launch_storm launches=%lld streams=%d kernels=%lld wall_ns=%lld "
-              "ns_per_launch=%.2f process_ms=%.3f check=%s\n",
-              launches, streams, launches, (long long)wall_ns, ns_per_launch,
-              sample::ms_since(t_process), wrong ? "FAILED" : "ok");
+  std::printf("launch_storm: %lld launches on %d stream(s) in %.3f ms: %.1f ns per launch, check %s\n", launches,
+              streams, wall_ns * 1e-6, ns_per_launch, wrong ? "FAILED" : "ok");
+  std::printf(
+      "RESULT sample=launch_storm launches=%lld streams=%d kernels=%lld wall_ns=%lld "
+      "ns_per_launch=%.2f process_ms=%.3f check=%s\n",
+      launches, streams, launches, (long long)wall_ns, ns_per_launch, sample::ms_since(t_process),
+      wrong ? "FAILED" : "ok");
   return wrong ? sample::kExitWrongResult : 0;
 }

@@ -63,10 +63,10 @@ constexpr int kMatrix = 8192;  // transpose: 8192 x 8192 floats = 256 MiB
 //   With the planted kernel at ~12.5 % of its roof, estimate / measured = (1 - 0.125) /
 //   (1 - 0.125 / the fix's fraction of the roof): 1.03 for a fix at 85 % of the roof, 1.11 at 60 %.
 constexpr int kChainSteps = 2048;
-constexpr int kChainThreads = 132 * 64;                  // fmachain_latency's grid: 132 x 64
-constexpr int kChainsPerThread = 512;                    // chains each latency-bound thread runs
+constexpr int kChainThreads = 132 * 64;                    // fmachain_latency's grid: 132 x 64
+constexpr int kChainsPerThread = 512;                      // chains each latency-bound thread runs
 constexpr int kChains = kChainThreads * kChainsPerThread;  // 4,325,376 chains, 17.3 MB of output
-constexpr int kIlp = 8;                                  // chains interleaved per fmachain_ilp thread
+constexpr int kIlp = 8;                                    // chains interleaved per fmachain_ilp thread
 constexpr int kIlpBlock = 256;
 static_assert(kChains % (kIlp * kIlpBlock) == 0, "fmachain_ilp's grid must cover the chains exactly");
 static_assert(kChains < (1 << 24), "chain indices must be exact in a float");

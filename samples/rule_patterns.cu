@@ -30,8 +30,8 @@
 #include <string>
 #include <thread>
 
-#include "sample_common.h"
 #include "rule_patterns_extra.cuh"
+#include "sample_common.h"
 
 // Global namespace so profilers show short names.
 __global__ void spin_kernel(unsigned long long ns, unsigned int* runs) {
@@ -70,7 +70,7 @@ struct Buffers {
   float* hosts[2] = {nullptr, nullptr};
   cudaStream_t copy_stream = nullptr;
   cudaEvent_t computed = nullptr;
-  long long it = 0;  // iterations done, to pick a buffer
+  long long it = 0;    // iterations done, to pick a buffer
   extra::State extra;  // overlap and tail
 };
 
@@ -86,7 +86,8 @@ long long transfer_iteration(const std::string& pattern, bool fixed, Buffers& b)
       check(cudaMemcpy(dst, src, kPieces * kPieceBytes, cudaMemcpyHostToDevice), "cudaMemcpy pieces");
     } else {
       for (size_t k = 0; k < kPieces; ++k)
-        check(cudaMemcpy(dst + k * kPieceBytes, src + k * kPieceBytes, kPieceBytes, cudaMemcpyHostToDevice), "cudaMemcpy piece");
+        check(cudaMemcpy(dst + k * kPieceBytes, src + k * kPieceBytes, kPieceBytes, cudaMemcpyHostToDevice),
+              "cudaMemcpy piece");
     }
     spin_kernel<<<1, 32, 0, b.stream>>>(1'000, b.runs);  // "reads" the pieces
     check(cudaStreamSynchronize(b.stream), "cudaStreamSynchronize");

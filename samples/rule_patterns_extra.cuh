@@ -58,7 +58,8 @@ __global__ void __launch_bounds__(extra::kThreads, 8)
 __global__ void __launch_bounds__(extra::kThreads, 8)
     tail_kernel(float* out, unsigned long long tasks, unsigned long long task_ns, unsigned int* runs) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long k = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; k < tasks; k += stride) {
+  for (unsigned long long k = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x; k < tasks;
+       k += stride) {
     const unsigned long long start = extra::global_ns();
     while (extra::global_ns() - start < task_ns) __nanosleep(1000);
     out[k] = extra::task_value(k);
@@ -84,11 +85,11 @@ struct State {
   int wave = 0;  // blocks in one wave: SMs x resident blocks per SM
   cudaStream_t stream2 = nullptr;
   cudaEvent_t uploaded = nullptr;
-  float* h_in = nullptr;                      // overlap: pinned input staging buffer
-  float* h_out[2] = {nullptr, nullptr};       // overlap: pinned results, one per slot
-  float* d_in[2] = {nullptr, nullptr};        // overlap: device buffers, one pair per slot
+  float* h_in = nullptr;                 // overlap: pinned input staging buffer
+  float* h_out[2] = {nullptr, nullptr};  // overlap: pinned results, one per slot
+  float* d_in[2] = {nullptr, nullptr};   // overlap: device buffers, one pair per slot
   float* d_out[2] = {nullptr, nullptr};
-  float* d_tasks = nullptr;                   // tail: one float per task
+  float* d_tasks = nullptr;  // tail: one float per task
   unsigned long long tasks = 0;
 };
 
@@ -98,9 +99,8 @@ inline bool handles(const std::string& pattern) { return pattern == "overlap" ||
 inline void setup(const std::string& pattern, int sm_count, State& s) {
   using sample::check;
   int per_sm = 0;
-  check(pattern == "overlap"
-            ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, overlap_kernel, kThreads, 0)
-            : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tail_kernel, kThreads, 0),
+  check(pattern == "overlap" ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, overlap_kernel, kThreads, 0)
+                             : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tail_kernel, kThreads, 0),
         "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   s.wave = per_sm * sm_count;
   std::printf("rule_patterns: one wave = %d SMs x %d blocks of %d threads = %d blocks\n", sm_count, per_sm, kThreads,

@@ -38,8 +38,8 @@ std::string exe_dir() {
 std::string describe(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status))
-    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) +
+           ")";
   return "ended with wait status " + std::to_string(status);
 }
 
@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "spawn: cannot execute %s: %s\n", child_path.c_str(), std::strerror(errno));
     return 1;
   }
-  std::printf("spawn: pid %d starting %d x %s --launches %s\n", int(getpid()), children,
-              child_path.c_str(), launches.c_str());
+  std::printf("spawn: pid %d starting %d x %s --launches %s\n", int(getpid()), children, child_path.c_str(),
+              launches.c_str());
   std::fflush(stdout);  // nothing buffered may be duplicated into the children
 
   std::vector<pid_t> pids;
@@ -88,11 +88,9 @@ int main(int argc, char** argv) {
     const bool ok = r == pids[i] && WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!ok) ++failed;
     std::printf("spawn: child %zu pid %d %s%s\n", i, int(pids[i]),
-                r == pids[i] ? describe(status).c_str() : "could not be waited for",
-                ok ? "" : " (FAILED)");
+                r == pids[i] ? describe(status).c_str() : "could not be waited for", ok ? "" : " (FAILED)");
     pid_list += (i ? "," : "") + std::to_string(pids[i]);
   }
-  std::printf("RESULT sample=spawn children=%d failed=%d pids=%s\n", children, failed,
-              pid_list.c_str());
+  std::printf("RESULT sample=spawn children=%d failed=%d pids=%s\n", children, failed, pid_list.c_str());
   return failed ? 1 : 0;
 }

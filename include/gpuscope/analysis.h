@@ -78,9 +78,9 @@ struct LaunchConfig {
 };
 
 struct KernelGroup {
-  std::string name;    // demangled; the mangled name when no demangled one
-  Stats duration;      // ns per launch
-  LaunchConfig config; // most common config; ties: the smallest one
+  std::string name;     // demangled; the mangled name when no demangled one
+  Stats duration;       // ns per launch
+  LaunchConfig config;  // most common config; ties: the smallest one
   size_t distinct_configs = 0;
 };
 
@@ -145,9 +145,9 @@ struct NvtxGroup {
   std::string name;
   Stats duration;  // ns per range
   // GPU projection (analysis_nvtx_gpu.h): the GPU work launched inside the instances, in ns.
-  double gpu_ns = 0;       // sum over instances of each one's union of GPU intervals
-  double gpu_span_ns = 0;  // sum over instances of first GPU start .. last GPU end
-  size_t kernels = 0;      // kernels launched inside, over instances
+  double gpu_ns = 0;          // sum over instances of each one's union of GPU intervals
+  double gpu_span_ns = 0;     // sum over instances of first GPU start .. last GPU end
+  size_t kernels = 0;         // kernels launched inside, over instances
   size_t gpu_activities = 0;  // kernels, copies and memsets launched inside, over instances
   // gpu_ns / CPU time x 100; above 100 when work launched inside runs after the range closed.
   double gpu_busy_percent() const { return duration.total > 0 ? gpu_ns / duration.total * 100.0 : 0.0; }
@@ -157,7 +157,7 @@ struct NvtxSummary {
   std::vector<NvtxGroup> ranges;
   size_t unclosed_ranges = 0;  // end <= start: never closed; excluded above
   size_t marks = 0;
-  size_t gpu_unlaunched = 0;   // timed GPU records whose launch call is not in the capture: in no range
+  size_t gpu_unlaunched = 0;  // timed GPU records whose launch call is not in the capture: in no range
 };
 
 NvtxSummary summarize_nvtx(const Trace& trace);
@@ -165,10 +165,10 @@ NvtxSummary summarize_nvtx(const Trace& trace);
 // ---- Data quality -----------------------------------------------------------
 
 struct LossGroup {
-  std::string what;  // e.g. "cupti_dropped_records"
-  uint64_t count = 0;  // summed over processes
+  std::string what;            // e.g. "cupti_dropped_records"
+  uint64_t count = 0;          // summed over processes
   std::vector<uint32_t> pids;  // sorted, unique
-  std::string detail;  // distinct details joined with "; "
+  std::string detail;          // distinct details joined with "; "
 };
 
 struct CaptureProblem {
@@ -192,16 +192,16 @@ struct OutsideRun {
 };
 
 struct DataQuality {
-  std::vector<LossGroup> losses;                // sorted by what
+  std::vector<LossGroup> losses;  // sorted by what
   OutsideRun outside_run;
   std::vector<SharedCuptiSilence> shared_cupti_silences;  // possible, unconfirmed losses
-  std::vector<uint32_t> truncated_pids;         // no clean shutdown
-  std::vector<CaptureProblem> capture_problems; // capture_status not "ok"
-  TimeNs cupti_overhead_ns = 0;  // sum of overhead record durations
+  std::vector<uint32_t> truncated_pids;                   // no clean shutdown
+  std::vector<CaptureProblem> capture_problems;           // capture_status not "ok"
+  TimeNs cupti_overhead_ns = 0;                           // sum of overhead record durations
   size_t overhead_records = 0;
   bool complete() const {
-    return losses.empty() && truncated_pids.empty() && capture_problems.empty() &&
-           shared_cupti_silences.empty() && outside_run.records == 0;
+    return losses.empty() && truncated_pids.empty() && capture_problems.empty() && shared_cupti_silences.empty() &&
+           outside_run.records == 0;
   }
 };
 

@@ -65,19 +65,19 @@ MeanInterval mean_ci95(const std::vector<double>& values);
 // ---- The verdict --------------------------------------------------------------
 
 enum class Verdict {
-  Faster,      // significant and practically relevant improvement
-  Slower,      // significant and practically relevant regression
-  NoChange,    // no significant (or no practically relevant) difference
-  TooFew,      // fewer than min_samples on one side: no claim either way
-  OnlyBase,    // the item exists only in the base capture
-  OnlyNew      // the item exists only in the new capture
+  Faster,    // significant and practically relevant improvement
+  Slower,    // significant and practically relevant regression
+  NoChange,  // no significant (or no practically relevant) difference
+  TooFew,    // fewer than min_samples on one side: no claim either way
+  OnlyBase,  // the item exists only in the base capture
+  OnlyNew    // the item exists only in the new capture
 };
 const char* to_string(Verdict verdict);
 
 struct CompareOptions {
-  double alpha = 0.05;             // significance level of the rank test
-  double min_change_percent = 2;   // |change of medians| below this is "no change"
-  size_t min_samples = 3;          // per side; below it the verdict is TooFew
+  double alpha = 0.05;            // significance level of the rank test
+  double min_change_percent = 2;  // |change of medians| below this is "no change"
+  size_t min_samples = 3;         // per side; below it the verdict is TooFew
   double ci_level = 0.95;
 };
 
@@ -90,7 +90,7 @@ struct Comparison {
   ChangeInterval ci;          // NaN bounds when not computed (TooFew, or undefined)
   RankTest test;
   double cliffs_delta = 0;
-  bool significant = false;   // p < alpha, the CI excludes 0 and |change| >= min_change_percent
+  bool significant = false;  // p < alpha, the CI excludes 0 and |change| >= min_change_percent
   Verdict verdict = Verdict::NoChange;
 };
 

@@ -17,10 +17,10 @@ namespace gpuscope::analysis {
 
 struct GpuFault {
   uint32_t pid = 0, tid = 0;
-  std::string call;          // the first API call that returned the error, e.g. "cudaDeviceSynchronize"
-  std::string error;         // e.g. "cudaErrorIllegalAddress" (runtime) or "CUDA_ERROR_ILLEGAL_ADDRESS"
+  std::string call;   // the first API call that returned the error, e.g. "cudaDeviceSynchronize"
+  std::string error;  // e.g. "cudaErrorIllegalAddress" (runtime) or "CUDA_ERROR_ILLEGAL_ADDRESS"
   int32_t code = 0;
-  TimeNs at = 0;             // that call's end: when the program learned of the fault
+  TimeNs at = 0;              // that call's end: when the program learned of the fault
   uint64_t failed_calls = 0;  // API calls of the process that returned a sticky error
   // The process's last GPU record that kept its times: the fault came after its end.
   std::optional<TimeNs> last_timed_end;

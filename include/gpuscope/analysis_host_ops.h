@@ -47,19 +47,19 @@ struct OpGroup {
   double cpu_ns = 0;     // summed wall durations of the instances on their thread
   double self_gpu_ns = 0;
   double total_gpu_ns = 0;
-  size_t kernels = 0;    // kernels launched directly (self)
-  size_t gpu_activities = 0;  // kernels, copies and memsets launched directly
+  size_t kernels = 0;                 // kernels launched directly (self)
+  size_t gpu_activities = 0;          // kernels, copies and memsets launched directly
   std::vector<OpKernel> top_kernels;  // by GPU time, descending, at most kTopKernelsPerOp
 };
 inline constexpr size_t kTopKernelsPerOp = 5;
 
 struct HostOpSummary {
-  std::vector<OpGroup> ops;   // by self GPU time descending, then total, then name
-  double gpu_ns = 0;          // every kernel, copy and memset duration
-  double linked_gpu_ns = 0;   // the part linked to an op (the ops' self times add up to it)
+  std::vector<OpGroup> ops;  // by self GPU time descending, then total, then name
+  double gpu_ns = 0;         // every kernel, copy and memset duration
+  double linked_gpu_ns = 0;  // the part linked to an op (the ops' self times add up to it)
   size_t gpu_activities = 0;
   size_t unlinked_activities = 0;  // no launch call, no external id, or no op with that id
-  size_t op_instances = 0;    // ops, module ranges not counted
+  size_t op_instances = 0;         // ops, module ranges not counted
   // Indexed by OpPhase. The phases' gpu_ns add up to linked_gpu_ns; the rest of gpu_ns was
   // launched outside every op.
   PhaseTotals phases[kOpPhases];

@@ -37,10 +37,10 @@ namespace gpuscope::analysis {
 inline constexpr double kWarmupRatio = 1.5;
 
 struct IterationSpec {
-  std::string range;     // NVTX range name, or a glob (* and ?) such as "ProfilerStep#*"; empty: none
-  size_t skip = 0;       // the first `skip` instances of each process are warm-up and left out
-  size_t min_kept = 1;   // fewer instances left than this is an error (diff: 3, the verdict's minimum)
-  std::string label;     // names the capture in error messages, e.g. its path
+  std::string range;    // NVTX range name, or a glob (* and ?) such as "ProfilerStep#*"; empty: none
+  size_t skip = 0;      // the first `skip` instances of each process are warm-up and left out
+  size_t min_kept = 1;  // fewer instances left than this is an error (diff: 3, the verdict's minimum)
+  std::string label;    // names the capture in error messages, e.g. its path
 };
 
 // One instance of the range. Times in ns.
@@ -53,11 +53,11 @@ struct Iteration {
 // What the report says about the iterations of one capture.
 struct IterationSummary {
   std::string range;
-  size_t found = 0;      // closed instances (never-closed ones have no duration and are not counted)
-  size_t skipped = 0;    // left out by --skip-iterations
-  size_t kept = 0;       // found - skipped: the sample size of every item
-  size_t processes = 0;  // (run, process) pairs with at least one instance
-  size_t unclosed = 0;   // instances never closed, left out
+  size_t found = 0;             // closed instances (never-closed ones have no duration and are not counted)
+  size_t skipped = 0;           // left out by --skip-iterations
+  size_t kept = 0;              // found - skipped: the sample size of every item
+  size_t processes = 0;         // (run, process) pairs with at least one instance
+  size_t unclosed = 0;          // instances never closed, left out
   size_t unattributed_gpu = 0;  // kernels / copies / memsets whose launching call is not in the capture
   size_t ambiguous = 0;         // calls and ranges inside several other threads' iterations at once
   // Warm-up hint: the largest ratio, over processes with >= 3 instances, of the
@@ -90,8 +90,8 @@ class Iterations {
     TimeNs start, end;
     std::optional<uint32_t> kept;  // nullopt: a skipped instance (it still claims its records)
   };
-  using ProcessKey = std::pair<uint32_t, uint32_t>;  // (run, pid)
-  using CallKey = std::tuple<uint32_t, uint32_t, uint32_t>;  // (run, pid, correlation id)
+  using ProcessKey = std::pair<uint32_t, uint32_t>;                    // (run, pid)
+  using CallKey = std::tuple<uint32_t, uint32_t, uint32_t>;            // (run, pid, correlation id)
   const std::optional<uint32_t>* find_call(const CallKey& key) const;  // nullptr: no such call
   std::optional<uint32_t> locate(uint32_t run_id, uint32_t pid, uint32_t tid, TimeNs at, bool* ambiguous) const;
 

@@ -29,13 +29,13 @@ namespace gpuscope::analysis {
 // when none of those was measured are all the group's launches taken (all_configs).
 struct KernelMetricValues {
   std::string name;
-  size_t rank = 0;              // position in summarize_kernels() (0 = most kernel time)
-  LaunchConfig config;          // the group's most common configuration
-  std::optional<Device> device; // of the group's first launch in that configuration
-  double total_ns = 0;          // traced time of all the group's launches
+  size_t rank = 0;                  // position in summarize_kernels() (0 = most kernel time)
+  LaunchConfig config;              // the group's most common configuration
+  std::optional<Device> device;     // of the group's first launch in that configuration
+  double total_ns = 0;              // traced time of all the group's launches
   double kernel_share_percent = 0;  // total_ns / time of all kernels x 100
-  double median_ns = 0;         // traced median duration of the group's launches
-  size_t profiled = 0;          // launches whose metrics the medians use
+  double median_ns = 0;             // traced median duration of the group's launches
+  size_t profiled = 0;              // launches whose metrics the medians use
   bool all_configs = false;
   std::map<std::string, double> medians;  // full metric name -> median
 
@@ -56,15 +56,15 @@ std::vector<KernelMetricValues> kernel_metric_values(const Trace& trace);
 enum class Bound { Compute, Memory, Balanced, Latency };
 const char* to_string(Bound bound);
 
-constexpr double kSolHighPercent = 60.0;       // a unit this busy bounds the kernel (ncu's threshold)
-constexpr double kSolBalancedPoints = 10.0;    // both high and closer than this: balanced
-constexpr double kSolAtRoofPercent = 80.0;     // ncu's "high throughput": little headroom left
+constexpr double kSolHighPercent = 60.0;     // a unit this busy bounds the kernel (ncu's threshold)
+constexpr double kSolBalancedPoints = 10.0;  // both high and closer than this: balanced
+constexpr double kSolAtRoofPercent = 80.0;   // ncu's "high throughput": little headroom left
 
 struct SpeedOfLight {
   double sm_percent = 0;      // sm__throughput (pct of peak, elapsed)
   double memory_percent = 0;  // gpu__compute_memory_throughput, else the busiest unit below
   std::optional<double> dram_percent, l2_percent, l1_percent;  // L1/TEX: of active cycles
-  std::string busiest_unit;   // "DRAM", "L2", "L1/TEX"; "" when none of the three was collected
+  std::string busiest_unit;  // "DRAM", "L2", "L1/TEX"; "" when none of the three was collected
   double busiest_percent = 0;
   Bound bound = Bound::Latency;
 };
@@ -75,8 +75,8 @@ std::optional<SpeedOfLight> speed_of_light(const KernelMetricValues& k);
 struct MemoryWorkload {
   double duration_ns = 0;
   std::optional<double> dram_read_bytes, dram_write_bytes;  // bytes, else sectors x 32
-  std::optional<double> dram_bandwidth;       // (read + written) / duration, bytes/s
-  std::optional<double> dram_peak_bandwidth;  // from the roofline peaks, bytes/s
+  std::optional<double> dram_bandwidth;                     // (read + written) / duration, bytes/s
+  std::optional<double> dram_peak_bandwidth;                // from the roofline peaks, bytes/s
   std::optional<double> l1_hit_percent, l2_hit_percent;
   std::optional<double> l2_read_sectors, l2_write_sectors;  // requested by the SMs
   std::optional<double> shared_load_conflicts, shared_store_conflicts;
@@ -96,13 +96,13 @@ constexpr double kOccupancyGapPoints = 10.0;  // ... and at least 10 points belo
 enum class OccupancyGapCause { None, SmallGrid, Tail, UnevenWork };
 
 struct AchievedOccupancy {
-  double achieved_percent = 0;                // sm__warps_active, pct of peak over active cycles
-  std::optional<double> active_warps_per_sm;  // sm__warps_active.avg.per_cycle_active
-  std::optional<Occupancy> theoretical;       // occupancy.cpp, on the group's configuration
+  double achieved_percent = 0;                    // sm__warps_active, pct of peak over active cycles
+  std::optional<double> active_warps_per_sm;      // sm__warps_active.avg.per_cycle_active
+  std::optional<Occupancy> theoretical;           // occupancy.cpp, on the group's configuration
   std::optional<double> achieved_of_theoretical;  // achieved / theoretical x 100
   bool large_gap = false;
   OccupancyGapCause cause = OccupancyGapCause::None;  // None without a large gap
-  std::string explanation;  // the cause in a sentence, with its numbers
+  std::string explanation;                            // the cause in a sentence, with its numbers
 };
 std::optional<AchievedOccupancy> achieved_occupancy(const KernelMetricValues& k);
 
@@ -117,8 +117,8 @@ struct StallShare {
 struct WarpStalls {
   std::optional<double> cycles_per_issue;      // smsp__average_warp_latency_per_inst_issued
   std::optional<double> issue_active_percent;  // smsp__issue_active (compute set)
-  std::vector<StallShare> reasons;  // non-zero ones, largest first, ties by name
-  double stall_cycles = 0;          // their sum
+  std::vector<StallShare> reasons;             // non-zero ones, largest first, ties by name
+  double stall_cycles = 0;                     // their sum
 };
 std::optional<WarpStalls> warp_stalls(const KernelMetricValues& k);
 
@@ -167,7 +167,7 @@ std::optional<TensorUse> tensor_use(const KernelMetricValues& k);
 struct PrecisionRoof {
   std::string precision;  // "FP64", "FP32", "FP16", "Tensor"
   double flops = 0;
-  double achieved = 0;           // FLOP/s over the kernel's duration
+  double achieved = 0;  // FLOP/s over the kernel's duration
   // FLOP/s: peak fma per cycle x 2 x SM clock; for Tensor, the peak of the instruction paths
   // the kernel ran (metrics_roofline.cpp), none when their peaks were not collected.
   std::optional<double> peak;
@@ -189,9 +189,9 @@ struct Roofline {
   // For the dominant precision: min(peak, intensity x bandwidth of each level). Needs its
   // compute peak and the DRAM roof; otherwise none of the four below is set.
   std::optional<double> attainable;
-  std::string bound_by;                  // "FP32 peak", "DRAM bandwidth", "L2 bandwidth", ...
-  std::optional<double> roof_percent;    // achieved / attainable x 100
-  std::string region;                    // "memory" or "compute": DRAM intensity vs its ridge
+  std::string bound_by;                // "FP32 peak", "DRAM bandwidth", "L2 bandwidth", ...
+  std::optional<double> roof_percent;  // achieved / attainable x 100
+  std::string region;                  // "memory" or "compute": DRAM intensity vs its ridge
 };
 std::optional<Roofline> roofline(const KernelMetricValues& k);
 
@@ -212,11 +212,11 @@ std::vector<KernelMetrics> analyze_kernel_metrics(const Trace& trace);
 
 struct GpuMetricSeries {
   std::string metric;
-  std::string label;            // from metric_sets.h, else the metric name
+  std::string label;  // from metric_sets.h, else the metric name
   MetricUnit unit = MetricUnit::Count;
   size_t samples = 0;
   double mean = 0, p50 = 0, p95 = 0, max = 0;  // over samples; p95 by nearest rank
-  std::vector<double> buckets;  // overlap-weighted mean per time bucket; NaN where none overlaps
+  std::vector<double> buckets;                 // overlap-weighted mean per time bucket; NaN where none overlaps
 };
 
 // One device of one process (PM sampling runs per device).
@@ -224,8 +224,8 @@ struct GpuUtilization {
   uint32_t pid = 0;
   uint32_t device = 0;
   std::string device_name;
-  TimeNs start = 0, end = 0;    // first sample start, last sample end
-  TimeNs interval_ns = 0;       // median sample length
+  TimeNs start = 0, end = 0;             // first sample start, last sample end
+  TimeNs interval_ns = 0;                // median sample length
   std::vector<GpuMetricSeries> metrics;  // gpu_sample_metrics() order, then others by name
 };
 

@@ -26,17 +26,17 @@
 namespace gpuscope::analysis {
 
 struct ModuleRow {
-  std::string path;           // "Sequential.0": root class name, then the named_modules() path
-  size_t calls = 0;           // forward calls (range instances)
+  std::string path;  // "Sequential.0": root class name, then the named_modules() path
+  size_t calls = 0;  // forward calls (range instances)
   double forward_gpu_ns = 0;
   double backward_gpu_ns = 0;
   double total_gpu_ns() const { return forward_gpu_ns + backward_gpu_ns; }
 };
 
 struct ModuleSummary {
-  std::vector<ModuleRow> modules;   // by total GPU time descending, then path
-  double gpu_ns = 0;                // every kernel, copy and memset duration
-  double backward_gpu_ns = 0;       // all GPU work of Backward-phase ops
+  std::vector<ModuleRow> modules;       // by total GPU time descending, then path
+  double gpu_ns = 0;                    // every kernel, copy and memset duration
+  double backward_gpu_ns = 0;           // all GPU work of Backward-phase ops
   double unpaired_backward_gpu_ns = 0;  // the part paired with no module
 };
 

@@ -39,9 +39,9 @@ struct NvtxInstanceGpu {
 
 struct NvtxGpuProjection {
   std::vector<NvtxInstanceGpu> ranges;  // one per trace.nvtx_ranges entry, same order; empty for unclosed ones
-  size_t gpu_records = 0;  // timed kernels, copies and memsets looked at
-  size_t unlaunched = 0;   // of those, launch call not in the capture: attributed to no range
-  size_t untimed = 0;      // records with start or end 0 (or end < start): left out
+  size_t gpu_records = 0;               // timed kernels, copies and memsets looked at
+  size_t unlaunched = 0;                // of those, launch call not in the capture: attributed to no range
+  size_t untimed = 0;                   // records with start or end 0 (or end < start): left out
 };
 
 NvtxGpuProjection project_nvtx_gpu(const Trace& trace);

@@ -36,12 +36,12 @@ struct Occupancy {
   uint32_t blocks_by_warps = 0, blocks_by_blocks = 0, blocks_by_registers = 0, blocks_by_shared = 0;
   uint32_t blocks_per_sm = 0;
   OccupancyLimiter limiter = OccupancyLimiter::None;  // None: the launch cannot fit at all
-  double occupancy_percent = 0;      // active warps / max warps per SM
-  uint32_t registers_per_warp = 0;   // allocated, after granularity
-  uint32_t shared_per_block = 0;     // allocated, reserve and granularity included
-  double waves = 0;                  // blocks / (blocks_per_sm * SMs)
+  double occupancy_percent = 0;                       // active warps / max warps per SM
+  uint32_t registers_per_warp = 0;                    // allocated, after granularity
+  uint32_t shared_per_block = 0;                      // allocated, reserve and granularity included
+  double waves = 0;                                   // blocks / (blocks_per_sm * SMs)
   uint64_t full_waves = 0;
-  double last_wave_percent = 0;      // SM slots busy in the last wave; 100 when waves is whole
+  double last_wave_percent = 0;  // SM slots busy in the last wave; 100 when waves is whole
 };
 
 // nullopt when the device lacks the limits (imported traces) or the

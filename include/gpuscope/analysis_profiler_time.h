@@ -18,7 +18,8 @@
 
 namespace gpuscope::analysis {
 
-// True for gpuscope's overhead kinds (kMetricSetupOverhead, kKernelReplayOverhead in model.h) (the profiler's time, as opposed to CUPTI's records).
+// True for gpuscope's overhead kinds (kMetricSetupOverhead, kKernelReplayOverhead in model.h) (the profiler's time, as
+// opposed to CUPTI's records).
 bool is_profiler_time_kind(std::string_view kind);
 
 struct ProfilerTime {

@@ -35,7 +35,7 @@ struct LateArrival {
 
 struct RankSummary {
   uint32_t pid = 0;
-  int32_t rank = -1;  // -1: the launcher set none
+  int32_t rank = -1;              // -1: the launcher set none
   std::vector<uint32_t> devices;  // the GPUs its kernels ran on
   size_t kernels = 0, collectives = 0;
   TimeNs gpu_busy_ns = 0;  // union of its kernels, copies and memsets
@@ -54,9 +54,9 @@ struct RankSummary {
 
 struct CollectiveGroup {
   Collective kind = Collective::None;
-  size_t kernels = 0;     // over all ranks
-  TimeNs total_ns = 0;    // summed kernel time over all ranks
-  double median_ns = 0;   // median kernel duration
+  size_t kernels = 0;    // over all ranks
+  TimeNs total_ns = 0;   // summed kernel time over all ranks
+  double median_ns = 0;  // median kernel duration
 };
 
 // The matched operations of one kind and message size (nccl-tests' "size": one rank's larger
@@ -68,7 +68,7 @@ struct CollectiveGroup {
 struct CollectiveSize {
   Collective kind = Collective::None;
   uint64_t bytes = 0;
-  uint32_t ranks = 0;        // communicator size (NCCL's, else the ranks that communicated)
+  uint32_t ranks = 0;  // communicator size (NCCL's, else the ranks that communicated)
   size_t operations = 0;
   double median_ns = 0;      // median time of the operation
   double algorithm_bps = 0;  // from the median time
@@ -85,11 +85,11 @@ LinkPeak link_peak(const Device& device);
 
 // What the straggler did differently from the other ranks (straggler_cause.cpp), per iteration of
 // its repeating NVTX range, from one instance's start to the next's (each other rank: its own main
-// thread's ranges of that name), or over the run when either has no steps. Medians over the steps; "others": the median of the
-// other ranks' medians.
+// thread's ranges of that name), or over the run when either has no steps. Medians over the steps; "others": the median
+// of the other ranks' medians.
 struct RankWork {
-  double kernels = 0;      // compute kernels that started on the GPU in the step
-  double kernel_ns = 0;    // every compute kernel's GPU time inside the step (clipped to it), summed
+  double kernels = 0;    // compute kernels that started on the GPU in the step
+  double kernel_ns = 0;  // every compute kernel's GPU time inside the step (clipped to it), summed
   // Host gaps: stretches of >= kHostGapMin in which none of its threads that launch GPU work
   // (main thread, autograd thread, ...) was in a CUDA call: host work (data loading, sleep,
   // Python) the GPU could not be fed during. Summed.
@@ -131,7 +131,7 @@ struct Straggler {
   std::vector<LateArrival> step_lateness;
   // The median of step_lateness: warm-up steps do not skew it.
   double late_per_step_ns = 0;
-  double step_ns = 0;                  // the median of its steps (one start to the next), ns
+  double step_ns = 0;  // the median of its steps (one start to the next), ns
   // late_per_step_ns / step_ns; without steps, late_ns over the span of the matched collectives
   // (the first one's start to the last one's end). 0..1.
   double share_of_step = 0;
@@ -139,7 +139,7 @@ struct Straggler {
 };
 
 struct RanksAnalysis {
-  std::vector<RankSummary> ranks;  // by rank (unknown last), then pid
+  std::vector<RankSummary> ranks;            // by rank (unknown last), then pid
   std::vector<CollectiveGroup> collectives;  // by total time, largest first
   // Matched operations whose size NCCL (or torch.profiler) recorded, by kind, then size from the largest;
   // operations of unknown size are left out (no bandwidth without bytes). A group NCCL carried
@@ -147,9 +147,9 @@ struct RanksAnalysis {
   std::vector<CollectiveSize> sizes;
   // Operations (a group in several kernels counts once) of known and of unknown size.
   size_t sized_operations = 0, unsized_operations = 0;
-  LinkPeak link;  // of the first rank's first GPU
-  size_t matched = 0;              // collectives matched across all ranks
-  std::string matching_note;       // why some could not be matched; empty: all were
+  LinkPeak link;              // of the first rank's first GPU
+  size_t matched = 0;         // collectives matched across all ranks
+  std::string matching_note;  // why some could not be matched; empty: all were
   std::optional<Straggler> straggler;
 };
 

@@ -58,9 +58,9 @@ struct Finding {
 // process's steps 2..N), both judge only its window: the rules' findings about time are about the
 // steady state, and start-up (imports, model build, context creation) no longer ranks first.
 struct RuleInputs {
-  std::optional<SteadyState> steady;  // nullopt: the whole run is judged
-  Attribution attribution;  // attribute_wall_time(trace, the steady window)
-  Timeline timeline;        // analyze_timeline(trace) in the steady window, listing every idle gap
+  std::optional<SteadyState> steady;   // nullopt: the whole run is judged
+  Attribution attribution;             // attribute_wall_time(trace, the steady window)
+  Timeline timeline;                   // analyze_timeline(trace) in the steady window, listing every idle gap
   std::optional<RanksAnalysis> ranks;  // analyze_ranks(trace): the report's Ranks section and the straggler rule
 };
 // The steady state detect_steady_state() finds.

@@ -27,12 +27,12 @@ struct RunRow {
 
 // One quantity measured once per run.
 struct RunMetric {
-  std::string name;          // "Wall time", "GPU busy", "Kernel time", or a kernel's name
-  bool per_kernel = false;   // the per-run median duration of one kernel
+  std::string name;            // "Wall time", "GPU busy", "Kernel time", or a kernel's name
+  bool per_kernel = false;     // the per-run median duration of one kernel
   std::vector<double> values;  // ns, one per run that has it, in run order
   Stats stats;
   MeanInterval mean_ci;
-  bool unstable = false;     // stats.cv_percent > kUnstableCvPercent
+  bool unstable = false;  // stats.cv_percent > kUnstableCvPercent
 };
 
 struct BenchSummary {

@@ -23,8 +23,8 @@ struct Startup {
   TimeNs context_creation_ns = 0;  // find_context_creation()'s excess, when it falls in here
   TimeNs loading_ns = 0;           // in ApiClass::Loading calls (modules, libraries, handles)
   size_t loading_calls = 0;
-  TimeNs other_cuda_ns = 0;        // in any other CUDA call
-  TimeNs host_ns = 0;              // outside CUDA after its first call
+  TimeNs other_cuda_ns = 0;  // in any other CUDA call
+  TimeNs host_ns = 0;        // outside CUDA after its first call
   // The process's GPU work in the window (union): it runs alongside the host, not in the sum.
   TimeNs gpu_busy_ns = 0;
   // With steps: the first step's time, the median of steps 2..N, and the excess (warm-up; may

@@ -19,7 +19,7 @@ namespace gpuscope::analysis {
 inline constexpr char kProfilerStepRange[] = "ProfilerStep#*";
 
 struct Step {
-  std::string name;  // the range's name, e.g. "ProfilerStep#3"
+  std::string name;                       // the range's name, e.g. "ProfilerStep#3"
   uint32_t run_id = 0, pid = 0, tid = 0;  // tid: the thread the range is on
   TimeNs start = 0, end = 0;
   // Union of the process's kernels, copies and memsets (all its GPUs) within [start, end).
@@ -61,8 +61,8 @@ struct StepSummary {
   Stats gpu_busy;           // over steps, ns
   // First step / median of the others, largest over processes with >= 3 steps (0: fewer).
   double first_ratio = 0;
-  size_t unclosed = 0;      // instances never closed, left out
-  std::string problem;      // why the steps could not be used (overlapping instances); empty: fine
+  size_t unclosed = 0;          // instances never closed, left out
+  std::string problem;          // why the steps could not be used (overlapping instances); empty: fine
   std::optional<JobSteps> job;  // when two or more processes of one run have steps (job_steps.cpp)
 };
 
@@ -96,12 +96,12 @@ std::string verdict(const SteadySteps& s);
 // and all before it are start-up and warm-up, shown in the report's Start-up section). In a job of
 // several ranks, the job's steps 2..N (JobSteps).
 struct SteadyState {
-  std::string range;          // the steps' range (a name or glob)
-  uint32_t pid = 0;           // the program's process (root_pid)
-  size_t steps = 0;           // its (the job's) steps; the window spans steps 2..steps
-  Interval first;             // step 1
+  std::string range;            // the steps' range (a name or glob)
+  uint32_t pid = 0;             // the program's process (root_pid)
+  size_t steps = 0;             // its (the job's) steps; the window spans steps 2..steps
+  Interval first;               // step 1
   std::vector<Interval> later;  // steps 2..N, by start
-  TimeNs start = 0, end = 0;  // later.front().start .. later.back().end
+  TimeNs start = 0, end = 0;    // later.front().start .. later.back().end
   TimeNs length() const { return end - start; }
   bool contains(TimeNs t) const { return t >= start && t < end; }
 };

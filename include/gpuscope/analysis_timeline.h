@@ -75,10 +75,10 @@ struct StreamBusy {
 
 // What the CPU threads of the processes using a device did during an idle gap.
 struct GapActivity {
-  TimeNs in_sync_ns = 0;   // inside a synchronization call
-  TimeNs in_api_ns = 0;    // inside another CUDA API call
-  TimeNs outside_ns = 0;   // outside CUDA (host work)
-  std::string main_api;    // API with the largest share of the gap, "" if none
+  TimeNs in_sync_ns = 0;  // inside a synchronization call
+  TimeNs in_api_ns = 0;   // inside another CUDA API call
+  TimeNs outside_ns = 0;  // outside CUDA (host work)
+  std::string main_api;   // API with the largest share of the gap, "" if none
 };
 
 struct IdleGap {
@@ -90,12 +90,12 @@ struct DeviceTimeline {
   uint32_t pid = 0, device = 0;
   TimeNs first_start = 0, last_end = 0;  // of any GPU activity on it
   TimeNs busy_ns = 0;
-  TimeNs kernel_ns = 0;          // union of kernels
-  TimeNs copy_ns = 0;            // union of copies and memsets
+  TimeNs kernel_ns = 0;               // union of kernels
+  TimeNs copy_ns = 0;                 // union of copies and memsets
   TimeNs copy_kernel_overlap_ns = 0;  // copy/memset time that ran under a kernel
-  TimeNs concurrent_ns = 0;      // time with >= 2 streams active at once
-  TimeNs idle_ns = 0;            // sum of gaps between first_start and last_end
-  std::vector<IdleGap> gaps;     // gaps >= min_gap_ns, longest first
+  TimeNs concurrent_ns = 0;           // time with >= 2 streams active at once
+  TimeNs idle_ns = 0;                 // sum of gaps between first_start and last_end
+  std::vector<IdleGap> gaps;          // gaps >= min_gap_ns, longest first
 };
 
 struct TimelineOptions {
@@ -107,7 +107,7 @@ struct TimelineOptions {
 };
 
 struct Timeline {
-  std::vector<StreamBusy> streams;   // sorted by pid, device, stream
+  std::vector<StreamBusy> streams;      // sorted by pid, device, stream
   std::vector<DeviceTimeline> devices;  // sorted by pid, device
   // Kernel start minus the start of the API call with its correlation id, ns.
   Stats launch_delay;
@@ -121,9 +121,7 @@ Timeline analyze_timeline(const Trace& trace, const TimelineOptions& options = {
 // first to the last timed record. {0, 0} when there is none.
 Interval wall_window(const Trace& trace);
 
-enum class TimeCategory {
-  Startup, KernelCompute, MemoryOps, Allocation, SyncWait, OtherApi, HostOutsideCuda, Count
-};
+enum class TimeCategory { Startup, KernelCompute, MemoryOps, Allocation, SyncWait, OtherApi, HostOutsideCuda, Count };
 const char* to_string(TimeCategory c);
 
 struct Attribution {

@@ -11,7 +11,7 @@ namespace gpuscope {
 
 // capture_label names the file in the output. iterations (may be null): the
 // spread across iterations of `bench --iteration-range`. Deterministic.
-std::string render_bench(const analysis::BenchSummary& summary, const std::string& capture_label, const ReportFormat& format,
-                         const analysis::IterationBench* iterations = nullptr);
+std::string render_bench(const analysis::BenchSummary& summary, const std::string& capture_label,
+                         const ReportFormat& format, const analysis::IterationBench* iterations = nullptr);
 
 }  // namespace gpuscope

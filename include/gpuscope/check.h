@@ -20,11 +20,11 @@ enum class RuleKind { Total, Kernel, Baseline, Metric };
 // One [[total]], [[kernel]], [[baseline]] or [[metric]] table.
 struct Rule {
   RuleKind kind = RuleKind::Total;
-  std::string id;    // `id = "..."`, or "<kind>#<n>" (n counts rules of that kind from 1)
-  int line = 0;      // where the table starts in the rules file
-  std::string name;  // total: wall | gpu_busy | kernel | api | copy; metric: the metric's name
-  std::string match = "*";     // kernel, baseline, metric: glob over item names (* and ?)
-  std::string stat = "median";  // kernel: median | mean | min | max | total | count
+  std::string id;                 // `id = "..."`, or "<kind>#<n>" (n counts rules of that kind from 1)
+  int line = 0;                   // where the table starts in the rules file
+  std::string name;               // total: wall | gpu_busy | kernel | api | copy; metric: the metric's name
+  std::string match = "*";        // kernel, baseline, metric: glob over item names (* and ?)
+  std::string stat = "median";    // kernel: median | mean | min | max | total | count
   std::string item_kind = "any";  // baseline: kernel | memory | api | nvtx | nvtx_gpu | op | any
   // Limits. Durations in ns; counts and metric values as given. At least one is set.
   std::optional<double> min, max;
@@ -65,7 +65,7 @@ struct Outcome {
   std::string metric;  // Metric, MetricChange: the full metric name (its unit formats the value)
   double value = 0;
   double ci_low = 0, ci_high = 0, p_value = 0;  // Change only (NaN when not computed)
-  std::optional<double> min, max;  // the limits; for Change, max is max_slower_pct
+  std::optional<double> min, max;               // the limits; for Change, max is max_slower_pct
   bool passed = true;
   std::string message;  // the verdict or why it failed; may be empty
 };
@@ -82,6 +82,5 @@ struct CheckResult {
 CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* baseline,
                      const analysis::CompareOptions& options, const analysis::IterationSpec& baseline_iterations = {},
                      const analysis::IterationSpec& trace_iterations = {});
-
 
 }  // namespace gpuscope::check

@@ -14,7 +14,7 @@ struct DiffReportInfo {
   std::string base_label;  // how the base capture is named in the output (its path)
   std::string new_label;
   std::optional<double> fail_if_slower_percent;  // shown in the summary when set
-  size_t top = 0;  // rows per table; 0 = all
+  size_t top = 0;                                // rows per table; 0 = all
 };
 
 // Deterministic: the same result and info give the same bytes.

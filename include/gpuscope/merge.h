@@ -62,13 +62,13 @@ struct MergeOptions {
 };
 
 struct MergedInput {
-  std::string file, host;  // host: "" when the input does not say
-  std::vector<uint32_t> pids;                         // in the merged trace
+  std::string file, host;                              // host: "" when the input does not say
+  std::vector<uint32_t> pids;                          // in the merged trace
   std::vector<std::pair<uint32_t, uint32_t>> renamed;  // (pid in the file, pid in the merged trace)
   std::vector<int32_t> ranks;                          // of its processes, where known
   std::optional<ClockEstimate> clock;                  // vs the first input; nullopt for the first
-  TimeNs shift_ns = 0;   // added to all its times
-  std::string decision;  // why it was (not) shifted, one phrase
+  TimeNs shift_ns = 0;                                 // added to all its times
+  std::string decision;                                // why it was (not) shifted, one phrase
 };
 
 struct MergeReport {

@@ -16,19 +16,19 @@ namespace gpuscope {
 // How a metric's value reads; the report formats values by this.
 enum class MetricUnit {
   Nanoseconds,
-  Percent,        // 0..100
+  Percent,  // 0..100
   Bytes,
-  Sectors,        // 32-byte L2/DRAM sectors
-  Count,          // instructions, conflicts, CTAs, math operations ...
+  Sectors,  // 32-byte L2/DRAM sectors
+  Count,    // instructions, conflicts, CTAs, math operations ...
   Cycles,
-  Ratio,          // a dimensionless average (warps per issue, cycles per instruction)
-  PerCycle,       // a peak rate per cycle (".peak_sustained" submetrics)
-  PerSecond,      // a clock or a rate in 1/s (".per_second" submetrics)
+  Ratio,      // a dimensionless average (warps per issue, cycles per instruction)
+  PerCycle,   // a peak rate per cycle (".peak_sustained" submetrics)
+  PerSecond,  // a clock or a rate in 1/s (".per_second" submetrics)
   BytesPerSecond,
 };
 
 struct MetricInfo {
-  const char* name;   // e.g. "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+  const char* name;  // e.g. "dram__throughput.avg.pct_of_peak_sustained_elapsed"
   MetricUnit unit;
   const char* label;  // short, for tables: "DRAM throughput"
 };

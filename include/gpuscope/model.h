@@ -68,18 +68,14 @@ struct Kernel {
   uint32_t correlation_id = 0;
   uint32_t graph_id = 0;       // 0 unless launched from a CUDA graph
   uint64_t graph_node_id = 0;  // 0 unless launched from a CUDA graph
-  uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
+  uint32_t run_id = 0;         // bench run (see BenchRun); 0 in a single capture
 };
 
-enum class CopyKind : uint8_t {
-  Unknown = 0, HtoD, DtoH, HtoA, AtoH, AtoA, AtoD, DtoA, DtoD, HtoH, PtoP
-};
+enum class CopyKind : uint8_t { Unknown = 0, HtoD, DtoH, HtoA, AtoH, AtoA, AtoD, DtoA, DtoD, HtoH, PtoP };
 
 // Where the bytes of a copy live. Pageable host memory forces a staged copy
 // through a pinned bounce buffer; that is why reports split it out.
-enum class MemoryKind : uint8_t {
-  Unknown = 0, Pageable, Pinned, Device, Array, Managed, DeviceStatic, ManagedStatic
-};
+enum class MemoryKind : uint8_t { Unknown = 0, Pageable, Pinned, Device, Array, Managed, DeviceStatic, ManagedStatic };
 
 struct Memcpy {
   uint32_t pid = 0;
@@ -122,9 +118,7 @@ struct MemoryEvent {
   uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
-enum class SyncKind : uint8_t {
-  Unknown = 0, EventSynchronize, StreamWaitEvent, StreamSynchronize, ContextSynchronize
-};
+enum class SyncKind : uint8_t { Unknown = 0, EventSynchronize, StreamWaitEvent, StreamSynchronize, ContextSynchronize };
 
 // A CPU thread waiting for the GPU. end - start is the time the CPU waited.
 struct Synchronization {
@@ -146,7 +140,7 @@ struct NvtxRange {
   StringId domain = 0;  // 0: the default domain
   StringId name = 0;
   TimeNs start = 0, end = 0;
-  uint32_t depth = 0;  // push/pop nesting level on its thread, 0 = outermost
+  uint32_t depth = 0;   // push/pop nesting level on its thread, 0 = outermost
   uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
@@ -189,14 +183,14 @@ struct Process {
   uint32_t pid = 0;
   uint32_t parent_pid = 0;
   std::string command_line;
-  TimeNs start = 0;  // when our library started in it (CUDA initialisation)
-  TimeNs end = 0;    // last moment we saw it: clean shutdown or last record
+  TimeNs start = 0;             // when our library started in it (CUDA initialisation)
+  TimeNs end = 0;               // last moment we saw it: clean shutdown or last record
   bool clean_shutdown = false;  // false: crashed/killed, the tail is lost
   uint32_t driver_version = 0;  // e.g. 13000
   uint32_t runtime_version = 0;
-  uint32_t cupti_version = 0;   // CUPTI API version number
-  std::string capture_status;   // "ok", or why capture did not (fully) start
-  std::string cupti_path;       // the libcupti gpuscope used in this process
+  uint32_t cupti_version = 0;  // CUPTI API version number
+  std::string capture_status;  // "ok", or why capture did not (fully) start
+  std::string cupti_path;      // the libcupti gpuscope used in this process
   // The program had loaded that libcupti itself (PyTorch does). CUPTI delivers activity
   // records to one client: while the program's own CUPTI client (torch.profiler) runs,
   // it gets them and this capture does not.
@@ -264,14 +258,14 @@ struct SourceGap {
   std::string what;
   std::string detail;
 };
-inline constexpr char kGapApiCalls[] = "api_calls";              // CUDA runtime/driver API calls
-inline constexpr char kGapSynchronization[] = "synchronization";  // CUDA synchronization records
-inline constexpr char kGapMemoryEvents[] = "memory_events";      // allocations and frees with sizes
+inline constexpr char kGapApiCalls[] = "api_calls";                 // CUDA runtime/driver API calls
+inline constexpr char kGapSynchronization[] = "synchronization";    // CUDA synchronization records
+inline constexpr char kGapMemoryEvents[] = "memory_events";         // allocations and frees with sizes
 inline constexpr char kGapCopyMemoryKinds[] = "copy_memory_kinds";  // pageable/pinned of a copy
-inline constexpr char kGapLaunchConfig[] = "launch_config";      // grid, block, registers, shared memory
-inline constexpr char kGapDevices[] = "devices";                  // device properties (SMs, limits)
-inline constexpr char kGapNvtx[] = "nvtx";                        // NVTX ranges and marks
-inline constexpr char kGapTimeline[] = "timeline";                // start/end timestamps of GPU work
+inline constexpr char kGapLaunchConfig[] = "launch_config";         // grid, block, registers, shared memory
+inline constexpr char kGapDevices[] = "devices";                    // device properties (SMs, limits)
+inline constexpr char kGapNvtx[] = "nvtx";                          // NVTX ranges and marks
+inline constexpr char kGapTimeline[] = "timeline";                  // start/end timestamps of GPU work
 
 // A framework operator on a CPU thread: a PyTorch op (aten::addmm), a user annotation or a
 // Python function from torch.profiler. The CUDA work it launched links to it through
@@ -280,12 +274,12 @@ struct HostOp {
   uint32_t pid = 0;
   uint32_t tid = 0;
   StringId name = 0;
-  StringId category = 0;      // the source's kind, e.g. "cpu_op", "user_annotation", "python_function"
+  StringId category = 0;  // the source's kind, e.g. "cpu_op", "user_annotation", "python_function"
   TimeNs start = 0, end = 0;
-  uint64_t external_id = 0;   // 0: none (it launched nothing, or the source did not say)
+  uint64_t external_id = 0;      // 0: none (it launched nothing, or the source did not say)
   int64_t sequence_number = -1;  // autograd's forward/backward pairing; -1: none
-  StringId input_shapes = 0;  // e.g. "[[64, 512], [512, 512]]"; 0: not recorded
-  uint32_t depth = 0;         // nesting on its thread, set by finalize_trace
+  StringId input_shapes = 0;     // e.g. "[[64, 512], [512, 512]]"; 0: not recorded
+  uint32_t depth = 0;            // nesting on its thread, set by finalize_trace
   uint32_t run_id = 0;
 };
 
@@ -308,9 +302,9 @@ struct CollectiveCall {
   // its output, all ranks' parts; reduce-scatter: its input). Summed over the calls that one
   // kernel carried out (a group of calls launches once).
   uint64_t bytes = 0;
-  uint32_t ranks = 0;   // ranks in the communicator; 0: unknown
-  uint32_t calls = 1;   // NCCL calls folded into the kernel; 0: a later kernel of a group (schema.md)
-  int32_t peer = -1;    // send/recv: the other rank; -1 otherwise or unknown
+  uint32_t ranks = 0;  // ranks in the communicator; 0: unknown
+  uint32_t calls = 1;  // NCCL calls folded into the kernel; 0: a later kernel of a group (schema.md)
+  int32_t peer = -1;   // send/recv: the other rank; -1 otherwise or unknown
   uint32_t run_id = 0;
 };
 
@@ -369,14 +363,14 @@ struct GpuMetricSample {
 // How metric collection went in one process, so a report can say what it lacks and why.
 struct MetricCollection {
   uint32_t pid = 0;
-  std::string kind;    // "kernel" (range profiler) or "sampling" (PM sampling)
-  std::string status;  // "ok", or one line: what failed and what to do
-  std::string chip;    // e.g. "GH100"
-  uint32_t passes = 0;             // replay passes per kernel (kernel); 0 for sampling
-  uint32_t metrics = 0;            // metrics configured
-  uint64_t kernels_profiled = 0;   // kernel: launches measured
-  uint64_t kernels_failed = 0;     // kernel: launches whose measurement failed
-  uint64_t interval_ns = 0;        // sampling: interval
+  std::string kind;               // "kernel" (range profiler) or "sampling" (PM sampling)
+  std::string status;             // "ok", or one line: what failed and what to do
+  std::string chip;               // e.g. "GH100"
+  uint32_t passes = 0;            // replay passes per kernel (kernel); 0 for sampling
+  uint32_t metrics = 0;           // metrics configured
+  uint64_t kernels_profiled = 0;  // kernel: launches measured
+  uint64_t kernels_failed = 0;    // kernel: launches whose measurement failed
+  uint64_t interval_ns = 0;       // sampling: interval
   uint32_t run_id = 0;
   // Where the values came from: "" for gpuscope's own collection, else the file they
   // were imported from, e.g. "ncu CSV run.csv" (--metrics-from, or an ncu CSV imported alone).
@@ -406,8 +400,8 @@ struct Trace {
   std::vector<SourceGap> source_gaps;  // empty for gpuscope's own captures
   std::vector<HostOp> host_ops;
   std::vector<ExternalCorrelation> external_correlations;
-  std::vector<CaptureWindow> capture_windows;  // v7
-  std::vector<ApiCount> api_counts;            // v7
+  std::vector<CaptureWindow> capture_windows;    // v7
+  std::vector<ApiCount> api_counts;              // v7
   std::vector<CollectiveCall> collective_calls;  // v10
 
   // The source does not record `what` (a kGap* name): show "not in the source", not zero.

@@ -27,8 +27,7 @@ inline void line_buffered_stdout() { std::setvbuf(stdout, nullptr, _IOLBF, 0); }
 
 // ---- time -----------------------------------------------------------------------------------
 inline int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 inline double ms_since(int64_t start_ns) { return double(now_ns() - start_ns) * 1e-6; }
@@ -81,8 +80,7 @@ class Args {
     errno = 0;
     long long v = std::strtoll(value.c_str(), &end, 10);
     if (errno != 0 || end == value.c_str() || *end != '\0' || v < min_value) {
-      fail(std::string(name) + " expects an integer >= " + std::to_string(min_value) + ", got '" +
-           value + "'");
+      fail(std::string(name) + " expects an integer >= " + std::to_string(min_value) + ", got '" + value + "'");
     }
     return v;
   }
@@ -137,8 +135,7 @@ namespace sample {
 // the CUDA error name, then exits with kExitCudaError.
 inline void check(cudaError_t status, const char* what) {
   if (status == cudaSuccess) return;
-  std::fprintf(stderr, "CUDA ERROR: %s: %s (%s)\n", what, cudaGetErrorName(status),
-               cudaGetErrorString(status));
+  std::fprintf(stderr, "CUDA ERROR: %s: %s (%s)\n", what, cudaGetErrorName(status), cudaGetErrorString(status));
   std::fflush(stdout);
   std::exit(kExitCudaError);
 }
@@ -158,16 +155,15 @@ inline cudaDeviceProp init_device(const char* sample_name, bool create_context =
   int driver = 0, runtime = 0;
   check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
   check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
-  std::printf("%s: device 0: %s (sm_%d%d, %d SMs), driver CUDA %d.%d, runtime %d.%d\n",
-              sample_name, prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-              driver / 1000, (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10);
+  std::printf("%s: device 0: %s (sm_%d%d, %d SMs), driver CUDA %d.%d, runtime %d.%d\n", sample_name, prop.name,
+              prop.major, prop.minor, prop.multiProcessorCount, driver / 1000, (driver % 1000) / 10, runtime / 1000,
+              (runtime % 1000) / 10);
   if (prop.major < 9) {
-    std::fprintf(stderr, "CUDA ERROR: %s needs compute capability 9.0 or newer (built for sm_90)\n",
-                 sample_name);
+    std::fprintf(stderr, "CUDA ERROR: %s needs compute capability 9.0 or newer (built for sm_90)\n", sample_name);
     std::exit(kExitCudaError);
   }
   if (create_context) {
-    check(cudaSetDevice(0), "cudaSetDevice(0)");  // creates the primary context (CUDA 12+)
+    check(cudaSetDevice(0), "cudaSetDevice(0)");   // creates the primary context (CUDA 12+)
     check(cudaFree(nullptr), "context creation");  // and, on any runtime, so does this
   }
   return prop;

@@ -13,7 +13,7 @@ namespace gpuscope::analysis {
 std::vector<ApiSummary> summarize_api(const Trace& trace) {
   std::vector<ApiSummary> out;
   for (ApiDomain domain : {ApiDomain::Runtime, ApiDomain::Driver}) {
-    detail::GroupsByName groups;  // by string id
+    detail::GroupsByName groups;                 // by string id
     std::vector<std::vector<double>> durations;  // per group
     ApiSummary summary;
     summary.domain = domain;
@@ -33,8 +33,7 @@ std::vector<ApiSummary> summarize_api(const Trace& trace) {
     if (calls == 0) continue;
     for (const auto& [name, g] : groups.names()) summary.rows.push_back({name, describe(std::move(durations[g]))});
     detail::sort_by_total_then_name(
-        summary.rows, [](const ApiGroup& g) { return g.duration.total; },
-        [](const ApiGroup& g) { return g.name; });
+        summary.rows, [](const ApiGroup& g) { return g.duration.total; }, [](const ApiGroup& g) { return g.name; });
     out.push_back(std::move(summary));
   }
   return out;
@@ -51,7 +50,8 @@ std::vector<ApiCountGroup> summarize_api_counts(const Trace& trace) {
   }
   std::vector<ApiCountGroup> out;
   for (auto& [key, g] : groups) out.push_back(std::move(g));
-  std::stable_sort(out.begin(), out.end(), [](const ApiCountGroup& a, const ApiCountGroup& b) { return a.total_ns > b.total_ns; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ApiCountGroup& a, const ApiCountGroup& b) { return a.total_ns > b.total_ns; });
   return out;
 }
 

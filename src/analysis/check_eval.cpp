@@ -7,10 +7,10 @@
 #include "analysis/check_metrics.h"
 #include "analysis/check_ranks.h"
 #include "common/error.h"
+#include "common/glob.h"
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/analysis_profiler_time.h"
-#include "common/glob.h"
 #include "gpuscope/check.h"
 
 namespace gpuscope::check {
@@ -35,8 +35,9 @@ Outcome outcome_of(const Rule& rule, const std::string& target, Measure measure,
 
 std::string where(const RuleSet& set, const Rule& rule) { return fmt::format("{}:{}", set.source, rule.line); }
 
-void check_total(const Rule& rule, const analysis::ExecutiveSummary& s, const std::optional<analysis::RanksAnalysis>& ranks,
-                 std::vector<Outcome>& out, const std::string& at) {
+void check_total(const Rule& rule, const analysis::ExecutiveSummary& s,
+                 const std::optional<analysis::RanksAnalysis>& ranks, std::vector<Outcome>& out,
+                 const std::string& at) {
   bool duration = true;
   if (detail::is_ranks_total(rule.name, duration)) {
     const detail::RanksValue v = detail::ranks_total(rule, ranks, at);
@@ -50,9 +51,9 @@ void check_total(const Rule& rule, const analysis::ExecutiveSummary& s, const st
     const char* label;
     TimeNs value;
   };
-  const Total totals[] = {{"wall", "Wall time", s.wall_ns},    {"gpu_busy", "GPU busy", s.gpu_busy_ns},
+  const Total totals[] = {{"wall", "Wall time", s.wall_ns},       {"gpu_busy", "GPU busy", s.gpu_busy_ns},
                           {"kernel", "Kernel time", s.kernel_ns}, {"api", "CUDA API time", s.api_ns},
-                          {"copy", "Copy time", s.memcpy_ns},  {"sync", "Sync wait", s.sync_wait_ns}};
+                          {"copy", "Copy time", s.memcpy_ns},     {"sync", "Sync wait", s.sync_wait_ns}};
   for (const Total& t : totals)
     if (rule.name == t.name) out.push_back(outcome_of(rule, t.label, Measure::Duration, static_cast<double>(t.value)));
 }
@@ -71,11 +72,13 @@ void check_kernels(const Rule& rule, const Trace& trace, std::vector<Outcome>& o
   for (const analysis::KernelGroup& g : analysis::summarize_kernels(trace)) {
     if (!glob_match(rule.match, g.name)) continue;
     ++matched;
-    Outcome o = outcome_of(rule, g.name, rule.duration ? Measure::Duration : Measure::Number, stat_of(g.duration, rule.stat));
+    Outcome o = outcome_of(rule, g.name, rule.duration ? Measure::Duration : Measure::Number,
+                           stat_of(g.duration, rule.stat));
     o.message = rule.stat;
     out.push_back(std::move(o));
   }
-  if (matched == 0) throw Error(fmt::format("{}: kernel rule '{}' matches no kernel (match = \"{}\")", at, rule.id, rule.match));
+  if (matched == 0)
+    throw Error(fmt::format("{}: kernel rule '{}' matches no kernel (match = \"{}\")", at, rule.id, rule.match));
 }
 
 bool kind_matches(const std::string& kind, analysis::DiffCategory c) {
@@ -83,7 +86,8 @@ bool kind_matches(const std::string& kind, analysis::DiffCategory c) {
   return kind == "any" || kind == analysis::to_string(c);
 }
 
-void check_baseline(const Rule& rule, const analysis::DiffResult& diff, std::vector<Outcome>& out, const std::string& at) {
+void check_baseline(const Rule& rule, const analysis::DiffResult& diff, std::vector<Outcome>& out,
+                    const std::string& at) {
   size_t matched = 0;
   for (const analysis::DiffItem& item : diff.items) {
     if (!kind_matches(rule.item_kind, item.category) || !glob_match(rule.match, item.name)) continue;
@@ -112,7 +116,8 @@ void check_baseline(const Rule& rule, const analysis::DiffResult& diff, std::vec
 }  // namespace
 
 size_t CheckResult::failures() const {
-  return static_cast<size_t>(std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.passed; }));
+  return static_cast<size_t>(
+      std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.passed; }));
 }
 
 CheckResult evaluate(const RuleSet& rules, const Trace& capture, const Trace* baseline,

@@ -120,7 +120,8 @@ double change_of(const analysis::Comparison& c) {
   return std::copysign(std::numeric_limits<double>::infinity(), c.new_median);
 }
 
-void check_change(const Rule& rule, const analysis::DiffResult& diff, std::vector<Outcome>& out, const std::string& at) {
+void check_change(const Rule& rule, const analysis::DiffResult& diff, std::vector<Outcome>& out,
+                  const std::string& at) {
   size_t matched = 0;
   for (const analysis::MetricDiffItem& item : diff.metrics) {
     if (item.metric != rule.name || !glob_match(rule.match, item.kernel)) continue;
@@ -153,8 +154,8 @@ void require_metric(const Rule& rule, const Trace& trace, const std::string& lab
                           names.empty() ? why_none(trace) : "it has: " + some_of(names)));
 }
 
-void check_metric(const Rule& rule, const Trace& trace, const analysis::DiffResult* diff,
-                  std::vector<Outcome>& out, const std::string& at) {
+void check_metric(const Rule& rule, const Trace& trace, const analysis::DiffResult* diff, std::vector<Outcome>& out,
+                  const std::string& at) {
   if (rule.min || rule.max) check_absolute(rule, trace, out, at);
   if (rule.needs_baseline()) check_change(rule, *diff, out, at);
 }

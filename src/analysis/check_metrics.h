@@ -17,7 +17,7 @@ void require_metric(const Rule& rule, const Trace& trace, const std::string& lab
 // One outcome per matched kernel: the median against min / max, and with change limits the
 // change of medians against `diff` (baseline vs trace; null without a baseline). A rule whose
 // pattern matches no kernel that has the metric is an Error.
-void check_metric(const Rule& rule, const Trace& trace, const analysis::DiffResult* diff,
-                  std::vector<Outcome>& out, const std::string& at);
+void check_metric(const Rule& rule, const Trace& trace, const analysis::DiffResult* diff, std::vector<Outcome>& out,
+                  const std::string& at);
 
 }  // namespace gpuscope::check::detail

@@ -69,7 +69,8 @@ RanksValue ranks_total(const Rule& rule, const std::optional<analysis::RanksAnal
   const auto p = parse(rule.name);
   if (!p) throw Error(fmt::format("{}: unknown total '{}'", at, rule.name));
   if (!ranks)
-    throw Error(fmt::format("{}: total '{}' matches nothing: the capture has fewer than two GPU processes", at, rule.name));
+    throw Error(
+        fmt::format("{}: total '{}' matches nothing: the capture has fewer than two GPU processes", at, rule.name));
   TimeNs gpu_busy = 0, compute = 0, comm = 0, overlap = 0, waited = 0;
   std::string target;
   double value = 0;
@@ -84,10 +85,11 @@ RanksValue ranks_total(const Rule& rule, const std::optional<analysis::RanksAnal
     for (size_t i = 0; i < ranks->ranks.size(); ++i)
       if (analysis::rank_number(*ranks, i) == p->rank) r = &ranks->ranks[i];
     if (!r)
-      throw Error(fmt::format("{}: total '{}' matches nothing: the capture has no rank {} (it has {} GPU processes{})", at,
-                              rule.name, p->rank, ranks->ranks.size(),
+      throw Error(fmt::format("{}: total '{}' matches nothing: the capture has no rank {} (it has {} GPU processes{})",
+                              at, rule.name, p->rank, ranks->ranks.size(),
                               analysis::numbered_by_pid_order(*ranks) ? ", numbered 0.. in pid order" : ""));
-    gpu_busy = r->gpu_busy_ns, compute = r->compute_ns, comm = r->comm_ns, overlap = r->overlap_ns, waited = r->waited_ns;
+    gpu_busy = r->gpu_busy_ns, compute = r->compute_ns, comm = r->comm_ns, overlap = r->overlap_ns,
+    waited = r->waited_ns;
     target = fmt::format("rank {} (pid {})", p->rank, r->pid);
   }
   if (p->measure == "gpu_busy") value = static_cast<double>(gpu_busy);

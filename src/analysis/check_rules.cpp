@@ -2,6 +2,7 @@
 // header-only). Every error names the file and line: "rules.toml:7: ...".
 #include <fmt/format.h>
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -10,7 +11,6 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "analysis/check_ranks.h"
 #include "analysis/check_rules_text.h"
@@ -58,7 +58,8 @@ struct Reader {
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
     std::string unit(end);
     unit.erase(0, unit.find_first_not_of(' '));
-    static const std::pair<const char*, double> units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    static const std::pair<const char*, double> units[] = {
+        {"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
     for (const auto& [name, scale] : units)
       if (error == std::errc{} && end != text.data() && unit == name && v >= 0 && std::isfinite(v * scale))
         return v * scale;
@@ -128,7 +129,8 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
       allowed.insert({"kind", "match", "max_slower_pct"});
       rule.item_kind = r.string_at(t, "kind").value_or("any");
       if (!kItemKinds.count(rule.item_kind))
-        r.fail(*t.get("kind"), fmt::format("unknown kind '{}' (expected one of: {})", rule.item_kind, one_of(kItemKinds)));
+        r.fail(*t.get("kind"),
+               fmt::format("unknown kind '{}' (expected one of: {})", rule.item_kind, one_of(kItemKinds)));
       rule.match = r.string_at(t, "match").value_or("*");
       rule.max_slower_percent = r.number_at(t, "max_slower_pct");
       if (!rule.max_slower_percent || *rule.max_slower_percent < 0)
@@ -149,8 +151,9 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
     if (!allowed.count(std::string(key.str())))
       r.fail(node, fmt::format("unknown key '{}' in [[{}]] (allowed: {})", key.str(), table_name, one_of(allowed)));
   if (kind == RuleKind::Metric && !rule.min && !rule.max && !rule.needs_baseline())
-    r.fail(t, "[[metric]] needs 'min' or 'max', or a change limit against --baseline "
-              "('max_change_pct', 'max_increase_pct', 'max_decrease_pct')");
+    r.fail(t,
+           "[[metric]] needs 'min' or 'max', or a change limit against --baseline "
+           "('max_change_pct', 'max_increase_pct', 'max_decrease_pct')");
   if (kind != RuleKind::Baseline && kind != RuleKind::Metric && !rule.min && !rule.max)
     r.fail(t, fmt::format("[[{}]] needs 'min' or 'max' (or both)", table_name));
   if (rule.min && rule.max && *rule.min > *rule.max) r.fail(t, "'min' is larger than 'max'");
@@ -159,9 +162,7 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
 
 }  // namespace
 
-bool Rule::needs_baseline() const {
-  return kind == RuleKind::Baseline || max_increase_percent || max_decrease_percent;
-}
+bool Rule::needs_baseline() const { return kind == RuleKind::Baseline || max_increase_percent || max_decrease_percent; }
 
 bool RuleSet::needs_baseline() const {
   return std::any_of(rules.begin(), rules.end(), [](const Rule& r) { return r.needs_baseline(); });
@@ -175,14 +176,17 @@ RuleSet parse_rules(const std::string& text, const std::string& source) {
     throw Error(fmt::format("{}:{}: {}", source, e.source().begin.line, e.description()));
   }
   const Reader reader{source};
-  static const std::pair<const char*, RuleKind> kinds[] = {
-      {"total", RuleKind::Total}, {"kernel", RuleKind::Kernel}, {"baseline", RuleKind::Baseline}, {"metric", RuleKind::Metric}};
+  static const std::pair<const char*, RuleKind> kinds[] = {{"total", RuleKind::Total},
+                                                           {"kernel", RuleKind::Kernel},
+                                                           {"baseline", RuleKind::Baseline},
+                                                           {"metric", RuleKind::Metric}};
   RuleSet set;
   for (const auto& [key, node] : root) {
     const std::string name(key.str());
     const auto kind = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& k) { return name == k.first; });
     if (kind == std::end(kinds))
-      reader.fail(node, fmt::format("unknown table '{}' (expected [[total]], [[kernel]], [[baseline]] or [[metric]])", name));
+      reader.fail(node,
+                  fmt::format("unknown table '{}' (expected [[total]], [[kernel]], [[baseline]] or [[metric]])", name));
     const toml::array* list = node.as_array();
     if (!list || !list->is_array_of_tables())
       reader.fail(node, fmt::format("'{}' must be an array of tables: write [[{}]]", name, name));
@@ -190,7 +194,8 @@ RuleSet parse_rules(const std::string& text, const std::string& source) {
     for (const toml::node& element : *list)
       set.rules.push_back(parse_rule(reader, kind->second, name, *element.as_table(), ++index));
   }
-  if (set.rules.empty()) throw Error(source + ": no rules (expected [[total]], [[kernel]], [[baseline]] or [[metric]] tables)");
+  if (set.rules.empty())
+    throw Error(source + ": no rules (expected [[total]], [[kernel]], [[baseline]] or [[metric]] tables)");
   // toml++ iterates tables by key; users read results in file order.
   std::stable_sort(set.rules.begin(), set.rules.end(), [](const Rule& a, const Rule& b) { return a.line < b.line; });
   set.source = source;

@@ -62,8 +62,9 @@ std::string escape_non_ascii(const std::string& text, const std::string& source)
         i += length;
       } else {
         fail(i, fmt::format("'{}' {}", text.substr(i, length),
-                            in == In::LiteralString ? "in a 'literal string': write non-ASCII text in a \"double-quoted\" string"
-                                                    : "outside a string or a comment"));
+                            in == In::LiteralString
+                                ? "in a 'literal string': write non-ASCII text in a \"double-quoted\" string"
+                                : "outside a string or a comment"));
       }
     }
   }

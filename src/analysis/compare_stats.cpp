@@ -130,8 +130,8 @@ double exact_rank_sum_p(const std::vector<long>& ranks, size_t k, long observed)
 
 }  // namespace
 
-ChangeInterval bootstrap_median_change(const std::vector<double>& base, const std::vector<double>& next,
-                                       double level, uint64_t seed) {
+ChangeInterval bootstrap_median_change(const std::vector<double>& base, const std::vector<double>& next, double level,
+                                       uint64_t seed) {
   ChangeInterval out{kNaN, kNaN, 0};
   if (base.empty() || next.empty()) return out;
   std::vector<double> a = base, b = next;

@@ -102,8 +102,7 @@ DataQuality assess_data_quality(const Trace& trace) {
   for (const Process& p : trace.processes) {
     if (!p.clean_shutdown) q.truncated_pids.push_back(p.pid);
     // An empty status means the source format does not record one (imports).
-    if (!p.capture_status.empty() && p.capture_status != "ok")
-      q.capture_problems.push_back({p.pid, p.capture_status});
+    if (!p.capture_status.empty() && p.capture_status != "ok") q.capture_problems.push_back({p.pid, p.capture_status});
   }
   std::sort(q.truncated_pids.begin(), q.truncated_pids.end());
   // Where the preload library saw the takeover itself (a cupti_taken_over loss), the
@@ -120,13 +119,13 @@ DataQuality assess_data_quality(const Trace& trace) {
       continue;
     if (p.end - it->second > kSuspiciousSilenceNs) q.shared_cupti_silences.push_back({p.pid, p.end - it->second});
   }
-  std::sort(q.capture_problems.begin(), q.capture_problems.end(),
-            [](const CaptureProblem& a, const CaptureProblem& b) {
-              return std::tie(a.pid, a.status) < std::tie(b.pid, b.status);
-            });
+  std::sort(q.capture_problems.begin(), q.capture_problems.end(), [](const CaptureProblem& a, const CaptureProblem& b) {
+    return std::tie(a.pid, a.status) < std::tie(b.pid, b.status);
+  });
 
   q.outside_run = outside_run(trace);
-  for (const CuptiOverhead& o : trace.overheads) q.cupti_overhead_ns = add_saturated(q.cupti_overhead_ns, duration(o.start, o.end));
+  for (const CuptiOverhead& o : trace.overheads)
+    q.cupti_overhead_ns = add_saturated(q.cupti_overhead_ns, duration(o.start, o.end));
   q.overhead_records = trace.overheads.size();
   return q;
 }

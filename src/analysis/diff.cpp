@@ -16,9 +16,9 @@
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/analysis_host_ops.h"
+#include "gpuscope/analysis_iterations.h"
 #include "gpuscope/analysis_nvtx_gpu.h"
 #include "gpuscope/analysis_profiler_time.h"
-#include "gpuscope/analysis_iterations.h"
 #include "gpuscope/analysis_runs.h"
 
 namespace gpuscope::analysis {
@@ -81,7 +81,8 @@ std::string size_class(uint64_t bytes) {
 std::map<std::pair<uint32_t, uint32_t>, std::string> copy_of_call(const Trace& trace) {
   std::map<std::pair<uint32_t, uint32_t>, std::string> out;
   for (const Memcpy& m : trace.memcpys)
-    if (m.correlation_id != 0) out[{m.pid, m.correlation_id}] = std::string(to_string(m.kind)) + " " + size_class(m.bytes);
+    if (m.correlation_id != 0)
+      out[{m.pid, m.correlation_id}] = std::string(to_string(m.kind)) + " " + size_class(m.bytes);
   for (const Memset& m : trace.memsets)
     if (m.correlation_id != 0) out[{m.pid, m.correlation_id}] = "Memset " + size_class(m.bytes);
   return out;
@@ -177,7 +178,8 @@ void gather_ops(const Trace* traces[2], Groups& groups) {
       add(groups[{trace.strings.get(op.name), ""}], side, op.run_id, saturated_ns(self[i]));
     }
   }
-  std::erase_if(groups, [](const auto& group) { return group.second.total_ns[0] == 0 && group.second.total_ns[1] == 0; });
+  std::erase_if(groups,
+                [](const auto& group) { return group.second.total_ns[0] == 0 && group.second.total_ns[1] == 0; });
 }
 
 // Per-instance durations; by runs one value per run: the median of that run's
@@ -246,7 +248,7 @@ void append_run_totals(const Trace* traces[2], const CompareOptions& options, bo
     rows[side].push_back({0, s.wall_ns, s.gpu_busy_ns, s.kernel_ns, s.api_ns, s.memcpy_ns, s.kernel_count, 0, 0});
   }
   const std::pair<const char*, TimeNs RunRow::*> totals[] = {
-      {"Wall time", &RunRow::wall_ns},     {"GPU busy", &RunRow::gpu_busy_ns}, {"Kernel time", &RunRow::kernel_ns},
+      {"Wall time", &RunRow::wall_ns},    {"GPU busy", &RunRow::gpu_busy_ns}, {"Kernel time", &RunRow::kernel_ns},
       {"CUDA API time", &RunRow::api_ns}, {"Copy time", &RunRow::memcpy_ns},
   };
   for (const auto& [name, member] : totals) {
@@ -282,8 +284,8 @@ namespace detail {
 
 std::string launch_config_text(const Kernel& k) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "grid %dx%dx%d, block %dx%dx%d", k.grid[0], k.grid[1], k.grid[2],
-                k.block[0], k.block[1], k.block[2]);
+  std::snprintf(buf, sizeof buf, "grid %dx%dx%d, block %dx%dx%d", k.grid[0], k.grid[1], k.grid[2], k.block[0],
+                k.block[1], k.block[2]);
   std::string text = buf;
   if (k.dynamic_shared_bytes > 0) text += ", " + std::to_string(k.dynamic_shared_bytes) + " B dynamic shared";
   return text;
@@ -357,10 +359,8 @@ DiffResult diff_traces(const Trace& base_capture, const Trace& new_capture, cons
   gather_nvtx(traces, units, nvtx);
   gather_nvtx_gpu(traces, units, nvtx_gpu);
   if (!result.by_iterations) gather_ops(traces, ops);
-  if (result.by_iterations)
-    append_iteration_totals(units, kernels, memory, api, options, result.items);
-  else
-    append_run_totals(traces, options, result.by_runs, result.items);
+  if (result.by_iterations) append_iteration_totals(units, kernels, memory, api, options, result.items);
+  else append_run_totals(traces, options, result.by_runs, result.items);
   append_items(DiffCategory::Kernel, kernels, options, units, result.items);
   append_items(DiffCategory::Memory, memory, options, units, result.items);
   append_items(DiffCategory::Api, api, options, units, result.items);

@@ -38,7 +38,6 @@ std::vector<MetricDiffItem> diff_kernel_metrics(const Trace& base, const Trace& 
 
 // Compares each GPU-wide sampled metric by its per-run means (diff_utilization.cpp). Empty
 // unless both traces have GPU samples.
-std::vector<UtilizationDiffItem> diff_utilization(const Trace& base, const Trace& next,
-                                                  const CompareOptions& options);
+std::vector<UtilizationDiffItem> diff_utilization(const Trace& base, const Trace& next, const CompareOptions& options);
 
 }  // namespace gpuscope::analysis::detail

@@ -35,7 +35,8 @@ double straggler_late_per_step_ns(const RanksAnalysis& ranks) {
   return ranks.straggler->steps > 0 ? ranks.straggler->late_per_step_ns : static_cast<double>(ranks.straggler->late_ns);
 }
 
-std::optional<RanksDiff> diff_ranks(const std::optional<RanksAnalysis>& base, const std::optional<RanksAnalysis>& next) {
+std::optional<RanksDiff> diff_ranks(const std::optional<RanksAnalysis>& base,
+                                    const std::optional<RanksAnalysis>& next) {
   if (!base || !next) return std::nullopt;
   RanksDiff d;
   d.by_pid_order = numbered_by_pid_order(*base) || numbered_by_pid_order(*next);

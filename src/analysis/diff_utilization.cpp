@@ -46,8 +46,7 @@ std::vector<double> run_means(const RunSums& sums, const std::string& metric) {
 
 }  // namespace
 
-std::vector<UtilizationDiffItem> diff_utilization(const Trace& base, const Trace& next,
-                                                  const CompareOptions& options) {
+std::vector<UtilizationDiffItem> diff_utilization(const Trace& base, const Trace& next, const CompareOptions& options) {
   if (base.gpu_metric_samples.empty() || next.gpu_metric_samples.empty()) return {};
   const RunSums base_sums = run_sums(base), new_sums = run_sums(next);
   std::set<std::string> names;

@@ -79,8 +79,7 @@ std::vector<DeviceBusy> gpu_busy_by_device(const Trace& trace) {
   }
 
   std::vector<DeviceBusy> out;
-  for (auto& [device_key, intervals] : per_device)
-    out.push_back({device_key, union_length(std::move(intervals))});
+  for (auto& [device_key, intervals] : per_device) out.push_back({device_key, union_length(std::move(intervals))});
   return out;
 }
 

@@ -69,7 +69,8 @@ std::vector<GpuFault> find_gpu_faults(const Trace& trace) {
     const Memcpy* copy = last_to_end(trace.memcpys, pid);
     const Memset* memset = last_to_end(trace.memsets, pid);
     for (const TimeNs end : {copy ? copy->end : 0, memset ? memset->end : 0})
-      if (end > 0 && (!f.last_timed_end || end > *f.last_timed_end)) f.last_timed_end = end, f.last_timed_kernel.clear();
+      if (end > 0 && (!f.last_timed_end || end > *f.last_timed_end))
+        f.last_timed_end = end, f.last_timed_kernel.clear();
     for (const DataLoss& loss : trace.data_loss)
       if (loss.pid == pid && loss.what == kMissingTimestamps) f.untimed_records += loss.count;
     faults.push_back(std::move(f));

@@ -114,7 +114,8 @@ std::optional<uint32_t> root_pid(const Trace& trace) {
   const Process* best = nullptr;
   const auto key = [](const Process* p) { return std::tuple(p->rank < 0, p->rank, p->start, p->pid); };
   for (const Process& p : trace.processes)
-    if (with_kernels.count(p.pid) && descends_from(trace, p, launched->pid) && (!best || key(&p) < key(best))) best = &p;
+    if (with_kernels.count(p.pid) && descends_from(trace, p, launched->pid) && (!best || key(&p) < key(best)))
+      best = &p;
   return best ? best->pid : launched->pid;
 }
 

@@ -93,7 +93,8 @@ HostOpSummary summarize_host_ops(const Trace& trace) {
     g.kernels += kernels[i];
     g.gpu_activities += activities[i];
     bool nested_in_same = false;
-    for (uint32_t p = parent[i]; p != kNoOp && !nested_in_same; p = parent[p]) nested_in_same = name_of(ops[p].name) == name;
+    for (uint32_t p = parent[i]; p != kNoOp && !nested_in_same; p = parent[p])
+      nested_in_same = name_of(ops[p].name) == name;
     if (!nested_in_same) g.total_gpu_ns += total[i];
   }
   for (const auto& [key, kt] : kernel_time) {

@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "common/error.h"
-#include "gpuscope/analysis_stats.h"
 #include "common/glob.h"
+#include "gpuscope/analysis_stats.h"
 
 namespace gpuscope::analysis {
 namespace {
@@ -67,8 +67,9 @@ Iterations find_iterations(const Trace& trace, const IterationSpec& spec) {
     found.push_back({r.run_id, r.pid, r.tid, r.start, r.end, 0});
   }
   if (found.empty())
-    throw Error(fmt::format("NVTX range '{}' not found in {} ({})", spec.range, where(spec),
-                            s.unclosed ? fmt::format("its {} instances were never closed", s.unclosed) : names_in(trace)));
+    throw Error(
+        fmt::format("NVTX range '{}' not found in {} ({})", spec.range, where(spec),
+                    s.unclosed ? fmt::format("its {} instances were never closed", s.unclosed) : names_in(trace)));
   require_disjoint_per_thread(found, spec);
 
   // Per process in start order: ordinals, skipping, and the warm-up hint.
@@ -120,7 +121,8 @@ Iterations find_iterations(const Trace& trace, const IterationSpec& spec) {
   }
   // By key, the last call of each key kept (what a map assigned in call order would hold).
   const auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
-  if (!std::is_sorted(it.calls_.begin(), it.calls_.end(), by_key)) std::stable_sort(it.calls_.begin(), it.calls_.end(), by_key);
+  if (!std::is_sorted(it.calls_.begin(), it.calls_.end(), by_key))
+    std::stable_sort(it.calls_.begin(), it.calls_.end(), by_key);
   size_t unique = 0;
   for (const auto& call : it.calls_) {
     if (unique > 0 && it.calls_[unique - 1].first == call.first) it.calls_[unique - 1] = call;

@@ -61,7 +61,8 @@ std::optional<JobSteps> job_steps(const Trace& trace, const std::vector<Step>& s
   job.unmatched = total - fewest * by_pid.size();
   for (size_t k = 0; k < fewest; ++k) {
     Interval step{INT64_MAX, INT64_MIN};
-    for (const auto& [pid, list] : by_pid) step.start = std::min(step.start, list[k].start), step.end = std::max(step.end, list[k].end);
+    for (const auto& [pid, list] : by_pid)
+      step.start = std::min(step.start, list[k].start), step.end = std::max(step.end, list[k].end);
     if (!job.steps.empty()) step.start = std::max(step.start, job.steps.back().end);
     job.steps.push_back(step);
   }

@@ -26,7 +26,7 @@ LaunchConfig config_of(const Kernel& k) {
 }  // namespace
 
 std::vector<KernelGroup> summarize_kernels(const Trace& trace) {
-  detail::GroupsByName groups;  // by (demangled, mangled) string ids
+  detail::GroupsByName groups;                          // by (demangled, mangled) string ids
   std::vector<std::vector<double>> durations;           // per group
   std::vector<std::map<LaunchConfig, size_t>> configs;  // per group
   for (const Kernel& k : trace.kernels) {
@@ -56,8 +56,7 @@ std::vector<KernelGroup> summarize_kernels(const Trace& trace) {
     rows.push_back(std::move(g));
   }
   detail::sort_by_total_then_name(
-      rows, [](const KernelGroup& g) { return g.duration.total; },
-      [](const KernelGroup& g) { return g.name; });
+      rows, [](const KernelGroup& g) { return g.duration.total; }, [](const KernelGroup& g) { return g.name; });
   return rows;
 }
 

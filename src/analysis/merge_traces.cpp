@@ -43,14 +43,13 @@ std::string signed_ms(TimeNs ns) { return format_clock(ns, true); }
 // warning when its times may not line up with the first input's.
 std::optional<std::string> decide_shift(const MergedInput& first, MergedInput& input, const MergeOptions& options) {
   const ClockEstimate* c = input.clock ? &*input.clock : nullptr;
-  const std::string measured =
-      c ? fmt::format("{} collectives paired{}: offset {} ± {}{}", c->matched,
-                      c->skipped ? fmt::format(" ({} skipped at one start)", c->skipped) : "", signed_ms(c->offset_ns),
-                      ms(c->precision_ns),
-                      c->bounds ? " (causal bounds " + signed_ms(c->bounds->first) + " to " +
-                                      signed_ms(c->bounds->second) + ")"
-                                : "")
-        : "no collectives paired with " + first.file;
+  const std::string measured = c ? fmt::format("{} collectives paired{}: offset {} ± {}{}", c->matched,
+                                               c->skipped ? fmt::format(" ({} skipped at one start)", c->skipped) : "",
+                                               signed_ms(c->offset_ns), ms(c->precision_ns),
+                                               c->bounds ? " (causal bounds " + signed_ms(c->bounds->first) + " to " +
+                                                               signed_ms(c->bounds->second) + ")"
+                                                         : "")
+                                 : "no collectives paired with " + first.file;
   const bool same_host = !input.host.empty() && input.host == first.host;
   if (const auto given = options.offsets.find(input.file); given != options.offsets.end()) {
     input.shift_ns = given->second;
@@ -68,8 +67,8 @@ std::optional<std::string> decide_shift(const MergedInput& first, MergedInput& i
   } else {
     input.decision = measured + "; not shifted";
     const std::string hosts = input.host.empty() || first.host.empty() ? "hosts unknown" : "different hosts";
-    return input.file + ": " + hosts + " and " + (c ? std::to_string(c->matched) : "no") +
-           " collectives paired with " + first.file + ": merged unshifted, its times may not line up with the others'";
+    return input.file + ": " + hosts + " and " + (c ? std::to_string(c->matched) : "no") + " collectives paired with " +
+           first.file + ": merged unshifted, its times may not line up with the others'";
   }
   return std::nullopt;
 }
@@ -120,12 +119,16 @@ void describe_run(const std::vector<MergeInput>& inputs, const MergeReport& repo
   // An empty source_tool means gpuscope's own capture: keep it so when every input is one.
   if (tools.size() > 1 || tools.front() != "gpuscope") {
     run.source_tool = join(tools, " + ");
-    run.source_version = common(inputs, [](const Run& r) { return r.source_version; }, "");
-    run.source_schema = common(inputs, [](const Run& r) { return r.source_schema; }, "");
+    run.source_version = common(
+        inputs, [](const Run& r) { return r.source_version; }, "");
+    run.source_schema = common(
+        inputs, [](const Run& r) { return r.source_schema; }, "");
     run.source_file = join(files, ", ");
   }
-  run.gpuscope_version = common(inputs, [](const Run& r) { return r.gpuscope_version; }, "");
-  run.host_ops_source = common(inputs, [](const Run& r) { return r.host_ops_source; }, "");
+  run.gpuscope_version = common(
+      inputs, [](const Run& r) { return r.gpuscope_version; }, "");
+  run.host_ops_source = common(
+      inputs, [](const Run& r) { return r.host_ops_source; }, "");
   std::vector<std::string> notes;
   for (const MergedInput& in : report.inputs) {
     std::vector<std::string> pids, ranks;

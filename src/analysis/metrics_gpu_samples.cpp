@@ -103,8 +103,9 @@ std::vector<GpuUtilization> summarize_gpu_samples(const Trace& trace, size_t buc
     const size_t n = std::max<size_t>(1, std::min(buckets, most));
     std::vector<std::string> names;
     for (const auto& [name, samples] : metrics) names.push_back(name);
-    std::stable_sort(names.begin(), names.end(),
-                     [](const std::string& a, const std::string& b) { return gpu_sample_rank(a) < gpu_sample_rank(b); });
+    std::stable_sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
+      return gpu_sample_rank(a) < gpu_sample_rank(b);
+    });
     for (const std::string& name : names) g.metrics.push_back(describe_series(name, metrics[name], g.start, g.end, n));
     out.push_back(std::move(g));
   }

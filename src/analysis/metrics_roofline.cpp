@@ -20,7 +20,9 @@ namespace {
 // than elementwise work (which moves a few bytes per FLOP and gains nothing from tensor cores).
 constexpr double kMatrixIntensity = 10.0;
 
-std::string sass(std::string_view op) { return "smsp__sass_thread_inst_executed_op_" + std::string(op) + "_pred_on.sum"; }
+std::string sass(std::string_view op) {
+  return "smsp__sass_thread_inst_executed_op_" + std::string(op) + "_pred_on.sum";
+}
 
 // add + mul + 2 x fma of one precision ("f", "d" or "h"); nullopt when none is collected.
 std::optional<double> flops_of(const KernelMetricValues& k, const char* p) {
@@ -90,7 +92,8 @@ std::optional<double> tensor_peak(const KernelMetricValues& k, double tensor_flo
   std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (const auto& [n, label] : parts)
     if (n >= kMixShare * ops)
-      mix += (mix.empty() ? "" : ", ") + std::string(label) + " " + std::to_string(static_cast<int>(n / ops * 100 + 0.5)) + "%";
+      mix += (mix.empty() ? "" : ", ") + std::string(label) + " " +
+             std::to_string(static_cast<int>(n / ops * 100 + 0.5)) + "%";
   return product(ops / cycles, k.get("sm__cycles_elapsed.avg.per_second"));
 }
 
@@ -169,9 +172,10 @@ std::optional<Roofline> roofline(const KernelMetricValues& k) {
     std::optional<double> bytes;
     const char* peak;
     const char* clock;
-  } levels[] = {{"DRAM", dram_bytes(k), "dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second"},
-                {"L2", k.get("lts__t_bytes.sum"), "lts__t_bytes.sum.peak_sustained", "lts__cycles_elapsed.avg.per_second"},
-                {"L1", k.get("l1tex__t_bytes.sum"), "l1tex__t_bytes.sum.peak_sustained", "l1tex__cycles_elapsed.avg.per_second"}};
+  } levels[] = {
+      {"DRAM", dram_bytes(k), "dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second"},
+      {"L2", k.get("lts__t_bytes.sum"), "lts__t_bytes.sum.peak_sustained", "lts__cycles_elapsed.avg.per_second"},
+      {"L1", k.get("l1tex__t_bytes.sum"), "l1tex__t_bytes.sum.peak_sustained", "l1tex__cycles_elapsed.avg.per_second"}};
   const PrecisionRoof* dominant = r.precisions.empty() ? nullptr : &r.precisions.front();
   for (const auto& l : levels) {
     if (!l.bytes) continue;
@@ -182,7 +186,8 @@ std::optional<Roofline> roofline(const KernelMetricValues& k) {
   }
 
   // The roof: the dominant precision's peak and the DRAM roof are both needed.
-  const auto dram = std::find_if(r.levels.begin(), r.levels.end(), [](const LevelRoof& l) { return l.level == "DRAM"; });
+  const auto dram = std::find_if(r.levels.begin(), r.levels.end(),
+                                 [](const LevelRoof& l) { return l.level == "DRAM"; });
   if (!dominant || !dominant->peak || dram == r.levels.end() || !dram->peak_bandwidth) return r;
   double attainable = *dominant->peak;
   std::string bound_by = dominant->precision + " peak";

@@ -53,13 +53,11 @@ std::optional<SpeedOfLight> speed_of_light(const KernelMetricValues& k) {
   s.memory_percent = memory ? *memory : s.busiest_percent;
 
   const double high = std::max(s.sm_percent, s.memory_percent);
-  if (high < kSolHighPercent)
-    s.bound = Bound::Latency;
+  if (high < kSolHighPercent) s.bound = Bound::Latency;
   else if (std::min(s.sm_percent, s.memory_percent) >= kSolHighPercent &&
            std::fabs(s.sm_percent - s.memory_percent) < kSolBalancedPoints)
     s.bound = Bound::Balanced;
-  else
-    s.bound = s.sm_percent >= s.memory_percent ? Bound::Compute : Bound::Memory;
+  else s.bound = s.sm_percent >= s.memory_percent ? Bound::Compute : Bound::Memory;
   return s;
 }
 
@@ -120,10 +118,10 @@ std::optional<AchievedOccupancy> achieved_occupancy(const KernelMetricValues& k)
     // An SM that runs at all holds at least one block; the metric averages over active cycles.
     const double per_sm = std::max(1.0, static_cast<double>(blocks) / sms);
     a.cause = OccupancyGapCause::SmallGrid;
-    a.explanation = fmt::format("the grid is smaller than one wave: {} blocks on {} SMs are {:.1f} per active SM where {} "
-                                "fit, so the SMs never fill (at most {:.1f}% occupancy)",
-                                blocks, sms, per_sm, o.blocks_per_sm,
-                                100.0 * per_sm * o.warps_per_block / k.device->max_warps_per_sm);
+    a.explanation = fmt::format(
+        "the grid is smaller than one wave: {} blocks on {} SMs are {:.1f} per active SM where {} "
+        "fit, so the SMs never fill (at most {:.1f}% occupancy)",
+        blocks, sms, per_sm, o.blocks_per_sm, 100.0 * per_sm * o.warps_per_block / k.device->max_warps_per_sm);
   } else {
     // Equal-length waves: the SM slots are filled waves / ceil(waves) of the time, so a partial
     // last wave alone would lower achieved occupancy to about theoretical x that fill.
@@ -134,15 +132,18 @@ std::optional<AchievedOccupancy> achieved_occupancy(const KernelMetricValues& k)
                   ? OccupancyGapCause::Tail
                   : OccupancyGapCause::UnevenWork;
     if (a.cause == OccupancyGapCause::Tail)
-      a.explanation = fmt::format("{:.2f} waves: the last one fills {:.0f}% of the SM slots, so the SMs run part-empty "
-                                  "at the end (tail)", o.waves, o.last_wave_percent);
+      a.explanation = fmt::format(
+          "{:.2f} waves: the last one fills {:.0f}% of the SM slots, so the SMs run part-empty "
+          "at the end (tail)",
+          o.waves, o.last_wave_percent);
     else
-      a.explanation = fmt::format("warps or blocks finish at different times (uneven work per block or warp, early "
-                                  "exits), or the kernel is too short for the SMs to fill up{}",
-                                  partial ? fmt::format("; its partial last wave ({:.0f}% full) explains at most "
-                                                        "{:.1f} points", o.last_wave_percent,
-                                                        o.occupancy_percent * (1.0 - fill))
-                                          : std::string());
+      a.explanation = fmt::format(
+          "warps or blocks finish at different times (uneven work per block or warp, early "
+          "exits), or the kernel is too short for the SMs to fill up{}",
+          partial ? fmt::format("; its partial last wave ({:.0f}% full) explains at most "
+                                "{:.1f} points",
+                                o.last_wave_percent, o.occupancy_percent * (1.0 - fill))
+                  : std::string());
   }
   return a;
 }

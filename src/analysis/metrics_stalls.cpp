@@ -20,7 +20,8 @@ const std::vector<StallGuidance> kGuidance = {
     {"long_scoreboard",
      "waiting for the result of an L1TEX operation: a global, local, texture or surface load; a load that misses L1 "
      "goes to L2 or DRAM and takes hundreds of cycles",
-     "coalesce global accesses (consecutive threads on consecutive addresses) and load wider types (float4); reuse data "
+     "coalesce global accesses (consecutive threads on consecutive addresses) and load wider types (float4); reuse "
+     "data "
      "from shared-memory tiles or registers instead of reloading it; issue loads early (software pipelining with "
      "cp.async on sm_80+, TMA on sm_90) so independent work hides the latency; more resident warps or more independent "
      "loads per thread; check for register spills, which turn into local-memory loads"},
@@ -30,11 +31,11 @@ const std::vector<StallGuidance> kGuidance = {
      "remove shared-memory bank conflicts (pad or swizzle the layout); keep reused values in registers instead of "
      "re-reading shared memory; use fast intrinsics (__expf, __sinf, rsqrtf) or fewer transcendental calls; put "
      "independent work between a shared load and its first use"},
-    {"barrier",
-     "waiting at a block-wide barrier (__syncthreads) for the other warps of the block",
+    {"barrier", "waiting at a block-wide barrier (__syncthreads) for the other warps of the block",
      "balance the work of the warps of a block (a divergent loop before the barrier makes every warp wait for the "
      "slowest); fewer barriers, or __syncwarp / cooperative-group tiles when only one warp shares the data; smaller "
-     "blocks wait for fewer warps; double-buffer shared memory so loading the next tile needs no barrier before compute"},
+     "blocks wait for fewer warps; double-buffer shared memory so loading the next tile needs no barrier before "
+     "compute"},
     {"mio_throttle",
      "the MIO instruction queue is full: shared-memory, special-math, shuffle or shared-atomic instructions are issued "
      "faster than the MIO pipes take them",
@@ -67,39 +68,35 @@ const std::vector<StallGuidance> kGuidance = {
      "very short kernels",
      "shrink the hot code (less unrolling, fewer inlined calls and template instantiations in one kernel); for short "
      "kernels, give each launch more work (batch or fuse launches)"},
-    {"branch_resolving",
-     "waiting for a branch target to be computed and the warp's program counter to be updated",
+    {"branch_resolving", "waiting for a branch target to be computed and the warp's program counter to be updated",
      "fewer and warp-uniform branches: branch-free code for short if/else (select, min/max), conditions hoisted out of "
      "loops, less divergence within a warp"},
-    {"dispatch_stall",
-     "the warp was selected, but the dispatcher held it back (a pipeline or register-read conflict)",
+    {"dispatch_stall", "the warp was selected, but the dispatcher held it back (a pipeline or register-read conflict)",
      "rarely dominant; when it is, look at which instructions stall in Nsight Compute's source view and vary the "
      "instruction mix"},
-    {"drain",
-     "after EXIT, waiting for the warp's outstanding memory stores to complete",
+    {"drain", "after EXIT, waiting for the warp's outstanding memory stores to complete",
      "large when a kernel ends with many stores: make those stores coalesced and as narrow as the data allows, reduce "
      "in parallel before writing, or give each launch more work so the drain is amortized"},
     {"imc_miss",
      "waiting for the immediate-constant cache: a __constant__ value or kernel parameter not in the constant cache, or "
      "threads of a warp reading different constant addresses (they serialize)",
-     "keep __constant__ reads warp-uniform; put indexed lookup tables in shared memory or read them with __ldg instead"},
-    {"membar",
-     "waiting on a memory barrier (__threadfence, or atomics with strong ordering)",
+     "keep __constant__ reads warp-uniform; put indexed lookup tables in shared memory or read them with __ldg "
+     "instead"},
+    {"membar", "waiting on a memory barrier (__threadfence, or atomics with strong ordering)",
      "fewer fences, at the narrowest correct scope (__threadfence_block rather than device or system); relaxed atomics "
      "where no ordering is needed"},
     {"misc", "a hardware reason none of the other categories covers",
      "rarely significant; if it dominates, look at the stalling instructions in Nsight Compute's source view"},
-    {"sleeping",
-     "all threads of the warp are blocked, yielded or in __nanosleep",
+    {"sleeping", "all threads of the warp are blocked, yielded or in __nanosleep",
      "expected in spin-wait and producer/consumer code; if it dominates, warps wait on each other: rebalance producers "
      "and consumers, shorten the sleep, or wait on a barrier instead"},
     {"tex_throttle",
-     "the texture (TEX) queue is full: texture or surface instructions, or math that some GPUs route through that pipe, "
+     "the texture (TEX) queue is full: texture or surface instructions, or math that some GPUs route through that "
+     "pipe, "
      "are issued faster than it takes them",
      "fewer texture fetches (several channels per fetch, reuse fetched values), plain global loads where no filtering "
      "or addressing mode is needed (the global path takes 32 threads per cycle, texture 4)"},
-    {"gmma",
-     "waiting on warpgroup matrix-multiply-accumulate (wgmma, sm_90) operations to be accepted or completed",
+    {"gmma", "waiting on warpgroup matrix-multiply-accumulate (wgmma, sm_90) operations to be accepted or completed",
      "expected in Hopper GEMM main loops; keep more MMAs in flight (wgmma.wait_group with a depth above 0, more "
      "pipeline stages) so operand loads and MMAs overlap"},
 };
@@ -118,7 +115,8 @@ std::optional<WarpStalls> warp_stalls(const KernelMetricValues& k) {
   WarpStalls w;
   for (const auto& [metric, value] : k.medians) {
     const std::string_view name(metric);
-    if (name.size() <= kPrefix.size() + kSuffix.size() || !name.starts_with(kPrefix) || !name.ends_with(kSuffix)) continue;
+    if (name.size() <= kPrefix.size() + kSuffix.size() || !name.starts_with(kPrefix) || !name.ends_with(kSuffix))
+      continue;
     const std::string reason(name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size()));
     if (reason == "selected" || !(value > 0)) continue;
     w.reasons.push_back({reason, value, 0});

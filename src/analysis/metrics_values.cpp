@@ -66,7 +66,8 @@ std::vector<KernelMetricValues> kernel_metric_values(const Trace& trace) {
     if (fresh) it->second = group_by_name.at(detail::kernel_name(trace, k));
     const size_t g = group_of[i] = it->second;
     const Kernel*& f = first[g];
-    if (same_config(k, groups[g].config) && (!f || std::tie(k.start, k.pid, k.device) < std::tie(f->start, f->pid, f->device)))
+    if (same_config(k, groups[g].config) &&
+        (!f || std::tie(k.start, k.pid, k.device) < std::tie(f->start, f->pid, f->device)))
       f = &k;
   }
 

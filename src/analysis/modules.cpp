@@ -36,10 +36,8 @@ std::vector<int64_t> backward_seqs(const Trace& trace, const std::vector<uint32_
         trace.strings.get(ops[parent[i]].name).rfind("autograd::engine::evaluate_function: ", 0) == 0)
       seq[parent[i]] = ops[i].sequence_number;
   for (size_t i = 0; i < ops.size(); ++i) {  // parents come first
-    if (is_node(i))
-      seq[i] = ops[i].sequence_number;
-    else if (seq[i] < 0 && parent[i] != kNoOp)
-      seq[i] = seq[parent[i]];
+    if (is_node(i)) seq[i] = ops[i].sequence_number;
+    else if (seq[i] < 0 && parent[i] != kNoOp) seq[i] = seq[parent[i]];
   }
   return seq;
 }
@@ -78,10 +76,8 @@ ModuleSummary summarize_modules(const Trace& trace) {
     } else if (phase[op] == OpPhase::Backward) {
       out.backward_gpu_ns += ns;
       const auto paired = module_of_seq.find({ops[op].run_id, ops[op].pid, backward_seq[op]});
-      if (paired == module_of_seq.end())
-        out.unpaired_backward_gpu_ns += ns;
-      else
-        add_to_modules(paired->second, ns, backward);
+      if (paired == module_of_seq.end()) out.unpaired_backward_gpu_ns += ns;
+      else add_to_modules(paired->second, ns, backward);
     }
   });
 

@@ -33,7 +33,8 @@ std::vector<Call> launch_calls(const Trace& trace) {
     if (c.correlation_id != 0) calls.push_back({c.run_id, c.pid, c.correlation_id, c.tid, c.start});
   // By key, then start: of two calls sharing a correlation id the earlier one is taken.
   std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
-    return std::tie(a.run, a.pid, a.correlation, a.start, a.tid) < std::tie(b.run, b.pid, b.correlation, b.start, b.tid);
+    return std::tie(a.run, a.pid, a.correlation, a.start, a.tid) <
+           std::tie(b.run, b.pid, b.correlation, b.start, b.tid);
   });
   return calls;
 }

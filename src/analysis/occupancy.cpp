@@ -18,11 +18,11 @@
 namespace gpuscope::analysis {
 namespace {
 
-constexpr uint32_t kRegisterUnit = 256;       // registers per warp allocation unit
+constexpr uint32_t kRegisterUnit = 256;  // registers per warp allocation unit
 constexpr uint32_t kMaxRegsPerThread = 255;
 constexpr uint32_t kSubPartitions = 4;
-constexpr uint32_t kSharedUnit = 128;         // bytes, cc 8.x/9.x
-constexpr uint32_t kSharedReservedCc8 = 1024; // bytes per block, cc >= 8.0
+constexpr uint32_t kSharedUnit = 128;          // bytes, cc 8.x/9.x
+constexpr uint32_t kSharedReservedCc8 = 1024;  // bytes per block, cc >= 8.0
 
 uint64_t round_up(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * unit; }
 
@@ -84,13 +84,13 @@ std::optional<Occupancy> compute_occupancy(const Device& d, const OccupancyInput
   const uint64_t registers_per_warp = round_up(uint64_t{in.registers_per_thread} * d.warp_size, kRegisterUnit);
   o.registers_per_warp = saturate(registers_per_warp);
   const uint64_t regs_per_block = registers_per_warp * round_up(warps_per_block, kSubPartitions);
-  if (in.registers_per_thread > kMaxRegsPerThread || (d.max_registers_per_block && regs_per_block > d.max_registers_per_block))
+  if (in.registers_per_thread > kMaxRegsPerThread ||
+      (d.max_registers_per_block && regs_per_block > d.max_registers_per_block))
     o.blocks_by_registers = 0;
-  else if (registers_per_warp == 0)
-    o.blocks_by_registers = UINT32_MAX;
+  else if (registers_per_warp == 0) o.blocks_by_registers = UINT32_MAX;
   else
-    o.blocks_by_registers =
-        saturate(kSubPartitions * ((d.max_registers_per_sm / kSubPartitions) / registers_per_warp) / warps_per_block);
+    o.blocks_by_registers = saturate(kSubPartitions * ((d.max_registers_per_sm / kSubPartitions) / registers_per_warp) /
+                                     warps_per_block);
 
   const uint64_t reserved = d.compute_major >= 8 ? kSharedReservedCc8 : 0;
   const uint64_t shared_per_block = round_up(in.shared_bytes_per_block + reserved, kSharedUnit);

@@ -37,7 +37,7 @@ std::vector<OpPhase> op_phases(const Trace& trace, const std::vector<uint32_t>& 
   const std::vector<HostOp>& ops = trace.host_ops;
   std::vector<OpPhase> phase(ops.size(), OpPhase::Forward);
   std::unordered_map<StringId, OpPhase> by_name;  // names repeat: classify each once
-  for (size_t i = 0; i < ops.size(); ++i) {  // parents come first
+  for (size_t i = 0; i < ops.size(); ++i) {       // parents come first
     if (parent[i] != kNoOp && phase[parent[i]] != OpPhase::Forward) {
       phase[i] = phase[parent[i]];
     } else if (!is_module(trace, ops[i])) {

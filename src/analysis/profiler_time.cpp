@@ -114,7 +114,8 @@ Trace cut_profiler_time(const Trace& trace, ProfilerTime* cut) {
   shift(out.synchronizations, time_cuts);
   shift(out.nvtx_ranges, time_cuts);
   // The cut time is now the data_loss row below; dropping its rows keeps a second cut a no-op.
-  std::erase_if(out.overheads, [&](const CuptiOverhead& o) { return is_profiler_time_kind(trace.strings.get(o.kind)); });
+  std::erase_if(out.overheads,
+                [&](const CuptiOverhead& o) { return is_profiler_time_kind(trace.strings.get(o.kind)); });
   shift(out.overheads, time_cuts);
   shift(out.gpu_metric_samples, time_cuts);
   shift(out.runs, time_cuts);

@@ -30,7 +30,7 @@ void radix_sort(std::vector<T>& items, KeyFn key) {
   }
   std::vector<T> sorted(n);
   for (size_t byte = 0; byte < 8; ++byte) {
-    std::array<size_t, 256>& next = counts[byte];  // counts, then where each value goes next
+    std::array<size_t, 256>& next = counts[byte];                        // counts, then where each value goes next
     if (std::find(next.begin(), next.end(), n) != next.end()) continue;  // one value for all: in order already
     size_t offset = 0;
     for (size_t& c : next) offset += std::exchange(c, offset);

@@ -18,15 +18,16 @@ struct Participant {
 };
 
 void sort_by_start(std::vector<CommKernel>& kernels) {
-  std::sort(kernels.begin(), kernels.end(),
-            [](const CommKernel& a, const CommKernel& b) { return std::tie(a.start, a.end) < std::tie(b.start, b.end); });
+  std::sort(kernels.begin(), kernels.end(), [](const CommKernel& a, const CommKernel& b) {
+    return std::tie(a.start, a.end) < std::tie(b.start, b.end);
+  });
 }
 
 // Kernels, copies and memsets of each process, split into compute and communication.
 std::map<uint32_t, Participant> gather(const Trace& trace) {
   std::map<uint32_t, Participant> by_pid;
   std::map<uint32_t, std::vector<Interval>> busy, compute, comm;
-  std::map<StringId, Collective> kinds;  // classify each name once
+  std::map<StringId, Collective> kinds;                                     // classify each name once
   std::map<std::pair<uint32_t, uint32_t>, const CollectiveCall*> messages;  // (pid, correlation) -> NCCL's call
   for (const CollectiveCall& c : trace.collective_calls) messages.emplace(std::pair{c.pid, c.correlation_id}, &c);
   for (const Kernel& k : trace.kernels) {
@@ -43,7 +44,8 @@ std::map<uint32_t, Participant> gather(const Trace& trace) {
       comm[k.pid].push_back({k.start, k.end});
       const auto message = messages.find({k.pid, k.correlation_id});
       const CollectiveCall* call = message == messages.end() ? nullptr : message->second;
-      p.comm.push_back({k.start, k.end, it->second, call ? call->bytes : 0, call ? call->ranks : 0, call && call->calls == 0});
+      p.comm.push_back(
+          {k.start, k.end, it->second, call ? call->bytes : 0, call ? call->ranks : 0, call && call->calls == 0});
     }
   }
   for (const Memcpy& m : trace.memcpys)
@@ -153,10 +155,14 @@ Collective classify_collective(std::string_view name) {
   const std::string_view op = name.substr(name.find('_') + 1);
   // Longest names first: "ReduceScatter" before "Reduce", "AllReduce" before both.
   static constexpr std::pair<std::string_view, Collective> kOps[] = {
-      {"AllReduce", Collective::AllReduce}, {"AllGather", Collective::AllGather},
-      {"ReduceScatter", Collective::ReduceScatter}, {"Broadcast", Collective::Broadcast},
-      {"Reduce", Collective::Reduce},       {"SendRecv", Collective::SendRecv},
-      {"Send", Collective::SendRecv},       {"Recv", Collective::SendRecv},
+      {"AllReduce", Collective::AllReduce},
+      {"AllGather", Collective::AllGather},
+      {"ReduceScatter", Collective::ReduceScatter},
+      {"Broadcast", Collective::Broadcast},
+      {"Reduce", Collective::Reduce},
+      {"SendRecv", Collective::SendRecv},
+      {"Send", Collective::SendRecv},
+      {"Recv", Collective::SendRecv},
       {"AllToAll", Collective::AllToAll},
   };
   for (const auto& [prefix, kind] : kOps)

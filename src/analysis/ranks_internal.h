@@ -13,8 +13,8 @@ using Operation = std::vector<const CommKernel*>;
 
 // Matched operations grouped by kind and message size, each timed on the rank that arrived last
 // (its kernel waited for no one); an operation every rank carried on from its previous kernel's
-// group (CommKernel::continues) is part of that operation. `participants`: the ranks that communicated, the communicator
-// size when NCCL did not say. `unsized`: the operations left out, of no known size.
+// group (CommKernel::continues) is part of that operation. `participants`: the ranks that communicated, the
+// communicator size when NCCL did not say. `unsized`: the operations left out, of no known size.
 std::vector<CollectiveSize> size_collectives(const std::vector<Operation>& ops, size_t participants, size_t& unsized);
 
 }  // namespace gpuscope::analysis::ranks_detail

@@ -29,7 +29,8 @@ Retimer::Retimer(const Trace& t, const MainThread& mt) : trace_(t), position_(t.
     calls_.push_back({c.start, c.end, i, c.correlation_id, 0, 0, classes(c.name) == ApiClass::Synchronization});
     call_times.add(c.correlation_id, {c.start, c.end});
   }
-  stable_sort_unless_sorted(calls_.begin(), calls_.end(), [](const Call& a, const Call& b) { return a.start < b.start; });
+  stable_sort_unless_sorted(calls_.begin(), calls_.end(),
+                            [](const Call& a, const Call& b) { return a.start < b.start; });
   call_times.seal();
   prepare_ops(mt.pid, call_times);
   for (size_t n = 0; n < calls_.size(); ++n) position_[calls_[n].api_index] = static_cast<uint32_t>(n);
@@ -65,7 +66,10 @@ void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times) {
     const Interval* call = call_times.find(e.correlation_id);
     if (!call) return;
     const uint32_t queue = queues.try_emplace(queue_of(e.device, e.stream), queues.size()).first->second;
-    raw.push_back({e.start, e.end, *call, {e.end - e.start, 0, 0, e.correlation_id, queue, memcpy_index, kernel_index, blocking}});
+    raw.push_back({e.start,
+                   e.end,
+                   *call,
+                   {e.end - e.start, 0, 0, e.correlation_id, queue, memcpy_index, kernel_index, blocking}});
   };
   for (size_t i = 0; i < t.kernels.size(); ++i) add(t.kernels[i], false, kNoCopy, static_cast<uint32_t>(i));
   // A copy to or from pageable memory holds its call until the data has gone through the driver's
@@ -89,7 +93,8 @@ void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times) {
   }
   std::sort(op_ends_.begin(), op_ends_.end());
   ops_.reserve(raw.size());
-  for (uint32_t r : stable_order(raw.size(), [&](size_t i) { return std::make_pair(raw[i].op.correlation_id, raw[i].start); }))
+  for (uint32_t r :
+       stable_order(raw.size(), [&](size_t i) { return std::make_pair(raw[i].op.correlation_id, raw[i].start); }))
     ops_.push_back(raw[r].op);
 }
 
@@ -125,7 +130,8 @@ TimeNs Retimer::replay_graph(const Scenario& s, const GraphReplay& g, TimeNs sta
     const auto [lo, hi] = ops_of(call);
     for (auto it = lo; it != hi; ++it) {
       const Op& op = *it;
-      const TimeNs earliest = add_saturated(prev_end < 0 ? start : prev_end, prev_end < 0 ? g.first_node_ns : g.node_gap_ns);
+      const TimeNs earliest = add_saturated(prev_end < 0 ? start : prev_end,
+                                            prev_end < 0 ? g.first_node_ns : g.node_gap_ns);
       const TimeNs op_start = std::max(earliest, ready[op.queue]);
       prev_end = ready[op.queue] = add_saturated(op_start, op_duration(op, s));
       all_ready = std::max(all_ready, prev_end);
@@ -148,7 +154,8 @@ TimeNs Retimer::replay_end(const Scenario& s) const {
         in_graph[n] = {static_cast<uint32_t>(g), static_cast<uint32_t>(p)};
   for (size_t n = 0; n < calls_.size(); ++n) {
     const Call& c = calls_[n];
-    const TimeNs start = add_saturated(cpu, std::max<TimeNs>(0, c.start - prev_orig_end));  // host work kept as recorded
+    const TimeNs start = add_saturated(cpu,
+                                       std::max<TimeNs>(0, c.start - prev_orig_end));  // host work kept as recorded
     prev_orig_end = std::max(prev_orig_end, c.end);
     if (!in_graph.empty() && in_graph[n].first != kNone) {
       if (in_graph[n].second == 0) cpu = replay_graph(s, s.graphs[in_graph[n].first], start, ready, all_ready);

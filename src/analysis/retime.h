@@ -60,18 +60,18 @@ class Retimer {
  private:
   static constexpr uint32_t kNoCopy = UINT32_MAX;
   struct Op {
-    TimeNs duration = 0;     // as recorded
-    TimeNs latency = 0;      // start - max(call start, previous op end on its queue), as recorded
-    TimeNs post = 0;         // blocking copy: call end - op end (host work after the copy)
+    TimeNs duration = 0;  // as recorded
+    TimeNs latency = 0;   // start - max(call start, previous op end on its queue), as recorded
+    TimeNs post = 0;      // blocking copy: call end - op end (host work after the copy)
     uint32_t correlation_id = 0;
-    uint32_t queue = 0;      // index of its (device, stream) in the replay's ready times
+    uint32_t queue = 0;               // index of its (device, stream) in the replay's ready times
     uint32_t memcpy_index = kNoCopy;  // into trace.memcpys
     uint32_t kernel_index = kNoCopy;  // into trace.kernels
-    bool blocking = false;   // a synchronous copy/memset, or a copy of pageable memory: its call waits for it
+    bool blocking = false;            // a synchronous copy/memset, or a copy of pageable memory: its call waits for it
   };
   struct Call {
     TimeNs start = 0, end = 0;
-    size_t api_index = 0;                 // into trace.api_calls
+    size_t api_index = 0;  // into trace.api_calls
     uint32_t correlation_id = 0;
     uint32_t ops_begin = 0, ops_end = 0;  // the ops of its correlation id, in ops_
     bool sync = false;                    // a synchronization call
@@ -86,11 +86,11 @@ class Retimer {
                       TimeNs& all_ready) const;
 
   const Trace& trace_;
-  std::vector<Call> calls_;          // by start
-  std::vector<uint32_t> position_;   // trace.api_calls index -> index in calls_ (UINT32_MAX: not replayed)
-  std::vector<Op> ops_;              // by correlation id, then start
+  std::vector<Call> calls_;         // by start
+  std::vector<uint32_t> position_;  // trace.api_calls index -> index in calls_ (UINT32_MAX: not replayed)
+  std::vector<Op> ops_;             // by correlation id, then start
   size_t queues_ = 0;
-  std::vector<TimeNs> op_ends_;      // sorted, for sync waits
+  std::vector<TimeNs> op_ends_;  // sorted, for sync waits
   TimeNs unchanged_end_ = 0;
   std::vector<uint32_t> replayed_ids_;  // correlation ids of calls_, sorted
 };

@@ -50,8 +50,9 @@ void split_host_time(const Trace& t, const MainThread& mt, const ApiClasses& cla
   const TimeNs api = covered_within(in_calls, s.start, s.end);
   // Loading nested in the context creation's stretch counts as context creation.
   s.context_creation_ns = clipped(context, s.start, s.end);
-  const TimeNs loading_in_context =
-      s.context_creation_ns ? covered_within(in_loading, std::max(context.start, s.start), std::min(context.end, s.end)) : 0;
+  const TimeNs loading_in_context = s.context_creation_ns ? covered_within(in_loading, std::max(context.start, s.start),
+                                                                           std::min(context.end, s.end))
+                                                          : 0;
   s.loading_ns = covered_within(in_loading, s.start, s.end) - loading_in_context;
   s.other_cuda_ns = api - s.context_creation_ns - s.loading_ns;
   s.before_cuda_ns = first_call - s.start;
@@ -70,16 +71,20 @@ std::optional<Startup> analyze_startup(const Trace& trace, const std::optional<S
   s.start = wall.start;
   s.wall_ns = wall.end - wall.start;
   s.until_first_step = steady && steady->pid == *pid;
-  const std::optional<TimeNs> end = s.until_first_step ? std::optional(steady->first.start) : first_launch(trace, *mt, classes);
+  const std::optional<TimeNs> end = s.until_first_step ? std::optional(steady->first.start)
+                                                       : first_launch(trace, *mt, classes);
   if (!end || *end <= s.start) return std::nullopt;
   s.end = std::min(*end, wall.end);
   const Interval context = context_creation(trace, *mt);
   split_host_time(trace, *mt, classes, context, s);
 
   std::vector<Interval> gpu;
-  for (const Kernel& k : trace.kernels) if (k.pid == *pid) gpu.push_back({k.start, k.end});
-  for (const Memcpy& m : trace.memcpys) if (m.pid == *pid) gpu.push_back({m.start, m.end});
-  for (const Memset& m : trace.memsets) if (m.pid == *pid) gpu.push_back({m.start, m.end});
+  for (const Kernel& k : trace.kernels)
+    if (k.pid == *pid) gpu.push_back({k.start, k.end});
+  for (const Memcpy& m : trace.memcpys)
+    if (m.pid == *pid) gpu.push_back({m.start, m.end});
+  for (const Memset& m : trace.memsets)
+    if (m.pid == *pid) gpu.push_back({m.start, m.end});
   s.gpu_busy_ns = covered_within(merge_intervals(std::move(gpu)), s.start, s.end);
 
   if (s.until_first_step) {

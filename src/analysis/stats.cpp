@@ -14,8 +14,8 @@ namespace {
 // radix sort's sequence is the same, bit for bit. Anything else (negatives, -0.0, NaN) keeps
 // std::sort.
 void sort_values(std::vector<double>& values) {
-  const bool non_negative =
-      std::none_of(values.begin(), values.end(), [](double v) { return std::signbit(v) || std::isnan(v); });
+  const bool non_negative = std::none_of(values.begin(), values.end(),
+                                         [](double v) { return std::signbit(v) || std::isnan(v); });
   if (non_negative) radix_sort(values, [](double v) { return std::bit_cast<uint64_t>(v); });
   else std::sort(values.begin(), values.end());
 }

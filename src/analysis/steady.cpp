@@ -54,13 +54,15 @@ std::string verdict(const SteadySteps& s) {
       return fmt::format("GPU-bound: the GPU is busy {:.0f}% of each step ({} of {} ms)", 100 * s.busy_share,
                          ms(s.gpu_busy_ns), ms(s.step_ns));
     case StepBound::LaunchBound:
-      return fmt::format("launch-bound: the GPU is idle {:.0f}% of each step ({} of {} ms) while the host launches "
-                         "work; GPU busy {} ms",
-                         100 * s.launch_share, ms(s.launch_idle_ns), ms(s.step_ns), ms(s.gpu_busy_ns));
+      return fmt::format(
+          "launch-bound: the GPU is idle {:.0f}% of each step ({} of {} ms) while the host launches "
+          "work; GPU busy {} ms",
+          100 * s.launch_share, ms(s.launch_idle_ns), ms(s.step_ns), ms(s.gpu_busy_ns));
     case StepBound::SyncBound:
-      return fmt::format("sync-bound: the GPU is idle {:.0f}% of each step ({} of {} ms) while the host waits on it; "
-                         "GPU busy {} ms",
-                         100 * s.sync_share, ms(s.sync_idle_ns), ms(s.step_ns), ms(s.gpu_busy_ns));
+      return fmt::format(
+          "sync-bound: the GPU is idle {:.0f}% of each step ({} of {} ms) while the host waits on it; "
+          "GPU busy {} ms",
+          100 * s.sync_share, ms(s.sync_idle_ns), ms(s.step_ns), ms(s.gpu_busy_ns));
   }
   return "";
 }

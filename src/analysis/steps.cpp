@@ -34,7 +34,8 @@ std::vector<Interval> host_waits(const Trace& trace, uint32_t pid, uint32_t tid)
     if (c.pid != pid || c.tid != tid || c.end <= c.start || c.start <= 0) continue;
     const ApiClass k = classes(c.name);
     const bool waits = k == ApiClass::Synchronization ||
-                       (k == ApiClass::Memory && std::binary_search(blocking.begin(), blocking.end(), c.correlation_id));
+                       (k == ApiClass::Memory &&
+                        std::binary_search(blocking.begin(), blocking.end(), c.correlation_id));
     if (waits) out.push_back({c.start, c.end});
   }
   return merge_intervals(std::move(out));
@@ -65,7 +66,8 @@ std::optional<StepSummary> summarize_steps(const Trace& trace, const std::string
   // The range's name at each instance, for the step's label.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t, TimeNs>, StringId> names;
   for (const NvtxRange& r : trace.nvtx_ranges)
-    if (r.end > r.start && glob_match(range, trace.strings.get(r.name))) names[{r.run_id, r.pid, r.tid, r.start}] = r.name;
+    if (r.end > r.start && glob_match(range, trace.strings.get(r.name)))
+      names[{r.run_id, r.pid, r.tid, r.start}] = r.name;
 
   // Per (run, process): its GPU work merged into busy intervals.
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Interval>> busy;

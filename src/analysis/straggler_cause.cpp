@@ -37,7 +37,8 @@ std::vector<Interval> windows_of(const Trace& trace, uint32_t pid, const std::st
 
 // The window holding t (windows sorted, not overlapping), or nullopt.
 std::optional<size_t> window_at(const std::vector<Interval>& windows, TimeNs t) {
-  auto it = std::upper_bound(windows.begin(), windows.end(), t, [](TimeNs v, const Interval& w) { return v < w.start; });
+  auto it = std::upper_bound(windows.begin(), windows.end(), t,
+                             [](TimeNs v, const Interval& w) { return v < w.start; });
   if (it == windows.begin() || t >= std::prev(it)->end) return std::nullopt;
   return static_cast<size_t>(std::prev(it) - windows.begin());
 }
@@ -92,17 +93,17 @@ RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows
       tally.launches += 1;
       tally.ns += static_cast<double>(std::max<TimeNs>(0, k.end - k.start));
     }
-    auto w = std::upper_bound(windows.begin(), windows.end(), k.start, [](TimeNs v, const Interval& i) { return v < i.end; });
+    auto w = std::upper_bound(windows.begin(), windows.end(), k.start,
+                              [](TimeNs v, const Interval& i) { return v < i.end; });
     for (; w != windows.end() && w->start < k.end; ++w)
-      kernel_ns[static_cast<size_t>(w - windows.begin())] +=
-          static_cast<double>(std::max<TimeNs>(0, std::min(k.end, w->end) - std::max(k.start, w->start)));
+      kernel_ns[static_cast<size_t>(w - windows.begin())] += static_cast<double>(
+          std::max<TimeNs>(0, std::min(k.end, w->end) - std::max(k.start, w->start)));
   }
   for (const Memcpy& m : trace.memcpys)
     if (m.pid == pid) note_launch(m.correlation_id);
   // Host gaps: the union of the launching threads' calls, per window. None without CUDA calls
   // (an import without API records): no calls is no evidence of host work.
-  if (launching.empty())
-    return {median(std::move(kernels)), median(std::move(kernel_ns)), 0.0, 0.0};
+  if (launching.empty()) return {median(std::move(kernels)), median(std::move(kernel_ns)), 0.0, 0.0};
   std::vector<Interval> calls;
   for (const ApiCall& c : trace.api_calls)
     if (c.pid == pid && launching.count(c.tid)) calls.push_back({c.start, c.end});
@@ -125,7 +126,8 @@ RankWork work_of(const Trace& trace, uint32_t pid, std::vector<Interval> windows
     }
     if (to > at) gap(to);
   }
-  return {median(std::move(kernels)), median(std::move(kernel_ns)), median(std::move(gaps)), median(std::move(longest))};
+  return {median(std::move(kernels)), median(std::move(kernel_ns)), median(std::move(gaps)),
+          median(std::move(longest))};
 }
 
 // The median over the windows with a host gap of the time from the end of its longest gap to
@@ -266,29 +268,31 @@ std::optional<StragglerCause> straggler_cause(const Trace& trace, const RanksAna
   const char* per = per_step ? " per step" : " over the run";
   const double best = std::max({gap_diff, extra.ns, slower_diff});
   if (best < kCauseMinShare * late || best <= 0) {
-    c.text = fmt::format("unknown: neither its host gaps ({:+.1f} ms{}) nor its kernel time ({:+.1f} ms) explain a "
-                         "quarter of its lateness",
-                         gap_diff / 1e6, per, kernel_diff / 1e6);
+    c.text = fmt::format(
+        "unknown: neither its host gaps ({:+.1f} ms{}) nor its kernel time ({:+.1f} ms) explain a "
+        "quarter of its lateness",
+        gap_diff / 1e6, per, kernel_diff / 1e6);
   } else if (gap_diff == best) {
     c.kind = StragglerCauseKind::HostGaps;
     c.difference = gap_diff;
-    c.text = fmt::format("host gaps: +{}{} (its threads that launch GPU work made no CUDA call for {}{}, the "
-                         "longest {}{}; the other ranks' {})",
-                         ms_text(gap_diff), per, ms_text(c.straggler.host_gap_ns), per, ms_text(c.straggler.longest_gap_ns),
-                         c.gap_before_late_ns ? " ending " + ms_text(*c.gap_before_late_ns) +
-                                                    " before the collective it arrived late at"
-                                              : std::string(),
-                         ms_text(c.others.host_gap_ns));
+    c.text = fmt::format(
+        "host gaps: +{}{} (its threads that launch GPU work made no CUDA call for {}{}, the "
+        "longest {}{}; the other ranks' {})",
+        ms_text(gap_diff), per, ms_text(c.straggler.host_gap_ns), per, ms_text(c.straggler.longest_gap_ns),
+        c.gap_before_late_ns ? " ending " + ms_text(*c.gap_before_late_ns) + " before the collective it arrived late at"
+                             : std::string(),
+        ms_text(c.others.host_gap_ns));
   } else if (extra.ns == best) {
     c.kind = StragglerCauseKind::MoreKernels;
     c.difference = extra.ns;
-    c.text = fmt::format("more kernels: +{:.0f} launches{} that the other ranks do not make, {} of GPU time ({:.0f} "
-                         "compute kernels against {:.0f}){}",
-                         extra.launches, per, ms_text(extra.ns), c.straggler.kernels, c.others.kernels,
-                         extra.top ? fmt::format("; the most: {:.0f} x {} ({}), {}", extra.top_launches,
-                                                 detail::kernel_name(trace, *extra.top),
-                                                 detail::launch_config_text(*extra.top), ms_text(extra.top_ns))
-                                   : std::string());
+    c.text = fmt::format(
+        "more kernels: +{:.0f} launches{} that the other ranks do not make, {} of GPU time ({:.0f} "
+        "compute kernels against {:.0f}){}",
+        extra.launches, per, ms_text(extra.ns), c.straggler.kernels, c.others.kernels,
+        extra.top ? fmt::format("; the most: {:.0f} x {} ({}), {}", extra.top_launches,
+                                detail::kernel_name(trace, *extra.top), detail::launch_config_text(*extra.top),
+                                ms_text(extra.top_ns))
+                  : std::string());
   } else {
     c.kind = StragglerCauseKind::SlowerKernels;
     c.difference = slower_diff;

@@ -7,8 +7,8 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "gpuscope/analysis_timeline.h"
 #include "analysis/timeline_util.h"
+#include "gpuscope/analysis_timeline.h"
 
 namespace gpuscope::analysis {
 namespace {
@@ -86,7 +86,8 @@ std::map<uint32_t, CallIndex> index_calls(const Trace& t) {
     stable_sort_unless_sorted(idx.by_start.begin(), idx.by_start.end(),
                               [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
     idx.max_end.reserve(idx.by_start.size());
-    for (const ApiCall* c : idx.by_start) idx.max_end.push_back(idx.max_end.empty() ? c->end : std::max(idx.max_end.back(), c->end));
+    for (const ApiCall* c : idx.by_start)
+      idx.max_end.push_back(idx.max_end.empty() ? c->end : std::max(idx.max_end.back(), c->end));
   }
   return out;
 }
@@ -141,9 +142,8 @@ DeviceTimeline device_timeline(const Trace& t, const CallIndex& calls, DeviceKey
     d.idle_ns += ge - gs;
     if (ge - gs >= opt.min_gap_ns) d.gaps.push_back({gs, ge, cpu_during(t, calls, gs, ge)});
   }
-  std::stable_sort(d.gaps.begin(), d.gaps.end(), [](const IdleGap& a, const IdleGap& b) {
-    return (a.end - a.start) > (b.end - b.start);
-  });
+  std::stable_sort(d.gaps.begin(), d.gaps.end(),
+                   [](const IdleGap& a, const IdleGap& b) { return (a.end - a.start) > (b.end - b.start); });
   if (d.gaps.size() > opt.max_gaps) d.gaps.resize(opt.max_gaps);
   return d;
 }
@@ -200,7 +200,8 @@ Stats launch_delays(const Trace& t, const std::optional<Interval>& window) {
   auto call = calls.begin();
   for (const auto& [id, start] : kernels) {
     while (call != calls.end() && call->first < id) ++call;
-    if (call != calls.end() && call->first == id && start >= call->second) delays.push_back(static_cast<double>(start - call->second));
+    if (call != calls.end() && call->first == id && start >= call->second)
+      delays.push_back(static_cast<double>(start - call->second));
   }
   return describe(std::move(delays));
 }

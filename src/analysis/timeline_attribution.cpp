@@ -52,7 +52,8 @@ std::vector<const ApiCall*> thread_calls(const Trace& t, const MainThread& mt) {
   const ApiDomain domain = runtime ? ApiDomain::Runtime : ApiDomain::Driver;
   for (const ApiCall& c : t.api_calls)
     if (c.pid == mt.pid && c.tid == mt.tid && c.domain == domain && c.end > c.start) calls.push_back(&c);
-  stable_sort_unless_sorted(calls.begin(), calls.end(), [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
+  stable_sort_unless_sorted(calls.begin(), calls.end(),
+                            [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
   return calls;
 }
 
@@ -69,8 +70,10 @@ class Attributor {
       if (fresh) it->second = classify_collective(t.strings.get(e.name)) != Collective::None;
       if (!it->second) k.push_back({e.start, e.end});
     }
-    for (const auto& e : t.memcpys) if (e.pid == pid) c.push_back({e.start, e.end});
-    for (const auto& e : t.memsets) if (e.pid == pid) c.push_back({e.start, e.end});
+    for (const auto& e : t.memcpys)
+      if (e.pid == pid) c.push_back({e.start, e.end});
+    for (const auto& e : t.memsets)
+      if (e.pid == pid) c.push_back({e.start, e.end});
     kernels_ = merge_intervals(k);
     copies_ = merge_intervals(c);
   }

@@ -38,8 +38,10 @@ inline TimeNs covered_within(const std::vector<Interval>& merged, TimeNs start, 
 inline TimeNs union_within(const std::vector<Interval>& a, const std::vector<Interval>& b, TimeNs start, TimeNs end) {
   std::vector<Interval> clipped;
   for (const auto* list : {&a, &b}) {
-    auto it = std::lower_bound(list->begin(), list->end(), start, [](const Interval& i, TimeNs t) { return i.end <= t; });
-    for (; it != list->end() && it->start < end; ++it) clipped.push_back({std::max(it->start, start), std::min(it->end, end)});
+    auto it = std::lower_bound(list->begin(), list->end(), start,
+                               [](const Interval& i, TimeNs t) { return i.end <= t; });
+    for (; it != list->end() && it->start < end; ++it)
+      clipped.push_back({std::max(it->start, start), std::min(it->end, end)});
   }
   return union_length(std::move(clipped));
 }
@@ -72,7 +74,8 @@ class LastByKey {
   void reserve(size_t n) { items_.reserve(n); }
   void add(Key key, Value value) { items_.push_back({key, value}); }
   void seal() {
-    stable_sort_unless_sorted(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return a.first < b.first; });
+    stable_sort_unless_sorted(items_.begin(), items_.end(),
+                              [](const Item& a, const Item& b) { return a.first < b.first; });
     size_t out = 0;
     for (const Item& item : items_) {
       if (out > 0 && items_[out - 1].first == item.first) items_[out - 1] = item;
@@ -109,7 +112,9 @@ class ApiClasses {
     classes_.reserve(strings.size());
     for (const std::string& s : strings.all()) classes_.push_back(classify_api(s));
   }
-  ApiClass operator()(StringId id) const { return id < classes_.size() ? classes_[id] : classify_api(strings_->get(id)); }
+  ApiClass operator()(StringId id) const {
+    return id < classes_.size() ? classes_[id] : classify_api(strings_->get(id));
+  }
 
  private:
   const StringTable* strings_;

@@ -61,7 +61,9 @@ uint8_t to_sync_kind(uint32_t type) {
 
 bool to_memory_op(uint32_t operation, uint8_t& op) {
   switch (operation) {
-    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION: op = static_cast<uint8_t>(sp::MemoryOpCode::Alloc); return true;
+    case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION:
+      op = static_cast<uint8_t>(sp::MemoryOpCode::Alloc);
+      return true;
     case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE: op = static_cast<uint8_t>(sp::MemoryOpCode::Free); return true;
     default: return false;
   }
@@ -147,18 +149,12 @@ bool ActivityDecoder::decode(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
       produced = kernel(*reinterpret_cast<const CUpti_ActivityKernel10*>(record));
       break;
-    case CUPTI_ACTIVITY_KIND_MEMCPY:
-      produced = memcpy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record));
-      break;
+    case CUPTI_ACTIVITY_KIND_MEMCPY: produced = memcpy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record)); break;
     case CUPTI_ACTIVITY_KIND_MEMCPY2:
       produced = memcpy_peer(*reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record));
       break;
-    case CUPTI_ACTIVITY_KIND_MEMSET:
-      produced = memset(*reinterpret_cast<const CUpti_ActivityMemset4*>(record));
-      break;
-    case CUPTI_ACTIVITY_KIND_MEMORY2:
-      produced = memory(*reinterpret_cast<const CUpti_ActivityMemory4*>(record));
-      break;
+    case CUPTI_ACTIVITY_KIND_MEMSET: produced = memset(*reinterpret_cast<const CUpti_ActivityMemset4*>(record)); break;
+    case CUPTI_ACTIVITY_KIND_MEMORY2: produced = memory(*reinterpret_cast<const CUpti_ActivityMemory4*>(record)); break;
     case CUPTI_ACTIVITY_KIND_RUNTIME:
       produced = api(*reinterpret_cast<const CUpti_ActivityAPI*>(record), CUPTI_CB_DOMAIN_RUNTIME_API);
       break;
@@ -168,18 +164,12 @@ bool ActivityDecoder::decode(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
       produced = sync(*reinterpret_cast<const CUpti_ActivitySynchronization2*>(record));
       break;
-    case CUPTI_ACTIVITY_KIND_MARKER:
-      produced = marker(*reinterpret_cast<const CUpti_ActivityMarker2*>(record));
-      break;
+    case CUPTI_ACTIVITY_KIND_MARKER: produced = marker(*reinterpret_cast<const CUpti_ActivityMarker2*>(record)); break;
     case CUPTI_ACTIVITY_KIND_OVERHEAD:
       produced = overhead(*reinterpret_cast<const CUpti_ActivityOverhead3*>(record));
       break;
-    case CUPTI_ACTIVITY_KIND_DEVICE:
-      produced = device(*reinterpret_cast<const CUpti_ActivityDevice5*>(record));
-      break;
-    default:
-      ++stats_.ignored;
-      return false;
+    case CUPTI_ACTIVITY_KIND_DEVICE: produced = device(*reinterpret_cast<const CUpti_ActivityDevice5*>(record)); break;
+    default: ++stats_.ignored; return false;
   }
   if (produced) ++stats_.records;
   return produced;
@@ -326,7 +316,8 @@ bool ActivityDecoder::api(const CUpti_ActivityAPI& r, CUpti_CallbackDomain domai
   a.name = api_name_id(domain, r.cbid);
   a.return_code = static_cast<int32_t>(r.returnValue);
   a.correlation_id = r.correlationId;
-  a.domain = static_cast<uint8_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? sp::ApiDomainCode::Runtime : sp::ApiDomainCode::Driver);
+  a.domain = static_cast<uint8_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? sp::ApiDomainCode::Runtime
+                                                                        : sp::ApiDomainCode::Driver);
   sink_.add(sp::RecordKind::Api, a);
   return true;
 }

@@ -84,9 +84,9 @@ class ActivityDecoder {
 
 // --- Pure mappings, exposed for tests -------------------------------------------------
 
-uint8_t to_copy_kind(uint32_t cupti_memcpy_kind);     // -> gpuscope::CopyKind
-uint8_t to_memory_kind(uint32_t cupti_memory_kind);   // -> gpuscope::MemoryKind
-uint8_t to_sync_kind(uint32_t cupti_sync_type);       // -> gpuscope::SyncKind
+uint8_t to_copy_kind(uint32_t cupti_memcpy_kind);    // -> gpuscope::CopyKind
+uint8_t to_memory_kind(uint32_t cupti_memory_kind);  // -> gpuscope::MemoryKind
+uint8_t to_sync_kind(uint32_t cupti_sync_type);      // -> gpuscope::SyncKind
 // -> gpuscope::MemoryOp; false when the operation is neither allocation nor release.
 bool to_memory_op(uint32_t cupti_memory_operation, uint8_t& op);
 

@@ -105,7 +105,8 @@ std::string ApiFilter::apply(const CuptiApi& api, bool driver_api) {
   return "";
 }
 
-void ApiFilter::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber, bool driver_api, bool on) const {
+void ApiFilter::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber, bool driver_api,
+                                 bool on) const {
   for (const Filtered& f : kFiltered)
     if (f.domain == CUPTI_CB_DOMAIN_RUNTIME_API || driver_api)
       enable_callback(api, on ? 1 : 0, subscriber, f.domain, f.cbid,
@@ -142,7 +143,8 @@ void ApiFilter::write(SpoolWriter& out, const std::function<uint32_t(CUpti_Callb
     const Slot& slot = slots_[i];
     const uint64_t calls = slot.calls.load(std::memory_order_relaxed);
     if (calls == 0) continue;
-    const uint8_t domain = static_cast<uint8_t>(f.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? spool::ApiDomainCode::Runtime : spool::ApiDomainCode::Driver);
+    const uint8_t domain = static_cast<uint8_t>(f.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? spool::ApiDomainCode::Runtime
+                                                                                        : spool::ApiDomainCode::Driver);
     spool::ApiCountRecord count{};
     count.calls = calls;
     count.total_ns = slot.total_ns.load(std::memory_order_relaxed);

@@ -2,9 +2,9 @@
 // times per PyTorch op (cudaGetDevice alone ~8 times per kernel with PyTorch 2.11), get no activity
 // record: ~85 % fewer API records for a PyTorch training loop. It does not make tracing faster:
 // CUPTI intercepts every call either way, and counting costs a callback (docs/performance.md has
-// the measurements, which is why `full` is the default). The calls stay countable: a callback counts and times every call (calls and summed ns per function), and the
-// first call of each function is kept as a full record, so a query that happens to be the
-// process's first CUDA call (and pays for CUDA's initialisation) still shows in the timeline.
+// the measurements, which is why `full` is the default). The calls stay countable: a callback counts and times every
+// call (calls and summed ns per function), and the first call of each function is kept as a full record, so a query
+// that happens to be the process's first CUDA call (and pays for CUDA's initialisation) still shows in the timeline.
 //
 // Threads: on_callback runs on any program thread (lock-free, relaxed atomics); write() runs on
 // the writer thread at the end of the capture.

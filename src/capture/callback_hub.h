@@ -26,12 +26,12 @@ namespace gpuscope::capture {
 struct CallbackUsers {
   KernelProfiler* kernels = nullptr;
   DeviceSampler* sampler = nullptr;
-  ApiFilter* filter = nullptr;  // only when its filter is active
+  ApiFilter* filter = nullptr;    // only when its filter is active
   CaptureRange* range = nullptr;  // only when it needs callbacks
   SyncFlush* sync_flush = nullptr;
   NcclCalls* nccl = nullptr;
-  bool driver_api = false;        // the filter also covers driver functions
-  bool filter_now = true;         // enable the filter's callbacks at once (the whole run is recorded)
+  bool driver_api = false;  // the filter also covers driver functions
+  bool filter_now = true;   // enable the filter's callbacks at once (the whole run is recorded)
   bool any() const { return kernels || sampler || filter || range || sync_flush || nccl; }
 };
 

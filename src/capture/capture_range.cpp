@@ -37,8 +37,7 @@ const char* ascii_message(const nvtxEventAttributes_t* attributes) {
 
 }  // namespace
 
-CaptureRange::CaptureRange(RecordingWindow window, std::function<std::string()> on_begin,
-                           std::function<void()> on_end)
+CaptureRange::CaptureRange(RecordingWindow window, std::function<std::string()> on_begin, std::function<void()> on_end)
     : window_(std::move(window)), on_begin_(std::move(on_begin)), on_end_(std::move(on_end)) {}
 
 CaptureRange::~CaptureRange() { finish(); }
@@ -50,14 +49,16 @@ bool CaptureRange::needs_callbacks() const {
 void CaptureRange::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber) const {
   constexpr const char* kCost = "the capture range may start or end late, or never";
   if (window_.kind == RecordingWindow::Kind::ProfilerApi) {
-    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, kCost);
-    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000, kCost);
+    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,
+                    kCost);
+    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000,
+                    kCost);
     enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, kCost);
     enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop, kCost);
   } else if (window_.kind == RecordingWindow::Kind::Nvtx) {
-    for (CUpti_CallbackId id : {CUPTI_CBID_NVTX_nvtxRangePushA, CUPTI_CBID_NVTX_nvtxRangePushEx, CUPTI_CBID_NVTX_nvtxRangePop,
-                                CUPTI_CBID_NVTX_nvtxDomainCreateA, CUPTI_CBID_NVTX_nvtxDomainRangePushEx,
-                                CUPTI_CBID_NVTX_nvtxDomainRangePop})
+    for (CUpti_CallbackId id :
+         {CUPTI_CBID_NVTX_nvtxRangePushA, CUPTI_CBID_NVTX_nvtxRangePushEx, CUPTI_CBID_NVTX_nvtxRangePop,
+          CUPTI_CBID_NVTX_nvtxDomainCreateA, CUPTI_CBID_NVTX_nvtxDomainRangePushEx, CUPTI_CBID_NVTX_nvtxDomainRangePop})
       enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_NVTX, id, kCost);
   }
 }
@@ -83,9 +84,7 @@ void CaptureRange::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, c
     case CUPTI_CBID_NVTX_nvtxRangePushEx:
       on_push(ascii_message(static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib), nullptr);
       break;
-    case CUPTI_CBID_NVTX_nvtxRangePop:
-      on_pop(nullptr);
-      break;
+    case CUPTI_CBID_NVTX_nvtxRangePop: on_pop(nullptr); break;
     case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
       const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(params);
       on_push(ascii_message(p->core.eventAttrib), p->domain);
@@ -102,8 +101,7 @@ void CaptureRange::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, c
       }
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 
@@ -165,7 +163,8 @@ bool CaptureRange::start_timer() {
       if (timer_wake_.wait_for(lock, delay, [this] { return timer_stop_; })) return;
       begin(0, 0);
       if (window_.duration_ms == 0) return;
-      if (timer_wake_.wait_for(lock, std::chrono::milliseconds(window_.duration_ms), [this] { return timer_stop_; })) return;
+      if (timer_wake_.wait_for(lock, std::chrono::milliseconds(window_.duration_ms), [this] { return timer_stop_; }))
+        return;
       end();
     });
   } catch (...) {
@@ -186,25 +185,24 @@ void CaptureRange::finish() {
 
 void CaptureRange::write_windows(SpoolWriter& out) {
   std::lock_guard lock(mutex_);
-  for (const auto& [start, end] : windows_) out.add(spool::RecordKind::CaptureWindow, spool::CaptureWindowRecord{start, end});
+  for (const auto& [start, end] : windows_)
+    out.add(spool::RecordKind::CaptureWindow, spool::CaptureWindowRecord{start, end});
 }
 
 std::string CaptureRange::describe() const {
-  const std::string repeat =
-      !window_.repeat ? ""
-      : window_.repeat_limit > 0 ? ", repeated up to " + std::to_string(window_.repeat_limit) + " times"
-                                       : ", repeated";
+  const std::string repeat = !window_.repeat ? ""
+                             : window_.repeat_limit > 0
+                                 ? ", repeated up to " + std::to_string(window_.repeat_limit) + " times"
+                                 : ", repeated";
   switch (window_.kind) {
-    case RecordingWindow::Kind::ProfilerApi:
-      return "between cudaProfilerStart and cudaProfilerStop" + repeat;
+    case RecordingWindow::Kind::ProfilerApi: return "between cudaProfilerStart and cudaProfilerStop" + repeat;
     case RecordingWindow::Kind::Nvtx:
       return "inside NVTX range '" + window_.nvtx_message + "'" +
              (window_.nvtx_domain.empty() ? "" : " of domain '" + window_.nvtx_domain + "'") + repeat;
     case RecordingWindow::Kind::Timer:
       return "from " + std::to_string(window_.delay_ms) + " ms after CUDA started" +
              (window_.duration_ms ? " for " + std::to_string(window_.duration_ms) + " ms" : "");
-    case RecordingWindow::Kind::Whole:
-      break;
+    case RecordingWindow::Kind::Whole: break;
   }
   return "the whole run";
 }

@@ -24,8 +24,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "capture/options.h"
 #include "capture/cupti_loader.h"
+#include "capture/options.h"
 #include "capture/spool_writer.h"
 
 namespace gpuscope::capture {
@@ -61,10 +61,10 @@ class CaptureRange {
   std::function<void()> on_end_;
   std::mutex mutex_;
   bool open_ = false;
-  bool done_ = false;               // range_end=stop after the first window, or the limit reached
+  bool done_ = false;  // range_end=stop after the first window, or the limit reached
   int64_t open_since_ = 0;
   std::vector<std::pair<int64_t, int64_t>> windows_;
-  std::string failure_;             // why a window could not begin, once
+  std::string failure_;  // why a window could not begin, once
   // NVTX: the thread whose range opened the window (0: none open) and its depth outside the range;
   // atomics so that every pop can test them without the lock.
   std::atomic<uint32_t> open_tid_{0};

@@ -82,7 +82,8 @@ ConfigResult parse_config(const char* text, bool require_spool) {
     rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
     if (item.empty()) continue;
     const size_t eq = item.find('=');
-    if (eq == std::string_view::npos || eq == 0) return failure(": expected key=value, got '" + std::string(item) + "'");
+    if (eq == std::string_view::npos || eq == 0)
+      return failure(": expected key=value, got '" + std::string(item) + "'");
     const std::string_view key = item.substr(0, eq), value = item.substr(eq + 1);
     const OptionSpec* spec = find_capture_option(key);
     if (spec == nullptr) return failure(": unknown key '" + std::string(key) + "'");

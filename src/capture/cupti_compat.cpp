@@ -21,14 +21,12 @@ const char* cupti_error_advice(CUptiResult rc) {
     case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-      return "tracing is not supported on this kind of GPU or platform";
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED: return "tracing is not supported on this kind of GPU or platform";
     case CUPTI_ERROR_NOT_COMPATIBLE:
     case CUPTI_ERROR_NOT_SUPPORTED:
     case CUPTI_ERROR_INVALID_KIND:
       return "this driver or GPU does not support it; check that libcupti and the driver are both CUDA 13";
-    case CUPTI_ERROR_OUT_OF_MEMORY:
-      return "the host is out of memory";
+    case CUPTI_ERROR_OUT_OF_MEMORY: return "the host is out of memory";
     default:
       return "check that libcupti matches the installed driver (set cupti=/path/libcupti.so.13 in the "
              "capture options)";

@@ -94,8 +94,7 @@ const char* resolve_api(void* handle, CuptiApi& api) {
   return nullptr;
 }
 
-void* open_cupti(const std::string& configured_path, bool& reused, std::string& last_error,
-                 std::string& warning) {
+void* open_cupti(const std::string& configured_path, bool& reused, std::string& last_error, std::string& warning) {
   void* handle = dlopen(kCuptiSoname, RTLD_NOLOAD | RTLD_NOW);
   if (handle != nullptr) {
     reused = true;  // the program's copy wins over cupti=: two CUPTIs must never coexist
@@ -172,15 +171,15 @@ bool ProfilerApi::has_host() const {
 }
 
 bool ProfilerApi::has_range_profiler() const {
-  return Subscribe && Unsubscribe && EnableCallback && Initialize && DeviceGetChipName && RangeEnable &&
-         RangeDisable && RangeSetConfig && RangeStart && RangeStop && RangeDecodeData && RangeGetCounterDataSize &&
+  return Subscribe && Unsubscribe && EnableCallback && Initialize && DeviceGetChipName && RangeEnable && RangeDisable &&
+         RangeSetConfig && RangeStart && RangeStop && RangeDecodeData && RangeGetCounterDataSize &&
          RangeCounterDataImageInitialize && RangeGetCounterDataInfo && RangeCounterDataGetRangeInfo;
 }
 
 bool ProfilerApi::has_pm_sampling() const {
-  return Subscribe && EnableCallback && GetDeviceId && Initialize && DeviceGetChipName && PmSetConfig && PmEnable && PmDisable && PmStart && PmStop &&
-         PmDecodeData && PmGetCounterAvailability && PmGetCounterDataSize && PmCounterDataImageInitialize &&
-         PmGetCounterDataInfo && PmCounterDataGetSampleInfo;
+  return Subscribe && EnableCallback && GetDeviceId && Initialize && DeviceGetChipName && PmSetConfig && PmEnable &&
+         PmDisable && PmStart && PmStop && PmDecodeData && PmGetCounterAvailability && PmGetCounterDataSize &&
+         PmCounterDataImageInitialize && PmGetCounterDataInfo && PmCounterDataGetSampleInfo;
 }
 
 const CuptiLibrary& load_cupti(const std::string& configured_path) {

@@ -112,11 +112,11 @@ struct CuptiApi {
 struct CuptiLibrary {
   bool ok = false;
   CuptiApi api;
-  std::string path;       // the file actually loaded (from dladdr)
-  uint32_t version = 0;   // cuptiGetVersion
-  bool reused = false;    // it was already loaded by the program
-  std::string error;      // when !ok: one line, what happened and what to do
-  std::string warning;    // when ok but cupti= could not be loaded and a fallback was used
+  std::string path;      // the file actually loaded (from dladdr)
+  uint32_t version = 0;  // cuptiGetVersion
+  bool reused = false;   // it was already loaded by the program
+  std::string error;     // when !ok: one line, what happened and what to do
+  std::string warning;   // when ok but cupti= could not be loaded and a fallback was used
 };
 
 // Loads once per process; `configured_path` (may be empty) only matters on the first call.

@@ -34,8 +34,7 @@ constexpr KindSpec kKinds[] = {
 constexpr KindSpec kDriverKind{CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", false};
 
 std::string failure_line(const CuptiApi& api, const std::string& call, CUptiResult rc) {
-  return "CUPTI cannot start: " + call + " returned " + cupti_result_text(api, rc) + "; " +
-         cupti_error_advice(rc);
+  return "CUPTI cannot start: " + call + " returned " + cupti_result_text(api, rc) + "; " + cupti_error_advice(rc);
 }
 
 // A kind CUPTI will not turn off goes on recording: outside a capture range, or after a
@@ -72,8 +71,9 @@ std::string restrict_to_launches(const CuptiApi& api) {
     // The ids are CUDA 13's, which the loaded libcupti is (cupti_loader.h): a refusal is a failure.
     const CUptiResult rc = api.ActivityEnableDriverApi(cbid, 0);
     if (rc == CUPTI_SUCCESS) any_off = true;
-    else note_failed_call("cuptiActivityEnableDriverApi", cupti_result_text(api, rc),
-                          "a driver function besides the launches is recorded too");
+    else
+      note_failed_call("cuptiActivityEnableDriverApi", cupti_result_text(api, rc),
+                       "a driver function besides the launches is recorded too");
   }
   return any_off ? "" : "cuptiActivityEnableDriverApi refused every driver function";
 }
@@ -102,7 +102,8 @@ SessionResult register_buffers(const CuptiApi& api, const SessionSettings& setti
   if (api.SetThreadIdType != nullptr) {
     CUptiResult rc = api.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     if (rc != CUPTI_SUCCESS)
-      append_partial(partial, "thread ids are pthread ids (cuptiSetThreadIdType returned " + cupti_result_text(api, rc) + ")");
+      append_partial(partial,
+                     "thread ids are pthread ids (cuptiSetThreadIdType returned " + cupti_result_text(api, rc) + ")");
   }
 
   CUptiResult rc = api.ActivityRegisterCallbacks(on_request, on_complete);
@@ -161,7 +162,8 @@ SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings)
       result.error = failure_line(api, std::string("cuptiActivityEnable(") + spec.name + ")", rc);
       return result;
     }
-    append_partial(partial, std::string(spec.name) + " off (cuptiActivityEnable returned " + cupti_result_text(api, rc) + ")");
+    append_partial(partial,
+                   std::string(spec.name) + " off (cuptiActivityEnable returned " + cupti_result_text(api, rc) + ")");
   }
   const bool driver_on = std::find(enabled.begin(), enabled.end(), kDriverKind.kind) != enabled.end();
   if (driver_launches_only && driver_on) {

@@ -32,9 +32,9 @@ struct GpmCounter {
 };
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr GpmCounter kCounters[] = {
-    {GpmMetric::GraphicsActive, 1},  {GpmMetric::SmActive, 1},          {GpmMetric::SmOccupancy, 1},
-    {GpmMetric::TensorActive, 1},    {GpmMetric::DramBandwidth, 1},     {GpmMetric::Fp64Active, 1},
-    {GpmMetric::Fp32Active, 1},      {GpmMetric::Fp16Active, 1},        {GpmMetric::PcieToGpuMiBs, kMiB},
+    {GpmMetric::GraphicsActive, 1},     {GpmMetric::SmActive, 1},      {GpmMetric::SmOccupancy, 1},
+    {GpmMetric::TensorActive, 1},       {GpmMetric::DramBandwidth, 1}, {GpmMetric::Fp64Active, 1},
+    {GpmMetric::Fp32Active, 1},         {GpmMetric::Fp16Active, 1},    {GpmMetric::PcieToGpuMiBs, kMiB},
     {GpmMetric::PcieFromGpuMiBs, kMiB},
 };
 
@@ -129,8 +129,7 @@ struct GpmSampler::Impl {
     const auto steady_now = std::chrono::steady_clock::now();
     const int64_t length_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(steady_now - d.window_start).count();
     const bool advanced = error.empty() && d.gpm->measure(ids, values, error);
-    if (error.empty() && !advanced && length_ns > kStuckAfterNs)
-      error = "GPM counters did not advance for 5 s";
+    if (error.empty() && !advanced && length_ns > kStuckAfterNs) error = "GPM counters did not advance for 5 s";
     if (!error.empty()) {
       d.failed = true;
       return report_failure("device " + std::to_string(device) + ": " + error + "; later samples are missing");

@@ -115,7 +115,8 @@ struct GpuSampler::Impl {
   std::string begin(DeviceSampling& d) {
     if (!initialized) {
       auto init = GPUSCOPE_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
-      if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS) return cupti_failure("cuptiProfilerInitialize", rc);
+      if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS)
+        return cupti_failure("cuptiProfilerInitialize", rc);
       initialized = true;
     }
     auto chip_params = GPUSCOPE_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);

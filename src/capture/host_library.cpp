@@ -116,7 +116,8 @@ std::string local_chip(const CuptiApi& api, int& devices, std::string& reason, s
   }
   auto init_params = GPUSCOPE_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
   if (const CUptiResult rc = p.Initialize(&init_params); rc != CUPTI_SUCCESS) {
-    error = "cannot start CUPTI's profiler to read the GPU's chip (" + gpuscope::capture::cupti_result_text(api, rc) + ")";
+    error = "cannot start CUPTI's profiler to read the GPU's chip (" + gpuscope::capture::cupti_result_text(api, rc) +
+            ")";
     return "";
   }
   auto name = GPUSCOPE_CUPTI_PARAMS(CUpti_Device_GetChipName_Params);
@@ -146,8 +147,7 @@ GPUSCOPE_EXPORT char* gpuscope_cupti_host_chips(void) {
   });
 }
 
-GPUSCOPE_EXPORT char* gpuscope_cupti_host_metrics(const char* chip, int pm_sampling,
-                                                                         int with_submetrics) {
+GPUSCOPE_EXPORT char* gpuscope_cupti_host_metrics(const char* chip, int pm_sampling, int with_submetrics) {
   return answer([&](const CuptiApi& api, json& doc) {
     std::string error;
     auto host = MetricsHost::create(api, chip_text(chip), kind_of(pm_sampling), error);
@@ -156,8 +156,11 @@ GPUSCOPE_EXPORT char* gpuscope_cupti_host_metrics(const char* chip, int pm_sampl
     if (error = host->list_metrics(with_submetrics != 0, metrics); !error.empty()) return error;
     json list = json::array();
     for (const auto& m : metrics) {
-      json item = {{"name", m.name},         {"type", m.type},         {"description", m.description},
-                   {"hw_unit", m.hw_unit}, {"dim_unit", m.dim_unit}};
+      json item = {{"name", m.name},
+                   {"type", m.type},
+                   {"description", m.description},
+                   {"hw_unit", m.hw_unit},
+                   {"dim_unit", m.dim_unit}};
       if (with_submetrics) item["submetrics"] = m.submetrics;
       list.push_back(std::move(item));
     }

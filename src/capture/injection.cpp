@@ -27,21 +27,21 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "capture/api_filter.h"
 #include "capture/buffer_pool.h"
+#include "capture/callback_hub.h"
 #include "capture/capture_range.h"
 #include "capture/config.h"
 #include "capture/cupti_loader.h"
 #include "capture/cupti_session.h"
 #include "capture/driver_probe.h"
 #include "capture/failed_calls.h"
-#include "capture/callback_hub.h"
 #include "capture/gpm_sampler.h"
 #include "capture/gpu_sampler.h"
 #include "capture/kernel_profiler.h"
@@ -64,9 +64,7 @@ constexpr auto kRequestWait = std::chrono::microseconds(2000);
 
 struct Capture {
   Capture(const InjectConfig& config, const CuptiLibrary& cupti)
-      : config(config),
-        cupti(cupti),
-        pool(config.buffer_bytes(), BufferPool::max_buffers_for(config.buffer_bytes())) {}
+      : config(config), cupti(cupti), pool(config.buffer_bytes(), BufferPool::max_buffers_for(config.buffer_bytes())) {}
 
   const InjectConfig config;
   const CuptiLibrary& cupti;
@@ -82,8 +80,8 @@ struct Capture {
   std::unique_ptr<CaptureRange> range;              // only with range= / delay_ms / duration_ms
   std::unique_ptr<SyncFlush> sync_flush;            // flushes at synchronizations (sync_flush.h)
   SessionSettings session;
-  std::mutex note_mutex;                            // guards callbacks_note (not lifecycle: on_exit
-  std::string callbacks_note;                       // holds that while the writer finishes)
+  std::mutex note_mutex;       // guards callbacks_note (not lifecycle: on_exit
+  std::string callbacks_note;  // holds that while the writer finishes)
   uint32_t pid = 0;
   uint32_t parent_pid = 0;
   int64_t start_ns = 0;
@@ -93,9 +91,9 @@ struct Capture {
 
   // Another CUPTI client took the activity callbacks (on_cupti_takeover). From then on
   // CUPTI's buffers go to it, so our flushes would only race with its own.
-  std::mutex lifecycle;                    // on_cupti_takeover vs on_exit
-  std::string takeover_note;               // set once, before taken_over
-  std::atomic<bool> taken_over{false};     // then the writer may read takeover_note
+  std::mutex lifecycle;                 // on_cupti_takeover vs on_exit
+  std::string takeover_note;            // set once, before taken_over
+  std::atomic<bool> taken_over{false};  // then the writer may read takeover_note
 };
 
 std::atomic<Capture*> g_capture{nullptr};
@@ -226,7 +224,8 @@ void start_metrics(Capture& capture) {
     if (!capture.kernel_profiler->start()) capture.kernel_profiler.reset();
   }
   if (config.options.gpu_metrics_hz > 0 && config.options.gpu_metrics_source == "pm") {
-    auto sampler = std::make_unique<GpuSampler>(capture.cupti.api, static_cast<uint32_t>(config.options.gpu_metrics_hz), capture.metrics);
+    auto sampler = std::make_unique<GpuSampler>(capture.cupti.api, static_cast<uint32_t>(config.options.gpu_metrics_hz),
+                                                capture.metrics);
     if (sampler->start()) capture.gpu_sampler = std::move(sampler);
   } else if (config.options.gpu_metrics_hz > 0) {
     GpmSamplerOptions options;
@@ -240,8 +239,7 @@ void start_metrics(Capture& capture) {
 // per-function choice, so the filter goes after it, at every window). "" or why not.
 void apply_filter(Capture& capture) {
   if (capture.filter_api) {
-    const std::string error =
-        capture.api_filter.apply(capture.cupti.api, capture.config.options.driver_api);
+    const std::string error = capture.api_filter.apply(capture.cupti.api, capture.config.options.driver_api);
     if (!error.empty()) {
       capture.filter_api = false;
       log_line("lean API trace off (%s): every API call is recorded", error.c_str());
@@ -279,7 +277,8 @@ void subscribe(Capture& capture) {
   if (!users.any()) return;
   const std::string error = subscribe_callbacks(capture.cupti.api, users);
   if (error.empty()) return;
-  if (users.kernels || users.sampler) log_line("metrics: %s; metrics are off, the trace is still captured", error.c_str());
+  if (users.kernels || users.sampler)
+    log_line("metrics: %s; metrics are off, the trace is still captured", error.c_str());
   if (capture.kernel_profiler) capture.kernel_profiler->abandon(error);
   if (capture.gpu_sampler) capture.gpu_sampler->abandon(error);
   if (users.filter) {
@@ -293,8 +292,8 @@ void subscribe(Capture& capture) {
   if (users.sync_flush) {
     // Said only when nothing above was: it costs nothing unless the GPU faults.
     if (!users.kernels && !users.sampler && !users.filter && !users.range)
-      log_line("no CUPTI callbacks (%s): kernels that end within %u ms of a GPU fault may lose their times", error.c_str(),
-               static_cast<unsigned>(capture.config.options.flush_ms));
+      log_line("no CUPTI callbacks (%s): kernels that end within %u ms of a GPU fault may lose their times",
+               error.c_str(), static_cast<unsigned>(capture.config.options.flush_ms));
     capture.sync_flush.reset();
   }
 }
@@ -404,7 +403,8 @@ void start_capture() {
     // The whole run: the kinds now, so a refusal still gives up cleanly.
     const SessionResult kinds = enable_kinds(cupti.api, capture->session);
     if (!kinds.ok) session = kinds;
-    else if (kinds.status != "ok") session.status = session.status == "ok" ? kinds.status : session.status + "; " + kinds.status;
+    else if (kinds.status != "ok")
+      session.status = session.status == "ok" ? kinds.status : session.status + "; " + kinds.status;
   }
   if (!session.ok) {
     capture->pool.close();  // callbacks that still come recycle their buffers at once

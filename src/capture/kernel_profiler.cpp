@@ -32,8 +32,8 @@ struct ThreadLaunch {
   ContextState* profiling = nullptr;  // non-null: the range profiler runs for this launch
   uint32_t correlation_id = 0;
   // CLOCK_REALTIME ns of a measured launch: when our work on it began (in the launch call's
-  // first callback), and the end of the one-time set-up it did (0: none). Our callbacks run outside CUPTI's API record of the
-  // call, so this is the only record of the time they take.
+  // first callback), and the end of the one-time set-up it did (0: none). Our callbacks run outside CUPTI's API record
+  // of the call, so this is the only record of the time they take.
   int64_t entered_ns = 0, setup_end_ns = 0;
 };
 thread_local ThreadLaunch t_launch;
@@ -42,7 +42,10 @@ thread_local ThreadLaunch t_launch;
 
 struct KernelProfiler::Impl {
   Impl(const CuptiApi& api, const InjectConfig& config, MetricsOutbox& outbox)
-      : api(api), p(api.profiler), config(config), outbox(outbox),
+      : api(api),
+        p(api.profiler),
+        config(config),
+        outbox(outbox),
         filter(config.options.kernel, config.options.launch_skip,
                config.options.launch_count > 0 ? config.options.launch_count : UINT64_MAX, filter_error) {
     if (!filter_error.empty()) fail(filter_error);
@@ -55,7 +58,7 @@ struct KernelProfiler::Impl {
   // What is collected: the configured metrics, less those this chip lacks (configure_for_chip).
   std::vector<std::string> metrics = config.metrics;
   std::vector<const char*> name_ptrs;  // into `metrics`, once it is final
-  std::string filter_error;  // set by `filter` for a bad --kernel regex
+  std::string filter_error;            // set by `filter` for a bad --kernel regex
   LaunchFilter filter;
 
   std::mutex mutex;  // held from a measured launch's entry to its exit; guards all below
@@ -121,7 +124,8 @@ struct KernelProfiler::Impl {
   bool prepare_process() {
     if (host) return true;
     auto init = GPUSCOPE_CUPTI_PARAMS(CUpti_Profiler_Initialize_Params);
-    if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS) return refuse(cupti_failure("cuptiProfilerInitialize", rc));
+    if (CUptiResult rc = p.Initialize(&init); rc != CUPTI_SUCCESS)
+      return refuse(cupti_failure("cuptiProfilerInitialize", rc));
     std::string error;
     if ((chip = chip_of_current_device(error)).empty()) return refuse(error);
     ChipConfig chosen = configure_for_chip(api, chip, config.metrics, config.options.metrics);
@@ -165,7 +169,8 @@ struct KernelProfiler::Impl {
     set.maxRangesPerPass = kRangesPerImage;
     set.numNestingLevels = 1;
     set.minNestingLevel = 1;
-    if (CUptiResult rc = p.RangeSetConfig(&set); rc != CUPTI_SUCCESS) return cupti_failure("cuptiRangeProfilerSetConfig", rc);
+    if (CUptiResult rc = p.RangeSetConfig(&set); rc != CUPTI_SUCCESS)
+      return cupti_failure("cuptiRangeProfilerSetConfig", rc);
     state.evaluated = 0;
     return "";
   }
@@ -259,7 +264,8 @@ struct KernelProfiler::Impl {
   // The launch's set-up (if any) and replay time, for analysis to take out of the timeline.
   void record_profiler_time() {
     const int64_t replay_start = t_launch.setup_end_ns ? t_launch.setup_end_ns : t_launch.entered_ns;
-    if (t_launch.setup_end_ns) outbox.push_profiler_time(kMetricSetupOverhead, t_launch.entered_ns, t_launch.setup_end_ns);
+    if (t_launch.setup_end_ns)
+      outbox.push_profiler_time(kMetricSetupOverhead, t_launch.entered_ns, t_launch.setup_end_ns);
     outbox.push_profiler_time(kKernelReplayOverhead, replay_start, realtime_ns());
   }
 
@@ -282,8 +288,7 @@ struct KernelProfiler::Impl {
     }
     std::vector<double> values;
     for (size_t range = state.evaluated; range < info.numTotalRanges; ++range) {
-      if (std::string error = host->evaluate(state.counter_data, range, metrics, values); !error.empty())
-        return error;
+      if (std::string error = host->evaluate(state.counter_data, range, metrics, values); !error.empty()) return error;
       outbox.push_kernel(correlation_id, values);
       ++profiled;
     }
@@ -312,8 +317,10 @@ bool KernelProfiler::start() {
 
 void KernelProfiler::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber) {
   constexpr const char* kCost = "kernels launched through these calls get no metrics";
-  for (CUpti_CallbackId id : kRuntimeLaunches) enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id, kCost);
-  for (CUpti_CallbackId id : kDriverLaunches) enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id, kCost);
+  for (CUpti_CallbackId id : kRuntimeLaunches)
+    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id, kCost);
+  for (CUpti_CallbackId id : kDriverLaunches)
+    enable_callback(api, 1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id, kCost);
 }
 
 void KernelProfiler::on_launch_callback(const CUpti_CallbackData& data) {
@@ -337,7 +344,8 @@ void KernelProfiler::finish() {
   Impl& impl = *impl_;
   std::lock_guard<std::mutex> guard(impl.mutex);
   if (impl.status == "ok" && impl.profiled == 0)
-    impl.status = impl.filter.matched() == 0 && impl.filter.by_name() ? "no kernel matched the --kernel filter" : "no kernel was measured";
+    impl.status = impl.filter.matched() == 0 && impl.filter.by_name() ? "no kernel matched the --kernel filter"
+                                                                      : "no kernel was measured";
   impl.publish();
 }
 

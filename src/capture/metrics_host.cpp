@@ -103,8 +103,7 @@ std::string supported_chips(const CuptiApi& api, std::vector<std::string>& chips
 }
 
 std::unique_ptr<MetricsHost> MetricsHost::create(const CuptiApi& api, const std::string& chip, ProfilerKind kind,
-                                                 std::string& error,
-                                                 const std::vector<uint8_t>& counter_availability) {
+                                                 std::string& error, const std::vector<uint8_t>& counter_availability) {
   std::vector<std::string> chips;
   error = supported_chips(api, chips);
   if (!error.empty()) return nullptr;
@@ -131,7 +130,10 @@ std::unique_ptr<MetricsHost> MetricsHost::create(const CuptiApi& api, const std:
 
 MetricsHost::MetricsHost(const CuptiApi& api, std::string chip, ProfilerKind kind, CUpti_Profiler_Host_Object* object,
                          std::unique_ptr<std::vector<uint8_t>> counter_availability)
-    : api_(api), chip_(std::move(chip)), kind_(kind), object_(object),
+    : api_(api),
+      chip_(std::move(chip)),
+      kind_(kind),
+      object_(object),
       counter_availability_(std::move(counter_availability)) {}
 
 MetricsHost::~MetricsHost() {

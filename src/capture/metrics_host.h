@@ -68,7 +68,6 @@ struct ChipSelection {
 ChipSelection select_for_chip(const std::vector<std::string>& wanted, const std::vector<std::string>& required,
                               const std::vector<std::string>& chip_metrics);
 
-
 // One CUPTI host object for one chip and profiler kind (RAII: deinitialized on destruction).
 class MetricsHost {
  public:
@@ -76,8 +75,7 @@ class MetricsHost {
   // (supported: GA100, GH100, ...)". `counter_availability` is the image the target side
   // reports for the device (optional; CUPTI wants it for chips newer than itself).
   static std::unique_ptr<MetricsHost> create(const CuptiApi& api, const std::string& chip, ProfilerKind kind,
-                                             std::string& error,
-                                             const std::vector<uint8_t>& counter_availability = {});
+                                             std::string& error, const std::vector<uint8_t>& counter_availability = {});
   ~MetricsHost();
   MetricsHost(const MetricsHost&) = delete;
   MetricsHost& operator=(const MetricsHost&) = delete;

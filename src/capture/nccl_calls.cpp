@@ -18,8 +18,19 @@ using spool::CommCallCode;
 
 // NCCL's static schema ids (NVTX_SID_* in NCCL's nvtx.h), after NVTX_PAYLOAD_SCHEMA_ID_STATIC_START.
 enum NcclSchema : uint64_t {
-  kCommInitRank = 0, kAllGather = 4, kAllReduce = 5, kBroadcast = 6, kReduceScatter = 7, kReduce = 8, kSend = 9,
-  kRecv = 10, kCommInitRankConfig = 11, kCommInitRankScalable = 12, kAllToAll = 16, kGather = 17, kScatter = 18
+  kCommInitRank = 0,
+  kAllGather = 4,
+  kAllReduce = 5,
+  kBroadcast = 6,
+  kReduceScatter = 7,
+  kReduce = 8,
+  kSend = 9,
+  kRecv = 10,
+  kCommInitRankConfig = 11,
+  kCommInitRankScalable = 12,
+  kAllToAll = 16,
+  kGather = 17,
+  kScatter = 18
 };
 constexpr uint64_t kStaticStart = NVTX_PAYLOAD_SCHEMA_ID_STATIC_START;
 
@@ -83,7 +94,8 @@ void NcclCalls::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, cons
   if (cbid == CUPTI_CBID_NVTX_nvtxDomainCreateA) {
     const char* name = static_cast<const nvtxDomainCreateA_params*>(params)->name;
     if (return_value == nullptr || name == nullptr || std::string_view(name) != "NCCL") return;
-    const void* previous = domain_.exchange(*static_cast<const nvtxDomainHandle_t*>(return_value), std::memory_order_acq_rel);
+    const void* previous = domain_.exchange(*static_cast<const nvtxDomainHandle_t*>(return_value),
+                                            std::memory_order_acq_rel);
     if (previous == nullptr && on_nccl_domain_) on_nccl_domain_();
     return;
   }

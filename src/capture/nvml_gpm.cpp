@@ -103,7 +103,9 @@ std::string NvmlGpm::error_text(int rc) const {
   return text ? text : "error " + std::to_string(rc);
 }
 
-std::string NvmlGpm::failure(const char* call, int rc) const { return std::string(call) + " failed: " + error_text(rc); }
+std::string NvmlGpm::failure(const char* call, int rc) const {
+  return std::string(call) + " failed: " + error_text(rc);
+}
 
 std::unique_ptr<NvmlGpm::Device> NvmlGpm::device(const std::string& pci_bus_id, std::string& error) const {
   void* handle = nullptr;
@@ -134,7 +136,8 @@ NvmlGpm::Device::~Device() {
   for (void* sample : samples_) {
     if (sample == nullptr) continue;
     if (NvmlReturn rc = nvml_.api_->GpmSampleFree(sample); rc != kNvmlSuccess)
-      note_failed_call("nvmlGpmSampleFree", nvml_.error_text(rc), "an NVML sample stays allocated until the program exits");
+      note_failed_call("nvmlGpmSampleFree", nvml_.error_text(rc),
+                       "an NVML sample stays allocated until the program exits");
   }
 }
 

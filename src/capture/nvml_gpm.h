@@ -19,16 +19,16 @@ namespace gpuscope::capture {
 
 // NVML's metric ids (nvmlGpmMetricId_t) for the counters gpuscope samples.
 enum class GpmMetric : unsigned {
-  GraphicsActive = 1,   // % of time any graphics/compute work was active on the GPU
-  SmActive = 2,         // % of SMs busy
-  SmOccupancy = 3,      // % of the maximum resident warps that were resident
-  TensorActive = 5,     // % of time the SMs did any tensor operations
-  DramBandwidth = 10,   // % of the DRAM's peak bandwidth used
-  Fp64Active = 11,      // % of time the SMs did non-tensor FP64 math
-  Fp32Active = 12,      // ... FP32
-  Fp16Active = 13,      // ... FP16
-  PcieFromGpuMiBs = 20, // PCIe traffic from this GPU, MiB/s
-  PcieToGpuMiBs = 21,   // PCIe traffic to this GPU, MiB/s
+  GraphicsActive = 1,    // % of time any graphics/compute work was active on the GPU
+  SmActive = 2,          // % of SMs busy
+  SmOccupancy = 3,       // % of the maximum resident warps that were resident
+  TensorActive = 5,      // % of time the SMs did any tensor operations
+  DramBandwidth = 10,    // % of the DRAM's peak bandwidth used
+  Fp64Active = 11,       // % of time the SMs did non-tensor FP64 math
+  Fp32Active = 12,       // ... FP32
+  Fp16Active = 13,       // ... FP16
+  PcieFromGpuMiBs = 20,  // PCIe traffic from this GPU, MiB/s
+  PcieToGpuMiBs = 21,    // PCIe traffic to this GPU, MiB/s
 };
 
 class NvmlGpm {
@@ -59,7 +59,7 @@ class NvmlGpm {
     friend class NvmlGpm;
     Device(const NvmlGpm& nvml, void* handle) : nvml_(nvml), handle_(handle) {}
     const NvmlGpm& nvml_;
-    void* handle_;                       // nvmlDevice_t
+    void* handle_;                           // nvmlDevice_t
     void* samples_[2] = {nullptr, nullptr};  // nvmlGpmSample_t: [start, newest] by index
     int start_ = 0;
   };

@@ -54,7 +54,8 @@ bool split_nvtx(std::string_view value, std::string& message, std::string& domai
 
 std::string check_capture_range(std::string_view value) {
   std::string message, domain;
-  return value == "cudaProfilerApi" || split_nvtx(value, message, domain) ? "" : "cudaProfilerApi or nvtx:NAME[@DOMAIN]";
+  return value == "cudaProfilerApi" || split_nvtx(value, message, domain) ? ""
+                                                                          : "cudaProfilerApi or nvtx:NAME[@DOMAIN]";
 }
 
 // stop, repeat or repeat:N; the limit (0: none) in `limit`.
@@ -132,7 +133,8 @@ const std::vector<OptionSpec>& capture_option_table() {
     add("spool", OptionType::Text, &O::spool, "PREFIX", "where the spools go: PREFIX.<pid>.spool").check = check_spool;
     add("cupti", OptionType::Text, &O::cupti, "PATH", "the libcupti.so to load when none is loaded").check = check_path;
     add("gpu_metrics_source", OptionType::Choice, &O::gpu_metrics_source, "gpm|pm",
-        "what samples --gpu-metrics: NVML GPM, or CUPTI's PM sampling (unsafe with CUDA 13.0; for investigating it only)")
+        "what samples --gpu-metrics: NVML GPM, or CUPTI's PM sampling (unsafe with CUDA 13.0; for investigating it "
+        "only)")
         .choices = "gpm|pm";
 
     scope = OptionScope::Capture;
@@ -150,11 +152,12 @@ const std::vector<OptionSpec>& capture_option_table() {
                             "How often captured records reach the disk, in ms; 0: only when a buffer is full",
                             "A crash loses at most about this much.");
     flush.min = 0, flush.max = 60000;
-    OptionSpec& buffer = add("buffer_kb", OptionType::Count, &O::buffer_kb, "KIB",
-                             "Size of one CUPTI activity buffer in KiB; the buffers in use hold at most 256 MiB",
-                             "CUPTI fills a buffer per thread that launches work and hands it over full or at a flush. "
-                             "Smaller buffers cost less memory in a program with many such threads; when all 256 MiB "
-                             "are in use CUPTI drops records, which the report counts ([capture.md](capture.md#data-loss-is-data)).");
+    OptionSpec& buffer = add(
+        "buffer_kb", OptionType::Count, &O::buffer_kb, "KIB",
+        "Size of one CUPTI activity buffer in KiB; the buffers in use hold at most 256 MiB",
+        "CUPTI fills a buffer per thread that launches work and hands it over full or at a flush. "
+        "Smaller buffers cost less memory in a program with many such threads; when all 256 MiB "
+        "are in use CUPTI drops records, which the report counts ([capture.md](capture.md#data-loss-is-data)).");
     buffer.min = 64, buffer.max = 262144;
     OptionSpec& sync = add("sync_flush_ms", OptionType::Count, &O::sync_flush_ms, "N",
                            "Hand CUPTI's finished records over when a synchronization returns, at most every N ms "
@@ -187,12 +190,13 @@ const std::vector<OptionSpec>& capture_option_table() {
     OptionSpec& duration = add("duration", OptionType::Seconds, &O::duration_ms, "S",
                                "Record for S seconds only (with or without --delay; not with --capture-range)");
     duration.min = 0, duration.max = kDayMs;
-    OptionSpec& hz = add("gpu_metrics", OptionType::Count, &O::gpu_metrics_hz, "RATE",
-                         "Sample GPU-wide counters (GPU, SM, occupancy, tensor and FP pipes, DRAM, PCIe) over the run "
-                         "with NVML GPM, at most RATE samples/s (default when given: 10). Hopper or newer; not with "
-                         "--metrics",
-                         "GPM's counters advance every ~100 ms on an H100, so faster rates give no more. The report's "
-                         "*GPU utilization* section shows them ([metrics.md](metrics.md#gpu-wide-samples---gpu-metrics)).");
+    OptionSpec& hz = add(
+        "gpu_metrics", OptionType::Count, &O::gpu_metrics_hz, "RATE",
+        "Sample GPU-wide counters (GPU, SM, occupancy, tensor and FP pipes, DRAM, PCIe) over the run "
+        "with NVML GPM, at most RATE samples/s (default when given: 10). Hopper or newer; not with "
+        "--metrics",
+        "GPM's counters advance every ~100 ms on an H100, so faster rates give no more. The report's "
+        "*GPU utilization* section shows them ([metrics.md](metrics.md#gpu-wide-samples---gpu-metrics)).");
     hz.min = 1, hz.max = 20000, hz.implicit = "10";
 
     // Per-kernel metrics replay every kernel: profile only, since bench measures the program's own times.
@@ -254,8 +258,7 @@ std::string set_option(CaptureOptions& options, const OptionSpec& spec, std::str
         return spec.max == UINT64_MAX ? "a count of at least " + std::to_string(spec.min)
                                       : "between " + std::to_string(spec.min) + " and " + std::to_string(spec.max);
       }
-      if (seconds && number == 0 && value.find_first_not_of("0.") != std::string_view::npos)
-        return "at least 0.001 s";
+      if (seconds && number == 0 && value.find_first_not_of("0.") != std::string_view::npos) return "at least 0.001 s";
       options.*std::get<uint64_t O::*>(spec.field) = number;
       return "";
     }
@@ -342,8 +345,7 @@ RecordingWindow recording_window(const CaptureOptions& options) {
   if (options.capture_range == "cudaProfilerApi") window.kind = RecordingWindow::Kind::ProfilerApi;
   else if (split_nvtx(options.capture_range, window.nvtx_message, window.nvtx_domain))
     window.kind = RecordingWindow::Kind::Nvtx;
-  else if (options.delay_ms > 0 || options.duration_ms > 0)
-    window.kind = RecordingWindow::Kind::Timer;
+  else if (options.delay_ms > 0 || options.duration_ms > 0) window.kind = RecordingWindow::Kind::Timer;
   parse_range_end(options.capture_range_end, window.repeat, window.repeat_limit);
   window.delay_ms = options.delay_ms;
   window.duration_ms = options.duration_ms;

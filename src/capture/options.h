@@ -19,8 +19,8 @@ namespace gpuscope::capture {
 
 // Every option as the user gives it (seconds are kept in ms). The initialisers are the defaults.
 struct CaptureOptions {
-  std::string spool;    // absolute path prefix of the spools: <spool>.<pid>.spool
-  std::string cupti;    // libcupti.so to load when none is loaded; empty: search (cupti_loader.h)
+  std::string spool;  // absolute path prefix of the spools: <spool>.<pid>.spool
+  std::string cupti;  // libcupti.so to load when none is loaded; empty: search (cupti_loader.h)
   uint64_t buffer_kb = 8192;
   bool driver_api = false;
   bool driver_launches = true;
@@ -28,16 +28,16 @@ struct CaptureOptions {
   uint64_t flush_ms = 500;
   uint64_t sync_flush_ms = 10;
   std::string api = "full";
-  std::string pytorch;                // ops, shapes or modules; empty: off
-  std::string capture_range;          // cudaProfilerApi or nvtx:NAME[@DOMAIN]; empty: the whole run
+  std::string pytorch;        // ops, shapes or modules; empty: off
+  std::string capture_range;  // cudaProfilerApi or nvtx:NAME[@DOMAIN]; empty: the whole run
   std::string capture_range_end = "stop";
   uint64_t delay_ms = 0, duration_ms = 0;
-  std::string metric_sets;            // --metrics sol,memory
-  std::vector<std::string> metrics;   // --metric NAME, the user's raw metrics
-  std::string kernel;                 // regex choosing the kernels that get metrics; empty: all
+  std::string metric_sets;           // --metrics sol,memory
+  std::vector<std::string> metrics;  // --metric NAME, the user's raw metrics
+  std::string kernel;                // regex choosing the kernels that get metrics; empty: all
   uint64_t launch_skip = 0;
-  uint64_t launch_count = 0;          // 0: every launch
-  uint64_t gpu_metrics_hz = 0;        // 0: no GPU-wide sampling
+  uint64_t launch_count = 0;    // 0: every launch
+  uint64_t gpu_metrics_hz = 0;  // 0: no GPU-wide sampling
   std::string gpu_metrics_source = "gpm";
 };
 
@@ -57,16 +57,16 @@ using OptionField = std::variant<bool CaptureOptions::*, uint64_t CaptureOptions
                                  std::vector<std::string> CaptureOptions::*>;
 
 struct OptionSpec {
-  const char* name;         // config key; the flag is --NAME with '_' as '-' (--no-NAME for a default-on switch)
+  const char* name;  // config key; the flag is --NAME with '_' as '-' (--no-NAME for a default-on switch)
   OptionType type;
   OptionField field;
   OptionScope scope = OptionScope::Capture;
-  uint64_t min = 0, max = 0;     // Count, Seconds (ms)
-  const char* choices = "";      // Choice: words separated by '|'
-  const char* implicit = "";     // the value of the flag given without one ("" : a value is required)
-  const char* value_name = "";   // in help and docs: N, S, REGEX ...
-  const char* help = "";         // one line for --help
-  const char* details = "";      // more for docs/cli.md (markdown), after the help
+  uint64_t min = 0, max = 0;    // Count, Seconds (ms)
+  const char* choices = "";     // Choice: words separated by '|'
+  const char* implicit = "";    // the value of the flag given without one ("" : a value is required)
+  const char* value_name = "";  // in help and docs: N, S, REGEX ...
+  const char* help = "";        // one line for --help
+  const char* details = "";     // more for docs/cli.md (markdown), after the help
   // Text and List: "" when `value` is acceptable, else what is expected.
   std::string (*check)(std::string_view value) = nullptr;
 };
@@ -99,10 +99,10 @@ std::vector<std::string> metric_names(const CaptureOptions& options);
 // When recording happens: the whole run, between cudaProfilerStart/Stop, inside NVTX ranges, or on a timer.
 struct RecordingWindow {
   enum class Kind : uint8_t { Whole, ProfilerApi, Nvtx, Timer } kind = Kind::Whole;
-  std::string nvtx_message;  // Nvtx
-  std::string nvtx_domain;   // Nvtx; empty: the default domain
-  bool repeat = false;       // after the first range ends, record later ones too
-  uint32_t repeat_limit = 0; // with repeat: at most this many ranges; 0: no limit
+  std::string nvtx_message;                // Nvtx
+  std::string nvtx_domain;                 // Nvtx; empty: the default domain
+  bool repeat = false;                     // after the first range ends, record later ones too
+  uint32_t repeat_limit = 0;               // with repeat: at most this many ranges; 0: no limit
   uint64_t delay_ms = 0, duration_ms = 0;  // Timer; duration 0: to the end
 };
 RecordingWindow recording_window(const CaptureOptions& options);

@@ -13,8 +13,8 @@
 // first. It lets the capture library (which installs a hook through
 // gpuscope_preload_set_takeover_hook) take its own buffers back and stop flushing, then
 // forwards the call to the real libcupti unchanged. A capture that starts after the program
-// registered (gpuscope_preload_program_registered) leaves CUPTI's records to the program. gpuscope's own registration never
-// passes through here: the capture library calls libcupti through its dlopen handle.
+// registered (gpuscope_preload_program_registered) leaves CUPTI's records to the program. gpuscope's own registration
+// never passes through here: the capture library calls libcupti through its dlopen handle.
 //
 // It also defines cuptiSubscribe, for the same reason: CUPTI allows one callback subscriber,
 // and the capture library's (which counts the lean trace's filtered calls) must step aside.
@@ -32,7 +32,8 @@ namespace {
 
 using RegisterCallbacksFn = CUptiResult(CUPTIAPI*)(CUpti_BuffersCallbackRequestFunc, CUpti_BuffersCallbackCompleteFunc);
 using SubscribeFn = CUptiResult(CUPTIAPI*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*);
-using SubscribeV2Fn = CUptiResult(CUPTIAPI*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*, CUpti_SubscriberParams*);
+using SubscribeV2Fn = CUptiResult(CUPTIAPI*)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*,
+                                             CUpti_SubscriberParams*);
 using TakeoverHook = void (*)();
 
 std::atomic<TakeoverHook> g_hook{nullptr};
@@ -101,8 +102,8 @@ extern "C" __attribute__((visibility("default"))) bool gpuscope_preload_program_
   return g_program_registered.load(std::memory_order_acquire);
 }
 
-extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI
-cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested, CUpti_BuffersCallbackCompleteFunc completed) {
+extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(
+    CUpti_BuffersCallbackRequestFunc requested, CUpti_BuffersCallbackCompleteFunc completed) {
   static std::atomic<RegisterCallbacksFn> cached{nullptr};
   RegisterCallbacksFn real = real_cached(cached, "cuptiActivityRegisterCallbacks",
                                          reinterpret_cast<void*>(&::cuptiActivityRegisterCallbacks));
@@ -127,9 +128,8 @@ cuptiSubscribe(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, 
   return real(subscriber, callback, userdata);
 }
 
-extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI
-cuptiSubscribe_v2(CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void* userdata,
-                  CUpti_SubscriberParams* params) {
+extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI cuptiSubscribe_v2(
+    CUpti_SubscriberHandle* subscriber, CUpti_CallbackFunc callback, void* userdata, CUpti_SubscriberParams* params) {
   static std::atomic<SubscribeV2Fn> cached{nullptr};
   SubscribeV2Fn real = real_cached(cached, "cuptiSubscribe_v2", reinterpret_cast<void*>(&::cuptiSubscribe_v2));
   if (real == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;

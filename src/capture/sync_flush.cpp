@@ -8,8 +8,8 @@ namespace gpuscope::capture {
 namespace {
 
 constexpr CUpti_CallbackId kSynchronizations[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,          CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,  CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,         CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2,
 };
 

@@ -2,10 +2,10 @@
 
 #include <pthread.h>
 
-#include <atomic>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <atomic>
 
 namespace gpuscope::capture {
 namespace {

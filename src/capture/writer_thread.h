@@ -29,8 +29,8 @@
 namespace gpuscope::capture {
 
 struct WriterHooks {
-  NextRecordFn next_record = nullptr;   // cuptiActivityGetNextRecord
-  ApiNameFn api_name = nullptr;         // cuptiGetCallbackName, wrapped
+  NextRecordFn next_record = nullptr;  // cuptiActivityGetNextRecord
+  ApiNameFn api_name = nullptr;        // cuptiGetCallbackName, wrapped
   DeviceEnrichFn enrich_device = nullptr;
   // Runs first, on the writer thread, with the spool: a place for records whose
   // inputs are best gathered off the program's threads (the Process record).

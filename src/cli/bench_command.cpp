@@ -9,8 +9,6 @@
 #include <optional>
 
 #include "cli/capture_files.h"
-#include "importers/importer.h"
-#include "importers/validate.h"
 #include "cli/capture_flags.h"
 #include "cli/capture_launch.h"
 #include "cli/compare_commands.h"
@@ -20,6 +18,8 @@
 #include "gpuscope/bench_report.h"
 #include "gpuscope/runs.h"
 #include "gpuscope/store.h"
+#include "importers/importer.h"
+#include "importers/validate.h"
 
 namespace fs = std::filesystem;
 
@@ -27,12 +27,12 @@ namespace gpuscope::cli {
 namespace {
 
 struct BenchOptions {
-  int runs = 10;         // measured runs
-  int warmup = 1;        // runs first, captured but not kept (caches, JIT, clocks)
-  std::string output;    // capture name; empty: <program>-bench
+  int runs = 10;       // measured runs
+  int warmup = 1;      // runs first, captured but not kept (caches, JIT, clocks)
+  std::string output;  // capture name; empty: <program>-bench
   bool force = false;
   CaptureFlags::Program program;  // the program and the capture options
-  std::string seed_env;  // when set: this variable = the run's index (1..runs; warm-ups 0) in its environment
+  std::string seed_env;           // when set: this variable = the run's index (1..runs; warm-ups 0) in its environment
   std::string format = "text";
   IterationSettings iterations;  // also print the spread across iterations
 };
@@ -64,7 +64,8 @@ OneRun capture_once(const BenchOptions& o, const std::string& library, const std
 }
 
 std::string choose_output(const BenchOptions& o) {
-  const std::string name = o.output.empty() ? fs::path(o.program.command.front()).filename().string() + "-bench" : o.output;
+  const std::string name = o.output.empty() ? fs::path(o.program.command.front()).filename().string() + "-bench"
+                                            : o.output;
   const std::string path = capture_path(name);
   refuse_existing_output(path, o.force, ", or -o another name");
   return path;
@@ -113,7 +114,8 @@ int run_bench(const BenchOptions& o) {
   std::cerr << "gpuscope: " << o.runs << " runs written to " << output << "\n" << std::flush;
   // A missing or overlapping iteration range is bad input (exit 2), but the runs are kept above.
   std::optional<analysis::IterationBench> iterations;
-  if (!o.iterations.range.empty()) iterations = analysis::summarize_iterations(bench, iteration_spec(o.iterations, output));
+  if (!o.iterations.range.empty())
+    iterations = analysis::summarize_iterations(bench, iteration_spec(o.iterations, output));
   std::cerr << render_bench(analysis::summarize_bench(bench), output, format, iterations ? &*iterations : nullptr)
             << std::flush;
   return first_failure;

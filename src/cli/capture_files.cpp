@@ -20,10 +20,8 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 // The pid in PREFIX.<pid>.spool, or 0 if the name has another shape.
 uint32_t spool_pid(const std::string& file_name, const std::string& prefix_name) {
   if (file_name.rfind(prefix_name + ".", 0) != 0 || !ends_with(file_name, ".spool")) return 0;
-  const std::string middle = file_name.substr(prefix_name.size() + 1,
-                                              file_name.size() - prefix_name.size() - 7);
-  if (middle.empty() || !std::all_of(middle.begin(), middle.end(), ::isdigit) || middle.size() > 9)
-    return 0;
+  const std::string middle = file_name.substr(prefix_name.size() + 1, file_name.size() - prefix_name.size() - 7);
+  if (middle.empty() || !std::all_of(middle.begin(), middle.end(), ::isdigit) || middle.size() > 9) return 0;
   return static_cast<uint32_t>(std::stoul(middle));
 }
 }  // namespace
@@ -43,9 +41,8 @@ void refuse_existing_output(const std::string& path, bool force, const std::stri
 }
 
 std::string spool_prefix(const std::string& capture_path) {
-  return ends_with(capture_path, kExtension)
-             ? capture_path.substr(0, capture_path.size() - kExtension.size())
-             : capture_path;
+  return ends_with(capture_path, kExtension) ? capture_path.substr(0, capture_path.size() - kExtension.size())
+                                             : capture_path;
 }
 
 std::vector<std::string> find_spools(const std::string& prefix) {
@@ -75,8 +72,8 @@ std::string find_inject_library(const std::string& override_path) {
   for (const fs::path& candidate : {exe_dir / kInjectLibrary, exe_dir / "../lib/gpuscope" / kInjectLibrary}) {
     if (fs::is_regular_file(candidate, ec)) return fs::canonical(candidate, ec).string();
   }
-  throw Error("capture library " + std::string(kInjectLibrary) + " not found next to " +
-              exe_dir.string() + "; was gpuscope built with the CUDA toolkit (CUPTI headers)?");
+  throw Error("capture library " + std::string(kInjectLibrary) + " not found next to " + exe_dir.string() +
+              "; was gpuscope built with the CUDA toolkit (CUPTI headers)?");
 }
 
 }  // namespace gpuscope::cli

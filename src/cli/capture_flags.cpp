@@ -12,7 +12,8 @@ using capture::OptionType;
 
 CaptureFlags::CaptureFlags(CLI::App& command, OptionScope scope) {
   for (const OptionSpec& spec : capture::capture_option_table()) {
-    const bool taken = spec.scope == OptionScope::Capture || (spec.scope == OptionScope::ProfileOnly && scope == OptionScope::ProfileOnly);
+    const bool taken = spec.scope == OptionScope::Capture ||
+                       (spec.scope == OptionScope::ProfileOnly && scope == OptionScope::ProfileOnly);
     if (!taken) continue;
     Flag& flag = flags_.emplace_back(Flag{&spec, nullptr, {}});
     const std::string name = capture::option_flag(spec), help = capture::option_help(spec);
@@ -34,9 +35,9 @@ capture::CaptureOptions CaptureFlags::options() const {
     if (flag.option->count() == 0) continue;
     const std::string name = capture::option_flag(*flag.spec);
     // A switch's flag says the opposite of its default.
-    const std::vector<std::string> values =
-        flag.spec->type == OptionType::Switch ? std::vector<std::string>{name.rfind("--no-", 0) == 0 ? "0" : "1"}
-                                              : flag.values;
+    const std::vector<std::string> values = flag.spec->type == OptionType::Switch
+                                                ? std::vector<std::string>{name.rfind("--no-", 0) == 0 ? "0" : "1"}
+                                                : flag.values;
     for (const std::string& value : values)
       if (const std::string expected = capture::set_option(options, *flag.spec, value); !expected.empty())
         throw Error(name + ": expected " + expected + ", not '" + value + "'");
@@ -45,7 +46,8 @@ capture::CaptureOptions CaptureFlags::options() const {
   return options;
 }
 
-CaptureFlags::Program CaptureFlags::program(const CLI::App& command, const std::vector<std::string>& after_dashes) const {
+CaptureFlags::Program CaptureFlags::program(const CLI::App& command,
+                                            const std::vector<std::string>& after_dashes) const {
   Program program{options(), command.remaining(), env_or_empty("GPUSCOPE_INJECT_LIB")};
   program.command.insert(program.command.end(), after_dashes.begin(), after_dashes.end());
   return program;

@@ -15,8 +15,7 @@ namespace gpuscope::cli {
 
 int64_t realtime_ns() {
   // CLOCK_REALTIME: the clock CUPTI stamps its records with on Linux.
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 

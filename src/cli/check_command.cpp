@@ -15,19 +15,19 @@ struct CheckOptions {
   std::string rules;
   std::string baseline;  // empty: no baseline rules allowed
   std::string format = "text";
-  std::string junit;     // empty: no JUnit XML
+  std::string junit;                      // empty: no JUnit XML
   std::vector<std::string> metrics_from;  // --metrics-from FILE: per-kernel metrics (ncu CSV) to attach
   StatsSettings stats;
   IterationSettings iterations;  // for [[baseline]] rules only
 };
-
 
 int run_check(const CheckOptions& options) {
   const ReportFormat& format = parse_report_format(options.format);
   // The rules first: a broken rules file is reported before any capture is read.
   const check::RuleSet rules = check::read_rules(options.rules);
   if (!options.baseline.empty() && !rules.needs_baseline())
-    throw Error("--baseline given, but " + options.rules + " has no rule that compares with it ([[baseline]], or [[metric]] with a max_*_pct change limit)");
+    throw Error("--baseline given, but " + options.rules +
+                " has no rule that compares with it ([[baseline]], or [[metric]] with a max_*_pct change limit)");
   if (!options.iterations.range.empty() && options.baseline.empty())
     throw Error("--iteration-range applies to [[baseline]] rules: give --baseline BASE.gpuscope");
   const Trace trace = load_trace(options.input, options.metrics_from);
@@ -37,9 +37,9 @@ int run_check(const CheckOptions& options) {
   analysis::CompareOptions compare;
   compare.alpha = options.stats.alpha;
   compare.min_change_percent = options.stats.min_change_percent;
-  check::CheckResult result =
-      check::evaluate(rules, trace, options.baseline.empty() ? nullptr : &baseline, compare,
-                      iteration_spec(options.iterations, options.baseline), iteration_spec(options.iterations, options.input));
+  check::CheckResult result = check::evaluate(rules, trace, options.baseline.empty() ? nullptr : &baseline, compare,
+                                              iteration_spec(options.iterations, options.baseline),
+                                              iteration_spec(options.iterations, options.input));
   result.file = options.input;
   result.baseline_file = options.baseline;
   result.rules_file = options.rules;

@@ -11,8 +11,8 @@ namespace gpuscope::cli {
 
 // Shared statistics settings (docs/diff.md).
 struct StatsSettings {
-  double alpha = 0.05;             // --alpha: significance level
-  double min_change_percent = 2;   // --min-change PCT: smaller changes are "no change"
+  double alpha = 0.05;            // --alpha: significance level
+  double min_change_percent = 2;  // --min-change PCT: smaller changes are "no change"
 };
 void add_stats_flags(CLI::App& command, StatsSettings& settings);
 

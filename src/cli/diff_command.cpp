@@ -10,7 +10,6 @@
 #include "common/error.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/diff_report.h"
-#include "importers/importer.h"
 #include "gpuscope/store.h"
 #include "importers/importer.h"
 
@@ -22,7 +21,7 @@ struct DiffOptions {
   std::string next;
   std::string output;  // empty or "-": stdout
   std::string format = "text";
-  size_t top = 0;      // rows per table, 0 = all
+  size_t top = 0;                                // rows per table, 0 = all
   std::optional<double> fail_if_slower_percent;  // exit 1 when a significant regression exceeds it
   StatsSettings stats;
   IterationSettings iterations;
@@ -52,9 +51,9 @@ int run_diff(const DiffOptions& options) {
   analysis::CompareOptions compare;
   compare.alpha = options.stats.alpha;
   compare.min_change_percent = options.stats.min_change_percent;
-  const analysis::DiffResult diff =
-      analysis::diff_traces(base, next, compare, iteration_spec(options.iterations, options.base),
-                            iteration_spec(options.iterations, options.next));
+  const analysis::DiffResult diff = analysis::diff_traces(base, next, compare,
+                                                          iteration_spec(options.iterations, options.base),
+                                                          iteration_spec(options.iterations, options.next));
 
   DiffReportInfo info;
   info.base_label = options.base;

@@ -14,12 +14,11 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "export/gzip.h"
-#include "gpuscope/tracks.h"
-#include "importers/importer.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/export.h"
 #include "gpuscope/runs.h"
 #include "gpuscope/store.h"
+#include "gpuscope/tracks.h"
 #include "importers/importer.h"
 
 namespace fs = std::filesystem;
@@ -38,7 +37,6 @@ struct ExportOptions {
   bool per_rank = false;        // --per-rank: one file per rank of a job, OUT_rankN.EXT
   bool force = false;           // overwrite an existing output
 };
-
 
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
@@ -72,7 +70,8 @@ void write_file(const std::string& path, bool gzip, const std::function<void(std
 std::string rank_path(const std::string& output, const ExportFormat& format, int32_t rank) {
   std::string stem = output, tail;
   if (ends_with(stem, ".gz")) stem.resize(stem.size() - 3), tail = ".gz";
-  if (ends_with(stem, format.extension)) stem.resize(stem.size() - format.extension.size()), tail = format.extension + tail;
+  if (ends_with(stem, format.extension))
+    stem.resize(stem.size() - format.extension.size()), tail = format.extension + tail;
   return stem + "_rank" + std::to_string(rank) + tail;
 }
 
@@ -127,7 +126,6 @@ int export_per_rank(const ExportOptions& options, const ExportFormat& format, co
   return 0;
 }
 
-
 int run_export(const ExportOptions& options) {
   const ExportFormat& format = find_export_format(options.format);
   if (options.per_rank && options.run) throw Error("--per-rank and --run do not go together");
@@ -146,7 +144,8 @@ int run_export(const ExportOptions& options) {
   const analysis::AnalysisView view(trace);
   const tracks::Layout layout = tracks::layout_tracks(view.trace(), {options.run});
   const bool gzip = options.gzip || ends_with(options.output, ".gz");
-  write_file(options.output, gzip, [&](std::ostream& out) { format.write(view.trace(), layout, {options.details}, out); });
+  write_file(options.output, gzip,
+             [&](std::ostream& out) { format.write(view.trace(), layout, {options.details}, out); });
   report_written(options.output, format, layout);
   return 0;
 }
@@ -166,8 +165,9 @@ Command add_export_command(CLI::App& app) {
   command->add_option("--run", o.run, "Bench captures: only bench run N (default: every run, a group each)")
       ->check(CLI::PositiveNumber);
   command->add_flag("--gzip", o.gzip, "Gzip the output whatever its name");
-  command->add_flag("--no-details", [options](int64_t) { options->details = false; },
-                    "Leave out the GPU work's arguments (launch configurations, bytes): a smaller file");
+  command->add_flag(
+      "--no-details", [options](int64_t) { options->details = false; },
+      "Leave out the GPU work's arguments (launch configurations, bytes): a smaller file");
   command->add_flag("--per-rank", o.per_rank,
                     "A job of several ranks: one file per rank, OUT with _rankN before its extension "
                     "(job.json.gz -> job_rank0.json.gz ...), each with its own distributedInfo (HTA)");

@@ -31,8 +31,9 @@ void add_metrics_from_flag(CLI::App& command, std::vector<std::string>& files) {
 void add_stats_flags(CLI::App& command, StatsSettings& settings) {
   command.add_option("--alpha", settings.alpha, "Significance level of the rank test (default 0.05)")
       ->check(CLI::Range(1e-9, 0.5));
-  command.add_option("--min-change", settings.min_change_percent,
-                     "Changes of the median smaller than PCT % are 'no change' (default 2)")
+  command
+      .add_option("--min-change", settings.min_change_percent,
+                  "Changes of the median smaller than PCT % are 'no change' (default 2)")
       ->check(CLI::Range(0.0, 1000.0));
 }
 
@@ -41,7 +42,9 @@ void add_iteration_flags(CLI::App& command, IterationSettings& settings, const s
       "--iteration-range", settings.range,
       "Each instance of this NVTX range (name or glob, e.g. 'ProfilerStep#*') is one iteration: " + what +
           " (docs/diff.md, Iterations)");
-  command.add_option("--skip-iterations", settings.skip, "Leave out the first K iterations of each process (warm-up; default 0)")
+  command
+      .add_option("--skip-iterations", settings.skip,
+                  "Leave out the first K iterations of each process (warm-up; default 0)")
       ->needs(range);
 }
 

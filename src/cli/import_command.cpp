@@ -19,7 +19,6 @@ struct ImportOptions {
   bool force = false;
 };
 
-
 int run_import(const ImportOptions& options) {
   const std::string output = capture_path(options.output);
   refuse_existing_output(output, options.force);
@@ -45,8 +44,9 @@ Command add_import_command(CLI::App& app) {
   auto options = std::make_shared<ImportOptions>();
   ImportOptions& o = *options;
   CLI::App* command = app.add_subcommand(
-      "import", "Make a capture from another profiler's file (nsys SQLite export, torch.profiler JSON, ncu CSV)\n"
-                "or from spool files (NAME.<pid>.spool) left behind; the format is told by content");
+      "import",
+      "Make a capture from another profiler's file (nsys SQLite export, torch.profiler JSON, ncu CSV)\n"
+      "or from spool files (NAME.<pid>.spool) left behind; the format is told by content");
   command->add_option("inputs", o.inputs, "One file of another profiler, or the spools of one run")->required();
   add_metrics_from_flag(*command, o.metrics_from);
   command->add_option("-o,--output", o.output, "Capture name")->required();

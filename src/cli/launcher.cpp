@@ -24,8 +24,8 @@ void forward_signal(int signal_number) {
 
 // The child reports a failed exec through a close-on-exec pipe: either the
 // pipe closes with nothing in it (exec worked) or it carries errno.
-[[noreturn]] void exec_child(const std::vector<std::string>& argv,
-                             const std::map<std::string, std::string>& extra_env, int error_fd) {
+[[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra_env,
+                             int error_fd) {
   for (const auto& [name, value] : extra_env) setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
@@ -49,8 +49,7 @@ std::string ExitStatus::describe() const {
   return "exit code " + std::to_string(exit_code);
 }
 
-ExitStatus run_program(const std::vector<std::string>& argv,
-                       const std::map<std::string, std::string>& extra_env) {
+ExitStatus run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra_env) {
   if (argv.empty()) throw Error("no program to run");
   int error_pipe[2];
   if (pipe2(error_pipe, O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + strerror(errno));
@@ -71,7 +70,8 @@ ExitStatus run_program(const std::vector<std::string>& argv,
   // Like a shell running a foreground job: the terminal's Ctrl-C reaches the
   // program directly, so gpuscope ignores it and waits to collect the capture.
   g_child = child;
-  struct sigaction forward {}, ignore {}, old_int {}, old_quit {}, old_term {}, old_hup {};
+  struct sigaction forward {
+  }, ignore{}, old_int{}, old_quit{}, old_term{}, old_hup{};
   forward.sa_handler = forward_signal;
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
@@ -88,8 +88,7 @@ ExitStatus run_program(const std::vector<std::string>& argv,
   sigaction(SIGHUP, &old_hup, nullptr);
   g_child = -1;
 
-  if (got == sizeof exec_error)
-    throw Error("cannot run '" + argv[0] + "': " + strerror(exec_error));
+  if (got == sizeof exec_error) throw Error("cannot run '" + argv[0] + "': " + strerror(exec_error));
   ExitStatus result;
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);

@@ -18,7 +18,6 @@ struct ExitStatus {
 
 // Starts argv[0] (searched in PATH) with the current environment plus `extra_env`.
 // Throws gpuscope::Error if the program cannot be started at all.
-ExitStatus run_program(const std::vector<std::string>& argv,
-                       const std::map<std::string, std::string>& extra_env);
+ExitStatus run_program(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra_env);
 
 }  // namespace gpuscope::cli

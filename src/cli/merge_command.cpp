@@ -23,10 +23,9 @@ struct MergeOptions {
   std::vector<std::string> inputs;  // captures or other profilers' files, one or more ranks each
   std::string output;
   bool force = false;
-  bool align = true;  // --no-align: measure clock offsets, never shift
+  bool align = true;                 // --no-align: measure clock offsets, never shift
   std::vector<std::string> offsets;  // --offset FILE=NS, repeatable
 };
-
 
 std::string join_numbers(const auto& values) {
   std::string out;
@@ -47,9 +46,10 @@ void print_table(const analysis::MergeReport& report, std::ostream& out) {
     const auto& c = in.clock;
     out << fmt::format(fmt::runtime(row), in.file, in.host.empty() ? "unknown" : in.host, join_numbers(in.pids),
                        join_numbers(in.ranks), c ? std::to_string(c->matched) : "-",
-                       i == 0 ? "reference" : c ? ms(c->offset_ns) : "-",
-                       c ? analysis::format_clock(c->precision_ns, false) : "-",
-                       i == 0 ? "-" : ms(in.shift_ns));
+                       i == 0 ? "reference"
+                       : c    ? ms(c->offset_ns)
+                              : "-",
+                       c ? analysis::format_clock(c->precision_ns, false) : "-", i == 0 ? "-" : ms(in.shift_ns));
   }
 }
 
@@ -69,12 +69,11 @@ std::pair<std::string, TimeNs> parse_offset(const std::string& text) {
   return {text.substr(0, eq), value};
 }
 
-
 int run_merge(const MergeOptions& options) {
   const std::string output = capture_path(options.output);
   refuse_existing_output(output, options.force);
-  if (options.inputs.size() < 2) throw Error("merge needs at least two captures (one per rank), got " +
-                                             std::to_string(options.inputs.size()));
+  if (options.inputs.size() < 2)
+    throw Error("merge needs at least two captures (one per rank), got " + std::to_string(options.inputs.size()));
   analysis::MergeOptions merge;  // bad options fail before any file is read
   merge.align = options.align;
   for (const std::string& offset : options.offsets)
@@ -99,18 +98,21 @@ Command add_merge_command(CLI::App& app) {
   auto options = std::make_shared<MergeOptions>();
   MergeOptions& o = *options;
   CLI::App* command = app.add_subcommand(
-      "merge", "Merge captures of one distributed job (one file per rank: captures, torch.profiler traces, nsys\n"
-               "exports) into one capture, with every process, so the report's Ranks section covers all ranks;\n"
-               "a file from another (or an unknown) host is shifted onto the first file's clock, measured on the\n"
-               "NCCL collectives they share (docs/merge.md)");
+      "merge",
+      "Merge captures of one distributed job (one file per rank: captures, torch.profiler traces, nsys\n"
+      "exports) into one capture, with every process, so the report's Ranks section covers all ranks;\n"
+      "a file from another (or an unknown) host is shifted onto the first file's clock, measured on the\n"
+      "NCCL collectives they share (docs/merge.md)");
   command->add_option("inputs", o.inputs, "Two or more files, each anything `report` reads")->required();
   command->add_option("-o,--output", o.output, "Capture name")->required();
   command->add_flag("-f,--force", o.force, "Overwrite an existing capture");
-  command->add_flag("--no-align", [options](int64_t) { options->align = false; },
-                    "Never shift an input's times: only measure and print its clock offset");
-  command->add_option("--offset", o.offsets,
-                      "FILE=NS: shift the input FILE (as given, not the first) by NS nanoseconds, whatever was "
-                      "measured (repeatable)")
+  command->add_flag(
+      "--no-align", [options](int64_t) { options->align = false; },
+      "Never shift an input's times: only measure and print its clock offset");
+  command
+      ->add_option("--offset", o.offsets,
+                   "FILE=NS: shift the input FILE (as given, not the first) by NS nanoseconds, whatever was "
+                   "measured (repeatable)")
       ->allow_extra_args(false);  // one FILE=NS per --offset: the inputs after it stay inputs
   return {command, [options](const std::vector<std::string>&) { return run_merge(*options); }};
 }

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "common/names.h"
 #include "common/error.h"
+#include "common/names.h"
 #include "gpuscope/metric_sets.h"
 
 namespace gpuscope::cli {
@@ -37,7 +37,6 @@ struct MetricsOptions {
   std::string host_library;              // $GPUSCOPE_CUPTI_HOST_LIB, may be empty
 };
 
-
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -57,7 +56,8 @@ class CuptiHost {
       return fn;
     };
     const auto abi = reinterpret_cast<int (*)()>(sym("gpuscope_cupti_host_abi_version"));
-    if (abi() != kHostAbiVersion) throw Error(path + " is from another gpuscope version (ABI " + std::to_string(abi()) + ")");
+    if (abi() != kHostAbiVersion)
+      throw Error(path + " is from another gpuscope version (ABI " + std::to_string(abi()) + ")");
     chips_ = reinterpret_cast<char* (*)()>(sym("gpuscope_cupti_host_chips"));
     metrics_ = reinterpret_cast<char* (*)(const char*, int, int)>(sym("gpuscope_cupti_host_metrics"));
     check_ = reinterpret_cast<CheckFn>(sym("gpuscope_cupti_host_check"));
@@ -185,8 +185,8 @@ int list_metrics(const MetricsOptions& options, const CuptiHost& host) {
     }
   }
   print_table(rows);
-  std::cout << doc["metrics"].size() << " of " << total << " base metrics on " << doc["chip"].get<std::string>()
-            << " (" << doc["profiler"].get<std::string>() << ")"
+  std::cout << doc["metrics"].size() << " of " << total << " base metrics on " << doc["chip"].get<std::string>() << " ("
+            << doc["profiler"].get<std::string>() << ")"
             << (needle.empty() ? "" : " whose name contains '" + options.filter + "'")
             << ". A full name adds a rollup and submetric, e.g. dram__throughput.avg.pct_of_peak_sustained_elapsed"
             << (options.submetrics ? "" : " (--submetrics lists them)") << ".\n";
@@ -196,7 +196,8 @@ int list_metrics(const MetricsOptions& options, const CuptiHost& host) {
 int list_sets(const MetricsOptions& options) {
   auto describe = [](const std::vector<MetricInfo>& metrics) {
     json out = json::array();
-    for (const MetricInfo& m : metrics) out.push_back({{"name", m.name}, {"label", m.label}, {"unit", unit_text(m.unit)}});
+    for (const MetricInfo& m : metrics)
+      out.push_back({{"name", m.name}, {"label", m.label}, {"unit", unit_text(m.unit)}});
     return out;
   };
   json sets = json::array();
@@ -267,7 +268,6 @@ int list_chips(const MetricsOptions& options, const CuptiHost& host) {
   for (const json& chip : doc["chips"]) std::cout << chip.get<std::string>() << "\n";
   return 0;
 }
-
 
 int run_metrics(const MetricsOptions& options) {
   const int actions = int(options.list) + int(options.sets) + int(options.check) + int(options.chips);

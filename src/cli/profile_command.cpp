@@ -10,14 +10,14 @@
 #include <iostream>
 
 #include "cli/capture_files.h"
-#include "importers/importer.h"
-#include "importers/validate.h"
 #include "cli/capture_flags.h"
 #include "cli/capture_launch.h"
 #include "cli/commands.h"
 #include "cli/launcher.h"
 #include "common/error.h"
 #include "gpuscope/store.h"
+#include "importers/importer.h"
+#include "importers/validate.h"
 
 namespace fs = std::filesystem;
 
@@ -25,10 +25,10 @@ namespace gpuscope::cli {
 namespace {
 
 struct ProfileOptions {
-  std::string output;          // -o NAME; empty: named after the program
-  bool force = false;          // overwrite an existing capture
-  bool print_report = true;    // report on stderr when done
-  bool keep_spools = false;    // keep NAME.<pid>.spool after import
+  std::string output;             // -o NAME; empty: named after the program
+  bool force = false;             // overwrite an existing capture
+  bool print_report = true;       // report on stderr when done
+  bool keep_spools = false;       // keep NAME.<pid>.spool after import
   CaptureFlags::Program program;  // the program and the capture options
   ReportSettings report;
 };
@@ -60,15 +60,13 @@ void finish_capture(const Run& run, const std::string& output, const std::string
   if (spools.empty()) {
     std::cerr << "gpuscope: no CUDA activity was captured: the program made no CUDA calls, or "
                  "CUDA could not initialise (is a GPU visible? try nvidia-smi)\n";
-    trace.data_loss.push_back({0, "no_capture", 1,
-                               "no process initialised CUDA with the gpuscope library loaded"});
+    trace.data_loss.push_back({0, "no_capture", 1, "no process initialised CUDA with the gpuscope library loaded"});
   }
   write_trace(output, trace);
   if (!options.keep_spools)
     for (const auto& spool : spools) std::remove(spool.c_str());
   const ExitStatus status{run.exit_code, run.term_signal};
-  std::cerr << "gpuscope: program " << status.describe() << "; capture written to " << output
-            << "\n";
+  std::cerr << "gpuscope: program " << status.describe() << "; capture written to " << output << "\n";
   if (options.print_report) std::cerr << render(trace, options.report) << std::flush;
 }
 
@@ -89,7 +87,8 @@ int run_profile(const ProfileOptions& options) {
   run.gpuscope_version = GPUSCOPE_VERSION;
   run.options = capture::describe(options.program.capture);
   run.start = realtime_ns();
-  const ExitStatus status = run_program(options.program.command, injection_environment(options.program.capture, library, prefix));
+  const ExitStatus status = run_program(options.program.command,
+                                        injection_environment(options.program.capture, library, prefix));
   run.end = realtime_ns();
   run.exit_code = status.exit_code;
   run.term_signal = status.signal;
@@ -116,8 +115,8 @@ Command add_profile_command(CLI::App& app) {
   command->add_option("-o,--output", o.output, "Capture name (NAME or NAME.gpuscope); default: the program's name");
   command->add_flag("-f,--force", o.force, "Overwrite an existing capture");
   auto flags = std::make_shared<CaptureFlags>(*command, capture::OptionScope::ProfileOnly);
-  command->add_flag("--no-report", [options](int64_t) { options->print_report = false; },
-                    "Do not print the report when done");
+  command->add_flag(
+      "--no-report", [options](int64_t) { options->print_report = false; }, "Do not print the report when done");
   command->add_flag("--keep-spools", o.keep_spools, "Keep the per-process spool files after import");
   add_report_flags(*command, o.report);
   // Everything from the program name on belongs to the program (CLI11's prefix mode); a "--" is

@@ -18,12 +18,11 @@ struct QueryOptions {
   bool header = false;
 };
 
-
 int run_query(const QueryOptions& options) {
   const Importer& format = detect_format(options.input);
   if (format.name != "gpuscope")
-    throw Error(options.input + " is " + std::string(format.description) + "; SQL runs on captures: 'gpuscope import -o NAME " +
-                options.input + "' first");
+    throw Error(options.input + " is " + std::string(format.description) +
+                "; SQL runs on captures: 'gpuscope import -o NAME " + options.input + "' first");
   read_trace(options.input);  // validates the file the same way every command does
   store::Database db(options.input, store::Database::Mode::ReadOnly);
   auto select = db.prepare_user_query(options.sql);

@@ -10,8 +10,8 @@ namespace gpuscope::cli {
 namespace {
 
 struct ReportOptions {
-  std::string input;   // any file gpuscope reads (importers/importer.h)
-  std::string output;  // empty: stdout
+  std::string input;                      // any file gpuscope reads (importers/importer.h)
+  std::string output;                     // empty: stdout
   std::vector<std::string> metrics_from;  // --metrics-from FILE: per-kernel metrics (ncu CSV) to attach
   ReportSettings report;
 };

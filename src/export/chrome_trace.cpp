@@ -166,7 +166,8 @@ class ChromeWriter {
         if (const Device* d = device(k.run_id, k.pid, k.device); d && d->sm_count && d->warp_size) {
           const double blocks = double(k.grid[0]) * k.grid[1] * k.grid[2] / d->sm_count;
           const double threads = double(k.block[0]) * k.block[1] * k.block[2];
-          out_ << ", \"blocks per SM\": " << number(blocks) << ", \"warps per SM\": " << number(blocks * threads / d->warp_size);
+          out_ << ", \"blocks per SM\": " << number(blocks)
+               << ", \"warps per SM\": " << number(blocks * threads / d->warp_size);
         }
         out_ << ", \"grid\": [" << k.grid[0] << ", " << k.grid[1] << ", " << k.grid[2] << "], \"block\": ["
              << k.block[0] << ", " << k.block[1] << ", " << k.block[2] << "]";

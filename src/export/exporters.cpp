@@ -8,7 +8,8 @@ namespace gpuscope {
 
 const std::vector<ExportFormat>& export_formats() {
   static const std::vector<ExportFormat> formats = {
-      {"chrome", "Chrome Trace Event JSON as PyTorch's profiler writes it (Perfetto UI, chrome://tracing, HTA)", ".json",
+      {"chrome", "Chrome Trace Event JSON as PyTorch's profiler writes it (Perfetto UI, chrome://tracing, HTA)",
+       ".json",
        [](const Trace& trace, const tracks::Layout& layout, const ExportSettings& settings, std::ostream& out) {
          exporting::write_chrome_trace(trace, layout, out, settings);
        }},

@@ -31,8 +31,7 @@ class JsonOut {
   // Integers as std::ostream writes them (no grouping in the classic locale). One-byte integers
   // are refused: an ostream prints those as characters.
   template <std::integral T>
-    requires(sizeof(T) > 1)
-  JsonOut& operator<<(T value) {
+  requires(sizeof(T) > 1) JsonOut& operator<<(T value) {
     char buf[24];
     return append(std::string_view(buf, std::to_chars(buf, buf + sizeof buf, value).ptr));
   }

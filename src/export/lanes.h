@@ -28,12 +28,12 @@ namespace gpuscope::exporting {
 inline constexpr int64_t kSyntheticId = 5000000;
 
 struct Lane {
-  uint32_t group = 0;     // index into Layout::groups
-  uint32_t track = 0;     // index into Layout::tracks
-  bool all_rows = true;   // the whole (nesting) track; false: only `row`
+  uint32_t group = 0;    // index into Layout::groups
+  uint32_t track = 0;    // index into Layout::tracks
+  bool all_rows = true;  // the whole (nesting) track; false: only `row`
   uint32_t row = 0;
   int64_t tid = 0;
-  std::string name;       // the track's name; "stream 7 (row 2)" for a row after the first
+  std::string name;  // the track's name; "stream 7 (row 2)" for a row after the first
   bool holds(const tracks::Slice& s) const { return all_rows || s.row == row; }
 };
 
@@ -56,10 +56,10 @@ class Lanes {
  private:
   const tracks::Layout& layout_;
   bool kineto_ = false;
-  std::vector<int64_t> pids_;             // by group
-  std::vector<uint32_t> process_group_;   // by group
+  std::vector<int64_t> pids_;            // by group
+  std::vector<uint32_t> process_group_;  // by group
   std::vector<Lane> lanes_;
-  std::vector<uint32_t> first_lane_;      // by track
+  std::vector<uint32_t> first_lane_;  // by track
 };
 
 }  // namespace gpuscope::exporting

@@ -84,7 +84,9 @@ class PerfettoWriter {
         if (c.unit == "bytes") unit.varint(pf::kCounterUnit, pf::kUnitSizeBytes);
         else if (!c.unit.empty()) unit.bytes(pf::kCounterUnitName, c.unit);
         d.clear();
-        d.varint(pf::kUuid, counter_uuid(ci)).varint(pf::kParentUuid, group_uuid(gi)).bytes(pf::kName, utf8::valid(c.name));
+        d.varint(pf::kUuid, counter_uuid(ci))
+            .varint(pf::kParentUuid, group_uuid(gi))
+            .bytes(pf::kName, utf8::valid(c.name));
         descriptor(d.message(pf::kCounter, unit).varint(pf::kSiblingOrderRank, rank++));
       }
     }
@@ -196,7 +198,8 @@ class PerfettoWriter {
   // Adds DebugAnnotation{name_iid, `field`: value} to the event.
   void annotate(Sequence& seq, const std::string& name, uint32_t field, uint64_t value) {
     annotation_.clear();
-    annotation_.varint(pf::kAnnotationNameIid, intern(seq.annotation_names, pf::kDebugAnnotationNames, pf::kEntryName, name));
+    annotation_.varint(pf::kAnnotationNameIid,
+                       intern(seq.annotation_names, pf::kDebugAnnotationNames, pf::kEntryName, name));
     event_.message(pf::kDebugAnnotations, annotation_.varint(field, value));
   }
 
@@ -251,7 +254,9 @@ class PerfettoWriter {
     emit(packet_.message(pf::kPacketTrackEvent, event_));
   }
 
-  uint64_t name_iid(Sequence& seq, const std::string& name) { return intern(seq.names, pf::kEventNames, pf::kEntryName, name); }
+  uint64_t name_iid(Sequence& seq, const std::string& name) {
+    return intern(seq.names, pf::kEventNames, pf::kEntryName, name);
+  }
   uint64_t interned_string(Sequence& seq, const std::string& text) {
     return intern(seq.annotation_strings, pf::kDebugAnnotationStrings, pf::kEntryString, text);
   }

@@ -4,9 +4,9 @@
 
 #include <ostream>
 
-#include "gpuscope/tracks.h"
 #include "gpuscope/export.h"
 #include "gpuscope/model.h"
+#include "gpuscope/tracks.h"
 
 namespace gpuscope::exporting {
 

@@ -15,9 +15,7 @@ namespace gpuscope {
 
 namespace {
 
-uint64_t key(uint32_t pid, uint32_t correlation_id) {
-  return (uint64_t{pid} << 32) | correlation_id;
-}
+uint64_t key(uint32_t pid, uint32_t correlation_id) { return (uint64_t{pid} << 32) | correlation_id; }
 
 // Push/pop ranges nest per thread; depth is the number of enclosing ranges.
 void assign_nvtx_depths(std::vector<NvtxRange>& ranges) {
@@ -46,8 +44,7 @@ void assign_host_op_depths(std::vector<HostOp>& ops) {
 // dropped, or the launch went through the driver API while only the runtime
 // API was traced (libraries such as cuBLAS do that).
 template <class Event>
-uint64_t count_unmatched(const std::vector<Event>& events,
-                         const std::unordered_set<uint64_t>& api_keys) {
+uint64_t count_unmatched(const std::vector<Event>& events, const std::unordered_set<uint64_t>& api_keys) {
   uint64_t unmatched = 0;
   for (const Event& e : events)
     if (e.correlation_id && !api_keys.count(key(e.pid, e.correlation_id))) ++unmatched;
@@ -137,14 +134,12 @@ void finalize_trace(Trace& trace) {
   }
 
   if (trace.api_calls.empty()) return;  // nothing to match against
-  const uint64_t unmatched = count_unmatched(trace.kernels, api_keys) +
-                             count_unmatched(trace.memcpys, api_keys) +
+  const uint64_t unmatched = count_unmatched(trace.kernels, api_keys) + count_unmatched(trace.memcpys, api_keys) +
                              count_unmatched(trace.memsets, api_keys);
   if (unmatched)
-    trace.data_loss.push_back(
-        {0, "unmatched_correlation", unmatched,
-         "GPU activities whose launching API call was not captured (driver-API launches are "
-         "traced with --driver-api)"});
+    trace.data_loss.push_back({0, "unmatched_correlation", unmatched,
+                               "GPU activities whose launching API call was not captured (driver-API launches are "
+                               "traced with --driver-api)"});
 }
 
 }  // namespace gpuscope

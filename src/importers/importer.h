@@ -19,10 +19,10 @@ namespace gpuscope {
 // What detection looks at: the start of the file, and for an SQLite file its tables.
 struct Probe {
   std::string path;
-  std::string head;                         // up to kProbeBytes, gunzipped when the file is gzip
-  bool gzip = false;                        // the file is gzip-compressed (head is the plain text)
-  bool sqlite = false;                      // the file is an SQLite 3 database
-  std::vector<std::string> sqlite_tables;   // its table names, when sqlite
+  std::string head;                        // up to kProbeBytes, gunzipped when the file is gzip
+  bool gzip = false;                       // the file is gzip-compressed (head is the plain text)
+  bool sqlite = false;                     // the file is an SQLite 3 database
+  std::vector<std::string> sqlite_tables;  // its table names, when sqlite
   bool has_table(std::string_view name) const;
 };
 inline constexpr size_t kProbeBytes = 64 * 1024;
@@ -36,7 +36,7 @@ struct Importer {
   // Attaches per-kernel metrics from this file to the kernels of `trace` (an ncu CSV merged into
   // a capture of the same program, `--metrics-from`); nullptr: the format has none.
   void (*attach_metrics)(const std::string& path, Trace& trace) = nullptr;
-  bool finalized = false;        // read() leaves a finished trace (a gpuscope capture as stored)
+  bool finalized = false;  // read() leaves a finished trace (a gpuscope capture as stored)
 };
 
 // Every importer, in detection order.

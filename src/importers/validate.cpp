@@ -107,12 +107,22 @@ void remove_outside(std::vector<Record>& records, const Window& w, const char* k
 
 template <class Record>
 void remove_bad_spans(std::vector<Record>& records, const Window& w, const char* kind, Removed& removed) {
-  remove_outside(records, w, kind, [](const Record& r) { return std::pair{r.start, r.end}; }, removed);
+  remove_outside(
+      records, w, kind,
+      [](const Record& r) {
+        return std::pair{r.start, r.end};
+      },
+      removed);
 }
 
 template <class Record>
 void remove_bad_points(std::vector<Record>& records, const Window& w, const char* kind, Removed& removed) {
-  remove_outside(records, w, kind, [](const Record& r) { return std::pair{r.timestamp, r.timestamp}; }, removed);
+  remove_outside(
+      records, w, kind,
+      [](const Record& r) {
+        return std::pair{r.timestamp, r.timestamp};
+      },
+      removed);
 }
 
 void validate_times(Trace& trace) {
@@ -120,8 +130,8 @@ void validate_times(Trace& trace) {
   for (BenchRun& run : trace.runs) cleared += clear_impossible_span(run);
   for (Process& p : trace.processes) cleared += clear_impossible_span(p);
   if (cleared)
-    trace.data_loss.push_back({0, kInvalidTimes, cleared,
-                               "runs or processes with impossible start/end times; their times are unknown"});
+    trace.data_loss.push_back(
+        {0, kInvalidTimes, cleared, "runs or processes with impossible start/end times; their times are unknown"});
 
   const Window w = window_of(trace.run);
   Removed removed;

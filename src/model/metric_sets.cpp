@@ -15,9 +15,24 @@ namespace {
 using U = MetricUnit;
 
 const char* const kStallReasons[] = {
-    "long_scoreboard", "short_scoreboard", "barrier",  "mio_throttle",    "lg_throttle",        "math_pipe_throttle",
-    "wait",            "not_selected",     "selected", "no_instruction",  "branch_resolving",   "dispatch_stall",
-    "drain",           "imc_miss",         "membar",   "misc",            "sleeping",           "tex_throttle",
+    "long_scoreboard",
+    "short_scoreboard",
+    "barrier",
+    "mio_throttle",
+    "lg_throttle",
+    "math_pipe_throttle",
+    "wait",
+    "not_selected",
+    "selected",
+    "no_instruction",
+    "branch_resolving",
+    "dispatch_stall",
+    "drain",
+    "imc_miss",
+    "membar",
+    "misc",
+    "sleeping",
+    "tex_throttle",
     "gmma",
 };
 
@@ -29,10 +44,9 @@ std::vector<MetricInfo> stall_metrics() {
     for (const char* reason : kStallReasons) list.push_back(stall_metric_name(reason));
     return list;
   }();
-  std::vector<MetricInfo> out{{"smsp__average_warp_latency_per_inst_issued.ratio", U::Cycles,
-                               "Warp cycles per issued instruction"},
-                              {"smsp__average_warps_active_per_issue_active.ratio", U::Ratio,
-                               "Active warps per issue cycle"}};
+  std::vector<MetricInfo> out{
+      {"smsp__average_warp_latency_per_inst_issued.ratio", U::Cycles, "Warp cycles per issued instruction"},
+      {"smsp__average_warps_active_per_issue_active.ratio", U::Ratio, "Active warps per issue cycle"}};
   for (size_t i = 0; i < names.size(); ++i) out.push_back({names[i].c_str(), U::Ratio, kStallReasons[i]});
   return out;
 }
@@ -40,22 +54,21 @@ std::vector<MetricInfo> stall_metrics() {
 // FLOPs by precision as ncu's roofline counts them (add + mul + 2 x fma thread instructions) and
 // tensor-core operations by source precision: in both the compute and the roofline set.
 std::vector<MetricInfo> flop_metrics() {
-  return {
-      {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", U::Count, "FP32 add"},
-      {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", U::Count, "FP32 mul"},
-      {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", U::Count, "FP32 fma"},
-      {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", U::Count, "FP64 add"},
-      {"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", U::Count, "FP64 mul"},
-      {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", U::Count, "FP64 fma"},
-      {"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", U::Count, "FP16 add"},
-      {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", U::Count, "FP16 mul"},
-      {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", U::Count, "FP16 fma"},
-      {"sm__ops_path_tensor_src_fp16.sum", U::Count, "Tensor ops FP16"},
-      {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", U::Count, "Tensor ops BF16"},
-      {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", U::Count, "Tensor ops TF32"},
-      {"sm__ops_path_tensor_src_fp8.sum", U::Count, "Tensor ops FP8"},
-      {"sm__ops_path_tensor_src_int8.sum", U::Count, "Tensor ops INT8"},
-      {"sm__ops_path_tensor_src_fp64.sum", U::Count, "Tensor ops FP64"}};
+  return {{"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", U::Count, "FP32 add"},
+          {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", U::Count, "FP32 mul"},
+          {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", U::Count, "FP32 fma"},
+          {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", U::Count, "FP64 add"},
+          {"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", U::Count, "FP64 mul"},
+          {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", U::Count, "FP64 fma"},
+          {"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", U::Count, "FP16 add"},
+          {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", U::Count, "FP16 mul"},
+          {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", U::Count, "FP16 fma"},
+          {"sm__ops_path_tensor_src_fp16.sum", U::Count, "Tensor ops FP16"},
+          {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", U::Count, "Tensor ops BF16"},
+          {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", U::Count, "Tensor ops TF32"},
+          {"sm__ops_path_tensor_src_fp8.sum", U::Count, "Tensor ops FP8"},
+          {"sm__ops_path_tensor_src_int8.sum", U::Count, "Tensor ops INT8"},
+          {"sm__ops_path_tensor_src_fp64.sum", U::Count, "Tensor ops FP64"}};
 }
 
 // Each tensor instruction path's ops and peak per cycle, so the tensor roof is the one of the
@@ -88,59 +101,66 @@ std::vector<MetricInfo> join(std::vector<MetricInfo> head, const std::vector<Met
 
 std::vector<MetricSet> build_sets() {
   std::vector<MetricSet> sets;
-  sets.push_back({"sol", "speed of light: duration, SM and memory throughput, achieved occupancy",
-                  {{"gpu__time_duration.sum", U::Nanoseconds, "Duration"},
-                   {"sm__throughput.avg.pct_of_peak_sustained_elapsed", U::Percent, "SM throughput"},
-                   {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", U::Percent, "Memory throughput"},
-                   {"dram__throughput.avg.pct_of_peak_sustained_elapsed", U::Percent, "DRAM throughput"},
-                   {"l1tex__throughput.avg.pct_of_peak_sustained_active", U::Percent, "L1/TEX throughput"},
-                   {"lts__throughput.avg.pct_of_peak_sustained_elapsed", U::Percent, "L2 throughput"},
-                   {"sm__warps_active.avg.pct_of_peak_sustained_active", U::Percent, "Achieved occupancy"},
-                   {"gpc__cycles_elapsed.max", U::Cycles, "Elapsed cycles"}}});
-  sets.push_back({"memory", "memory workload: DRAM bytes, L1/L2 hit rates, L2 and DRAM sectors, bank conflicts",
-                  {{"dram__bytes_read.sum", U::Bytes, "DRAM bytes read"},
-                   {"dram__bytes_write.sum", U::Bytes, "DRAM bytes written"},
-                   {"l1tex__t_sector_hit_rate.pct", U::Percent, "L1/TEX hit rate"},
-                   {"lts__t_sector_hit_rate.pct", U::Percent, "L2 hit rate"},
-                   {"lts__t_sectors_srcunit_tex_op_read.sum", U::Sectors, "L2 sectors read by SMs"},
-                   {"lts__t_sectors_srcunit_tex_op_write.sum", U::Sectors, "L2 sectors written by SMs"},
-                   {"dram__sectors_read.sum", U::Sectors, "DRAM sectors read"},
-                   {"dram__sectors_write.sum", U::Sectors, "DRAM sectors written"},
-                   {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", U::Count, "Shared load bank conflicts"},
-                   {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", U::Count, "Shared store bank conflicts"}}});
-  sets.push_back({"compute", "compute workload: issue slots, pipe utilization, tensor pipe, FLOPs by precision",
-                  join({{"smsp__issue_active.avg.pct_of_peak_sustained_active", U::Percent, "Issue slots busy"},
-                   {"smsp__inst_executed.sum", U::Count, "Warp instructions executed"},
-                   {"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", U::Percent, "ALU pipe"},
-                   {"sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", U::Percent, "FMA pipe"},
-                   {"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active", U::Percent, "FP64 pipe"},
-                   {"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", U::Percent, "LSU pipe"},
-                   {"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", U::Percent, "XU pipe"},
-                   {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", U::Percent, "Tensor pipe active"}},
-                  flop_metrics())});
-  sets.push_back({"occupancy", "achieved occupancy (theoretical and limiter come from the trace)",
+  sets.push_back(
+      {"sol",
+       "speed of light: duration, SM and memory throughput, achieved occupancy",
+       {{"gpu__time_duration.sum", U::Nanoseconds, "Duration"},
+        {"sm__throughput.avg.pct_of_peak_sustained_elapsed", U::Percent, "SM throughput"},
+        {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", U::Percent, "Memory throughput"},
+        {"dram__throughput.avg.pct_of_peak_sustained_elapsed", U::Percent, "DRAM throughput"},
+        {"l1tex__throughput.avg.pct_of_peak_sustained_active", U::Percent, "L1/TEX throughput"},
+        {"lts__throughput.avg.pct_of_peak_sustained_elapsed", U::Percent, "L2 throughput"},
+        {"sm__warps_active.avg.pct_of_peak_sustained_active", U::Percent, "Achieved occupancy"},
+        {"gpc__cycles_elapsed.max", U::Cycles, "Elapsed cycles"}}});
+  sets.push_back(
+      {"memory",
+       "memory workload: DRAM bytes, L1/L2 hit rates, L2 and DRAM sectors, bank conflicts",
+       {{"dram__bytes_read.sum", U::Bytes, "DRAM bytes read"},
+        {"dram__bytes_write.sum", U::Bytes, "DRAM bytes written"},
+        {"l1tex__t_sector_hit_rate.pct", U::Percent, "L1/TEX hit rate"},
+        {"lts__t_sector_hit_rate.pct", U::Percent, "L2 hit rate"},
+        {"lts__t_sectors_srcunit_tex_op_read.sum", U::Sectors, "L2 sectors read by SMs"},
+        {"lts__t_sectors_srcunit_tex_op_write.sum", U::Sectors, "L2 sectors written by SMs"},
+        {"dram__sectors_read.sum", U::Sectors, "DRAM sectors read"},
+        {"dram__sectors_write.sum", U::Sectors, "DRAM sectors written"},
+        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", U::Count, "Shared load bank conflicts"},
+        {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", U::Count, "Shared store bank conflicts"}}});
+  sets.push_back(
+      {"compute", "compute workload: issue slots, pipe utilization, tensor pipe, FLOPs by precision",
+       join({{"smsp__issue_active.avg.pct_of_peak_sustained_active", U::Percent, "Issue slots busy"},
+             {"smsp__inst_executed.sum", U::Count, "Warp instructions executed"},
+             {"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", U::Percent, "ALU pipe"},
+             {"sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", U::Percent, "FMA pipe"},
+             {"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active", U::Percent, "FP64 pipe"},
+             {"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", U::Percent, "LSU pipe"},
+             {"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", U::Percent, "XU pipe"},
+             {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", U::Percent, "Tensor pipe active"}},
+            flop_metrics())});
+  sets.push_back({"occupancy",
+                  "achieved occupancy (theoretical and limiter come from the trace)",
                   {{"sm__warps_active.avg.pct_of_peak_sustained_active", U::Percent, "Achieved occupancy"},
                    {"sm__warps_active.avg.per_cycle_active", U::Ratio, "Achieved active warps per SM"},
                    {"sm__ctas_launched.sum", U::Count, "CTAs launched"},
                    {"sm__cycles_active.avg", U::Cycles, "SM active cycles"}}});
   sets.push_back({"stalls", "warp stall breakdown: warps stalled per issue cycle, by reason", stall_metrics()});
-  sets.push_back({"roofline", "roofline: FLOPs and bytes per memory level, and the device's peaks",
-                  join(join(join({{"gpu__time_duration.sum", U::Nanoseconds, "Duration"}}, flop_metrics()),
-                  {{"dram__bytes.sum", U::Bytes, "DRAM bytes"},
-                   {"lts__t_bytes.sum", U::Bytes, "L2 bytes"},
-                   {"l1tex__t_bytes.sum", U::Bytes, "L1 bytes"},
-                   // Peaks, as ncu's roofline takes them: per-cycle peak x the unit's clock.
-                   {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", U::PerCycle, "FP32 fma peak"},
-                   {"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", U::PerCycle, "FP64 fma peak"},
-                   {"sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", U::PerCycle, "FP16 fma peak"},
-                   {"sm__cycles_elapsed.avg.per_second", U::PerSecond, "SM clock"},
-                   {"dram__bytes.sum.peak_sustained", U::PerCycle, "DRAM bytes peak"},
-                   {"dram__cycles_elapsed.avg.per_second", U::PerSecond, "DRAM clock"},
-                   {"lts__t_bytes.sum.peak_sustained", U::PerCycle, "L2 bytes peak"},
-                   {"lts__cycles_elapsed.avg.per_second", U::PerSecond, "L2 clock"},
-                   {"l1tex__t_bytes.sum.peak_sustained", U::PerCycle, "L1 bytes peak"},
-                   {"l1tex__cycles_elapsed.avg.per_second", U::PerSecond, "L1 clock"}}),
-                  tensor_path_metrics())});
+  sets.push_back(
+      {"roofline", "roofline: FLOPs and bytes per memory level, and the device's peaks",
+       join(join(join({{"gpu__time_duration.sum", U::Nanoseconds, "Duration"}}, flop_metrics()),
+                 {{"dram__bytes.sum", U::Bytes, "DRAM bytes"},
+                  {"lts__t_bytes.sum", U::Bytes, "L2 bytes"},
+                  {"l1tex__t_bytes.sum", U::Bytes, "L1 bytes"},
+                  // Peaks, as ncu's roofline takes them: per-cycle peak x the unit's clock.
+                  {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", U::PerCycle, "FP32 fma peak"},
+                  {"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", U::PerCycle, "FP64 fma peak"},
+                  {"sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", U::PerCycle, "FP16 fma peak"},
+                  {"sm__cycles_elapsed.avg.per_second", U::PerSecond, "SM clock"},
+                  {"dram__bytes.sum.peak_sustained", U::PerCycle, "DRAM bytes peak"},
+                  {"dram__cycles_elapsed.avg.per_second", U::PerSecond, "DRAM clock"},
+                  {"lts__t_bytes.sum.peak_sustained", U::PerCycle, "L2 bytes peak"},
+                  {"lts__cycles_elapsed.avg.per_second", U::PerSecond, "L2 clock"},
+                  {"l1tex__t_bytes.sum.peak_sustained", U::PerCycle, "L1 bytes peak"},
+                  {"l1tex__cycles_elapsed.avg.per_second", U::PerSecond, "L1 clock"}}),
+            tensor_path_metrics())});
   return sets;
 }
 

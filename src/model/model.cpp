@@ -62,9 +62,7 @@ const char* to_string(SyncKind kind) {
   return "unknown";
 }
 
-const char* to_string(ApiDomain domain) {
-  return domain == ApiDomain::Driver ? "driver" : "runtime";
-}
+const char* to_string(ApiDomain domain) { return domain == ApiDomain::Driver ? "driver" : "runtime"; }
 
 const char* to_string(NvtxKind kind) { return kind == NvtxKind::StartEnd ? "start_end" : "push_pop"; }
 

@@ -46,7 +46,11 @@ uint32_t mapped(const std::map<uint32_t, uint32_t>& pids, uint32_t pid) {
 // (ApiCount::total_ns, MetricCollection::interval_ns) are differences and stay.
 template <class Row>
 void shift(Row& row, TimeNs shift) {
-  if constexpr (requires { row.start; row.end; }) row.start += shift, row.end += shift;
+  if constexpr (requires {
+                  row.start;
+                  row.end;
+                })
+    row.start += shift, row.end += shift;
   if constexpr (requires { row.timestamp; }) row.timestamp += shift;
 }
 
@@ -95,9 +99,8 @@ void sort_records(Trace& trace) {
                    [](const NvtxMark& a, const NvtxMark& b) { return a.timestamp < b.timestamp; });
   std::stable_sort(trace.processes.begin(), trace.processes.end(),
                    [](const Process& a, const Process& b) { return a.pid < b.pid; });
-  std::stable_sort(trace.devices.begin(), trace.devices.end(), [](const Device& a, const Device& b) {
-    return std::tie(a.pid, a.id) < std::tie(b.pid, b.id);
-  });
+  std::stable_sort(trace.devices.begin(), trace.devices.end(),
+                   [](const Device& a, const Device& b) { return std::tie(a.pid, a.id) < std::tie(b.pid, b.id); });
   sort_by_start(trace.gpu_metric_samples);
   std::stable_sort(trace.metric_collections.begin(), trace.metric_collections.end(),
                    [](const MetricCollection& a, const MetricCollection& b) {

@@ -102,8 +102,14 @@ class Builder {
       t.group = group;
       t.kind = kind;
       switch (kind) {
-        case TrackKind::Thread: t.tid = id; t.name = "thread " + std::to_string(id); break;
-        case TrackKind::Stream: t.stream = id; t.name = "stream " + std::to_string(id); break;
+        case TrackKind::Thread:
+          t.tid = id;
+          t.name = "thread " + std::to_string(id);
+          break;
+        case TrackKind::Stream:
+          t.stream = id;
+          t.name = "stream " + std::to_string(id);
+          break;
         case TrackKind::NvtxRanges: t.name = "NVTX start/end ranges"; break;
         case TrackKind::Overhead: t.name = "profiler overhead"; break;
       }
@@ -126,7 +132,8 @@ class Builder {
       const ApiCall& c = trace_.api_calls[i];
       if (!wanted(c.run_id)) continue;
       Track& t = track(process_group(c.pid, c.run_id), TrackKind::Thread, c.tid);
-      add(t, c.start, c.end, i, name_of(c.name), c.domain == ApiDomain::Driver ? SliceKind::DriverApi : SliceKind::RuntimeApi);
+      add(t, c.start, c.end, i, name_of(c.name),
+          c.domain == ApiDomain::Driver ? SliceKind::DriverApi : SliceKind::RuntimeApi);
     }
   }
 
@@ -223,8 +230,8 @@ class Builder {
       }
       const std::string& metric = trace_.strings.get(s.metric);
       const MetricInfo* info = find_metric(metric);
-      Counter& c = counter(device_group(s.pid, s.device, s.run_id), metric,
-                           info ? std::string(info->label) : metric, info && info->unit == MetricUnit::Percent ? "%" : "");
+      Counter& c = counter(device_group(s.pid, s.device, s.run_id), metric, info ? std::string(info->label) : metric,
+                           info && info->unit == MetricUnit::Percent ? "%" : "");
       c.points.push_back({s.start, s.value});
       c.end = std::max(c.end, s.end);
     }
@@ -283,12 +290,12 @@ class Builder {
   const LayoutOptions& options_;
   Layout layout_;
   // Group and track indices while slices are added (order_groups renumbers groups afterwards).
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> process_groups_;                 // (run, pid)
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> device_groups_;     // (run, pid, device)
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> tracks_;            // (group, kind, id)
-  std::map<std::pair<uint32_t, std::string>, uint32_t> counters_;                  // (group, key)
-  std::unordered_map<std::string, uint32_t> names_;       // Layout::names' index
-  std::unordered_map<StringId, uint32_t> trace_names_;    // trace string -> Layout::names
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> process_groups_;            // (run, pid)
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> device_groups_;  // (run, pid, device)
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> tracks_;         // (group, kind, id)
+  std::map<std::pair<uint32_t, std::string>, uint32_t> counters_;               // (group, key)
+  std::unordered_map<std::string, uint32_t> names_;                             // Layout::names' index
+  std::unordered_map<StringId, uint32_t> trace_names_;                          // trace string -> Layout::names
 };
 
 }  // namespace

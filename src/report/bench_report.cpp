@@ -22,8 +22,8 @@ Table runs_table(const analysis::BenchSummary& s) {
                num_column("kernels", "Kernels", Unit::Count), text_column("exit", "Exit")};
   for (const auto& r : s.runs)
     t.rows.push_back({num(r.run_id, Unit::Count), num(static_cast<double>(r.wall_ns), Unit::Ns),
-                      num(static_cast<double>(r.gpu_busy_ns), Unit::Ns), num(static_cast<double>(r.kernel_ns), Unit::Ns),
-                      num(static_cast<double>(r.kernels), Unit::Count),
+                      num(static_cast<double>(r.gpu_busy_ns), Unit::Ns),
+                      num(static_cast<double>(r.kernel_ns), Unit::Ns), num(static_cast<double>(r.kernels), Unit::Count),
                       text(r.term_signal ? fmt::format("signal {}", r.term_signal) : fmt::format("{}", r.exit_code))});
   return t;
 }
@@ -63,26 +63,29 @@ Table spread_table(const std::vector<analysis::RunMetric>& metrics, const Spread
   bool any_unstable = false;
   for (const auto& m : metrics) {
     const auto& st = m.stats;
-    t.rows.push_back({text(m.per_kernel ? m.name + kind.kernel_suffix : m.name),
-                      num(static_cast<double>(st.count), Unit::Count), num(st.mean, Unit::Ns),
-                      num(m.mean_ci.low, Unit::Ns), num(m.mean_ci.high, Unit::Ns), num(st.stddev, Unit::Ns),
-                      num(st.cv_percent, Unit::Percent), num(st.min, Unit::Ns), num(st.median, Unit::Ns),
-                      num(st.max, Unit::Ns), text(st.count < 2 ? "one value" : m.unstable ? "UNSTABLE" : "stable")});
+    t.rows.push_back(
+        {text(m.per_kernel ? m.name + kind.kernel_suffix : m.name), num(static_cast<double>(st.count), Unit::Count),
+         num(st.mean, Unit::Ns), num(m.mean_ci.low, Unit::Ns), num(m.mean_ci.high, Unit::Ns), num(st.stddev, Unit::Ns),
+         num(st.cv_percent, Unit::Percent), num(st.min, Unit::Ns), num(st.median, Unit::Ns), num(st.max, Unit::Ns),
+         text(st.count < 2 ? "one value"
+              : m.unstable ? "UNSTABLE"
+                           : "stable")});
     any_unstable |= m.unstable;
   }
   t.notes.push_back(kind.note);
   if (any_unstable)
-    t.notes.push_back(fmt::format("UNSTABLE: run-to-run CV above {:g}%: changes of a few percent cannot be seen in it; "
-                                  "check clocks, other load on the GPU and host, and warm-up.",
-                                  analysis::kUnstableCvPercent));
+    t.notes.push_back(
+        fmt::format("UNSTABLE: run-to-run CV above {:g}%: changes of a few percent cannot be seen in it; "
+                    "check clocks, other load on the GPU and host, and warm-up.",
+                    analysis::kUnstableCvPercent));
   return t;
 }
 
 }  // namespace
 }  // namespace report
 
-std::string render_bench(const analysis::BenchSummary& summary, const std::string& capture_label, const ReportFormat& format,
-                         const analysis::IterationBench* iterations) {
+std::string render_bench(const analysis::BenchSummary& summary, const std::string& capture_label,
+                         const ReportFormat& format, const analysis::IterationBench* iterations) {
   using namespace report;
   Report r;
   r.title = "gpuscope bench";

@@ -39,8 +39,9 @@ Table attribution_table(const analysis::Attribution& a) {
     t.rows.push_back({text(category_title(cat)), text(analysis::to_string(cat)), num(ns, Unit::Ns),
                       opt_num(analysis::share_percent(ns, static_cast<double>(a.wall_ns)), Unit::Percent)});
   }
-  t.notes.push_back("Each ns of wall time counts once, by precedence: startup > allocation call > copy/memset call > "
-                    "sync call (blamed on the kernel or copy it waited for) > other CUDA call > outside CUDA.");
+  t.notes.push_back(
+      "Each ns of wall time counts once, by precedence: startup > allocation call > copy/memset call > "
+      "sync call (blamed on the kernel or copy it waited for) > other CUDA call > outside CUDA.");
   return t;
 }
 
@@ -48,14 +49,19 @@ Table device_table(const analysis::Timeline& tl) {
   Table t;
   t.key = "gpu_timeline";
   t.title = "GPU timeline per device (per process)";
-  t.columns = {num_column("pid", "PID", Unit::Plain), num_column("device", "Device", Unit::Plain),
-               num_column("busy", "Busy", Unit::Ns), num_column("idle", "Idle gaps", Unit::Ns),
-               num_column("kernel", "Kernels", Unit::Ns), num_column("copy", "Copies", Unit::Ns),
-               num_column("overlap", "Copy under kernel", Unit::Ns), num_column("concurrent", "2+ streams", Unit::Ns)};
+  t.columns = {num_column("pid", "PID", Unit::Plain),
+               num_column("device", "Device", Unit::Plain),
+               num_column("busy", "Busy", Unit::Ns),
+               num_column("idle", "Idle gaps", Unit::Ns),
+               num_column("kernel", "Kernels", Unit::Ns),
+               num_column("copy", "Copies", Unit::Ns),
+               num_column("overlap", "Copy under kernel", Unit::Ns),
+               num_column("concurrent", "2+ streams", Unit::Ns)};
   for (const auto& d : tl.devices)
     t.rows.push_back({num(d.pid, Unit::Plain), num(d.device, Unit::Plain), num(double(d.busy_ns), Unit::Ns),
-                      num(double(d.idle_ns), Unit::Ns), num(double(d.kernel_ns), Unit::Ns), num(double(d.copy_ns), Unit::Ns),
-                      num(double(d.copy_kernel_overlap_ns), Unit::Ns), num(double(d.concurrent_ns), Unit::Ns)});
+                      num(double(d.idle_ns), Unit::Ns), num(double(d.kernel_ns), Unit::Ns),
+                      num(double(d.copy_ns), Unit::Ns), num(double(d.copy_kernel_overlap_ns), Unit::Ns),
+                      num(double(d.concurrent_ns), Unit::Ns)});
   if (!t.rows.empty())
     t.notes.push_back("Idle gaps: GPU idle between its first and last activity. Kernels/Copies: union of each kind.");
   return t;
@@ -65,9 +71,12 @@ Table gap_table(const analysis::Timeline& tl, TimeNs origin, size_t top) {
   Table t;
   t.key = "idle_gaps";
   t.title = "Longest GPU idle gaps and what the CPU did";
-  t.columns = {num_column("pid", "PID", Unit::Plain), num_column("at", "At", Unit::Ns),
-               num_column("length", "Length", Unit::Ns), num_column("in_sync", "In sync", Unit::Ns),
-               num_column("in_api", "In other API", Unit::Ns), num_column("outside", "Outside CUDA", Unit::Ns),
+  t.columns = {num_column("pid", "PID", Unit::Plain),
+               num_column("at", "At", Unit::Ns),
+               num_column("length", "Length", Unit::Ns),
+               num_column("in_sync", "In sync", Unit::Ns),
+               num_column("in_api", "In other API", Unit::Ns),
+               num_column("outside", "Outside CUDA", Unit::Ns),
                text_column("main_api", "Main API call", TextStyle::Identifier)};
   // Each device's longest gaps, as many as analyze_timeline() lists by default (the timeline
   // here lists all, for the rules): the rows left out are counted among those.
@@ -79,9 +88,10 @@ Table gap_table(const analysis::Timeline& tl, TimeNs origin, size_t top) {
     return a.second->end - a.second->start > b.second->end - b.second->start;
   });
   for (const auto& [d, g] : gaps)
-    t.rows.push_back({num(d->pid, Unit::Plain), num(double(g->start - origin), Unit::Ns), num(double(g->end - g->start), Unit::Ns),
-                      num(double(g->cpu.in_sync_ns), Unit::Ns), num(double(g->cpu.in_api_ns), Unit::Ns),
-                      num(double(g->cpu.outside_ns), Unit::Ns), text(g->cpu.main_api.empty() ? "-" : g->cpu.main_api)});
+    t.rows.push_back({num(d->pid, Unit::Plain), num(double(g->start - origin), Unit::Ns),
+                      num(double(g->end - g->start), Unit::Ns), num(double(g->cpu.in_sync_ns), Unit::Ns),
+                      num(double(g->cpu.in_api_ns), Unit::Ns), num(double(g->cpu.outside_ns), Unit::Ns),
+                      text(g->cpu.main_api.empty() ? "-" : g->cpu.main_api)});
   t.empty_text = "none of 0.1 ms or more";
   limit_rows(t, top);
   if (!t.rows.empty()) t.notes.push_back("At: time since the run started.");
@@ -92,7 +102,8 @@ Table gap_table(const analysis::Timeline& tl, TimeNs origin, size_t top) {
 
 std::string steady_state_text(const analysis::SteadyState& steady, TimeNs wall_ns) {
   return fmt::format("steady state: steps 2–{} of {}, {} of {}", steady.steps, steady.range,
-                     format_duration(static_cast<double>(steady.length())), format_duration(static_cast<double>(wall_ns)));
+                     format_duration(static_cast<double>(steady.length())),
+                     format_duration(static_cast<double>(wall_ns)));
 }
 
 Section build_bottleneck_section(const Trace& trace, size_t top, const analysis::RuleInputs& inputs) {
@@ -131,16 +142,18 @@ Section build_bottleneck_section(const Trace& trace, size_t top, const analysis:
     s.lines.push_back({"context_creation", "Context creation", num(double(a.context_creation_ns), Unit::Ns),
                        "excess of the first call that needed a context; part of startup"});
   if (a.context_creation_ns > 0)
-    s.lines.push_back({"context_creation_at", "Context created at", num(double(a.context_creation_at - a.start), Unit::Ns),
-                       "since the run started"});
-  const std::optional<double> delay =
-      tl.launch_delay.count ? std::optional<double>(tl.launch_delay.median) : std::nullopt;  // none: undefined
-  s.lines.push_back({"launch_delay_median", "Launch to start (median)", opt_num(delay, Unit::Ns),
-                     "kernel start minus its launch call's start, " + plural(tl.launch_delay.count, "kernel", "kernels")});
+    s.lines.push_back({"context_creation_at", "Context created at",
+                       num(double(a.context_creation_at - a.start), Unit::Ns), "since the run started"});
+  const std::optional<double> delay = tl.launch_delay.count ? std::optional<double>(tl.launch_delay.median)
+                                                            : std::nullopt;  // none: undefined
+  s.lines.push_back(
+      {"launch_delay_median", "Launch to start (median)", opt_num(delay, Unit::Ns),
+       "kernel start minus its launch call's start, " + plural(tl.launch_delay.count, "kernel", "kernels")});
   s.tables.push_back(attribution_table(a));
   if (inputs.steady) s.tables.back().title = "Steady-state time by activity of the main thread";
   s.tables.push_back(device_table(tl));
-  const TimeNs origin = trace.run.start > 0 ? trace.run.start : (tl.devices.empty() ? 0 : tl.devices.front().first_start);
+  const TimeNs origin = trace.run.start > 0 ? trace.run.start
+                                            : (tl.devices.empty() ? 0 : tl.devices.front().first_start);
   s.tables.push_back(gap_table(tl, origin, std::min<size_t>(top == 0 ? 10 : top, 10)));
   return s;
 }

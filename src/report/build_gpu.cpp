@@ -23,8 +23,7 @@ Section build_kernel_section(const std::vector<analysis::KernelGroup>& groups, s
   timing.key = "kernel_time";
   timing.title = "Kernel time";
   timing.columns = {text_column("name", "Kernel", TextStyle::Identifier),
-                    num_column("time_percent", "Time %", Unit::Percent),
-                    num_column("total", "Total", Unit::Ns),
+                    num_column("time_percent", "Time %", Unit::Percent), num_column("total", "Total", Unit::Ns),
                     num_column("count", "Count", Unit::Count)};
   add_stats_columns(timing, true);
 
@@ -42,14 +41,16 @@ Section build_kernel_section(const std::vector<analysis::KernelGroup>& groups, s
 
   for (size_t i = 0; i < groups.size(); ++i) {
     const auto& g = groups[i];
-    std::vector<Cell> row = {text(g.name), opt_num(analysis::share_percent(g.duration.total, all_kernels_ns), Unit::Percent),
+    std::vector<Cell> row = {text(g.name),
+                             opt_num(analysis::share_percent(g.duration.total, all_kernels_ns), Unit::Percent),
                              num(g.duration.total, Unit::Ns), num(static_cast<double>(g.duration.count), Unit::Count)};
     add_stats_cells(row, g.duration, true);
     timing.rows.push_back(std::move(row));
 
     const auto& c = g.config;
-    config.rows.push_back({text(g.name), text(dims(c.grid)), text(dims(c.block)), num(c.registers_per_thread, Unit::Count),
-                           num(c.static_shared_bytes, Unit::Bytes), num(c.dynamic_shared_bytes, Unit::Bytes),
+    config.rows.push_back({text(g.name), text(dims(c.grid)), text(dims(c.block)),
+                           num(c.registers_per_thread, Unit::Count), num(c.static_shared_bytes, Unit::Bytes),
+                           num(c.dynamic_shared_bytes, Unit::Bytes),
                            num(static_cast<double>(g.distinct_configs), Unit::Count)});
     if (top == 0 || i < top) any_varies |= g.distinct_configs > 1;
   }
@@ -81,7 +82,8 @@ Section build_memory_section(const Trace& trace, size_t top) {
     const double n = static_cast<double>(g.count);
     t.rows.push_back({text(g.label), num(n, Unit::Count), num(static_cast<double>(g.bytes), Unit::Bytes),
                       num(static_cast<double>(g.bytes) / n, Unit::Bytes), num(static_cast<double>(g.time_ns), Unit::Ns),
-                      num(static_cast<double>(g.time_ns) / n, Unit::Ns), opt_num(g.bandwidth_bps, Unit::BytesPerSecond)});
+                      num(static_cast<double>(g.time_ns) / n, Unit::Ns),
+                      opt_num(g.bandwidth_bps, Unit::BytesPerSecond)});
   }
   if (!t.rows.empty()) t.notes.push_back("Bandwidth: total bytes / total GPU-side time of the group.");
   mark_not_in_source(t, trace, kGapCopyMemoryKinds);

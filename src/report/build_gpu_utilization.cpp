@@ -79,23 +79,27 @@ std::optional<Section> build_gpu_utilization_section(const Trace& trace) {
     stats.key = several ? fmt::format("gpu_metrics_{}_{}", d.pid, d.device) : "gpu_metrics";
     stats.title = "Sampled metrics, " + who;
     // Mean..Max hold each metric's own unit; the Unit column names it for machines (JSON).
-    stats.columns = {text_column("metric", "Metric"), text_column("unit", "Unit"), num_column("samples", "Samples", Unit::Count),
-                     num_column("mean", "Mean", Unit::Plain), num_column("p50", "P50", Unit::Plain),
-                     num_column("p95", "P95", Unit::Plain), num_column("max", "Max", Unit::Plain),
+    stats.columns = {text_column("metric", "Metric"),
+                     text_column("unit", "Unit"),
+                     num_column("samples", "Samples", Unit::Count),
+                     num_column("mean", "Mean", Unit::Plain),
+                     num_column("p50", "P50", Unit::Plain),
+                     num_column("p95", "P95", Unit::Plain),
+                     num_column("max", "Max", Unit::Plain),
                      text_column("over_time", "Over time")};
     for (const auto& m : d.metrics) {
       const Unit u = report_unit(m.unit);
-      stats.rows.push_back({text(m.label), text(unit_name(u)), num(double(m.samples), Unit::Count), num(m.mean, u), num(m.p50, u),
-                            num(m.p95, u), num(m.max, u), text(sparkline(m))});
+      stats.rows.push_back({text(m.label), text(unit_name(u)), num(double(m.samples), Unit::Count), num(m.mean, u),
+                            num(m.p50, u), num(m.p95, u), num(m.max, u), text(sparkline(m))});
     }
     const TimeNs span = d.end - d.start;
     // NVML GPM's values (gpm__*) are NVML's own definitions over GPM's ~100 ms windows.
     const bool gpm = !d.metrics.empty() && d.metrics.front().metric.rfind("gpm__", 0) == 0;
-    stats.notes.push_back(fmt::format("{}amples every {} over {}; P95 by nearest rank. Over time: {} equal buckets, "
-                                      "first to last sample; percentages on a 0-100% scale, rates on 0 to their "
-                                      "largest bucket.",
-                                      gpm ? "NVML GPM s" : "S", format_duration(double(d.interval_ns)),
-                                      format_duration(double(span)), buckets));
+    stats.notes.push_back(fmt::format(
+        "{}amples every {} over {}; P95 by nearest rank. Over time: {} equal buckets, "
+        "first to last sample; percentages on a 0-100% scale, rates on 0 to their "
+        "largest bucket.",
+        gpm ? "NVML GPM s" : "S", format_duration(double(d.interval_ns)), format_duration(double(span)), buckets));
     s.tables.push_back(std::move(stats));
 
     Table series;
@@ -110,9 +114,10 @@ std::optional<Section> build_gpu_utilization_section(const Trace& trace) {
       for (const auto& m : d.metrics) row.push_back(num(m.buckets[b], report_unit(m.unit)));
       series.rows.push_back(std::move(row));
     }
-    series.notes.push_back(fmt::format("From: bucket start since the {}; each value is the mean of the samples in the "
-                                       "bucket, weighted by their overlap with it ('-': no sample).",
-                                       origin == trace.run.start ? "run started" : "first sample"));
+    series.notes.push_back(
+        fmt::format("From: bucket start since the {}; each value is the mean of the samples in the "
+                    "bucket, weighted by their overlap with it ('-': no sample).",
+                    origin == trace.run.start ? "run started" : "first sample"));
     s.tables.push_back(std::move(series));
   }
   return s;

@@ -15,8 +15,7 @@ Section build_api_section(const Trace& trace, size_t top) {
     t.key = runtime ? "runtime_api" : "driver_api";
     t.title = runtime ? "CUDA runtime API" : "CUDA driver API";
     t.columns = {text_column("name", "Function", TextStyle::Identifier),
-                 num_column("time_percent", "Time %", Unit::Percent),
-                 num_column("total", "Total", Unit::Ns),
+                 num_column("time_percent", "Time %", Unit::Percent), num_column("total", "Total", Unit::Ns),
                  num_column("calls", "Calls", Unit::Count)};
     add_stats_columns(t, false);
     for (const auto& g : summary.rows) {
@@ -44,9 +43,11 @@ Section build_api_section(const Trace& trace, size_t top) {
                  num_column("avg", "Avg", Unit::Ns)};
     for (const auto& g : counted)
       t.rows.push_back({text(g.name), text(to_string(g.domain)), num(static_cast<double>(g.calls), Unit::Count),
-                        num(g.total_ns, Unit::Ns), num(g.calls ? g.total_ns / static_cast<double>(g.calls) : 0, Unit::Ns)});
-    t.notes.push_back("Captured with --api lean: pure queries (cudaGetDevice, cudaGetLastError, ...) got no per-call "
-                      "record; their calls were counted and timed, and each one's first call is in the table above.");
+                        num(g.total_ns, Unit::Ns),
+                        num(g.calls ? g.total_ns / static_cast<double>(g.calls) : 0, Unit::Ns)});
+    t.notes.push_back(
+        "Captured with --api lean: pure queries (cudaGetDevice, cudaGetLastError, ...) got no per-call "
+        "record; their calls were counted and timed, and each one's first call is in the table above.");
     limit_rows(t, top);
     s.tables.push_back(std::move(t));
   }

@@ -12,7 +12,7 @@
 namespace gpuscope::report {
 namespace {
 
-constexpr size_t kStallColumns = 3;           // reasons shown per kernel
+constexpr size_t kStallColumns = 3;            // reasons shown per kernel
 constexpr double kExplainStallPercent = 20.0;  // 2nd/3rd reasons explained from this share on
 constexpr double kSecondaryFlopsShare = 0.05;  // other precisions noted from 5 % of the dominant one's FLOPs
 
@@ -60,15 +60,17 @@ std::optional<Section> build_warp_stall_section(const std::vector<KernelMetrics>
     if (!shown(t, top)) continue;
     for (size_t i = 0; i < std::min(kStallColumns, w.reasons.size()); ++i) {
       const auto& r = w.reasons[i];
-      if ((i == 0 || r.percent >= kExplainStallPercent) && std::find(explain.begin(), explain.end(), r.reason) == explain.end())
+      if ((i == 0 || r.percent >= kExplainStallPercent) &&
+          std::find(explain.begin(), explain.end(), r.reason) == explain.end())
         explain.push_back(r.reason);
     }
   }
   if (t.rows.empty()) return std::nullopt;
   limit_rows(t, top);
-  t.notes.push_back("Cycles/instr: a warp's cycles between two issued instructions. Share: warps stalled for that "
-                    "reason per issued instruction, as a share of all stall cycles (the issuing cycle excluded). A "
-                    "stall costs time only when no other warp can issue meanwhile.");
+  t.notes.push_back(
+      "Cycles/instr: a warp's cycles between two issued instructions. Share: warps stalled for that "
+      "reason per issued instruction, as a share of all stall cycles (the issuing cycle excluded). A "
+      "stall costs time only when no other warp can issue meanwhile.");
   for (const std::string& reason : explain) {
     const analysis::StallGuidance* g = analysis::stall_guidance(reason);
     if (g) t.notes.push_back(fmt::format("{}: {}. Try: {}.", reason, g->meaning, g->advice));
@@ -106,18 +108,22 @@ std::optional<Section> build_tensor_section(const std::vector<KernelMetrics>& ke
                       opt_num(rate, Unit::FlopsPerSecond), u.ops.empty() ? Cell{} : text(tensor_mix(u)),
                       opt_num(fp16, Unit::Count), opt_num(fp32, Unit::Count)});
     if (u.half_math_without_tensor && shown(t, top))
-      flagged.push_back(fmt::format("{}: FP16 math on the FMA pipe and no tensor-core operation, at an intensity a "
-                                    "matrix product has; if it multiplies matrices, tensor cores run that math many "
-                                    "times faster (rule fp16_without_tensor_cores).", k.values.name));
+      flagged.push_back(
+          fmt::format("{}: FP16 math on the FMA pipe and no tensor-core operation, at an intensity a "
+                      "matrix product has; if it multiplies matrices, tensor cores run that math many "
+                      "times faster (rule fp16_without_tensor_cores).",
+                      k.values.name));
   }
   if (t.rows.empty()) return std::nullopt;
   limit_rows(t, top);
-  t.notes.push_back("Tensor FLOPs: tensor-core operations (sm__ops_path_tensor_src_*) as ncu counts them, INT8 left "
-                    "out (By precision includes it). FMA-pipe: FLOPs of add + mul + 2 x fma instructions.");
+  t.notes.push_back(
+      "Tensor FLOPs: tensor-core operations (sm__ops_path_tensor_src_*) as ncu counts them, INT8 left "
+      "out (By precision includes it). FMA-pipe: FLOPs of add + mul + 2 x fma instructions.");
   if (incomplete)
-    t.notes.push_back("'-' Tensor FLOPs: this chip lacks some of the tensor-op counters of gpuscope's sets (they are "
-                      "Hopper's; Ada and Ampere count FP16 by destination precision), so its tensor FLOPs are unknown "
-                      "and it has no roofline point; the tensor pipe's activity is measured.");
+    t.notes.push_back(
+        "'-' Tensor FLOPs: this chip lacks some of the tensor-op counters of gpuscope's sets (they are "
+        "Hopper's; Ada and Ampere count FP16 by destination precision), so its tensor FLOPs are unknown "
+        "and it has no roofline point; the tensor pipe's activity is measured.");
   for (std::string& f : flagged) t.notes.push_back(std::move(f));
   Section s;
   s.key = "tensor_cores";
@@ -141,8 +147,11 @@ std::optional<Section> build_roofline_section(const std::vector<KernelMetrics>& 
   Table ai;
   ai.key = "arithmetic_intensity";
   ai.title = "Arithmetic intensity, FLOPs per byte moved";
-  ai.columns = {kernel_column(), num_column("flops", "FLOPs", Unit::Count), num_column("dram", "DRAM", Unit::FlopsPerByte),
-                num_column("l2", "L2", Unit::FlopsPerByte), num_column("l1", "L1", Unit::FlopsPerByte),
+  ai.columns = {kernel_column(),
+                num_column("flops", "FLOPs", Unit::Count),
+                num_column("dram", "DRAM", Unit::FlopsPerByte),
+                num_column("l2", "L2", Unit::FlopsPerByte),
+                num_column("l1", "L1", Unit::FlopsPerByte),
                 num_column("dram_ridge", "DRAM ridge", Unit::FlopsPerByte)};
   std::vector<std::string> notes;
   bool no_peaks = false, tensor_without_peak = false;
@@ -155,7 +164,8 @@ std::optional<Section> build_roofline_section(const std::vector<KernelMetrics>& 
                            opt_num(none, Unit::FlopsPerSecond), opt_num(none, Unit::FlopsPerSecond),
                            opt_num(none, Unit::Percent), Cell{}, Cell{}});
       ai.rows.push_back({text(k.values.name), num(0, Unit::Count), opt_num(none, Unit::FlopsPerByte),
-                         opt_num(none, Unit::FlopsPerByte), opt_num(none, Unit::FlopsPerByte), opt_num(none, Unit::FlopsPerByte)});
+                         opt_num(none, Unit::FlopsPerByte), opt_num(none, Unit::FlopsPerByte),
+                         opt_num(none, Unit::FlopsPerByte)});
       continue;
     }
     const auto& p = r.precisions.front();
@@ -175,27 +185,31 @@ std::optional<Section> build_roofline_section(const std::vector<KernelMetrics>& 
     if (!shown(roof, top)) continue;
     tensor_without_peak |= p.precision == "Tensor" && !p.peak;
     no_peaks |= p.precision != "Tensor" && !r.attainable;
-    if (!p.mix.empty()) notes.push_back(fmt::format("{}: tensor peak of the instructions it ran: {}.", k.values.name, p.mix));
+    if (!p.mix.empty())
+      notes.push_back(fmt::format("{}: tensor peak of the instructions it ran: {}.", k.values.name, p.mix));
     std::string others;
     for (size_t i = 1; i < r.precisions.size(); ++i) {
       const auto& q = r.precisions[i];
       if (q.flops < kSecondaryFlopsShare * p.flops) continue;  // an epilogue's few FLOPs are not worth a line
       others += fmt::format("{}{} {}", others.empty() ? "" : ", ", q.precision, format_flops_rate(q.achieved));
-      if (q.peak && *q.peak > 0) others += fmt::format(" ({} of its peak)", format_percent(q.achieved / *q.peak * 100.0));
+      if (q.peak && *q.peak > 0)
+        others += fmt::format(" ({} of its peak)", format_percent(q.achieved / *q.peak * 100.0));
     }
     if (!others.empty()) notes.push_back(fmt::format("{} also runs {}.", k.values.name, others));
   }
   if (roof.rows.empty()) return std::nullopt;
   limit_rows(roof, top);
   limit_rows(ai, top);
-  roof.notes.push_back("FLOPs: add + mul + 2 x fma instructions of the precision with the most FLOPs (tensor: tensor-core "
-                       "operations). Attainable: min(peak, intensity x bandwidth at DRAM, L2 and L1) from the peaks the "
-                       "capture measured; Of roof: achieved / attainable. Region: DRAM intensity below the DRAM ridge "
-                       "(peak / DRAM bandwidth) is memory-bound, above it compute-bound.");
+  roof.notes.push_back(
+      "FLOPs: add + mul + 2 x fma instructions of the precision with the most FLOPs (tensor: tensor-core "
+      "operations). Attainable: min(peak, intensity x bandwidth at DRAM, L2 and L1) from the peaks the "
+      "capture measured; Of roof: achieved / attainable. Region: DRAM intensity below the DRAM ridge "
+      "(peak / DRAM bandwidth) is memory-bound, above it compute-bound.");
   if (no_peaks) roof.notes.push_back("No roof where the peaks were not collected (the roofline set measures them).");
   if (tensor_without_peak)
-    roof.notes.push_back("Tensor: no roof without the peaks of the tensor instruction paths (wgmma, mma.sync by precision "
-                         "and sparsity), which the roofline set collects on Hopper.");
+    roof.notes.push_back(
+        "Tensor: no roof without the peaks of the tensor instruction paths (wgmma, mma.sync by precision "
+        "and sparsity), which the roofline set collects on Hopper.");
   for (std::string& n : notes) roof.notes.push_back(std::move(n));
   Section s;
   s.key = "roofline";

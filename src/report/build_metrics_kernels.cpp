@@ -50,19 +50,23 @@ std::optional<Section> build_sol_section(const std::vector<KernelMetrics>& kerne
     if (!k.sol) continue;
     const auto& s = *k.sol;
     if (top == 0 || t.rows.size() < top) seen[static_cast<int>(s.bound)] = true;
-    t.rows.push_back({text(k.values.name), num(double(k.values.profiled), Unit::Count), num(k.values.duration_ns(), Unit::Ns),
-                      num(s.sm_percent, Unit::Percent), num(s.memory_percent, Unit::Percent), opt_num(s.dram_percent, Unit::Percent),
+    t.rows.push_back({text(k.values.name), num(double(k.values.profiled), Unit::Count),
+                      num(k.values.duration_ns(), Unit::Ns), num(s.sm_percent, Unit::Percent),
+                      num(s.memory_percent, Unit::Percent), opt_num(s.dram_percent, Unit::Percent),
                       opt_num(s.l2_percent, Unit::Percent), opt_num(s.l1_percent, Unit::Percent),
                       s.busiest_unit.empty() ? Cell{} : text(s.busiest_unit), text(analysis::to_string(s.bound))});
   }
   if (t.rows.empty()) return std::nullopt;
   limit_rows(t, top);
-  t.notes.push_back("Medians over the profiled launches of each kernel's most common configuration. Duration: "
-                    "gpu__time_duration when collected, else traced. Percent of peak over the kernel's duration "
-                    "(L1/TEX: over its active cycles); Memory is the busiest memory unit as ncu reports it.");
-  t.notes.push_back("Bound: the higher of SM and Memory at >= 60% of peak decides (both within 10 points: compute and "
-                    "memory); neither at 60%: latency.");
-  for (analysis::Bound b : {analysis::Bound::Latency, analysis::Bound::Memory, analysis::Bound::Compute, analysis::Bound::Balanced})
+  t.notes.push_back(
+      "Medians over the profiled launches of each kernel's most common configuration. Duration: "
+      "gpu__time_duration when collected, else traced. Percent of peak over the kernel's duration "
+      "(L1/TEX: over its active cycles); Memory is the busiest memory unit as ncu reports it.");
+  t.notes.push_back(
+      "Bound: the higher of SM and Memory at >= 60% of peak decides (both within 10 points: compute and "
+      "memory); neither at 60%: latency.");
+  for (analysis::Bound b :
+       {analysis::Bound::Latency, analysis::Bound::Memory, analysis::Bound::Compute, analysis::Bound::Balanced})
     if (seen[static_cast<int>(b)]) t.notes.push_back(std::string("Bound ") + bound_guidance(b));
   Section s;
   s.key = "speed_of_light";
@@ -95,28 +99,32 @@ std::optional<Section> build_memory_workload_section(const std::vector<KernelMet
     const auto& m = *k.memory;
     std::optional<double> of_peak;
     if (m.dram_bandwidth && m.dram_peak_bandwidth) of_peak = *m.dram_bandwidth / *m.dram_peak_bandwidth * 100.0;
-    t.rows.push_back({text(k.values.name), opt_num(m.dram_read_bytes, Unit::Bytes), opt_num(m.dram_write_bytes, Unit::Bytes),
-                      opt_num(m.dram_bandwidth, Unit::BytesPerSecond), opt_num(of_peak, Unit::Percent),
-                      opt_num(m.l1_hit_percent, Unit::Percent), opt_num(m.l2_hit_percent, Unit::Percent),
-                      opt_num(m.l2_read_sectors, Unit::Count), opt_num(m.l2_write_sectors, Unit::Count)});
+    t.rows.push_back({text(k.values.name), opt_num(m.dram_read_bytes, Unit::Bytes),
+                      opt_num(m.dram_write_bytes, Unit::Bytes), opt_num(m.dram_bandwidth, Unit::BytesPerSecond),
+                      opt_num(of_peak, Unit::Percent), opt_num(m.l1_hit_percent, Unit::Percent),
+                      opt_num(m.l2_hit_percent, Unit::Percent), opt_num(m.l2_read_sectors, Unit::Count),
+                      opt_num(m.l2_write_sectors, Unit::Count)});
     if (m.shared_load_conflicts || m.shared_store_conflicts)
       c.rows.push_back({text(k.values.name), opt_num(m.shared_load_conflicts, Unit::Count),
-                        opt_num(m.shared_store_conflicts, Unit::Count), opt_num(m.conflict_cycle_percent, Unit::Percent)});
+                        opt_num(m.shared_store_conflicts, Unit::Count),
+                        opt_num(m.conflict_cycle_percent, Unit::Percent)});
   }
   if (t.rows.empty()) return std::nullopt;
   limit_rows(t, top);
-  t.notes.push_back("DRAM BW: DRAM bytes read + written / duration; % of peak against the DRAM peak (peak bytes per "
-                    "cycle x DRAM clock) when the roofline set was collected. L2 sectors: 32-byte sectors the SMs read "
-                    "and wrote in L2.");
+  t.notes.push_back(
+      "DRAM BW: DRAM bytes read + written / duration; % of peak against the DRAM peak (peak bytes per "
+      "cycle x DRAM clock) when the roofline set was collected. L2 sectors: 32-byte sectors the SMs read "
+      "and wrote in L2.");
   Section s;
   s.key = "memory_workload";
   s.title = "Memory workload";
   s.tables.push_back(std::move(t));
   if (!c.rows.empty()) {
     limit_rows(c, top);
-    c.notes.push_back("% of SM cycles: each conflict is one extra shared-memory wavefront, one cycle of the SM's "
-                      "shared-memory pipe; conflicts / (SM active cycles x SMs). From 5% on, shared_bank_conflicts "
-                      "estimates what they cost.");
+    c.notes.push_back(
+        "% of SM cycles: each conflict is one extra shared-memory wavefront, one cycle of the SM's "
+        "shared-memory pipe; conflicts / (SM active cycles x SMs). From 5% on, shared_bank_conflicts "
+        "estimates what they cost.");
     s.tables.push_back(std::move(c));
   }
   return s;
@@ -145,14 +153,16 @@ std::optional<Section> build_achieved_occupancy_section(const std::vector<Kernel
                       opt_num(warps, Unit::Plain), o ? text(analysis::to_string(o->limiter)) : text("unknown"),
                       o ? num(std::round(o->waves * 100) / 100, Unit::Plain) : opt_num(kNone, Unit::Plain)});
     if (a.large_gap && (top == 0 || t.rows.size() <= top))
-      gaps.push_back(fmt::format("{}: achieved {} of {} theoretical: {}.", k.values.name, format_percent(a.achieved_percent),
-                                 format_percent(o->occupancy_percent), a.explanation));
+      gaps.push_back(fmt::format("{}: achieved {} of {} theoretical: {}.", k.values.name,
+                                 format_percent(a.achieved_percent), format_percent(o->occupancy_percent),
+                                 a.explanation));
   }
   if (t.rows.empty()) return std::nullopt;
   limit_rows(t, top);
-  t.notes.push_back("Achieved: warps resident per SM over its active cycles (sm__warps_active), as a share of the "
-                    "maximum; theoretical, limiter and waves as in Launch configuration. Below 80% of theoretical and "
-                    "10+ points lower is a large gap: uneven work, a tail, or a grid or kernel too small to fill the GPU.");
+  t.notes.push_back(
+      "Achieved: warps resident per SM over its active cycles (sm__warps_active), as a share of the "
+      "maximum; theoretical, limiter and waves as in Launch configuration. Below 80% of theoretical and "
+      "10+ points lower is a large gap: uneven work, a tail, or a grid or kernel too small to fill the GPU.");
   for (std::string& g : gaps) t.notes.push_back(std::move(g));
   Section s;
   s.key = "achieved_occupancy";
@@ -173,12 +183,16 @@ std::vector<Section> build_kernel_metric_sections(const Trace& trace, size_t top
   // Said once, in the first metric section: which kernels have no metrics, or only of other configurations.
   const size_t groups = analysis::summarize_kernels(trace).size();
   if (groups > kernels.size())
-    out.front().notes.push_back(fmt::format("{} without metrics (not profiled, or their measurement failed: see Data "
-                                            "quality).", plural(groups - kernels.size(), "kernel", "kernels")));
+    out.front().notes.push_back(
+        fmt::format("{} without metrics (not profiled, or their measurement failed: see Data "
+                    "quality).",
+                    plural(groups - kernels.size(), "kernel", "kernels")));
   for (const KernelMetrics& k : kernels)
     if (k.values.all_configs)
-      out.front().notes.push_back(fmt::format("{}: no launch of its most common configuration was measured; its "
-                                              "medians are over its other configurations.", k.values.name));
+      out.front().notes.push_back(
+          fmt::format("{}: no launch of its most common configuration was measured; its "
+                      "medians are over its other configurations.",
+                      k.values.name));
   return out;
 }
 

@@ -46,8 +46,7 @@ void add_metric_collection_lines(Section& quality, const Trace& trace) {
     if (ok(*m)) {
       l.value = text(kernel && m->kernels_failed ? "partial" : "ok");
       l.note = details(*m);
-      if (kernel && m->kernels_failed)
-        l.note += ": failed launches have no metrics; their timings are in the trace";
+      if (kernel && m->kernels_failed) l.note += ": failed launches have no metrics; their timings are in the trace";
     } else {
       l.value = text("failed");
       l.note = fmt::format("pid {}: {}; the trace was still captured, without {}", m->pid, m->status,

@@ -8,8 +8,8 @@
 
 #include "gpuscope/analysis_host_ops.h"
 #include "gpuscope/analysis_modules.h"
-#include "report/units.h"
 #include "report/builder.h"
+#include "report/units.h"
 
 namespace gpuscope::report {
 
@@ -22,21 +22,26 @@ Table ops_by_self(const analysis::HostOpSummary& summary, size_t top) {
   Table t;
   t.key = "ops_by_self_gpu";
   t.title = "Ops by self GPU time";
-  t.columns = {text_column("name", "Op", TextStyle::Identifier), text_column("category", "Category"),
-               num_column("calls", "Calls", Unit::Count), num_column("self_gpu", "Self GPU", Unit::Ns),
-               num_column("self_gpu_percent", "Self %", Unit::Percent), num_column("total_gpu", "Total GPU", Unit::Ns),
-               num_column("kernels", "Kernels", Unit::Count), num_column("cpu", "CPU time", Unit::Ns)};
+  t.columns = {text_column("name", "Op", TextStyle::Identifier),
+               text_column("category", "Category"),
+               num_column("calls", "Calls", Unit::Count),
+               num_column("self_gpu", "Self GPU", Unit::Ns),
+               num_column("self_gpu_percent", "Self %", Unit::Percent),
+               num_column("total_gpu", "Total GPU", Unit::Ns),
+               num_column("kernels", "Kernels", Unit::Count),
+               num_column("cpu", "CPU time", Unit::Ns)};
   for (const analysis::OpGroup& g : summary.ops) {
     if (!(g.self_gpu_ns > 0)) break;  // sorted by self time: the rest launched nothing themselves
-    t.rows.push_back({text(g.name), text(g.category), num(static_cast<double>(g.calls), Unit::Count),
-                      num(g.self_gpu_ns, Unit::Ns), opt_num(analysis::share_percent(g.self_gpu_ns, summary.gpu_ns), Unit::Percent),
-                      num(g.total_gpu_ns, Unit::Ns), num(static_cast<double>(g.kernels), Unit::Count),
-                      num(g.cpu_ns, Unit::Ns)});
+    t.rows.push_back(
+        {text(g.name), text(g.category), num(static_cast<double>(g.calls), Unit::Count), num(g.self_gpu_ns, Unit::Ns),
+         opt_num(analysis::share_percent(g.self_gpu_ns, summary.gpu_ns), Unit::Percent), num(g.total_gpu_ns, Unit::Ns),
+         num(static_cast<double>(g.kernels), Unit::Count), num(g.cpu_ns, Unit::Ns)});
   }
   t.empty_text = "no GPU work is linked to an op";
   if (!t.rows.empty())
-    t.notes.push_back("Self GPU: kernels, copies and memsets the op launched itself; Total GPU: with those of the ops "
-                      "nested in it. Self %: share of all GPU work time. CPU time: the op's own span on its thread.");
+    t.notes.push_back(
+        "Self GPU: kernels, copies and memsets the op launched itself; Total GPU: with those of the ops "
+        "nested in it. Self %: share of all GPU work time. CPU time: the op's own span on its thread.");
   limit_rows(t, top);
   return t;
 }
@@ -81,9 +86,10 @@ Table phase_split(const analysis::HostOpSummary& summary) {
   const double outside = summary.gpu_ns - summary.linked_gpu_ns;
   t.rows.push_back({text("Not in any op"), num(outside, Unit::Ns),
                     opt_num(analysis::share_percent(outside, summary.gpu_ns), Unit::Percent), Cell{}});
-  t.notes.push_back("Backward: ops on a backward node (autograd::engine::evaluate_function, *Backward*, "
-                    "AccumulateGrad) and all ops in them; Optimizer: ops inside Optimizer.* ranges; Forward: the "
-                    "other ops. The rows add up to GPU work time.");
+  t.notes.push_back(
+      "Backward: ops on a backward node (autograd::engine::evaluate_function, *Backward*, "
+      "AccumulateGrad) and all ops in them; Optimizer: ops inside Optimizer.* ranges; Forward: the "
+      "other ops. The rows add up to GPU work time.");
   return t;
 }
 
@@ -102,7 +108,8 @@ Table op_kernels(const analysis::HostOpSummary& summary, size_t top) {
     for (size_t i = 0; i < g.top_kernels.size() && i < kKernelsPerOp; ++i) {
       const analysis::OpKernel& k = g.top_kernels[i];
       t.rows.push_back({text(g.name), text(k.name), num(static_cast<double>(k.launches), Unit::Count),
-                        num(k.gpu_ns, Unit::Ns), opt_num(analysis::share_percent(k.gpu_ns, g.self_gpu_ns), Unit::Percent)});
+                        num(k.gpu_ns, Unit::Ns),
+                        opt_num(analysis::share_percent(k.gpu_ns, g.self_gpu_ns), Unit::Percent)});
     }
   }
   t.empty_text = "no kernel is linked to an op";
@@ -118,11 +125,13 @@ std::optional<Section> build_ops_section(const Trace& trace, size_t top) {
   const analysis::HostOpSummary summary = analysis::summarize_host_ops(trace);
   Section s;
   s.key = "ops";
-  const bool torch = trace.run.host_ops_source == kHostOpsFromTorchProfiler || trace.run.host_ops_source == kHostOpsFromNvtx;
+  const bool torch = trace.run.host_ops_source == kHostOpsFromTorchProfiler ||
+                     trace.run.host_ops_source == kHostOpsFromNvtx;
   s.title = torch ? "PyTorch ops" : "Framework ops";
   if (trace.run.host_ops_source == kHostOpsFromNvtx)
-    s.notes.push_back("Ops from PyTorch's NVTX ranges (emit_nvtx, profile --pytorch); each CUDA call is linked to "
-                      "the innermost op range open on its thread.");
+    s.notes.push_back(
+        "Ops from PyTorch's NVTX ranges (emit_nvtx, profile --pytorch); each CUDA call is linked to "
+        "the innermost op range open on its thread.");
   s.lines.push_back({"op_instances", "Op instances", num(static_cast<double>(summary.op_instances), Unit::Count), ""});
   s.lines.push_back({"gpu", "GPU work time", num(summary.gpu_ns, Unit::Ns), "kernels, copies and memsets, summed"});
   s.lines.push_back({"linked_gpu", "Linked to an op", num(summary.linked_gpu_ns, Unit::Ns), ""});
@@ -153,7 +162,9 @@ void add_top_framework_lines(Section& s, const Trace& trace) {
   const analysis::ModuleSummary modules = analysis::summarize_modules(trace);
   // The root module holds everything: name its children when it has any.
   const bool has_children = std::any_of(modules.modules.begin(), modules.modules.end(),
-                                        [](const analysis::ModuleRow& m) { return m.path.find('.') != std::string::npos; });
+                                        [](const analysis::ModuleRow& m) {
+                                          return m.path.find('.') != std::string::npos;
+                                        });
   std::string top_modules;
   shown = 0;
   for (const analysis::ModuleRow& m : modules.modules) {
@@ -162,8 +173,8 @@ void add_top_framework_lines(Section& s, const Trace& trace) {
     top_modules += (shown++ ? ", " : "") + m.path + " " + format_duration(m.total_gpu_ns());
   }
   if (!top_modules.empty())
-    s.lines.push_back({"top_modules", "Top modules (GPU time)", text(top_modules),
-                       "forward + backward; see PyTorch modules"});
+    s.lines.push_back(
+        {"top_modules", "Top modules (GPU time)", text(top_modules), "forward + backward; see PyTorch modules"});
 }
 
 }  // namespace gpuscope::report

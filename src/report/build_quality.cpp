@@ -23,9 +23,9 @@ Section build_quality_section(const analysis::DataQuality& q, TimeNs wall_ns, si
   s.lines.push_back({"status", "Status", text(q.complete() ? "complete" : "incomplete"),
                      q.complete() ? "no loss, truncation or capture problem recorded" : ""});
 
-  s.lines.push_back({"truncated_processes", "Truncated processes",
-                     num(static_cast<double>(q.truncated_pids.size()), Unit::Count),
-                     q.truncated_pids.empty() ? "" : "no clean shutdown, tail lost: pid " + join_pids(q.truncated_pids)});
+  s.lines.push_back(
+      {"truncated_processes", "Truncated processes", num(static_cast<double>(q.truncated_pids.size()), Unit::Count),
+       q.truncated_pids.empty() ? "" : "no clean shutdown, tail lost: pid " + join_pids(q.truncated_pids)});
 
   std::string problems;
   for (const auto& p : q.capture_problems)
@@ -49,15 +49,14 @@ Section build_quality_section(const analysis::DataQuality& q, TimeNs wall_ns, si
   auto overhead_share = analysis::share_percent(static_cast<double>(q.cupti_overhead_ns), static_cast<double>(wall_ns));
   std::string overhead_note = plural(q.overhead_records, "overhead record", "overhead records");
   if (overhead_share) overhead_note += ", " + format_percent(*overhead_share) + " of wall time";
-  s.lines.push_back({"cupti_overhead", "CUPTI overhead", num(static_cast<double>(q.cupti_overhead_ns), Unit::Ns),
-                     overhead_note});
+  s.lines.push_back(
+      {"cupti_overhead", "CUPTI overhead", num(static_cast<double>(q.cupti_overhead_ns), Unit::Ns), overhead_note});
 
   Table t;
   t.key = "losses";
   t.title = "Recorded losses";
   t.empty_text = "none recorded";
-  t.columns = {text_column("what", "What"), num_column("count", "Count", Unit::Count),
-               text_column("pids", "PIDs"),
+  t.columns = {text_column("what", "What"), num_column("count", "Count", Unit::Count), text_column("pids", "PIDs"),
                text_column("detail", "Detail", TextStyle::Prose)};
   for (const auto& loss : q.losses)
     t.rows.push_back({text(loss.what), num(static_cast<double>(loss.count), Unit::Count), text(join_pids(loss.pids)),

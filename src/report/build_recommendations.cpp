@@ -18,7 +18,8 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
   // With steps, a start-up finding (Finding::startup) is paid once, not in every step: it is listed
   // apart, unranked, so the ranked fixes are those of the steady state.
   std::vector<analysis::Finding> findings, once;
-  for (analysis::Finding& f : analysis::run_rules(trace, inputs)) (inputs.steady && f.startup ? once : findings).push_back(std::move(f));
+  for (analysis::Finding& f : analysis::run_rules(trace, inputs))
+    (inputs.steady && f.startup ? once : findings).push_back(std::move(f));
   const auto not_run = analysis::rules_not_run(trace);
   if (!not_run.empty()) {
     // Said as a line, so it shows whether or not other rules fired.
@@ -36,7 +37,8 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
   summary.key = "recommendations";
   summary.title = "Ranked by estimated saving";
   summary.columns = {num_column("rank", "#", Unit::Count), text_column("rule", "Rule"),
-                     num_column("saving", "Est. saving", Unit::Ns), num_column("wall_percent", "% of wall", Unit::Percent)};
+                     num_column("saving", "Est. saving", Unit::Ns),
+                     num_column("wall_percent", "% of wall", Unit::Percent)};
   // With steps, the saving as a share of the steady state too: what a longer run of the same loop gains.
   // A flag and a plain double rather than an optional, whose use under the same test GCC 12 at -O2
   // takes for maybe-uninitialized.
@@ -51,12 +53,14 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
     std::vector<Cell> row{num(double(i + 1), Unit::Count), text(f.rule), opt_num(saving, Unit::Ns),
                           opt_num(share, Unit::Percent)};
     if (by_steps)  // a start-up finding's saving is no share of the steps
-      row.push_back(opt_num(saving && !f.startup ? analysis::share_percent(*saving, steady_ns) : std::nullopt, Unit::Percent));
+      row.push_back(
+          opt_num(saving && !f.startup ? analysis::share_percent(*saving, steady_ns) : std::nullopt, Unit::Percent));
     row.push_back(text(f.title));
     summary.rows.push_back(std::move(row));
   }
-  summary.notes.push_back("Savings are estimates made by re-timing the run as if the fix were applied "
-                          "(docs/rules.md); '-' means the rule cannot put a time on it.");
+  summary.notes.push_back(
+      "Savings are estimates made by re-timing the run as if the fix were applied "
+      "(docs/rules.md); '-' means the rule cannot put a time on it.");
   const auto fired = [&](const std::string& rule) {
     return std::any_of(findings.begin(), findings.end(), [&](const analysis::Finding& f) { return f.rule == rule; });
   };
@@ -65,21 +69,24 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
     for (const auto& other : f.shares_time_with)
       if (fired(other)) pairs.push_back(f.rule + " + " + other);
   if (!pairs.empty())
-    summary.notes.push_back(fmt::format("Not additive: {} count some of the same time (see each finding); the "
-                                        "other savings are on different calls and add up.",
-                                        fmt::join(pairs, ", ")));
+    summary.notes.push_back(
+        fmt::format("Not additive: {} count some of the same time (see each finding); the "
+                    "other savings are on different calls and add up.",
+                    fmt::join(pairs, ", ")));
   if (!findings.empty()) s.tables.push_back(std::move(summary));
   if (!once.empty()) {
     Table t;
     t.key = "startup_findings";
     t.title = "Paid once, at start-up (not ranked; see Start-up)";
     t.columns = {text_column("rule", "Rule"), num_column("saving", "Est. saving", Unit::Ns),
-                 num_column("wall_percent", "% of wall", Unit::Percent), text_column("title", "Finding", TextStyle::Prose)};
+                 num_column("wall_percent", "% of wall", Unit::Percent),
+                 text_column("title", "Finding", TextStyle::Prose)};
     for (const auto& f : once) {
       const auto saving = f.saving_ns ? std::optional<double>(double(*f.saving_ns)) : std::nullopt;
-      t.rows.push_back({text(f.rule), opt_num(saving, Unit::Ns),
-                        opt_num(saving ? analysis::share_percent(*saving, double(wall_ns)) : std::nullopt, Unit::Percent),
-                        text(f.title)});
+      t.rows.push_back(
+          {text(f.rule), opt_num(saving, Unit::Ns),
+           opt_num(saving ? analysis::share_percent(*saving, double(wall_ns)) : std::nullopt, Unit::Percent),
+           text(f.title)});
     }
     s.tables.push_back(std::move(t));
   }
@@ -96,7 +103,8 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
     for (const auto& e : f.evidence) t.notes.push_back("Evidence: " + e);
     t.notes.push_back("Estimate: " + f.estimate);
     for (const auto& other : f.shares_time_with)
-      if (fired(other)) t.notes.push_back("Not additive with " + other + ": both estimates count some of the same time.");
+      if (fired(other))
+        t.notes.push_back("Not additive with " + other + ": both estimates count some of the same time.");
     t.notes.push_back("Do: " + f.advice);
     t.empty_text = "rule " + f.rule;
     for (const auto& sp : f.spans) t.spans.push_back({sp.pid, sp.start, sp.end});

@@ -70,8 +70,8 @@ Table devices_table(const Trace& trace, size_t top) {
                num_column("l2_cache", "L2 cache", Unit::Bytes)};
   for (const Device& d : analysis::unique_devices(trace)) {
     t.rows.push_back({num(d.id, Unit::Plain), text(d.name.empty() ? "unknown" : d.name),
-                      text(fmt::format("{}.{}", d.compute_major, d.compute_minor)),
-                      num(d.sm_count, Unit::Count), num(static_cast<double>(d.global_memory_bytes), Unit::Bytes),
+                      text(fmt::format("{}.{}", d.compute_major, d.compute_minor)), num(d.sm_count, Unit::Count),
+                      num(static_cast<double>(d.global_memory_bytes), Unit::Bytes),
                       // CUPTI reports KB/s; the report's unit is bytes/s.
                       d.global_memory_bandwidth_kbps
                           ? num(static_cast<double>(d.global_memory_bandwidth_kbps) * 1000.0, Unit::BytesPerSecond)
@@ -94,19 +94,17 @@ Table processes_table(const Trace& trace, size_t top) {
                text_column("runtime", "Runtime"),
                text_column("command_line", "Command", TextStyle::Identifier)};
   std::vector<Process> processes = trace.processes;
-  std::sort(processes.begin(), processes.end(),
-            [](const Process& a, const Process& b) { return a.pid < b.pid; });
+  std::sort(processes.begin(), processes.end(), [](const Process& a, const Process& b) { return a.pid < b.pid; });
   // The ranks of a distributed job, where a launcher said: after the PID.
   const bool ranks = std::any_of(processes.begin(), processes.end(), [](const Process& p) { return p.rank >= 0; });
   if (ranks) t.columns.insert(t.columns.begin() + 1, text_column("rank", "Rank"));
   for (const Process& p : processes) {
     t.rows.push_back({num(p.pid, Unit::Plain), num(p.parent_pid, Unit::Plain),
                       text(p.clean_shutdown ? "clean" : "truncated"),
-                      text(p.capture_status.empty() ? "-" : p.capture_status),
-                      cuda_version(p.driver_version), cuda_version(p.runtime_version),
-                      text(p.command_line)});
+                      text(p.capture_status.empty() ? "-" : p.capture_status), cuda_version(p.driver_version),
+                      cuda_version(p.runtime_version), text(p.command_line)});
     if (!ranks) continue;
-    const std::string rank = p.rank < 0           ? "-"
+    const std::string rank = p.rank < 0         ? "-"
                              : p.world_size > 0 ? std::to_string(p.rank) + "/" + std::to_string(p.world_size)
                                                 : std::to_string(p.rank);
     t.rows.back().insert(t.rows.back().begin() + 1, text(rank));
@@ -127,7 +125,8 @@ static void add_capture_range_line(Section& s, const Trace& trace) {
   for (const CaptureWindow& w : trace.capture_windows) covered += w.end - w.start;
   const TimeNs wall = trace.run.end - trace.run.start;
   std::string note = std::to_string(trace.capture_windows.size()) + " window" +
-                     (trace.capture_windows.size() == 1 ? "" : "s") + ", " + format_duration(static_cast<double>(covered));
+                     (trace.capture_windows.size() == 1 ? "" : "s") + ", " +
+                     format_duration(static_cast<double>(covered));
   if (wall > 0) note += " of the " + format_duration(static_cast<double>(wall)) + " run";
   if (trace.capture_windows.empty()) note = "the range never opened (or the process ended before it could say)";
   s.lines.push_back({"capture_range", "Recorded only", text(range), note});
@@ -140,8 +139,8 @@ static void add_gpu_fault_lines(Section& s, const Trace& trace) {
     std::string note = "pid " + std::to_string(f.pid) + " tid " + std::to_string(f.tid);
     if (trace.run.start > 0 && f.at >= trace.run.start)
       note += ", " + format_duration(static_cast<double>(f.at - trace.run.start)) + " into the run";
-    note += "; the context is unusable from then on (" + format_count(static_cast<double>(f.failed_calls)) +
-            " call" + (f.failed_calls == 1 ? "" : "s") + " returned the error)";
+    note += "; the context is unusable from then on (" + format_count(static_cast<double>(f.failed_calls)) + " call" +
+            (f.failed_calls == 1 ? "" : "s") + " returned the error)";
     if (f.last_timed_end)
       note += ". Last GPU work with times ended " + format_duration(static_cast<double>(f.at - *f.last_timed_end)) +
               " before" + (f.last_timed_kernel.empty() ? "" : ": " + f.last_timed_kernel);
@@ -164,7 +163,8 @@ Section build_run_section(const Trace& trace, size_t top) {
   s.lines.push_back({"host", "Host", text(run.host.empty() ? "unknown" : run.host), ""});
   if (run.start > 0) s.lines.push_back({"started", "Started", text(utc_time(run.start)), ""});
   s.lines.push_back({"exit_status", "Exit status", text(exit_status(run)), ""});
-  s.lines.push_back({"processes", "Processes captured", num(static_cast<double>(trace.processes.size()), Unit::Count), ""});
+  s.lines.push_back(
+      {"processes", "Processes captured", num(static_cast<double>(trace.processes.size()), Unit::Count), ""});
   if (!run.source_tool.empty()) {
     // An imported file: the tool that wrote it, not gpuscope, captured it.
     std::string source = run.source_tool + (run.source_version.empty() ? "" : " " + run.source_version);

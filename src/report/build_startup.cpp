@@ -23,8 +23,9 @@ std::optional<Section> build_startup_section(const Trace& trace, const std::opti
                      u.until_first_step ? "run start to the first step" : "run start to the first kernel launch"});
   s.lines.push_back({"wall_percent", "Share of wall time",
                      opt_num(analysis::share_percent(length, static_cast<double>(u.wall_ns)), Unit::Percent), ""});
-  s.lines.push_back({"before_cuda", "Before the first CUDA call", ns(u.before_cuda_ns),
-                     share(u.before_cuda_ns) + "; interpreter, imports, model build: host code the trace cannot see into"});
+  s.lines.push_back(
+      {"before_cuda", "Before the first CUDA call", ns(u.before_cuda_ns),
+       share(u.before_cuda_ns) + "; interpreter, imports, model build: host code the trace cannot see into"});
   s.lines.push_back({"context_creation", "CUDA context creation", ns(u.context_creation_ns),
                      share(u.context_creation_ns) + "; excess of the first call that needed a context"});
   s.lines.push_back({"loading", "Module and library loading", ns(u.loading_ns),
@@ -37,15 +38,17 @@ std::optional<Section> build_startup_section(const Trace& trace, const std::opti
                      "alongside the host time above, not part of its sum"});
   if (u.warmup_excess_ns) {
     s.lines.push_back({"first_step", "First step", ns(*u.first_step_ns), ""});
-    s.lines.push_back({"steady_median", "Steady step (median)", ns(*u.steady_median_ns), "steps 2.." + std::to_string(steady->steps)});
+    s.lines.push_back({"steady_median", "Steady step (median)", ns(*u.steady_median_ns),
+                       "steps 2.." + std::to_string(steady->steps)});
     std::string note = *u.warmup_excess_ns > 0 ? "paid once, in the first step" : "none: the first step was not slower";
     if (u.first_step_context_ns > 0)
       note += "; it created the CUDA context (" + format_duration(static_cast<double>(u.first_step_context_ns)) + ")";
     s.lines.push_back({"warmup", "Warm-up (first step - steady median)", ns(*u.warmup_excess_ns), note});
   }
-  s.notes.push_back(u.until_first_step
-                        ? "Paid once: the Recommendations and the Bottleneck judge the steady state (steps 2..N) instead."
-                        : "Without steps, the Recommendations and the Bottleneck judge the whole run, start-up included.");
+  s.notes.push_back(
+      u.until_first_step
+          ? "Paid once: the Recommendations and the Bottleneck judge the steady state (steps 2..N) instead."
+          : "Without steps, the Recommendations and the Bottleneck judge the whole run, start-up included.");
   return s;
 }
 

@@ -29,8 +29,10 @@ Table steps_table(const analysis::StepSummary& summary, size_t top) {
   Table t;
   t.key = "steps";
   t.title = "Steps";
-  t.columns = {text_column("name", "Step", TextStyle::Identifier), num_column("pid", "PID", Unit::Plain),
-               num_column("duration", "Duration", Unit::Ns), num_column("gpu_busy", "GPU busy", Unit::Ns),
+  t.columns = {text_column("name", "Step", TextStyle::Identifier),
+               num_column("pid", "PID", Unit::Plain),
+               num_column("duration", "Duration", Unit::Ns),
+               num_column("gpu_busy", "GPU busy", Unit::Ns),
                num_column("gpu_busy_percent", "GPU busy %", Unit::Percent),
                num_column("launch_idle", "Idle, host not waiting", Unit::Ns),
                num_column("sync_idle", "Idle, host waiting", Unit::Ns),
@@ -46,8 +48,9 @@ Table steps_table(const analysis::StepSummary& summary, size_t top) {
                       num(static_cast<double>(step.kernels), Unit::Count), num(step.launched_gpu_ns, Unit::Ns)});
   }
   t.notes.push_back("GPU time launched: the GPU work whose launch call ran inside the step, wherever it ran.");
-  t.notes.push_back("Idle, host (not) waiting: GPU idle in the step while the step's thread was (not) inside a call "
-                    "that waits on the GPU.");
+  t.notes.push_back(
+      "Idle, host (not) waiting: GPU idle in the step while the step's thread was (not) inside a call "
+      "that waits on the GPU.");
   limit_rows(t, top);
   return t;
 }
@@ -59,7 +62,8 @@ void add_job(Section& s, const analysis::JobSteps& job) {
   s.lines.push_back({"job_median", "Job step time (median)", num(job.duration.median, Unit::Ns), ""});
   s.lines.push_back({"job_p90", "Job step time (p90)", num(job.p90_ns, Unit::Ns), ""});
   if (job.unmatched)
-    s.notes.push_back(plural(job.unmatched, "step", "steps") + " of ranks with more steps than the others are not in the job's steps.");
+    s.notes.push_back(plural(job.unmatched, "step", "steps") +
+                      " of ranks with more steps than the others are not in the job's steps.");
   Table t;
   t.key = "rank_steps";
   t.title = "Steps per rank";
@@ -99,12 +103,14 @@ Section build_steps_section(const analysis::StepSummary& summary, size_t top) {
                      opt_num(analysis::share_percent(busy.total, d.total), Unit::Percent), "over all steps"});
   if (summary.first_ratio > 0) {
     const bool warmup = summary.first_ratio >= analysis::kWarmupRatio;
-    s.lines.push_back({"first_ratio", "First step / median of the others", num(summary.first_ratio, Unit::Plain),
-                       warmup ? "likely warm-up: leave it out when comparing (--skip-iterations 1)" : "no sign of warm-up"});
+    s.lines.push_back(
+        {"first_ratio", "First step / median of the others", num(summary.first_ratio, Unit::Plain),
+         warmup ? "likely warm-up: leave it out when comparing (--skip-iterations 1)" : "no sign of warm-up"});
   }
   if (summary.job) add_job(s, *summary.job);
   if (steady) add_steady_lines(s, *steady);
-  if (summary.unclosed) s.notes.push_back(plural(summary.unclosed, "step was", "steps were") + " never closed and are not counted.");
+  if (summary.unclosed)
+    s.notes.push_back(plural(summary.unclosed, "step was", "steps were") + " never closed and are not counted.");
   s.tables.push_back(steps_table(summary, top));
   return s;
 }

@@ -92,16 +92,17 @@ std::string render_check(const CheckResult& result, const ReportFormat& format) 
   s.lines.push_back({"file", "Capture", text(result.file), "", true});
   if (!result.baseline_file.empty()) s.lines.push_back({"baseline", "Baseline", text(result.baseline_file), "", true});
   s.lines.push_back({"rules", "Rules", text(result.rules_file), "", true});
-  s.lines.push_back({"result", "Result",
-                     text(failed ? fmt::format("FAILED: {} of {}", failed, plural(result.outcomes.size(), "check", "checks"))
-                                 : fmt::format("passed: {}", plural(result.outcomes.size(), "check", "checks"))),
-                     "", false});
+  s.lines.push_back(
+      {"result", "Result",
+       text(failed ? fmt::format("FAILED: {} of {}", failed, plural(result.outcomes.size(), "check", "checks"))
+                   : fmt::format("passed: {}", plural(result.outcomes.size(), "check", "checks"))),
+       "", false});
   Table t;
   t.key = "outcomes";
   t.title = "Checks";
-  t.columns = {text_column("rule", "Rule"), text_column("target", "Target", TextStyle::Identifier),
-               text_column("measured", "Measured"), text_column("limit", "Limit"), text_column("result", "Result"),
-               text_column("note", "Note", TextStyle::Prose)};
+  t.columns = {text_column("rule", "Rule"),         text_column("target", "Target", TextStyle::Identifier),
+               text_column("measured", "Measured"), text_column("limit", "Limit"),
+               text_column("result", "Result"),     text_column("note", "Note", TextStyle::Prose)};
   for (const Outcome& o : result.outcomes)
     t.rows.push_back({text(o.rule_id), text(o.target), text(measured_text(o)), text(limit_text(o)),
                       text(o.passed ? "pass" : "FAIL"), text(o.message)});
@@ -126,7 +127,8 @@ std::string render_junit(const CheckResult& result) {
     const std::string message = "measured " + measured_text(o) + ", limit " + limit_text(o) +
                                 (o.message.empty() ? "" : " (" + o.message + ")");
     out += fmt::format(">\n      <failure message=\"{}\" type=\"gate\">{}</failure>\n    </testcase>\n",
-                       xml_escape(message), xml_escape(fmt::format("{}:{}: {}", result.rules_file, o.rule_line, message)));
+                       xml_escape(message),
+                       xml_escape(fmt::format("{}:{}: {}", result.rules_file, o.rule_line, message)));
   }
   out += "  </testsuite>\n</testsuites>\n";
   return out;

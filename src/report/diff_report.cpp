@@ -2,9 +2,9 @@
 // verdicts, the regressions) and one table per category. Renderers lay it out.
 #include "gpuscope/diff_report.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <map>
 
 #include "gpuscope/analysis_stats.h"
@@ -105,7 +105,8 @@ Table items_table(DiffCategory category, const std::vector<const DiffItem*>& ite
                text_column("p_value", "p"), num_column("cliffs_delta", "Cliff's d", Unit::Plain),
                text_column("verdict", "Verdict"),
                // The interval's bounds as numbers, for JSON and the HTML forest plot.
-               machine_column("ci_low", "95% CI low", Unit::Percent), machine_column("ci_high", "95% CI high", Unit::Percent)};
+               machine_column("ci_low", "95% CI low", Unit::Percent),
+               machine_column("ci_high", "95% CI high", Unit::Percent)};
   const bool memory = category == DiffCategory::Memory;
   if (memory) {
     t.columns.push_back(num_column("base_bandwidth", "Base BW", Unit::BytesPerSecond));
@@ -117,12 +118,20 @@ Table items_table(DiffCategory category, const std::vector<const DiffItem*>& ite
     const bool both = c.base_count > 0 && c.new_count > 0;
     const bool judged = both && c.verdict != Verdict::TooFew;
     std::vector<Cell> row = {
-        text(i->name), text(i->detail), num(static_cast<double>(c.base_count), Unit::Count),
-        num(static_cast<double>(c.new_count), Unit::Count), ns_or_blank(*i, true), ns_or_blank(*i, false),
+        text(i->name),
+        text(i->detail),
+        num(static_cast<double>(c.base_count), Unit::Count),
+        num(static_cast<double>(c.new_count), Unit::Count),
+        ns_or_blank(*i, true),
+        ns_or_blank(*i, false),
         both ? opt_num(std::isnan(c.change_percent) ? std::nullopt : std::optional(c.change_percent), Unit::Percent)
              : Cell{},
-        text(ci_text(c.ci)), text(p_text(c.test.p_value)), judged ? num(c.cliffs_delta, Unit::Plain) : Cell{},
-        text(to_string(c.verdict)), both ? bound(c.ci.low) : Cell{}, both ? bound(c.ci.high) : Cell{}};
+        text(ci_text(c.ci)),
+        text(p_text(c.test.p_value)),
+        judged ? num(c.cliffs_delta, Unit::Plain) : Cell{},
+        text(to_string(c.verdict)),
+        both ? bound(c.ci.low) : Cell{},
+        both ? bound(c.ci.high) : Cell{}};
     if (memory) {
       row.push_back(opt_num(i->base_bandwidth_bps, Unit::BytesPerSecond));
       row.push_back(opt_num(i->new_bandwidth_bps, Unit::BytesPerSecond));
@@ -137,7 +146,8 @@ Table items_table(DiffCategory category, const std::vector<const DiffItem*>& ite
     for (auto& row : t.rows) row.erase(row.begin() + 1);
   }
   if (memory) t.notes.push_back("Compared: duration per operation. BW: bytes moved / summed time, per file.");
-  if (bytes_differ) t.notes.push_back("Bytes moved differ between the files for some rows: durations compare different work.");
+  if (bytes_differ)
+    t.notes.push_back("Bytes moved differ between the files for some rows: durations compare different work.");
   return t;
 }
 
@@ -162,10 +172,10 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
   s.lines.push_back({"new", "New", text(info.new_label), "", true});
   s.lines.push_back({"compared", "Compared",
                      text(diff.by_iterations ? std::string("iterations: per item, its summed time in each iteration")
-                          : diff.by_runs     ? fmt::format("whole runs: {} base runs vs {} new runs (per item, the median "
-                                                     "of each run)",
-                                                     diff.base_runs, diff.new_runs)
-                                       : std::string("instances within one run of each file")),
+                          : diff.by_runs ? fmt::format("whole runs: {} base runs vs {} new runs (per item, the median "
+                                                       "of each run)",
+                                                       diff.base_runs, diff.new_runs)
+                                         : std::string("instances within one run of each file")),
                      "", false});
   if (diff.by_iterations) {
     s.lines.push_back({"iteration_range", "Iteration range", text(diff.base_iterations.range), "NVTX", true});
@@ -175,20 +185,25 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
   std::map<Verdict, size_t> counts;
   for (const DiffItem& i : diff.items)
     if (i.category != DiffCategory::Total || diff.totals_judged()) ++counts[i.cmp.verdict];
-  for (Verdict v : {Verdict::Faster, Verdict::Slower, Verdict::NoChange, Verdict::TooFew, Verdict::OnlyBase,
-                    Verdict::OnlyNew}) {
+  for (Verdict v :
+       {Verdict::Faster, Verdict::Slower, Verdict::NoChange, Verdict::TooFew, Verdict::OnlyBase, Verdict::OnlyNew}) {
     std::string label = to_string(v);
     label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
-    s.lines.push_back({std::string("verdict_") + to_string(v), label, num(static_cast<double>(counts[v]), Unit::Count),
-                       "", false});
+    s.lines.push_back(
+        {std::string("verdict_") + to_string(v), label, num(static_cast<double>(counts[v]), Unit::Count), "", false});
   }
   const auto& o = diff.options;
   s.notes.push_back(fmt::format(
       "Significant: Mann-Whitney p < {:g} on the {}, the {:g}% bootstrap CI of the change of medians excludes 0, "
       "and |change| >= {:g}%. Fewer than {} {} on a side: too few samples.",
-      o.alpha, diff.by_iterations ? "per-iteration values" : diff.by_runs ? "per-run values" : "per-instance durations",
+      o.alpha,
+      diff.by_iterations ? "per-iteration values"
+      : diff.by_runs     ? "per-run values"
+                         : "per-instance durations",
       o.ci_level * 100, o.min_change_percent, o.min_samples,
-      diff.by_iterations ? "iterations" : diff.by_runs ? "runs" : "instances"));
+      diff.by_iterations ? "iterations"
+      : diff.by_runs     ? "runs"
+                         : "instances"));
   if (diff.by_iterations) add_iteration_notes(diff, s);
   if (info.fail_if_slower_percent) {
     const auto regressions = analysis::regressions_over(diff, *info.fail_if_slower_percent);
@@ -237,11 +252,12 @@ void append_metric_cells(std::vector<Cell>& row, const std::string& metric, cons
   const Unit unit = metric_unit(metric);
   const bool both = c.base_count > 0 && c.new_count > 0;
   const std::optional<double> change = std::isnan(c.change_percent) ? std::nullopt : std::optional(c.change_percent);
-  row.insert(row.end(), {text(info ? info->label : metric), num(static_cast<double>(c.base_count), Unit::Count),
-                         num(static_cast<double>(c.new_count), Unit::Count),
-                         c.base_count ? num(c.base_median, unit) : Cell{}, c.new_count ? num(c.new_median, unit) : Cell{},
-                         both ? opt_num(change, Unit::Percent) : Cell{}, text(ci_text(c.ci)),
-                         text(p_text(c.test.p_value)), text(analysis::metric_verdict(c.verdict)), text(metric)});
+  row.insert(row.end(),
+             {text(info ? info->label : metric), num(static_cast<double>(c.base_count), Unit::Count),
+              num(static_cast<double>(c.new_count), Unit::Count), c.base_count ? num(c.base_median, unit) : Cell{},
+              c.new_count ? num(c.new_median, unit) : Cell{}, both ? opt_num(change, Unit::Percent) : Cell{},
+              text(ci_text(c.ci)), text(p_text(c.test.p_value)), text(analysis::metric_verdict(c.verdict)),
+              text(metric)});
 }
 
 // "Kernel metrics": per kernel group and metric, the medians and the same statistics as durations.
@@ -264,7 +280,8 @@ Section metrics_section(const analysis::DiffResult& diff, size_t top) {
   }
   limit_kernels(t, diff.metrics, top);
   t.notes.push_back(
-      "Higher / lower: significant by the same rule as durations (Comparison); neither is better in itself (more DRAM bytes is worse, "
+      "Higher / lower: significant by the same rule as durations (Comparison); neither is better in itself (more DRAM "
+      "bytes is worse, "
       "more SM throughput for the same work is better). With a base median of 0 the change is undefined and "
       "the rank test alone decides.");
   t.notes.push_back("Metric values whose kernel record is missing are left out (data loss 'metrics_unmatched').");
@@ -285,10 +302,11 @@ Section utilization_section(const analysis::DiffResult& diff) {
     t.rows.emplace_back();
     append_metric_cells(t.rows.back(), u.metric, u.cmp);
   }
-  t.notes.push_back("Each run's value is the mean of its samples weighted by their windows (all GPUs of the run); "
-                    "with several runs the columns show the median of those means. A single capture is one run: "
-                    "two of them give the means without a test ('too few'); benches (gpuscope bench "
-                    "--gpu-metrics) give one value per run and the test.");
+  t.notes.push_back(
+      "Each run's value is the mean of its samples weighted by their windows (all GPUs of the run); "
+      "with several runs the columns show the median of those means. A single capture is one run: "
+      "two of them give the means without a test ('too few'); benches (gpuscope bench "
+      "--gpu-metrics) give one value per run and the test.");
   s.tables.push_back(std::move(t));
   return s;
 }
@@ -309,7 +327,9 @@ void add_rank_rows(Table& t, const std::string& who, const std::optional<analysi
     const std::optional<double> bv = b ? std::optional(static_cast<double>((*b).*field)) : std::nullopt;
     const std::optional<double> nv = n ? std::optional(static_cast<double>((*n).*field)) : std::nullopt;
     t.rows.push_back({text(who), text(measure), opt_num(bv, Unit::Ns), opt_num(nv, Unit::Ns),
-                      text(bv && nv ? change_text(*bv, *nv, false) : b ? "only in base" : "only in new")});
+                      text(bv && nv ? change_text(*bv, *nv, false)
+                           : b      ? "only in base"
+                                    : "only in new")});
   };
   ns_row("GPU busy", &RankSummary::gpu_busy_ns);
   ns_row("Compute", &RankSummary::compute_ns);
@@ -327,8 +347,9 @@ void add_rank_rows(Table& t, const std::string& who, const std::optional<analysi
 std::string straggler_text(const std::optional<analysis::Straggler>& s, double late_per_step_ns) {
   if (!s) return "none";
   std::string who = s->rank >= 0 ? fmt::format("rank {} (pid {})", s->rank, s->pid) : fmt::format("pid {}", s->pid);
-  return who + fmt::format(", {} late {}", format_duration(late_per_step_ns),
-                           s->steps > 0 ? "per " + s->step_range : std::string("over the run")) +
+  return who +
+         fmt::format(", {} late {}", format_duration(late_per_step_ns),
+                     s->steps > 0 ? "per " + s->step_range : std::string("over the run")) +
          (s->cause ? "; " + std::string(to_string(s->cause->kind)) : std::string());
 }
 
@@ -337,9 +358,10 @@ Section ranks_section(const analysis::RanksDiff& d) {
   Section s;
   s.key = "ranks";
   s.title = "Ranks";
-  s.lines.push_back({"straggler_base", "Straggler, base", text(straggler_text(d.base_straggler, d.base_late_per_step_ns)),
-                     ""});
-  s.lines.push_back({"straggler_new", "Straggler, new", text(straggler_text(d.new_straggler, d.new_late_per_step_ns)), ""});
+  s.lines.push_back(
+      {"straggler_base", "Straggler, base", text(straggler_text(d.base_straggler, d.base_late_per_step_ns)), ""});
+  s.lines.push_back(
+      {"straggler_new", "Straggler, new", text(straggler_text(d.new_straggler, d.new_late_per_step_ns)), ""});
   Table t;
   t.key = "ranks";
   t.title = "Per rank and for the job: one number per capture";
@@ -365,8 +387,9 @@ Section ranks_section(const analysis::RanksDiff& d) {
   job_row("Straggler late per step", d.base_late_per_step_ns, d.new_late_per_step_ns);
   t.notes.push_back(d.by_pid_order ? "Ranks matched by position in pid order (a capture does not record the ranks)."
                                    : "Ranks matched by rank.");
-  t.notes.push_back("job: every rank's time summed; Comm hidden %: communication during which compute ran too; "
-                    "Waited: time its collectives waited for a later rank. One number per capture: not judged.");
+  t.notes.push_back(
+      "job: every rank's time summed; Comm hidden %: communication during which compute ran too; "
+      "Waited: time its collectives waited for a later rank. One number per capture: not judged.");
   s.tables.push_back(std::move(t));
   return s;
 }
@@ -374,13 +397,15 @@ Section ranks_section(const analysis::RanksDiff& d) {
 // One file with kernel metrics or GPU samples and one without: say why there is no section.
 void add_metrics_note(const analysis::DiffResult& diff, Section& s) {
   if (diff.base_has_metrics != diff.new_has_metrics)
-    s.notes.push_back(fmt::format("Kernel metrics are only in the {} capture: not compared (capture both with "
-                                  "'gpuscope profile --metrics ...').",
-                                  diff.base_has_metrics ? "base" : "new"));
+    s.notes.push_back(
+        fmt::format("Kernel metrics are only in the {} capture: not compared (capture both with "
+                    "'gpuscope profile --metrics ...').",
+                    diff.base_has_metrics ? "base" : "new"));
   if (diff.base_has_samples != diff.new_has_samples)
-    s.notes.push_back(fmt::format("GPU-wide samples are only in the {} capture: not compared (capture both with "
-                                  "--gpu-metrics).",
-                                  diff.base_has_samples ? "base" : "new"));
+    s.notes.push_back(
+        fmt::format("GPU-wide samples are only in the {} capture: not compared (capture both with "
+                    "--gpu-metrics).",
+                    diff.base_has_samples ? "base" : "new"));
 }
 
 }  // namespace
@@ -406,7 +431,7 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
     if (!items.empty()) {
       // Totals of single captures are one number per file: a plain table, no statistics.
       s.tables.push_back(c == DiffCategory::Total && !diff.totals_judged() ? totals_table(items)
-                                                                          : items_table(c, items, diff));
+                                                                           : items_table(c, items, diff));
       limit_rows(s.tables.back(), info.top);
     }
     r.sections.push_back(std::move(s));

@@ -14,7 +14,10 @@ const std::vector<ReportFormat>& report_formats() {
       {"text", {"txt"}, "plain text for a terminal, about 120 columns", false, &report::render_text},
       {"markdown", {"md"}, "GitHub-flavoured markdown", false, &report::render_markdown},
       {"json", {}, "JSON for scripts: raw base-unit numbers with their units", false, &report::render_json},
-      {"html", {"htm"}, "one self-contained page: the report, an interactive timeline and charts", true,
+      {"html",
+       {"htm"},
+       "one self-contained page: the report, an interactive timeline and charts",
+       true,
        &report::render_html},
   };
   return formats;

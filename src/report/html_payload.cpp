@@ -148,8 +148,13 @@ class TimelineEncoder {
       previous = t.marks[i].time;
       mark_name[i] = t.marks[i].name;
     }
-    return {{"group", t.group}, {"kind", kind_name(t.kind)}, {"name", t.name}, {"rows", t.rows},
-            {"nests", t.nests}, {"count", n}, {"cols", std::move(cols)},
+    return {{"group", t.group},
+            {"kind", kind_name(t.kind)},
+            {"name", t.name},
+            {"rows", t.rows},
+            {"nests", t.nests},
+            {"count", n},
+            {"cols", std::move(cols)},
             {"marks", {{"count", t.marks.size()}, {"t", columns_.add(mark_time)}, {"n", columns_.add(mark_name)}}}};
   }
 
@@ -187,8 +192,13 @@ class TimelineEncoder {
       time.push_back(double(p.time - layout_.origin));
       value.push_back(std::isfinite(p.value) ? p.value : 0);
     }
-    return {{"group", c.group}, {"name", c.name}, {"key", c.key}, {"unit", c.unit},
-            {"end", c.end - layout_.origin}, {"t", columns_.add(time)}, {"v", columns_.add(value)}};
+    return {{"group", c.group},
+            {"name", c.name},
+            {"key", c.key},
+            {"unit", c.unit},
+            {"end", c.end - layout_.origin},
+            {"t", columns_.add(time)},
+            {"v", columns_.add(value)}};
   }
 
   const Trace& trace_;
@@ -251,8 +261,11 @@ std::string encode_html_payload(const Report& report) {
     j["profiler_time_cut"] = report.timeline->profiler_time_cut;
     if (report.steady) {
       const TimeNs origin = report.timeline->layout.origin;
-      j["steady"] = {{"start", report.steady->start - origin}, {"end", report.steady->end - origin},
-                     {"pid", report.steady->pid}, {"range", report.steady->range}, {"steps", report.steady->steps}};
+      j["steady"] = {{"start", report.steady->start - origin},
+                     {"end", report.steady->end - origin},
+                     {"pid", report.steady->pid},
+                     {"range", report.steady->range},
+                     {"steps", report.steady->steps}};
     }
     timeline = j.dump(-1, ' ', false, Json::error_handler_t::replace);
   }

@@ -8,8 +8,8 @@
 //   column blocks, each at an 8-byte aligned offset the header names.
 // The header: {"report": <render_json's object>, "timeline": {origin, end, names, groups,
 // tracks, counters, configs, evidence: {id: [[start, end], ...]}, steady: {start, end, pid, range,
-// steps} when the run has steady-state steps} or null} (times in ns from origin); each column is {"t": "u8"|"u16"|"u32"|"f64",
-// "o": byte offset from the first block, "c": count}. src/report/html/data.js reads it.
+// steps} when the run has steady-state steps} or null} (times in ns from origin); each column is {"t":
+// "u8"|"u16"|"u32"|"f64", "o": byte offset from the first block, "c": count}. src/report/html/data.js reads it.
 #pragma once
 
 #include <string>

@@ -77,7 +77,8 @@ bool has_finding(const Section& s, const std::string& rule) {
 
 void render_table(std::string& out, const Section& section, const Table& t) {
   const bool linked = is_finding(t) || !t.spans.empty();
-  out += fmt::format("<h3{}>{}</h3>\n", linked ? " class=\"gs-evidence\" data-evidence=\"" + escape(evidence_id(t)) + "\"" : "",
+  out += fmt::format("<h3{}>{}</h3>\n",
+                     linked ? " class=\"gs-evidence\" data-evidence=\"" + escape(evidence_id(t)) + "\"" : "",
                      escape(t.title));
   if (t.rows.empty() && !t.columns.empty()) out += "<p class=\"gs-empty\">" + escape(t.empty_text) + "</p>\n";
   if (!t.rows.empty()) {
@@ -96,7 +97,8 @@ void render_table(std::string& out, const Section& section, const Table& t) {
         // The ranked recommendations: a rule's name links to its evidence on the timeline.
         const auto* rule = std::get_if<std::string>(&row[c]);
         if (col.key == "rule" && rule && has_finding(section, *rule))
-          body = "<a href=\"#gs-timeline-panel\" class=\"gs-evidence\" data-evidence=\"" + escape(*rule) + "\">" + body + "</a>";
+          body = "<a href=\"#gs-timeline-panel\" class=\"gs-evidence\" data-evidence=\"" + escape(*rule) + "\">" +
+                 body + "</a>";
         out += fmt::format("<td{}>{}</td>", col.unit ? " class=\"num\"" : "", body);
       }
       out += "</tr>\n";
@@ -107,7 +109,8 @@ void render_table(std::string& out, const Section& section, const Table& t) {
 }
 
 void render_section(std::string& out, const Section& s) {
-  out += "<section id=\"sec-" + escape(s.key) + "\" data-section=\"" + escape(s.key) + "\">\n<h2>" + escape(s.title) + "</h2>\n";
+  out += "<section id=\"sec-" + escape(s.key) + "\" data-section=\"" + escape(s.key) + "\">\n<h2>" + escape(s.title) +
+         "</h2>\n";
   if (s.lines.empty() && s.tables.empty()) out += "<p class=\"gs-empty\">" + escape(s.empty_text) + "</p>\n";
   if (!s.lines.empty()) {
     out += "<dl class=\"gs-lines\">\n";
@@ -141,21 +144,26 @@ std::string render_html(const Report& report) {
   out += "<meta name=\"generator\" content=\"gpuscope " GPUSCOPE_VERSION "\">\n";
   out += "<title>" + escape(report.title) + "</title>\n<style>" + assets::kCss + "</style>\n</head>\n<body>\n";
   out += "<header class=\"gs-bar\"><h1>" + escape(report.title) + "</h1><nav>";
-  for (const Section& s : report.sections)
-    out += "<a href=\"#sec-" + escape(s.key) + "\">" + escape(s.title) + "</a>";
-  out += "</nav><input id=\"gs-search\" type=\"search\" placeholder=\"Search names\" aria-label=\"Search names\">"
-         "<button id=\"gs-theme\" type=\"button\" title=\"Light or dark theme\">Theme</button></header>\n<main>\n";
+  for (const Section& s : report.sections) out += "<a href=\"#sec-" + escape(s.key) + "\">" + escape(s.title) + "</a>";
+  out +=
+      "</nav><input id=\"gs-search\" type=\"search\" placeholder=\"Search names\" aria-label=\"Search names\">"
+      "<button id=\"gs-theme\" type=\"button\" title=\"Light or dark theme\">Theme</button></header>\n<main>\n";
   if (report.timeline) {
     // The timeline opens on the steady-state steps, else on the GPUs' activity; 1 goes back there.
     const std::string home = report.steady ? "steady-state steps" : "GPU activity";
-    out += "<section id=\"gs-timeline-panel\" class=\"gs-panel\"><h2>Timeline</h2>"
-           "<p class=\"gs-help\">Wheel or W/S: zoom · A/D or shift+wheel: pan · drag: zoom to a range · click: select "
-           "(a kernel shows its launch call) · Esc: clear · 0: whole run · 1: " + home + " · several processes: click one's header to fold it</p>"
-           "<div class=\"gs-views\"><button id=\"gs-view-home\" type=\"button\">" + home + " (1)</button>"
-           "<button id=\"gs-view-run\" type=\"button\">whole run (0)</button>"
-           "<span id=\"gs-timeline-status\" class=\"gs-status\">Loading the timeline…</span></div>"
-           "<div class=\"gs-canvas-box\"><canvas id=\"gs-timeline\" tabindex=\"0\"></canvas></div>"
-           "<div id=\"gs-tooltip\" role=\"tooltip\" hidden></div></section>\n";
+    out +=
+        "<section id=\"gs-timeline-panel\" class=\"gs-panel\"><h2>Timeline</h2>"
+        "<p class=\"gs-help\">Wheel or W/S: zoom · A/D or shift+wheel: pan · drag: zoom to a range · click: select "
+        "(a kernel shows its launch call) · Esc: clear · 0: whole run · 1: " +
+        home +
+        " · several processes: click one's header to fold it</p>"
+        "<div class=\"gs-views\"><button id=\"gs-view-home\" type=\"button\">" +
+        home +
+        " (1)</button>"
+        "<button id=\"gs-view-run\" type=\"button\">whole run (0)</button>"
+        "<span id=\"gs-timeline-status\" class=\"gs-status\">Loading the timeline…</span></div>"
+        "<div class=\"gs-canvas-box\"><canvas id=\"gs-timeline\" tabindex=\"0\"></canvas></div>"
+        "<div id=\"gs-tooltip\" role=\"tooltip\" hidden></div></section>\n";
   }
   out += "<section id=\"gs-charts\" class=\"gs-panel\"></section>\n";
   for (const Section& s : report.sections) render_section(out, s);
@@ -163,8 +171,9 @@ std::string render_html(const Report& report) {
   // The data: base64 text inside an element browsers never execute (type is not JavaScript).
   out += "<script id=\"gs-payload\" type=\"application/octet-stream\">" + encode_html_payload(report) + "</script>\n";
   out += "<script nonce=\"" + n + "\">\n\"use strict\";\n";
-  for (const char* script : {assets::kDataJs, assets::kLabelsJs, assets::kTimelineJs, assets::kLanesJs, assets::kInteractJs,
-                             assets::kChartsJs, assets::kFiguresJs, assets::kForestJs, assets::kAppJs})
+  for (const char* script :
+       {assets::kDataJs, assets::kLabelsJs, assets::kTimelineJs, assets::kLanesJs, assets::kInteractJs,
+        assets::kChartsJs, assets::kFiguresJs, assets::kForestJs, assets::kAppJs})
     out += script;
   out += "\n</script>\n</body>\n</html>\n";
   return out;

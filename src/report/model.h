@@ -15,8 +15,8 @@
 #include <variant>
 #include <vector>
 
-#include "gpuscope/tracks.h"
 #include "gpuscope/model.h"
+#include "gpuscope/tracks.h"
 
 namespace gpuscope::report {
 
@@ -48,8 +48,8 @@ enum class TextStyle {
 };
 
 struct Column {
-  std::string key;    // stable machine name, used as the JSON field
-  std::string title;  // header shown to people
+  std::string key;           // stable machine name, used as the JSON field
+  std::string title;         // header shown to people
   std::optional<Unit> unit;  // nullopt: a text column
   TextStyle style = TextStyle::Plain;
   // A number for machines and plots only (JSON, HTML): text and markdown leave the column out,
@@ -80,7 +80,7 @@ struct Line {
   std::string key;
   std::string label;
   Cell value;
-  std::string note;  // short human context; may be empty
+  std::string note;         // short human context; may be empty
   bool identifier = false;  // a command line or name: markdown shows it as code
 };
 

@@ -9,8 +9,8 @@
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/analysis_steps.h"
 #include "report/builder.h"
-#include "report/sections.h"
 #include "report/renderers.h"
+#include "report/sections.h"
 
 namespace gpuscope {
 namespace report {
@@ -42,8 +42,8 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   shared.quality = analysis::assess_data_quality(trace);
   // The steps: the range the user named, else the one detect_step_range finds. When the launched
   // process has steps, the rules and the Bottleneck judge their steady state (steps 2..N).
-  const std::string step_range =
-      options.iteration_range.empty() ? analysis::detect_step_range(trace) : options.iteration_range;
+  const std::string step_range = options.iteration_range.empty() ? analysis::detect_step_range(trace)
+                                                                 : options.iteration_range;
   if (!step_range.empty()) shared.steps = analysis::summarize_steps(trace, step_range);
   if (!shared.steps && !options.iteration_range.empty())
     throw Error("--iteration-range '" + options.iteration_range + "': no NVTX range of that name in the capture");

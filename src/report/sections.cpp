@@ -24,8 +24,12 @@ std::vector<Section> summary(const SectionInputs& in) {
   const SharedAnalyses& shared = *in.shared;
   Section s = build_summary_section(shared.summary, shared.quality, in.cut, in.trace.run.source_tool);
   mark_lines_not_in_source(s, in.trace,
-                           {{"wall_time", kGapTimeline}, {"gpu_busy_time", kGapTimeline}, {"gpu_busy_share", kGapTimeline},
-                            {"kernel_share", kGapTimeline}, {"api_time", kGapApiCalls}, {"sync_wait_time", kGapSynchronization}});
+                           {{"wall_time", kGapTimeline},
+                            {"gpu_busy_time", kGapTimeline},
+                            {"gpu_busy_share", kGapTimeline},
+                            {"kernel_share", kGapTimeline},
+                            {"api_time", kGapApiCalls},
+                            {"sync_wait_time", kGapSynchronization}});
   if (!shared.steps) add_top_framework_lines(s, in.trace);
   return one(std::move(s));
 }
@@ -41,10 +45,14 @@ std::vector<Section> steps(const SectionInputs& in) {
   return one(std::move(s));
 }
 
-std::vector<Section> startup(const SectionInputs& in) { return maybe(build_startup_section(in.trace, in.shared->steady)); }
+std::vector<Section> startup(const SectionInputs& in) {
+  return maybe(build_startup_section(in.trace, in.shared->steady));
+}
 
 // The straggler rule's analysis of the ranks, computed once for both.
-std::vector<Section> ranks(const SectionInputs& in) { return maybe(build_ranks_section(in.shared->rule_inputs.ranks, in.top)); }
+std::vector<Section> ranks(const SectionInputs& in) {
+  return maybe(build_ranks_section(in.shared->rule_inputs.ranks, in.top));
+}
 
 std::vector<Section> bottleneck(const SectionInputs& in) {
   return one(build_bottleneck_section(in.trace, in.top, in.shared->rule_inputs));

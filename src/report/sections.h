@@ -15,16 +15,16 @@ namespace gpuscope::report {
 struct SharedAnalyses {
   analysis::ExecutiveSummary summary;
   analysis::DataQuality quality;
-  std::optional<analysis::StepSummary> steps;    // the run's steps, when it has a step range
-  std::optional<analysis::SteadyState> steady;   // steps 2..N: what the rules judge
+  std::optional<analysis::StepSummary> steps;   // the run's steps, when it has a step range
+  std::optional<analysis::SteadyState> steady;  // steps 2..N: what the rules judge
   analysis::RuleInputs rule_inputs;
 };
 
 struct SectionInputs {
   const Trace& trace;
-  size_t top;                       // rows per table; 0: all
+  size_t top;  // rows per table; 0: all
   const analysis::ProfilerTime& cut;
-  const SharedAnalyses* shared;     // null for the rows that read the trace alone
+  const SharedAnalyses* shared;  // null for the rows that read the trace alone
 };
 
 struct SectionSpec {

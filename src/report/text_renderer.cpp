@@ -8,9 +8,9 @@
 namespace gpuscope::report {
 namespace {
 
-constexpr size_t kGap = 2;          // spaces between columns
-constexpr size_t kMinShrunk = 16;   // never shorten a name below this
-constexpr size_t kMaxValueCol = 28; // longer line values don't push notes further right
+constexpr size_t kGap = 2;           // spaces between columns
+constexpr size_t kMinShrunk = 16;    // never shorten a name below this
+constexpr size_t kMaxValueCol = 28;  // longer line values don't push notes further right
 
 std::string pad(const std::string& s, size_t width, bool right) {
   size_t w = display_width(s);

@@ -93,7 +93,7 @@ std::string format_plain(double value) {
 }
 
 std::string format_flops_rate(double v) {
-  static constexpr Scale kScales[] = {{1, "FLOP/s"},   {1e3, "KFLOP/s"},  {1e6, "MFLOP/s"},
+  static constexpr Scale kScales[] = {{1, "FLOP/s"},    {1e3, "KFLOP/s"},  {1e6, "MFLOP/s"},
                                       {1e9, "GFLOP/s"}, {1e12, "TFLOP/s"}, {1e15, "PFLOP/s"}};
   return signed_format(v, [](double x) { return scaled(x, kScales, [](double y) { return y < 10 ? 2 : 1; }); });
 }

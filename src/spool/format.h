@@ -53,20 +53,20 @@ struct ChunkHeader {
 };
 
 enum class RecordKind : uint16_t {
-  String = 1,      // StringDef + bytes: defines a string id
-  Text = 2,        // StringDef + bytes: process metadata, id = TextKey
-  Process = 3,     // ProcessRecord
-  Device = 4,      // DeviceRecord
-  Api = 5,         // ApiRecord
-  Kernel = 6,      // KernelRecord
-  Memcpy = 7,      // MemcpyRecord
-  Memset = 8,      // MemsetRecord
-  Memory = 9,      // MemoryRecord
-  Sync = 10,       // SyncRecord
-  Marker = 11,     // MarkerRecord (NVTX)
-  Overhead = 12,   // OverheadRecord
-  Loss = 13,       // LossRecord
-  End = 14,        // EndRecord: clean shutdown
+  String = 1,             // StringDef + bytes: defines a string id
+  Text = 2,               // StringDef + bytes: process metadata, id = TextKey
+  Process = 3,            // ProcessRecord
+  Device = 4,             // DeviceRecord
+  Api = 5,                // ApiRecord
+  Kernel = 6,             // KernelRecord
+  Memcpy = 7,             // MemcpyRecord
+  Memset = 8,             // MemsetRecord
+  Memory = 9,             // MemoryRecord
+  Sync = 10,              // SyncRecord
+  Marker = 11,            // MarkerRecord (NVTX)
+  Overhead = 12,          // OverheadRecord
+  Loss = 13,              // LossRecord
+  End = 14,               // EndRecord: clean shutdown
   KernelMetric = 15,      // KernelMetricRecord
   GpuSample = 16,         // GpuSampleRecord
   MetricCollection = 17,  // MetricCollectionRecord
@@ -81,19 +81,50 @@ enum class RecordKind : uint16_t {
 // without changing what an old spool means.
 enum class ApiDomainCode : uint8_t { Runtime = 0, Driver = 1 };
 enum class CopyCode : uint8_t {
-  Unknown = 0, HtoD = 1, DtoH = 2, HtoA = 3, AtoH = 4, AtoA = 5, AtoD = 6, DtoA = 7, DtoD = 8, HtoH = 9, PtoP = 10
+  Unknown = 0,
+  HtoD = 1,
+  DtoH = 2,
+  HtoA = 3,
+  AtoH = 4,
+  AtoA = 5,
+  AtoD = 6,
+  DtoA = 7,
+  DtoD = 8,
+  HtoH = 9,
+  PtoP = 10
 };
 enum class MemoryCode : uint8_t {
-  Unknown = 0, Pageable = 1, Pinned = 2, Device = 3, Array = 4, Managed = 5, DeviceStatic = 6, ManagedStatic = 7
+  Unknown = 0,
+  Pageable = 1,
+  Pinned = 2,
+  Device = 3,
+  Array = 4,
+  Managed = 5,
+  DeviceStatic = 6,
+  ManagedStatic = 7
 };
 enum class MemoryOpCode : uint8_t { Alloc = 0, Free = 1 };
 enum class CommCallCode : uint8_t {
-  CommInit = 0, AllGather = 1, AllReduce = 2, Broadcast = 3, ReduceScatter = 4, Reduce = 5, Send = 6, Recv = 7,
-  AllToAll = 8, Gather = 9, Scatter = 10,
-  Launch = 11  // not a call: NCCL launched the kernel (correlation_id) that carries out its thread's calls since the last
+  CommInit = 0,
+  AllGather = 1,
+  AllReduce = 2,
+  Broadcast = 3,
+  ReduceScatter = 4,
+  Reduce = 5,
+  Send = 6,
+  Recv = 7,
+  AllToAll = 8,
+  Gather = 9,
+  Scatter = 10,
+  Launch =
+      11  // not a call: NCCL launched the kernel (correlation_id) that carries out its thread's calls since the last
 };
 enum class SyncCode : uint8_t {
-  Unknown = 0, EventSynchronize = 1, StreamWaitEvent = 2, StreamSynchronize = 3, ContextSynchronize = 4
+  Unknown = 0,
+  EventSynchronize = 1,
+  StreamWaitEvent = 2,
+  StreamSynchronize = 3,
+  ContextSynchronize = 4
 };
 
 struct StringDef {
@@ -224,11 +255,11 @@ enum class MarkerPhase : uint8_t { Instant = 0, Start = 1, End = 2 };
 
 struct MarkerRecord {
   int64_t timestamp_ns;
-  uint64_t id;      // pairs a Start with its End
+  uint64_t id;  // pairs a Start with its End
   uint32_t tid;
-  uint32_t name;    // string id (0 on End records)
-  uint32_t domain;  // string id, 0 = default domain
-  uint8_t phase;    // MarkerPhase
+  uint32_t name;          // string id (0 on End records)
+  uint32_t domain;        // string id, 0 = default domain
+  uint8_t phase;          // MarkerPhase
   uint8_t thread_scoped;  // 1: CUPTI filed it under a thread (tid is valid)
   uint8_t pad[2];
 };
@@ -282,10 +313,10 @@ struct CommCallRecord {
   uint64_t bytes;    // NCCL's "Message size [bytes]"; 0 for a communicator's creation
   uint64_t comm;     // NCCL's communicator hash; 0 when its NCCL does not say
   uint32_t tid;
-  int32_t peer;      // send/recv: the peer; broadcast/reduce/gather/scatter: the root; else -1
-  uint32_t ranks;    // CommInit: the communicator's size; else 0
-  int32_t rank;      // CommInit: this process's rank in it; else -1
-  uint8_t call;      // CommCallCode
+  int32_t peer;    // send/recv: the peer; broadcast/reduce/gather/scatter: the root; else -1
+  uint32_t ranks;  // CommInit: the communicator's size; else 0
+  int32_t rank;    // CommInit: this process's rank in it; else -1
+  uint8_t call;    // CommCallCode
   uint8_t pad[3];
   uint32_t correlation_id;  // Launch: CUPTI's id of the launch; else 0
 };
@@ -318,10 +349,9 @@ struct MetricCollectionRecord {
   uint32_t chip;         // string id
   uint32_t passes;
   uint32_t metrics;
-  uint8_t kind;          // MetricCollectionKind
+  uint8_t kind;  // MetricCollectionKind
   uint8_t pad[7];
 };
-
 
 // The layout is the format: a field added, removed or resized changes a size below, which must
 // come with a kVersion bump.

@@ -30,9 +30,9 @@ struct Field {
 inline constexpr int8_t kNoBase = -1;
 
 struct Layout {
-  uint16_t size;    // sizeof the struct: the only body size the kind may have
-  uint8_t count;    // fields in `fields`
-  uint32_t based;   // bit i set: fields[i] has a base (it changes whenever its base does)
+  uint16_t size;   // sizeof the struct: the only body size the kind may have
+  uint8_t count;   // fields in `fields`
+  uint32_t based;  // bit i set: fields[i] has a base (it changes whenever its base does)
   Field fields[kMaxFields];
 };
 

@@ -22,8 +22,7 @@ uint8_t* ChunkPacker::pack(RecordKind kind, const Layout& layout, const void* bo
   }
   *out++ = static_cast<uint8_t>(kind);
   out = put_varint(out, mask);
-  for (uint32_t rest = mask; rest != 0; rest &= rest - 1)
-    out = put_varint(out, zigzag(delta[__builtin_ctz(rest)]));
+  for (uint32_t rest = mask; rest != 0; rest &= rest - 1) out = put_varint(out, zigzag(delta[__builtin_ctz(rest)]));
   return out;
 }
 

@@ -3,9 +3,9 @@
 // corrupt, foreign SQLite, or written by an older or a newer gpuscope.
 #include <cstring>
 #include <exception>
-#include <future>
 #include <filesystem>
 #include <fstream>
+#include <future>
 
 #include "common/error.h"
 #include "common/older_formats.h"
@@ -27,8 +27,10 @@ void check_file_header(const std::string& path) {
   if (!in) throw Error(path + ": cannot read the file (permission denied?)");
   in.read(reinterpret_cast<char*>(magic), sizeof magic);
   if (static_cast<size_t>(in.gcount()) == sizeof magic && std::memcmp(magic, spool::kFileMagic, sizeof magic) == 0)
-    throw Error(path + ": this is a raw capture spool; turn it into a capture with "
-                       "'gpuscope import -o NAME " + path + "'");
+    throw Error(path +
+                ": this is a raw capture spool; turn it into a capture with "
+                "'gpuscope import -o NAME " +
+                path + "'");
   store::check_sqlite_file(path, "a gpuscope capture");
 }
 
@@ -45,8 +47,8 @@ void check_schema_version(store::Database& db) {
     throw Error(db.path() + ": corrupt capture (bad schema version '" + text + "')");
   if (version < kSchemaVersion)
     throw Error(db.path() + ": written by an older gpuscope (schema v" + std::to_string(version) +
-                "; this one reads only v" + std::to_string(kSchemaVersion) + "): open it with " +
-                kOlderFormatsReader + ", which reads schemas v1 to v10");
+                "; this one reads only v" + std::to_string(kSchemaVersion) + "): open it with " + kOlderFormatsReader +
+                ", which reads schemas v1 to v10");
   if (version > kSchemaVersion)
     throw Error(db.path() + ": written by a newer gpuscope (schema v" + std::to_string(version) +
                 "; this one reads only v" + std::to_string(kSchemaVersion) + "); upgrade gpuscope");
@@ -64,10 +66,12 @@ void load_strings(store::Database& db, StringTable& strings) {
   while (select.next()) {
     const int64_t id = select.integer(0);
     const std::string value = select.text(1);
-    if (id == 0 && value.empty()) { expected_id = 1; continue; }
+    if (id == 0 && value.empty()) {
+      expected_id = 1;
+      continue;
+    }
     if (id != expected_id || strings.intern(value) != id)
-      throw Error(db.path() + ": corrupt capture (strings table out of order at id " +
-                  std::to_string(id) + ")");
+      throw Error(db.path() + ": corrupt capture (strings table out of order at id " + std::to_string(id) + ")");
     ++expected_id;
   }
 }

@@ -38,11 +38,10 @@ size_t RowCodec::LaunchKeyHash::operator()(const LaunchKey& key) const {
 }
 
 uint32_t RowCodec::launch_id(const Kernel& k) {
-  const LaunchKey key{bits(k.mangled_name),   bits(k.name),     bits(k.grid[0]),
-                      bits(k.grid[1]),        bits(k.grid[2]),  bits(k.block[0]),
-                      bits(k.block[1]),       bits(k.block[2]), bits(k.cluster[0]),
-                      bits(k.cluster[1]),     bits(k.cluster[2]), k.registers_per_thread,
-                      k.static_shared_bytes,  k.dynamic_shared_bytes, k.local_bytes_per_thread};
+  const LaunchKey key{bits(k.mangled_name),  bits(k.name),           bits(k.grid[0]),         bits(k.grid[1]),
+                      bits(k.grid[2]),       bits(k.block[0]),       bits(k.block[1]),        bits(k.block[2]),
+                      bits(k.cluster[0]),    bits(k.cluster[1]),     bits(k.cluster[2]),      k.registers_per_thread,
+                      k.static_shared_bytes, k.dynamic_shared_bytes, k.local_bytes_per_thread};
   const auto [it, added] = launch_ids_.try_emplace(key, static_cast<uint32_t>(launches.size()));
   if (added) {
     KernelLaunch& launch = launches.emplace_back();

@@ -32,13 +32,12 @@ void check_sqlite_file(const std::string& path, const std::string& expected) {
   const uint32_t valid_for = big_endian(header + 92, 4);
   const uint64_t expected_bytes = uint64_t{page_size} * page_count;
   if (valid_for == change_counter && page_count > 0 && size < expected_bytes)
-    throw Error(path + ": the file is truncated (" + std::to_string(size) + " of " +
-                std::to_string(expected_bytes) + " bytes); copy it again from its source");
+    throw Error(path + ": the file is truncated (" + std::to_string(size) + " of " + std::to_string(expected_bytes) +
+                " bytes); copy it again from its source");
 }
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
-  int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
-                                     : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc == SQLITE_OK) return;
   // A failed open still allocates the handle, and the destructor does not run after a throw from
@@ -57,12 +56,9 @@ Database::~Database() { sqlite3_close(db_); }
 void Database::fail(const std::string& what, int code) const {
   const char* detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(code);
   switch (code & 0xFF) {
-    case SQLITE_NOTADB:
-      throw Error(path_ + ": not a SQLite database (is this a gpuscope capture?)");
-    case SQLITE_CORRUPT:
-      throw Error(path_ + ": the database is corrupt (" + detail + ")");
-    default:
-      throw Error(path_ + ": " + what + ": " + detail);
+    case SQLITE_NOTADB: throw Error(path_ + ": not a SQLite database (is this a gpuscope capture?)");
+    case SQLITE_CORRUPT: throw Error(path_ + ": the database is corrupt (" + detail + ")");
+    default: throw Error(path_ + ": " + what + ": " + detail);
   }
 }
 
@@ -141,9 +137,7 @@ Statement::Statement(Database& db, const std::string& sql) : db_(&db) {
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
-Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
-  other.stmt_ = nullptr;
-}
+Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
 
 Statement& Statement::bind(int index, int64_t value) {
   int rc = sqlite3_bind_int64(stmt_, index, value);
@@ -158,8 +152,7 @@ Statement& Statement::bind(int index, double value) {
 }
 
 Statement& Statement::bind(int index, std::string_view value) {
-  int rc = sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
-                             SQLITE_TRANSIENT);
+  int rc = sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) db_->fail("cannot bind value", rc);
   return *this;
 }
@@ -183,8 +176,7 @@ double Statement::real(int column) const { return sqlite3_column_double(stmt_, c
 
 std::string Statement::text(int column) const {
   const auto* p = sqlite3_column_text(stmt_, column);
-  return p ? std::string(reinterpret_cast<const char*>(p),
-                         static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
+  return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
            : std::string();
 }
 
@@ -192,7 +184,8 @@ int Statement::type(int column) const { return sqlite3_column_type(stmt_, column
 
 std::string_view Statement::text_view(int column) const {
   const auto* p = sqlite3_column_text(stmt_, column);
-  return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
+  return p ? std::string_view(reinterpret_cast<const char*>(p),
+                              static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
            : std::string_view();
 }
 

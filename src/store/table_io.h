@@ -22,8 +22,7 @@ void insert_rows(Database& db, const TableSpec<Row>& spec, const std::vector<Row
   for (size_t i = 0; i < spec.columns.size(); ++i) sql += i ? ", ?" : "?";
   Statement insert = db.prepare(sql + ")");
   for (const Row& row : rows) {
-    for (size_t i = 0; i < spec.columns.size(); ++i)
-      spec.columns[i].bind(row, insert, static_cast<int>(i) + 1, codec);
+    for (size_t i = 0; i < spec.columns.size(); ++i) spec.columns[i].bind(row, insert, static_cast<int>(i) + 1, codec);
     insert.run();
   }
 }

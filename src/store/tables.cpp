@@ -6,14 +6,11 @@ const TableSpec<Run>& run_table() {
   static const TableSpec<Run> spec{
       "run",
       {text_column("command_line", &Run::command_line), text_column("host", &Run::host),
-       text_column("gpuscope_version", &Run::gpuscope_version),
-       integer_column("start_ns", &Run::start), integer_column("end_ns", &Run::end),
-       integer_column("exit_code", &Run::exit_code),
+       text_column("gpuscope_version", &Run::gpuscope_version), integer_column("start_ns", &Run::start),
+       integer_column("end_ns", &Run::end), integer_column("exit_code", &Run::exit_code),
        integer_column("term_signal", &Run::term_signal), text_column("options", &Run::options),
-       text_column("source_tool", &Run::source_tool),
-       text_column("source_version", &Run::source_version),
-       text_column("source_schema", &Run::source_schema),
-       text_column("source_file", &Run::source_file),
+       text_column("source_tool", &Run::source_tool), text_column("source_version", &Run::source_version),
+       text_column("source_schema", &Run::source_schema), text_column("source_file", &Run::source_file),
        text_column("host_ops_source", &Run::host_ops_source)}};
   return spec;
 }
@@ -31,26 +28,25 @@ const TableSpec<Process>& process_table() {
   static const TableSpec<Process> spec{
       "processes",
       {integer_column("pid", &Process::pid), integer_column("parent_pid", &Process::parent_pid),
-       text_column("command_line", &Process::command_line),
-       integer_column("start_ns", &Process::start), integer_column("end_ns", &Process::end),
-       integer_column("clean_shutdown", &Process::clean_shutdown),
+       text_column("command_line", &Process::command_line), integer_column("start_ns", &Process::start),
+       integer_column("end_ns", &Process::end), integer_column("clean_shutdown", &Process::clean_shutdown),
        integer_column("driver_version", &Process::driver_version),
        integer_column("runtime_version", &Process::runtime_version),
        integer_column("cupti_version", &Process::cupti_version),
-       text_column("capture_status", &Process::capture_status),
-       run_id_column<Process>(), text_column("cupti_path", &Process::cupti_path),
-       integer_column("cupti_shared", &Process::cupti_shared),
-       text_column("capture_range", &Process::capture_range),
-       integer_column("rank", &Process::rank), integer_column("local_rank", &Process::local_rank),
-       integer_column("world_size", &Process::world_size)}};
+       text_column("capture_status", &Process::capture_status), run_id_column<Process>(),
+       text_column("cupti_path", &Process::cupti_path), integer_column("cupti_shared", &Process::cupti_shared),
+       text_column("capture_range", &Process::capture_range), integer_column("rank", &Process::rank),
+       integer_column("local_rank", &Process::local_rank), integer_column("world_size", &Process::world_size)}};
   return spec;
 }
 
 const TableSpec<Device>& device_table() {
   static const TableSpec<Device> spec{
       "devices",
-      {integer_column("pid", &Device::pid), integer_column("id", &Device::id),
-       text_column("name", &Device::name), text_column("uuid", &Device::uuid),
+      {integer_column("pid", &Device::pid),
+       integer_column("id", &Device::id),
+       text_column("name", &Device::name),
+       text_column("uuid", &Device::uuid),
        integer_column("compute_major", &Device::compute_major),
        integer_column("compute_minor", &Device::compute_minor),
        integer_column("sm_count", &Device::sm_count),
@@ -77,18 +73,16 @@ const TableSpec<CuptiOverhead>& overhead_table() {
   static const TableSpec<CuptiOverhead> spec{
       "cupti_overhead",
       {integer_column("pid", &CuptiOverhead::pid), integer_column("kind_id", &CuptiOverhead::kind),
-       integer_column("start_ns", &CuptiOverhead::start),
-       integer_column("end_ns", &CuptiOverhead::end),
+       integer_column("start_ns", &CuptiOverhead::start), integer_column("end_ns", &CuptiOverhead::end),
        run_id_column<CuptiOverhead>()}};
   return spec;
 }
 
 const TableSpec<DataLoss>& data_loss_table() {
-  static const TableSpec<DataLoss> spec{
-      "data_loss",
-      {integer_column("pid", &DataLoss::pid), text_column("what", &DataLoss::what),
-       integer_column("count", &DataLoss::count), text_column("detail", &DataLoss::detail),
-       run_id_column<DataLoss>()}};
+  static const TableSpec<DataLoss> spec{"data_loss",
+                                        {integer_column("pid", &DataLoss::pid), text_column("what", &DataLoss::what),
+                                         integer_column("count", &DataLoss::count),
+                                         text_column("detail", &DataLoss::detail), run_id_column<DataLoss>()}};
   return spec;
 }
 
@@ -96,34 +90,28 @@ const TableSpec<DataLoss>& data_loss_table() {
 const TableSpec<KernelMetric>& kernel_metric_table() {
   static const TableSpec<KernelMetric> spec{
       "kernel_metrics",
-      {integer_column("pid", &KernelMetric::pid),
-       integer_column("correlation_id", &KernelMetric::correlation_id),
-       integer_column("metric_id", &KernelMetric::metric),
-       real_column("value", &KernelMetric::value), run_id_column<KernelMetric>()}};
+      {integer_column("pid", &KernelMetric::pid), integer_column("correlation_id", &KernelMetric::correlation_id),
+       integer_column("metric_id", &KernelMetric::metric), real_column("value", &KernelMetric::value),
+       run_id_column<KernelMetric>()}};
   return spec;
 }
 
 const TableSpec<MetricCollection>& metric_collection_table() {
   static const TableSpec<MetricCollection> spec{
       "metric_collections",
-      {integer_column("pid", &MetricCollection::pid),
-       text_column("kind", &MetricCollection::kind),
-       text_column("status", &MetricCollection::status),
-       text_column("chip", &MetricCollection::chip),
-       integer_column("passes", &MetricCollection::passes),
-       integer_column("metrics", &MetricCollection::metrics),
+      {integer_column("pid", &MetricCollection::pid), text_column("kind", &MetricCollection::kind),
+       text_column("status", &MetricCollection::status), text_column("chip", &MetricCollection::chip),
+       integer_column("passes", &MetricCollection::passes), integer_column("metrics", &MetricCollection::metrics),
        integer_column("kernels_profiled", &MetricCollection::kernels_profiled),
        integer_column("kernels_failed", &MetricCollection::kernels_failed),
-       integer_column("interval_ns", &MetricCollection::interval_ns),
-       text_column("source", &MetricCollection::source),
+       integer_column("interval_ns", &MetricCollection::interval_ns), text_column("source", &MetricCollection::source),
        run_id_column<MetricCollection>()}};
   return spec;
 }
 
 const TableSpec<SourceGap>& source_gap_table() {
   static const TableSpec<SourceGap> spec{
-      "source_gaps",
-      {text_column("what", &SourceGap::what), text_column("detail", &SourceGap::detail)}};
+      "source_gaps", {text_column("what", &SourceGap::what), text_column("detail", &SourceGap::detail)}};
   return spec;
 }
 
@@ -132,28 +120,24 @@ const TableSpec<ExternalCorrelation>& external_correlation_table() {
       "external_correlations",
       {integer_column("pid", &ExternalCorrelation::pid),
        integer_column("correlation_id", &ExternalCorrelation::correlation_id),
-       integer_column("external_id", &ExternalCorrelation::external_id),
-       run_id_column<ExternalCorrelation>()}};
+       integer_column("external_id", &ExternalCorrelation::external_id), run_id_column<ExternalCorrelation>()}};
   return spec;
 }
 
 const TableSpec<CollectiveCall>& collective_call_table() {
   static const TableSpec<CollectiveCall> spec{
       "collective_calls",
-      {integer_column("pid", &CollectiveCall::pid),
-       integer_column("correlation_id", &CollectiveCall::correlation_id),
-       integer_column("bytes", &CollectiveCall::bytes),
-       integer_column("ranks", &CollectiveCall::ranks),
-       integer_column("calls", &CollectiveCall::calls),
-       integer_column("peer", &CollectiveCall::peer), run_id_column<CollectiveCall>()}};
+      {integer_column("pid", &CollectiveCall::pid), integer_column("correlation_id", &CollectiveCall::correlation_id),
+       integer_column("bytes", &CollectiveCall::bytes), integer_column("ranks", &CollectiveCall::ranks),
+       integer_column("calls", &CollectiveCall::calls), integer_column("peer", &CollectiveCall::peer),
+       run_id_column<CollectiveCall>()}};
   return spec;
 }
 
 const TableSpec<CaptureWindow>& capture_window_table() {
   static const TableSpec<CaptureWindow> spec{
       "capture_windows",
-      {integer_column("pid", &CaptureWindow::pid),
-       integer_column("start_ns", &CaptureWindow::start),
+      {integer_column("pid", &CaptureWindow::pid), integer_column("start_ns", &CaptureWindow::start),
        integer_column("end_ns", &CaptureWindow::end), run_id_column<CaptureWindow>()}};
   return spec;
 }

@@ -57,15 +57,13 @@ Column<Row> integer_column(std::string name, Field Row::*field) {
 // A measured quantity that is not a whole number (metric values), stored as REAL.
 template <class Row>
 Column<Row> real_column(std::string name, double Row::*field) {
-  return {std::move(name), "REAL",
-          [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, r.*field); },
+  return {std::move(name), "REAL", [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, r.*field); },
           [field](Row& r, const Statement& s, int c, const RowCodec&) { r.*field = s.real(c); }};
 }
 
 template <class Row>
 Column<Row> text_column(std::string name, std::string Row::*field) {
-  return {std::move(name), "TEXT",
-          [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, r.*field); },
+  return {std::move(name), "TEXT", [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, r.*field); },
           [field](Row& r, const Statement& s, int c, const RowCodec&) { r.*field = s.text(c); }};
 }
 
@@ -73,15 +71,21 @@ template <class Row, class Enum>
 Column<Row> enum_column(std::string name, Enum Row::*field, int count) {
   return {std::move(name), "TEXT",
           [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, std::string(to_string(r.*field))); },
-          [field, count](Row& r, const Statement& s, int c, const RowCodec&) { r.*field = parse_enum<Enum>(s.text(c), count); }};
+          [field, count](Row& r, const Statement& s, int c, const RowCodec&) {
+            r.*field = parse_enum<Enum>(s.text(c), count);
+          }};
 }
 
 // Element `index` of a fixed array field such as Kernel::grid.
 template <class Row, class Element, size_t N>
 Column<Row> array_column(std::string name, Element (Row::*field)[N], size_t index) {
   return {std::move(name), "INTEGER",
-          [field, index](const Row& r, Statement& s, int i, RowCodec&) { s.bind(i, static_cast<int64_t>((r.*field)[index])); },
-          [field, index](Row& r, const Statement& s, int c, const RowCodec&) { (r.*field)[index] = static_cast<Element>(s.integer(c)); }};
+          [field, index](const Row& r, Statement& s, int i, RowCodec&) {
+            s.bind(i, static_cast<int64_t>((r.*field)[index]));
+          },
+          [field, index](Row& r, const Statement& s, int c, const RowCodec&) {
+            (r.*field)[index] = static_cast<Element>(s.integer(c));
+          }};
 }
 
 // Every record carries the bench run it belongs to (0 outside a bench).

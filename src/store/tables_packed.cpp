@@ -13,8 +13,7 @@ namespace gpuscope::store {
 
 namespace {
 
-constexpr int kCopyKinds = 11, kMemoryKinds = 8, kSyncKinds = 5, kDomains = 2, kNvtxKinds = 2,
-              kMemoryOps = 2;
+constexpr int kCopyKinds = 11, kMemoryKinds = 8, kSyncKinds = 5, kDomains = 2, kNvtxKinds = 2, kMemoryOps = 2;
 const std::string kRunStart = "(SELECT start_ns FROM run)";
 
 // A time stored as ns after run.start_ns; the view shows it as `shown` (absolute ns).
@@ -87,12 +86,19 @@ const TableSpec<KernelLaunch>& kernel_launch_table() {
       "kernel_launches",
       {{"id", "INTEGER PRIMARY KEY",
         [](const KernelLaunch& l, Statement& s, int i, RowCodec&) { s.bind(i, static_cast<int64_t>(l.id)); },
-        [](KernelLaunch& l, const Statement& s, int c, const RowCodec&) { l.id = static_cast<uint32_t>(s.integer(c)); }},
-       integer_column("mangled_name_id", &KernelLaunch::mangled_name), integer_column("name_id", &KernelLaunch::name),
-       array_column("grid_x", &KernelLaunch::grid, 0), array_column("grid_y", &KernelLaunch::grid, 1),
-       array_column("grid_z", &KernelLaunch::grid, 2), array_column("block_x", &KernelLaunch::block, 0),
-       array_column("block_y", &KernelLaunch::block, 1), array_column("block_z", &KernelLaunch::block, 2),
-       array_column("cluster_x", &KernelLaunch::cluster, 0), array_column("cluster_y", &KernelLaunch::cluster, 1),
+        [](KernelLaunch& l, const Statement& s, int c, const RowCodec&) {
+          l.id = static_cast<uint32_t>(s.integer(c));
+        }},
+       integer_column("mangled_name_id", &KernelLaunch::mangled_name),
+       integer_column("name_id", &KernelLaunch::name),
+       array_column("grid_x", &KernelLaunch::grid, 0),
+       array_column("grid_y", &KernelLaunch::grid, 1),
+       array_column("grid_z", &KernelLaunch::grid, 2),
+       array_column("block_x", &KernelLaunch::block, 0),
+       array_column("block_y", &KernelLaunch::block, 1),
+       array_column("block_z", &KernelLaunch::block, 2),
+       array_column("cluster_x", &KernelLaunch::cluster, 0),
+       array_column("cluster_y", &KernelLaunch::cluster, 1),
        array_column("cluster_z", &KernelLaunch::cluster, 2),
        integer_column("registers_per_thread", &KernelLaunch::registers_per_thread),
        integer_column("static_shared_bytes", &KernelLaunch::static_shared_bytes),
@@ -108,8 +114,8 @@ const TableSpec<ApiCall>& api_call_table() {
        code_column("domain", &ApiCall::domain, kDomains), integer_column("cbid", &ApiCall::cbid),
        integer_column("name_id", &ApiCall::name), offset_column("start_offset_ns", &ApiCall::start, "start_ns"),
        duration_column(&ApiCall::start, &ApiCall::end, "start_offset_ns"),
-       integer_column("return_code", &ApiCall::return_code),
-       integer_column("correlation_id", &ApiCall::correlation_id), run_id_column<ApiCall>()});
+       integer_column("return_code", &ApiCall::return_code), integer_column("correlation_id", &ApiCall::correlation_id),
+       run_id_column<ApiCall>()});
   return spec;
 }
 
@@ -131,8 +137,7 @@ const TableSpec<Memcpy>& memcpy_table() {
       "memcpys",
       {integer_column("pid", &Memcpy::pid), integer_column("device", &Memcpy::device),
        integer_column("context", &Memcpy::context), integer_column("stream", &Memcpy::stream),
-       code_column("copy_kind", &Memcpy::kind, kCopyKinds),
-       code_column("src_kind", &Memcpy::src_kind, kMemoryKinds),
+       code_column("copy_kind", &Memcpy::kind, kCopyKinds), code_column("src_kind", &Memcpy::src_kind, kMemoryKinds),
        code_column("dst_kind", &Memcpy::dst_kind, kMemoryKinds), integer_column("async", &Memcpy::async),
        integer_column("bytes", &Memcpy::bytes), offset_column("start_offset_ns", &Memcpy::start, "start_ns"),
        duration_column(&Memcpy::start, &Memcpy::end, "start_offset_ns"),
@@ -143,28 +148,26 @@ const TableSpec<Memcpy>& memcpy_table() {
 
 const TableSpec<Memset>& memset_table() {
   static const TableSpec<Memset> spec = packed<Memset>(
-      "memsets",
-      {integer_column("pid", &Memset::pid), integer_column("device", &Memset::device),
-       integer_column("context", &Memset::context), integer_column("stream", &Memset::stream),
-       code_column("memory_kind", &Memset::memory_kind, kMemoryKinds), integer_column("async", &Memset::async),
-       integer_column("bytes", &Memset::bytes), integer_column("value", &Memset::value),
-       offset_column("start_offset_ns", &Memset::start, "start_ns"),
-       duration_column(&Memset::start, &Memset::end, "start_offset_ns"),
-       integer_column("correlation_id", &Memset::correlation_id), integer_column("graph_id", &Memset::graph_id),
-       run_id_column<Memset>()});
+      "memsets", {integer_column("pid", &Memset::pid), integer_column("device", &Memset::device),
+                  integer_column("context", &Memset::context), integer_column("stream", &Memset::stream),
+                  code_column("memory_kind", &Memset::memory_kind, kMemoryKinds),
+                  integer_column("async", &Memset::async), integer_column("bytes", &Memset::bytes),
+                  integer_column("value", &Memset::value), offset_column("start_offset_ns", &Memset::start, "start_ns"),
+                  duration_column(&Memset::start, &Memset::end, "start_offset_ns"),
+                  integer_column("correlation_id", &Memset::correlation_id),
+                  integer_column("graph_id", &Memset::graph_id), run_id_column<Memset>()});
   return spec;
 }
 
 const TableSpec<MemoryEvent>& memory_event_table() {
   static const TableSpec<MemoryEvent> spec = packed<MemoryEvent>(
-      "memory_events",
-      {integer_column("pid", &MemoryEvent::pid), integer_column("device", &MemoryEvent::device),
-       integer_column("context", &MemoryEvent::context), integer_column("stream", &MemoryEvent::stream),
-       code_column("op", &MemoryEvent::op, kMemoryOps),
-       code_column("memory_kind", &MemoryEvent::memory_kind, kMemoryKinds),
-       integer_column("address", &MemoryEvent::address), integer_column("bytes", &MemoryEvent::bytes),
-       offset_column("timestamp_offset_ns", &MemoryEvent::timestamp, "timestamp_ns"),
-       integer_column("correlation_id", &MemoryEvent::correlation_id), run_id_column<MemoryEvent>()});
+      "memory_events", {integer_column("pid", &MemoryEvent::pid), integer_column("device", &MemoryEvent::device),
+                        integer_column("context", &MemoryEvent::context),
+                        integer_column("stream", &MemoryEvent::stream), code_column("op", &MemoryEvent::op, kMemoryOps),
+                        code_column("memory_kind", &MemoryEvent::memory_kind, kMemoryKinds),
+                        integer_column("address", &MemoryEvent::address), integer_column("bytes", &MemoryEvent::bytes),
+                        offset_column("timestamp_offset_ns", &MemoryEvent::timestamp, "timestamp_ns"),
+                        integer_column("correlation_id", &MemoryEvent::correlation_id), run_id_column<MemoryEvent>()});
   return spec;
 }
 
@@ -218,8 +221,7 @@ const TableSpec<HostOp>& host_op_table() {
        integer_column("name_id", &HostOp::name), integer_column("category_id", &HostOp::category),
        offset_column("start_offset_ns", &HostOp::start, "start_ns"),
        duration_column(&HostOp::start, &HostOp::end, "start_offset_ns"),
-       integer_column("external_id", &HostOp::external_id),
-       integer_column("sequence_number", &HostOp::sequence_number),
+       integer_column("external_id", &HostOp::external_id), integer_column("sequence_number", &HostOp::sequence_number),
        integer_column("input_shapes_id", &HostOp::input_shapes), integer_column("depth", &HostOp::depth),
        run_id_column<HostOp>()});
   return spec;

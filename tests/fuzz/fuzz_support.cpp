@@ -9,11 +9,11 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "gpuscope/tracks.h"
 #include "fuzz_target.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/export.h"
 #include "gpuscope/report.h"
+#include "gpuscope/tracks.h"
 #include "importers/finalize.h"
 #include "importers/importer.h"
 #include "report/builder.h"

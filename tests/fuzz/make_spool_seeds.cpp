@@ -33,21 +33,24 @@ void every_record(testing::SpoolBuilder& b) {
       .string(static_cast<uint32_t>(spool::TextKey::Distributed), "0 0 2", true)
       .record(RecordKind::Process, spool::ProcessRecord{1500, 100, 99, 13000, 13000, 130001, 0})
       .record(RecordKind::Device,
-              spool::DeviceRecord{150'000'000'000, 4'800'000'000, 0, 4, 5, 9, 0, 132, 1'980'000, 2'619'000, 6144,
-                                  52'428'800, 65536, 65536, 233'472, 49'152, 64, 32, 1024, 32, 7, 0})
+              spool::DeviceRecord{
+                  150'000'000'000, 4'800'000'000, 0,     4,       5,      9,  0,  132,  1'980'000, 2'619'000, 6144,
+                  52'428'800,      65536,         65536, 233'472, 49'152, 64, 32, 1024, 32,        7,         0})
       .record(RecordKind::CaptureWindow, spool::CaptureWindowRecord{1800, 9000})
       .record(RecordKind::Marker, spool::MarkerRecord{2000, 1, 4242, 3, 0, 1, 1, {}})
-      .record(RecordKind::CommCall, spool::CommCallRecord{2100, 0, 0xc0ffee, 4242, -1, 2, 0,
-                                                          uint8_t(spool::CommCallCode::CommInit), {}, 0})
-      .record(RecordKind::CommCall, spool::CommCallRecord{2150, 1 << 20, 0xc0ffee, 4242, -1, 0, -1,
-                                                          uint8_t(spool::CommCallCode::AllReduce), {}, 0})
+      .record(RecordKind::CommCall,
+              spool::CommCallRecord{2100, 0, 0xc0ffee, 4242, -1, 2, 0, uint8_t(spool::CommCallCode::CommInit), {}, 0})
+      .record(RecordKind::CommCall,
+              spool::CommCallRecord{
+                  2150, 1 << 20, 0xc0ffee, 4242, -1, 0, -1, uint8_t(spool::CommCallCode::AllReduce), {}, 0})
       .record(RecordKind::Api, spool::ApiRecord{2200, 2300, 4242, 211, 2, 0, 10, 0, {}})
-      .record(RecordKind::CommCall, spool::CommCallRecord{2300, 0, 0xc0ffee, 4242, -1, 0, -1,
-                                                          uint8_t(spool::CommCallCode::Launch), {}, 10})
+      .record(RecordKind::CommCall,
+              spool::CommCallRecord{2300, 0, 0xc0ffee, 4242, -1, 0, -1, uint8_t(spool::CommCallCode::Launch), {}, 10})
       .record(RecordKind::Memory, spool::MemoryRecord{2250, 0x7f0000000000, 1 << 20, 0, 1, 7, 12, 0, 3, {}})
       .flush();
-  b.record(RecordKind::Kernel, spool::KernelRecord{2400, 3400, 0, 0, 1, 7, 1, {64, 1, 1}, {128, 1, 1}, {1, 1, 1},
-                                                   197, 4096, 0, 0, 10, 0, 0})
+  b.record(
+       RecordKind::Kernel,
+       spool::KernelRecord{2400, 3400, 0, 0, 1, 7, 1, {64, 1, 1}, {128, 1, 1}, {1, 1, 1}, 197, 4096, 0, 0, 10, 0, 0})
       .record(RecordKind::Memcpy, spool::MemcpyRecord{3500, 3900, 1 << 20, 0, 1, 7, 13, 0, 1, 1, 3, 1})
       .record(RecordKind::Memset, spool::MemsetRecord{3950, 4000, 4096, 0, 1, 7, 14, 0, 0, 3, 1, {}})
       .record(RecordKind::Sync, spool::SyncRecord{4000, 4500, 1, 7, 11, 3, {}})

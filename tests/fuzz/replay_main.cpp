@@ -52,7 +52,8 @@ size_t replay(const std::string& bytes, const std::string& name, size_t& read) {
   if (bytes.size() > 128) {
     std::string zeroed = bytes;
     const size_t at = random() % (bytes.size() - 64);
-    std::fill(zeroed.begin() + static_cast<std::ptrdiff_t>(at), zeroed.begin() + static_cast<std::ptrdiff_t>(at + 64), '\0');
+    std::fill(zeroed.begin() + static_cast<std::ptrdiff_t>(at), zeroed.begin() + static_cast<std::ptrdiff_t>(at + 64),
+              '\0');
     run(zeroed, name + " zeroed at " + std::to_string(at)), ++runs;
   }
   return runs;
@@ -81,7 +82,9 @@ int main(int argc, char** argv) {
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     runs += replay(bytes, file.string(), read);
   }
-  std::printf("%zu inputs from %zu files ran without a finding; of the unchanged files %zu were read, %zu "
-              "refused\n", runs, files.size(), read, files.size() - read);
+  std::printf(
+      "%zu inputs from %zu files ran without a finding; of the unchanged files %zu were read, %zu "
+      "refused\n",
+      runs, files.size(), read, files.size() - read);
   return read == 0 ? 1 : 0;
 }

@@ -10,9 +10,9 @@ namespace gpuscope::synth {
 namespace {
 
 constexpr uint32_t kPid = 4242;
-constexpr uint32_t kStream = 7;        // most kernels and the copies
-constexpr uint32_t kSideStream = 14;   // casts and the result copy
-constexpr uint32_t kNoStream = 0xFFFFFFFF;  // what CUPTI reports for memory events and syncs
+constexpr uint32_t kStream = 7;                          // most kernels and the copies
+constexpr uint32_t kSideStream = 14;                     // casts and the result copy
+constexpr uint32_t kNoStream = 0xFFFFFFFF;               // what CUPTI reports for memory events and syncs
 constexpr TimeNs kRunStart = 1'795'700'000'000'000'000;  // CLOCK_REALTIME ns, late 2026
 constexpr uint64_t kMiB = 1 << 20;
 constexpr TimeNs kSampleWindowNs = 100'000'000;  // NVML GPM's counters advance every ~100 ms (H100)
@@ -36,22 +36,67 @@ struct KernelType {
 // launch-bound, with an occasional GEMM long enough to queue a few launches behind it.
 constexpr std::array<KernelType, 6> kKernels = {{
     {"void gemm_tile<128, 128, 32>(__half const*, __half const*, float*, int, int, int)",
-     "_Z9gemm_tileILi128ELi128ELi32EEvPK6__halfS2_Pfiii", 7'500, {32, 16, 1}, {256, 1, 1}, 168, 16'384, 32'768, 2, kStream},
-    {"elementwise_add(float const*, float const*, float*, int)", "_Z15elementwise_addPKfS0_Pfi", 1'400,
-     {2048, 1, 1}, {256, 1, 1}, 16, 0, 0, 6, kStream},
-    {"void reduce_rows<256>(float const*, float*, int, int)", "_Z11reduce_rowsILi256EEvPKfPfii", 2'600,
-     {1024, 1, 1}, {256, 1, 1}, 32, 1024, 0, 3, kStream},
+     "_Z9gemm_tileILi128ELi128ELi32EEvPK6__halfS2_Pfiii",
+     7'500,
+     {32, 16, 1},
+     {256, 1, 1},
+     168,
+     16'384,
+     32'768,
+     2,
+     kStream},
+    {"elementwise_add(float const*, float const*, float*, int)",
+     "_Z15elementwise_addPKfS0_Pfi",
+     1'400,
+     {2048, 1, 1},
+     {256, 1, 1},
+     16,
+     0,
+     0,
+     6,
+     kStream},
+    {"void reduce_rows<256>(float const*, float*, int, int)",
+     "_Z11reduce_rowsILi256EEvPKfPfii",
+     2'600,
+     {1024, 1, 1},
+     {256, 1, 1},
+     32,
+     1024,
+     0,
+     3,
+     kStream},
     {"softmax_fwd(float*, int, int)", "_Z11softmax_fwdPfii", 2'100, {4096, 1, 1}, {128, 1, 1}, 40, 512, 0, 3, kStream},
     {"layernorm_fwd(__half const*, __half*, float const*, float const*, int, float)",
-     "_Z13layernorm_fwdPK6__halfPS_PKfS4_if", 1'800, {8192, 1, 1}, {128, 1, 1}, 48, 256, 0, 3, kStream},
-    {"cast_f32_to_f16(float const*, __half*, int)", "_Z15cast_f32_to_f16PKfP6__halfi", 1'100, {1024, 1, 1},
-     {512, 1, 1}, 12, 0, 0, 3, kSideStream},
+     "_Z13layernorm_fwdPK6__halfPS_PKfS4_if",
+     1'800,
+     {8192, 1, 1},
+     {128, 1, 1},
+     48,
+     256,
+     0,
+     3,
+     kStream},
+    {"cast_f32_to_f16(float const*, __half*, int)",
+     "_Z15cast_f32_to_f16PKfP6__halfi",
+     1'100,
+     {1024, 1, 1},
+     {512, 1, 1},
+     12,
+     0,
+     0,
+     3,
+     kSideStream},
 }};
 
 // CUPTI runtime callback ids of the functions used.
 enum Cbid : uint32_t {
-  kMalloc = 20, kFree = 22, kMemcpy = 31, kMemcpyAsync = 41, kStreamSynchronize = 131,
-  kDeviceSynchronize = 165, kLaunchKernel = 211
+  kMalloc = 20,
+  kFree = 22,
+  kMemcpy = 31,
+  kMemcpyAsync = 41,
+  kStreamSynchronize = 131,
+  kDeviceSynchronize = 165,
+  kLaunchKernel = 211
 };
 
 // Appends records to a trace as one process's main thread would produce them, keeping the
@@ -82,7 +127,9 @@ class Writer {
   void finish(size_t index, TimeNs end) { now = call(index).end = std::max(call(index).end, end); }
 
   // When work queued on `stream` no earlier than `earliest` starts.
-  TimeNs gpu_start(uint32_t stream, TimeNs earliest) { return std::max(earliest, gpu_free(stream) + between(rng_, 200, 600)); }
+  TimeNs gpu_start(uint32_t stream, TimeNs earliest) {
+    return std::max(earliest, gpu_free(stream) + between(rng_, 200, 600));
+  }
   void gpu_busy(uint32_t stream, TimeNs until) { free_[stream == kStream ? 0 : 1] = until; }
   TimeNs gpu_free(uint32_t stream) const { return free_[stream == kStream ? 0 : 1]; }
   TimeNs gpu_idle() const { return std::max(free_[0], free_[1]); }

@@ -51,9 +51,9 @@ Trace launch_storm(const StormOptions& options);
 struct ScaleOptions {
   uint64_t records = 1'000'000;  // at least this many (the last step is whole)
   uint32_t devices = 2;
-  uint32_t streams = 4;          // kernel streams per device (the loader copies on its own)
-  uint32_t layers = 24;          // layer_N ranges per pass: 2 * 24 * 6 + 4 = 292 kernel names
-  uint32_t kernel_names = 292;   // distinct kernels (names wrap around when fewer)
+  uint32_t streams = 4;         // kernel streams per device (the loader copies on its own)
+  uint32_t layers = 24;         // layer_N ranges per pass: 2 * 24 * 6 + 4 = 292 kernel names
+  uint32_t kernel_names = 292;  // distinct kernels (names wrap around when fewer)
   uint32_t runs = 1;
   uint64_t seed = 1;
 };

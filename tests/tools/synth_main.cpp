@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed", storm.seed, "Random seed (default 1)");
   auto* hostile_flag =
       app.add_flag("--hostile", hostile, "A small capture whose names attack HTML/JS renderers")->excludes(launches);
-  auto* records = app.add_option("--records", scale.records, "A training-shaped capture of this many records (scale bench)")
+  auto* records = app.add_option("--records", scale.records,
+                                 "A training-shaped capture of this many records (scale bench)")
                       ->excludes(launches)
                       ->excludes(hostile_flag);
   app.add_option("--runs", scale.runs, "With --records: a bench capture of this many runs (default 1)");
@@ -45,10 +46,11 @@ int main(int argc, char** argv) {
 
   try {
     const auto begin = std::chrono::steady_clock::now();
-    const gpuscope::Trace trace = !cut_from.empty() ? gpuscope::analysis::cut_profiler_time(gpuscope::read_trace(cut_from))
-                                  : hostile         ? gpuscope::synth::hostile()
-                                  : scale.records   ? gpuscope::synth::scale_run(scale)
-                                                    : gpuscope::synth::launch_storm(storm);
+    const gpuscope::Trace trace = !cut_from.empty()
+                                      ? gpuscope::analysis::cut_profiler_time(gpuscope::read_trace(cut_from))
+                                  : hostile       ? gpuscope::synth::hostile()
+                                  : scale.records ? gpuscope::synth::scale_run(scale)
+                                                  : gpuscope::synth::launch_storm(storm);
     const auto built = std::chrono::steady_clock::now();
     gpuscope::write_trace(output, trace);
     const auto written = std::chrono::steady_clock::now();

@@ -15,9 +15,9 @@ namespace gpuscope::synth {
 namespace {
 
 constexpr uint32_t kFirstPid = 5000;
-constexpr uint32_t kLoaderTid = 100;    // added to the pid
-constexpr uint32_t kFirstStream = 7;    // streams of a device: 7, 8, ... (CUPTI-like ids)
-constexpr uint32_t kCopyStream = 3;     // the loader's stream on each device
+constexpr uint32_t kLoaderTid = 100;  // added to the pid
+constexpr uint32_t kFirstStream = 7;  // streams of a device: 7, 8, ... (CUPTI-like ids)
+constexpr uint32_t kCopyStream = 3;   // the loader's stream on each device
 constexpr uint32_t kNoStream = 0xFFFFFFFF;
 constexpr TimeNs kRunStart = 1'795'800'000'000'000'000;  // CLOCK_REALTIME ns, late 2026
 constexpr TimeNs kSampleWindowNs = 100'000'000;          // NVML GPM's ~100 ms window
@@ -25,8 +25,16 @@ constexpr uint32_t kKernelsPerLayer = 6;
 
 // CUPTI runtime callback ids of the functions used.
 enum Cbid : uint32_t {
-  kMalloc = 20, kFree = 22, kMemcpy = 31, kMemcpyAsync = 41, kMemsetAsync = 51, kStreamSynchronize = 131,
-  kEventRecord = 135, kStreamWaitEvent = 146, kDeviceSynchronize = 165, kLaunchKernel = 211
+  kMalloc = 20,
+  kFree = 22,
+  kMemcpy = 31,
+  kMemcpyAsync = 41,
+  kMemsetAsync = 51,
+  kStreamSynchronize = 131,
+  kEventRecord = 135,
+  kStreamWaitEvent = 146,
+  kDeviceSynchronize = 165,
+  kLaunchKernel = 211
 };
 
 struct KernelName {
@@ -47,9 +55,9 @@ class ScaleWriter {
       kernels_.push_back({t.strings.intern(name), t.strings.intern(mangled), TimeNs(2'000 + rng_.below(60'000)),
                           int32_t(64 << (i % 6)), int32_t(128 << (i % 3)), uint32_t(24 + 8 * (i % 16))});
     }
-    for (const char* n : {"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaMalloc",
-                          "cudaFree", "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventRecord",
-                          "cudaStreamWaitEvent"})
+    for (const char* n :
+         {"cudaLaunchKernel", "cudaMemcpy", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaMalloc", "cudaFree",
+          "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventRecord", "cudaStreamWaitEvent"})
       api_names_.push_back(t.strings.intern(n));
   }
 
@@ -146,7 +154,8 @@ class ScaleWriter {
   }
 
   void memory(uint32_t d, MemoryOp op, uint64_t address, uint64_t bytes) {
-    const size_t i = op == MemoryOp::Alloc ? api(d, 4, kMalloc, between(3000, 9000)) : api(d, 5, kFree, between(3000, 9000));
+    const size_t i = op == MemoryOp::Alloc ? api(d, 4, kMalloc, between(3000, 9000))
+                                           : api(d, 5, kFree, between(3000, 9000));
     MemoryEvent e;
     e.pid = pid_, e.device = d, e.context = d + 1, e.stream = kNoStream, e.run_id = run_id_;
     e.op = op, e.memory_kind = MemoryKind::Device, e.address = address, e.bytes = bytes;
@@ -157,9 +166,9 @@ class ScaleWriter {
 
   void sync(uint32_t thread, uint32_t d, SyncKind kind, uint32_t stream, TimeNs until) {
     const bool device = kind == SyncKind::ContextSynchronize;
-    const size_t i = device ? api(thread, 7, kDeviceSynchronize, between(800, 1500))
-                   : kind == SyncKind::StreamWaitEvent ? api(thread, 9, kStreamWaitEvent, between(800, 1500))
-                                                       : api(thread, 6, kStreamSynchronize, between(800, 1500));
+    const size_t i = device                              ? api(thread, 7, kDeviceSynchronize, between(800, 1500))
+                     : kind == SyncKind::StreamWaitEvent ? api(thread, 9, kStreamWaitEvent, between(800, 1500))
+                                                         : api(thread, 6, kStreamSynchronize, between(800, 1500));
     if (kind != SyncKind::StreamWaitEvent) wait_until(thread, i, until);
     Synchronization s;
     s.pid = pid_, s.tid = tid(thread), s.context = d + 1, s.stream = stream, s.kind = kind, s.run_id = run_id_;

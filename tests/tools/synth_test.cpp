@@ -19,7 +19,8 @@ namespace {
 
 // A folder of this test process's own, removed when the tests end.
 const struct Scratch {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("gpuscope_synth_test_" + std::to_string(getpid()));
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("gpuscope_synth_test_" + std::to_string(getpid()));
   ~Scratch() { std::filesystem::remove_all(dir); }
 } kScratch;
 
@@ -121,9 +122,8 @@ void expect_storm(const Trace& t, uint64_t launches, uint64_t step) {
   for (const NvtxRange& r : ranges) {
     if (t.strings.get(r.name) != "step") continue;
     EXPECT_EQ(r.depth, 0u);
-    ++steps_holding[std::count_if(launch_calls.begin(), launch_calls.end(), [&](const auto& c) {
-      return c.second->start >= r.start && c.second->end <= r.end;
-    })];
+    ++steps_holding[std::count_if(launch_calls.begin(), launch_calls.end(),
+                                  [&](const auto& c) { return c.second->start >= r.start && c.second->end <= r.end; })];
   }
   std::map<size_t, size_t> expected_holding{{step, launches / step}};
   if (launches % step) expected_holding[launches % step] = 1;
@@ -181,8 +181,10 @@ TEST(Synth, HostileNamesReadBackByteForByte) {
   EXPECT_NE(t.processes.at(0).command_line.find(strings[0]), std::string::npos);
   EXPECT_NE(t.devices.at(0).name.find(strings[1]), std::string::npos);
   // Some of them are not UTF-8, and control characters survive.
-  EXPECT_TRUE(std::any_of(strings.begin(), strings.end(), [](const std::string& s) { return s.find('\xff') != s.npos; }));
-  EXPECT_TRUE(std::any_of(strings.begin(), strings.end(), [](const std::string& s) { return s.find('\x01') != s.npos; }));
+  EXPECT_TRUE(
+      std::any_of(strings.begin(), strings.end(), [](const std::string& s) { return s.find('\xff') != s.npos; }));
+  EXPECT_TRUE(
+      std::any_of(strings.begin(), strings.end(), [](const std::string& s) { return s.find('\x01') != s.npos; }));
 }
 
 TEST(Synth, ReportExplainsBoth) {

@@ -35,7 +35,8 @@ TEST(RadixSort, NonNegativeDoublesSortAsStdSortDoes) {
     std::sort(expected.begin(), expected.end());
     radix_sort(got, [](double v) { return std::bit_cast<uint64_t>(v); });
     ASSERT_EQ(got.size(), expected.size());
-    for (size_t i = 0; i < n; ++i) ASSERT_EQ(std::bit_cast<uint64_t>(got[i]), std::bit_cast<uint64_t>(expected[i])) << i;
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(std::bit_cast<uint64_t>(got[i]), std::bit_cast<uint64_t>(expected[i])) << i;
   }
 }
 
@@ -47,7 +48,8 @@ TEST(RadixSort, IntervalsByStartIncludingNegativeTimes) {
     v.push_back({start, start + 10});
   }
   radix_sort(v, [](const Interval& i) { return time_key(i.start); });
-  EXPECT_TRUE(std::is_sorted(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; }));
+  EXPECT_TRUE(
+      std::is_sorted(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; }));
 }
 
 TEST(AnalysisStats, DescribeOfALargeSampleSumsInSortedOrder) {

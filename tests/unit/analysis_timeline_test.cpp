@@ -56,8 +56,8 @@ TEST(Timeline, OverlappingStreamsAndCopyUnderKernel) {
   const Timeline tl = analyze_timeline(b.trace());
   ASSERT_EQ(tl.devices.size(), 1u);
   const DeviceTimeline& d = tl.devices[0];
-  EXPECT_EQ(d.busy_ns, 4000);               // 1000..5000
-  EXPECT_EQ(d.kernel_ns, 3000);             // 1000..4000
+  EXPECT_EQ(d.busy_ns, 4000);    // 1000..5000
+  EXPECT_EQ(d.kernel_ns, 3000);  // 1000..4000
   EXPECT_EQ(d.copy_ns, 1500);
   EXPECT_EQ(d.copy_kernel_overlap_ns, 500);  // 3500..4000
   EXPECT_EQ(d.concurrent_ns, 1000 + 500);    // a+b 2000..3000, b+copy 3500..4000
@@ -126,7 +126,7 @@ TEST(Attribution, WithoutRunTimesUsesTheEventSpanAndOtherThreadsDoNotCount) {
 
 TEST(Attribution, TheInitialThreadIsMainEvenWhenAHelperSpendsMoreTimeInCuda) {
   testing::TraceBuilder b;
-  b.api("cudaFree", 1000, 900'000, 7);  // helper thread creating the context
+  b.api("cudaFree", 1000, 900'000, 7);       // helper thread creating the context
   b.api("cudaMalloc", 950'000, 960'000, 1);  // pid 1's initial thread (tid 1)
   const auto mt = main_thread(b.trace(), 1);
   ASSERT_TRUE(mt);
@@ -136,8 +136,8 @@ TEST(Attribution, TheInitialThreadIsMainEvenWhenAHelperSpendsMoreTimeInCuda) {
 TEST(Attribution, AOneOffCudaSetDeviceIsContextCreation) {
   testing::TraceBuilder b;
   b.run(1'000'000, 300'000'000);
-  b.api("cudaGetDeviceCount", 2'000'000, 2'001'000);       // needs no context
-  b.api("cudaSetDevice", 3'000'000, 193'000'000);          // 190 ms, no later call to compare with
+  b.api("cudaGetDeviceCount", 2'000'000, 2'001'000);  // needs no context
+  b.api("cudaSetDevice", 3'000'000, 193'000'000);     // 190 ms, no later call to compare with
   b.api("cudaMalloc", 193'100'000, 193'200'000);
   const auto ctx = find_context_creation(b.trace(), 1);
   ASSERT_TRUE(ctx);

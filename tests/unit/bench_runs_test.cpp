@@ -46,7 +46,8 @@ Trace bench_of(const std::vector<TimeNs>& ns) {
   for (size_t r = 0; r < ns.size(); ++r) {
     const uint32_t id = static_cast<uint32_t>(r + 1);
     append_run(b, one_run(ns[r]), id);
-    b.runs.push_back({id, static_cast<TimeNs>(r) * 10'000'000, static_cast<TimeNs>(r) * 10'000'000 + 5'000'000 + ns[r], 0, 0});
+    b.runs.push_back(
+        {id, static_cast<TimeNs>(r) * 10'000'000, static_cast<TimeNs>(r) * 10'000'000 + 5'000'000 + ns[r], 0, 0});
   }
   return b;
 }
@@ -164,7 +165,7 @@ TEST(BenchCli, RunsTheProgramAndKeepsEveryMeasuredRun) {
   std::ifstream seen(dir + "/seen.txt");
   std::stringstream s;
   s << seen.rdbuf();
-  EXPECT_EQ(s.str(), "0\n0\n1\n2\n3\n");  // two warm-ups, then runs 1..3
+  EXPECT_EQ(s.str(), "0\n0\n1\n2\n3\n");                         // two warm-ups, then runs 1..3
   EXPECT_EQ(bench_cli(dir, "bench -n 3 -o b -- true").code, 2);  // exists, no --force
   EXPECT_EQ(bench_cli(dir, "bench -n 3 -o b -f -- sh -c 'exit 4'").code, 4);
   EXPECT_EQ(bench_cli(dir, "bench -n 1 -o c -- true").code, 2);
@@ -172,7 +173,8 @@ TEST(BenchCli, RunsTheProgramAndKeepsEveryMeasuredRun) {
 
 TEST(BenchCli, GpuMetricsReachEveryRunsCapture) {
   const std::string dir = testing::scratch_dir("bench_cli_gpu_metrics");
-  CliResult ok = bench_cli(dir, "bench -n 2 --warmup 0 -o g --gpu-metrics=20 -- sh -c 'echo $GPUSCOPE_INJECT_CONFIG >> cfg.txt'");
+  CliResult ok = bench_cli(
+      dir, "bench -n 2 --warmup 0 -o g --gpu-metrics=20 -- sh -c 'echo $GPUSCOPE_INJECT_CONFIG >> cfg.txt'");
   EXPECT_EQ(ok.code, 0) << ok.err;
   std::ifstream cfg(dir + "/cfg.txt");
   std::string line;

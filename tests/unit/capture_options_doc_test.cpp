@@ -25,7 +25,8 @@ TEST(CaptureOptionDocs, CliMdHoldsTheTable) {
   ASSERT_NE(end, std::string::npos) << "docs/cli.md lacks the marker " << kEnd;
   const std::string expected = capture_options_markdown();
   EXPECT_EQ(doc.substr(begin + std::string(kBegin).size(), end - begin - std::string(kBegin).size()), expected)
-      << "put this between the markers in docs/cli.md:\n" << expected;
+      << "put this between the markers in docs/cli.md:\n"
+      << expected;
 }
 
 TEST(CaptureOptionDocs, EveryOptionTheCommandsTakeHasHelp) {

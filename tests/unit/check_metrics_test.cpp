@@ -26,7 +26,8 @@ constexpr const char* kConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shar
 Trace capture(double sm, double dram, double conflicts = 0) {
   testing::TraceBuilder b;
   testing::launches_with_metrics(b, "gemm",
-                                 {{kSmThroughput, around(sm, 20)}, {kDramBytes, around(dram, 20)},
+                                 {{kSmThroughput, around(sm, 20)},
+                                  {kDramBytes, around(dram, 20)},
                                   {kConflicts, std::vector<double>(20, conflicts)}});
   testing::launches_with_metrics(b, "copy_kernel", {{kSmThroughput, {20, 21, 22, 23}}}, 1'000'000);
   return b.trace();
@@ -56,7 +57,8 @@ max_change_pct = 5
 [[metric]]
 name = "dram__bytes_read.sum"
 max_increase_pct = 10
-)", "rules.toml");
+)",
+                                  "rules.toml");
   ASSERT_EQ(set.rules.size(), 3u);
   EXPECT_EQ(set.rules[0].match, "gemm*");
   EXPECT_FALSE(set.rules[0].needs_baseline());
@@ -91,7 +93,9 @@ TEST(CheckMetricRules, AbsoluteLimitsApplyToEachMatchingKernelsMedian) {
 [[metric]]
 name = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 min = 50
-)", "rules.toml"), t, nullptr, {});
+)",
+                                             "rules.toml"),
+                                 t, nullptr, {});
   ASSERT_EQ(r.outcomes.size(), 2u);
   EXPECT_EQ(r.outcomes[0].target, "gemm (SM throughput)");
   EXPECT_EQ(r.outcomes[0].measure, Measure::Metric);
@@ -161,7 +165,9 @@ max_change_pct = 1
 id = "conflicts"
 name = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 max_increase_pct = 1000
-)", "rules.toml"), next, &base, {});
+)",
+                                             "rules.toml"),
+                                 next, &base, {});
   ASSERT_EQ(r.outcomes.size(), 5u);
   const Outcome& rise = r.outcomes[0];
   EXPECT_EQ(rise.target, "gemm (DRAM bytes read) vs baseline");

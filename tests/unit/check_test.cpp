@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "common/error.h"
-#include "common/utf8.h"
 #include "common/glob.h"
+#include "common/utf8.h"
 #include "gpuscope/check_report.h"
 #include "gpuscope/store.h"
 #include "spool_builder.h"
@@ -54,7 +54,8 @@ max_slower_pct = 3
 match = "*"
 min = "10 us"
 max = "2ms"
-)", "rules.toml");
+)",
+                            "rules.toml");
   ASSERT_EQ(set.rules.size(), 4u);
   EXPECT_EQ(set.rules[0].kind, RuleKind::Total);
   EXPECT_DOUBLE_EQ(*set.rules[0].max, 1.5e9);
@@ -106,8 +107,10 @@ TEST(CheckRules, BadFilesAreLineNumberedErrors) {
 // as escapes: in "strings" it reads as before; elsewhere it is refused with its line
 // (BadFilesAreLineNumberedErrors).
 TEST(CheckRules, NonAsciiTextOnlyInStringsAndComments) {
-  const RuleSet set = parse_rules("# größte Wandzeit\n[[total]]\nid = \"wall \\u00b5 é中😀\"\nname = \"wall\"\n"
-                                  "max = \"2500 µs\"\nmin = \"\"\"1 \\\n   µs\"\"\"\n", "rules.toml");
+  const RuleSet set = parse_rules(
+      "# größte Wandzeit\n[[total]]\nid = \"wall \\u00b5 é中😀\"\nname = \"wall\"\n"
+      "max = \"2500 µs\"\nmin = \"\"\"1 \\\n   µs\"\"\"\n",
+      "rules.toml");
   ASSERT_EQ(set.rules.size(), 1u);
   EXPECT_EQ(set.rules[0].id, "wall µ é中😀");
   EXPECT_EQ(set.rules[0].max, 2.5e6);
@@ -124,14 +127,16 @@ TEST(CheckRules, Glob) {
 }
 
 TEST(CheckGates, ThresholdsPassAndFail) {
-  CheckResult pass = run("[[total]]\nname = \"wall\"\nmax = \"1.5 s\"\n[[kernel]]\nmatch = \"*bsr_spmm_kernel*\"\n"
-                         "max = \"1.1 ms\"\n",
-                         "bsr_spmm_fixed.gpuscope");
+  CheckResult pass = run(
+      "[[total]]\nname = \"wall\"\nmax = \"1.5 s\"\n[[kernel]]\nmatch = \"*bsr_spmm_kernel*\"\n"
+      "max = \"1.1 ms\"\n",
+      "bsr_spmm_fixed.gpuscope");
   ASSERT_EQ(pass.outcomes.size(), 2u);
   EXPECT_EQ(pass.failures(), 0u);
-  CheckResult fail = run("[[total]]\nname = \"gpu_busy\"\nmax = \"100 ms\"\n[[kernel]]\nmatch = \"*\"\nstat = \"count\"\n"
-                         "min = 6\n",
-                         "bsr_spmm_baseline.gpuscope");
+  CheckResult fail = run(
+      "[[total]]\nname = \"gpu_busy\"\nmax = \"100 ms\"\n[[kernel]]\nmatch = \"*\"\nstat = \"count\"\n"
+      "min = 6\n",
+      "bsr_spmm_baseline.gpuscope");
   ASSERT_EQ(fail.outcomes.size(), 2u);
   EXPECT_FALSE(fail.outcomes[0].passed);  // 330 ms of copies and kernels
   EXPECT_FALSE(fail.outcomes[1].passed);  // 5 launches < 6
@@ -160,13 +165,15 @@ TEST(CheckGates, JunitHoldsOnlyXmlCharacters) {
   EXPECT_EQ(junit.find("\xef\xbf\xbf"), std::string::npos) << "U+FFFF is not an XML character (DEL is)";
   const std::string fffd = "\xef\xbf\xbd";
   EXPECT_NE(junit.find("name=\"kern&lt;T&gt;&#10;&amp;" + fffd + fffd + "(&#9;\x7f" + fffd + "\xc3\xa9\""),
-            std::string::npos) << junit;
+            std::string::npos)
+      << junit;
   EXPECT_NE(junit.find("classname=\"gpuscope.check.gate" + fffd + "[31m\""), std::string::npos) << junit;
 }
 
 TEST(CheckGates, BaselineRulesAreSignificanceAware) {
-  const std::string rules = "[[baseline]]\nkind = \"kernel\"\nmax_slower_pct = 3\n"
-                            "[[baseline]]\nkind = \"memory\"\nmatch = \"DtoH*\"\nmax_slower_pct = 3\n";
+  const std::string rules =
+      "[[baseline]]\nkind = \"kernel\"\nmax_slower_pct = 3\n"
+      "[[baseline]]\nkind = \"memory\"\nmatch = \"DtoH*\"\nmax_slower_pct = 3\n";
   CheckResult improved = run(rules, "bsr_spmm_fixed.gpuscope", "bsr_spmm_baseline.gpuscope");
   EXPECT_EQ(improved.failures(), 0u);
   CheckResult regressed = run(rules, "bsr_spmm_baseline.gpuscope", "bsr_spmm_fixed.gpuscope");
@@ -187,9 +194,11 @@ TEST(CheckGates, NothingMatchedMissingMetricOrBaselineIsAnError) {
     }
     return std::string();
   };
-  EXPECT_NE(message("[[kernel]]\nmatch = \"*flash*\"\nmax = \"1 ms\"\n").find("rules.toml:1: kernel rule 'kernel#1' matches no kernel"),
+  EXPECT_NE(message("[[kernel]]\nmatch = \"*flash*\"\nmax = \"1 ms\"\n")
+                .find("rules.toml:1: kernel rule 'kernel#1' matches no kernel"),
             std::string::npos);
-  EXPECT_NE(message("[[baseline]]\nkind = \"nvtx\"\nmatch = \"epoch*\"\nmax_slower_pct = 3\n", "bsr_spmm_baseline.gpuscope")
+  EXPECT_NE(message("[[baseline]]\nkind = \"nvtx\"\nmatch = \"epoch*\"\nmax_slower_pct = 3\n",
+                    "bsr_spmm_baseline.gpuscope")
                 .find("matches nothing"),
             std::string::npos);
   EXPECT_NE(message("[[metric]]\nname = \"sm__throughput.avg.pct_of_peak_sustained_elapsed\"\nmin = 85\n")

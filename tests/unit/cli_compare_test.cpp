@@ -33,7 +33,8 @@ TEST(CliDiff, ExitCodesOfTheRegressionGate) {
   EXPECT_NE(improved.out.find("Gate --fail-if-slower 25%: passed."), std::string::npos);
   CliResult reverse = cli(dir, "diff fixed.gpuscope base.gpuscope --fail-if-slower 25");
   EXPECT_EQ(reverse.exit_code, 1);
-  EXPECT_NE(reverse.err.find("gpuscope: slower: memory DtoH [256 MiB, 512 MiB) [pinned -> pageable]"), std::string::npos)
+  EXPECT_NE(reverse.err.find("gpuscope: slower: memory DtoH [256 MiB, 512 MiB) [pinned -> pageable]"),
+            std::string::npos)
       << reverse.err;
   // Without the flag a regression is reported, not fatal.
   EXPECT_EQ(cli(dir, "diff fixed.gpuscope base.gpuscope").exit_code, 0);
@@ -55,9 +56,9 @@ TEST(CliDiff, FormatsAndOutputFile) {
 
 TEST(CliDiff, BadInputIsExitTwoWithOneLine) {
   const std::string dir = testing::scratch_dir("cli_diff_bad");
-  for (const std::string args : {"diff base.gpuscope missing.gpuscope", "diff base.gpuscope",
-                                 "diff base.gpuscope fixed.gpuscope --format xml",
-                                 "diff base.gpuscope fixed.gpuscope --alpha 2"}) {
+  for (const std::string args :
+       {"diff base.gpuscope missing.gpuscope", "diff base.gpuscope", "diff base.gpuscope fixed.gpuscope --format xml",
+        "diff base.gpuscope fixed.gpuscope --alpha 2"}) {
     CliResult r = cli(dir, args);
     EXPECT_EQ(r.exit_code, 2) << args;
   }
@@ -70,7 +71,8 @@ TEST(CliDiff, IterationRangeComparesIterationsAndRefusesWhatItCannotJudge) {
   const std::string dir = testing::scratch_dir("cli_diff_iterations");
   CliResult ok = cli(dir, "diff base.gpuscope fixed.gpuscope --iteration-range iteration --skip-iterations 1");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  EXPECT_NE(ok.out.find("Base iterations        4          1 warm-up skipped, in 1 process"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("Base iterations        4          1 warm-up skipped, in 1 process"), std::string::npos)
+      << ok.out;
   EXPECT_NE(ok.out.find("Totals: time per iteration"), std::string::npos);
   // The reverse is a judged regression of the iteration time, which the gate names.
   CliResult gate = cli(dir, "diff fixed.gpuscope base.gpuscope --iteration-range iteration --fail-if-slower 25");
@@ -95,13 +97,16 @@ TEST(CliDiff, IterationRangeComparesIterationsAndRefusesWhatItCannotJudge) {
 TEST(CliCheck, IterationRangeAppliesToBaselineRules) {
   const std::string dir = testing::scratch_dir("cli_check_iterations");
   std::ofstream(dir + "/rules.toml") << "[[baseline]]\nkind = \"nvtx\"\nmatch = \"h2d\"\nmax_slower_pct = 3\n";
-  CliResult ok = cli(dir, "check fixed.gpuscope --baseline base.gpuscope --rules rules.toml --iteration-range iteration");
+  CliResult ok = cli(dir,
+                     "check fixed.gpuscope --baseline base.gpuscope --rules rules.toml --iteration-range iteration");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  CliResult failed = cli(dir, "check base.gpuscope --baseline fixed.gpuscope --rules rules.toml --iteration-range iteration");
+  CliResult failed = cli(
+      dir, "check base.gpuscope --baseline fixed.gpuscope --rules rules.toml --iteration-range iteration");
   EXPECT_EQ(failed.exit_code, 1) << failed.err;
   CliResult alone = cli(dir, "check fixed.gpuscope --rules rules.toml --iteration-range iteration");
   EXPECT_EQ(alone.exit_code, 2);
-  EXPECT_EQ(cli(dir, "check fixed.gpuscope --baseline base.gpuscope --rules rules.toml --iteration-range nope").exit_code, 2);
+  EXPECT_EQ(
+      cli(dir, "check fixed.gpuscope --baseline base.gpuscope --rules rules.toml --iteration-range nope").exit_code, 2);
 }
 
 }  // namespace

@@ -90,7 +90,8 @@ TEST_F(CliMetrics, CheckPrintsPasses) {
   EXPECT_TRUE(contains(text.out, "GH100 (range profiler): 8 metrics valid; ")) << text.out;
   EXPECT_TRUE(contains(text.out, "passes")) << text.out;
 
-  const CliResult json = metrics("--check --metrics sol,stalls --metric dram__bytes_read.sum --chip GH100 --format json");
+  const CliResult json = metrics(
+      "--check --metrics sol,stalls --metric dram__bytes_read.sum --chip GH100 --format json");
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
   EXPECT_GE(doc["passes"].get<int>(), 1);
@@ -113,7 +114,8 @@ TEST_F(CliMetrics, CheckSaysWhatAnotherChipLeavesOut) {
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto doc = nlohmann::json::parse(json.out);
   EXPECT_EQ(doc["metrics"].get<size_t>() + doc["not_on_chip"].size(), doc["names"].size());
-  EXPECT_TRUE(nlohmann::json::parse(metrics("--check --metrics full --chip GH100 --format json").out)["not_on_chip"].empty());
+  EXPECT_TRUE(
+      nlohmann::json::parse(metrics("--check --metrics full --chip GH100 --format json").out)["not_on_chip"].empty());
   expect_one_line_error(metrics("--check --metrics full --metric sm__ops_path_tensor_src_fp16.sum --chip AD102"),
                         "metric 'sm__ops_path_tensor_src_fp16.sum' is not available on AD102");
 }

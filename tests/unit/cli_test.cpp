@@ -24,15 +24,13 @@ CliResult gpuscope(const std::string& dir, const std::string& args, const std::s
   return testing::run_gpuscope(dir, args, env);
 }
 
-int lines(const std::string& text) {
-  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
+int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
 TEST(Cli, BadInvocationsFailWithOneLine) {
   const std::string dir = testing::scratch_dir("cli_bad");
   std::ofstream(dir + "/notes.txt") << "not a capture\n";
-  for (const std::string args : {"report missing.gpuscope", "report notes.txt",
-                                 "query notes.txt 'SELECT 1'", "import -o x missing.spool"}) {
+  for (const std::string args :
+       {"report missing.gpuscope", "report notes.txt", "query notes.txt 'SELECT 1'", "import -o x missing.spool"}) {
     CliResult r = gpuscope(dir, args);
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
@@ -61,7 +59,8 @@ TEST(Cli, ProfileAndBenchTakeTheOptionTablesFlags) {
   std::ifstream in(dir + "/cfg.txt");
   std::string line;
   int runs = 0;
-  for (; std::getline(in, line); ++runs) EXPECT_NE(line.find(";nccl_calls=0;sync_flush_ms=3;api=lean"), std::string::npos) << line;
+  for (; std::getline(in, line); ++runs)
+    EXPECT_NE(line.find(";nccl_calls=0;sync_flush_ms=3;api=lean"), std::string::npos) << line;
   EXPECT_EQ(runs, 2) << r.err;
 }
 
@@ -120,14 +119,16 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
 // chip without them must not drop (the sets' metrics it may); the library expands the sets.
 TEST(Cli, ProfilePassesTheSetsAndTheUsersOwnMetricsApart) {
   const std::string dir = testing::scratch_dir("cli_profile_required");
-  CliResult r = gpuscope(dir, "profile -o p --no-report --metrics occupancy --metric dram__bytes_read.sum "
-                              "--metric lts__t_bytes.sum -- /bin/sh -c 'echo $GPUSCOPE_INJECT_CONFIG > cfg.txt'");
+  CliResult r = gpuscope(dir,
+                         "profile -o p --no-report --metrics occupancy --metric dram__bytes_read.sum "
+                         "--metric lts__t_bytes.sum -- /bin/sh -c 'echo $GPUSCOPE_INJECT_CONFIG > cfg.txt'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::string config;
   std::getline(std::ifstream(dir + "/cfg.txt"), config);
   EXPECT_NE(config.find(";metrics=occupancy;metric=dram__bytes_read.sum,lts__t_bytes.sum"), std::string::npos)
       << config;
-  r = gpuscope(dir, "profile -o q --no-report --metrics occupancy -- /bin/sh -c 'echo $GPUSCOPE_INJECT_CONFIG > cfg.txt'");
+  r = gpuscope(dir,
+               "profile -o q --no-report --metrics occupancy -- /bin/sh -c 'echo $GPUSCOPE_INJECT_CONFIG > cfg.txt'");
   std::getline(std::ifstream(dir + "/cfg.txt"), config);
   EXPECT_EQ(config.find("metric="), std::string::npos) << config;
 }
@@ -206,7 +207,8 @@ TEST(Cli, ImportOfOnlyUnreadableSpoolsSaysWhy) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("none of the spools could be read: "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("written by a newer gpuscope (spool format v99; this one reads only v"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("written by a newer gpuscope (spool format v99; this one reads only v"), std::string::npos)
+      << r.err;
 }
 
 // Files of an older version are refused with one line that names the gpuscope that reads them.
@@ -228,9 +230,9 @@ TEST(Cli, OlderCapturesAndSpoolsAreOneLineNamingTheirReader) {
   r = gpuscope(dir, "import -o run run.126.spool");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(lines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find("this spool was written by an older gpuscope (spool format v" +
-                       std::to_string(spool::kVersion - 1)),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("this spool was written by an older gpuscope (spool format v" + std::to_string(spool::kVersion - 1)),
+      std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find(std::string("import it with ") + kOlderFormatsReader), std::string::npos) << r.err;
 }
@@ -241,8 +243,9 @@ TEST(Cli, AnImpossibleOutputPathIsOneLineNotAnInternalError) {
   const std::string dir = testing::scratch_dir("cli_long_path");
   const std::string capture = std::string(GPUSCOPE_TEST_DATA_DIR) + "/spawn.gpuscope";
   const std::string path = dir + "/" + std::string(300, 'b') + "/" + std::string(5000, 'a');
-  for (const std::string& command : {"export " + capture + " --format perfetto -o " + path, "import -o " + path + " " + capture,
-                                     "report " + capture + " -o " + path, "profile --no-report -o " + path + " -- /bin/true"}) {
+  for (const std::string& command :
+       {"export " + capture + " --format perfetto -o " + path, "import -o " + path + " " + capture,
+        "report " + capture + " -o " + path, "profile --no-report -o " + path + " -- /bin/true"}) {
     CliResult r = gpuscope(dir, command, "GPUSCOPE_INJECT_LIB=/nonexistent.so");
     EXPECT_EQ(r.exit_code, 2) << command.substr(0, 40);
     EXPECT_EQ(lines(r.err), 1) << r.err.substr(0, 300);
@@ -293,18 +296,20 @@ TEST(Cli, ProfilePreloadsTheTakeoverWatchBesideTheLibrary) {
   // The real library directory; `sh` never initialises CUDA, so nothing is injected.
   const std::string lib = "GPUSCOPE_INJECT_LIB=" + (build / "libgpuscope_inject.so").string();
 
-  CliResult alone = gpuscope(dir, "profile -o alone --no-report -- sh -c 'echo \"$LD_PRELOAD\"'", "unset LD_PRELOAD; " + lib);
+  CliResult alone = gpuscope(dir, "profile -o alone --no-report -- sh -c 'echo \"$LD_PRELOAD\"'",
+                             "unset LD_PRELOAD; " + lib);
   EXPECT_EQ(alone.exit_code, 0) << alone.err;
   EXPECT_EQ(alone.out, preload + "\n");
   // The user's LD_PRELOAD reaches gpuscope itself too; the ASan build's (scripts/sanitize.sh) would
   // refuse to start with a library loaded before its runtime, and this one is plain libc calls.
   CliResult user = gpuscope(dir, "profile -o user --no-report -- sh -c 'echo \"$LD_PRELOAD\"'",
-                         "LD_PRELOAD=" + preload + " ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" " + lib);
+                            "LD_PRELOAD=" + preload + " ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" " +
+                                lib);
   EXPECT_EQ(user.out, preload + ":" + preload + "\n") << "ours first, the user's kept";
 
   std::ofstream(dir + "/fake_inject.so") << "x";
   CliResult none = gpuscope(dir, "profile -o none --no-report -- sh -c 'echo \"[$LD_PRELOAD]\"'",
-                         "unset LD_PRELOAD; GPUSCOPE_INJECT_LIB=" + dir + "/fake_inject.so");
+                            "unset LD_PRELOAD; GPUSCOPE_INJECT_LIB=" + dir + "/fake_inject.so");
   EXPECT_EQ(none.out, "[]\n");
 }
 
@@ -323,7 +328,8 @@ TEST(Cli, ImportTurnsLeftoverSpoolsIntoACapture) {
   ASSERT_EQ(imported.exit_code, 0) << imported.err;
   CliResult rows = gpuscope(dir, "query app.gpuscope 'SELECT name, end_ns - start_ns FROM kernels_named'");
   EXPECT_EQ(rows.out, "tiny_kernel\t500\n");
-  CliResult truncated = gpuscope(dir, "query app.gpuscope \"SELECT count FROM data_loss WHERE what = 'spool_truncated'\"");
+  CliResult truncated = gpuscope(dir,
+                                 "query app.gpuscope \"SELECT count FROM data_loss WHERE what = 'spool_truncated'\"");
   EXPECT_EQ(truncated.out, "1\n");
   EXPECT_EQ(gpuscope(dir, "import -o app app.321.spool").exit_code, 2) << "no silent overwrite";
   CliResult report = gpuscope(dir, "report app.gpuscope --format json");

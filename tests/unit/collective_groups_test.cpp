@@ -3,14 +3,14 @@
 // its own distributedInfo. Synthetic records.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "gpuscope/tracks.h"
 #include "export/writers.h"
 #include "gpuscope/analysis_ranks.h"
 #include "gpuscope/runs.h"
+#include "gpuscope/tracks.h"
 #include "importers/spool/spool_importer.h"
 #include "spool_builder.h"
 #include "test_files.h"

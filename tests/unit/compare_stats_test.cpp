@@ -127,8 +127,9 @@ TEST(Bootstrap, CoversTheTrueShiftAndIsDeterministic) {
 // P(Binomial(n, p) >= k), summed directly.
 double binomial_tail(int n, double p, int k) {
   double total = 0;
-  for (int i = k; i <= n; ++i) total += std::exp(std::lgamma(n + 1) - std::lgamma(i + 1) - std::lgamma(n - i + 1) +
-                                                 i * std::log(p) + (n - i) * std::log1p(-p));
+  for (int i = k; i <= n; ++i)
+    total += std::exp(std::lgamma(n + 1) - std::lgamma(i + 1) - std::lgamma(n - i + 1) + i * std::log(p) +
+                      (n - i) * std::log1p(-p));
   return total;
 }
 

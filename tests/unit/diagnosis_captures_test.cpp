@@ -18,8 +18,8 @@ namespace {
 
 Trace unpack(const std::string& name) {
   const std::string path = testing::scratch_dir("diagnosis") + "/" + name + ".gpuscope";
-  std::ofstream(path, std::ios::binary)
-      << testing::gunzip(testing::read_text_file(std::string(GPUSCOPE_TEST_DATA_DIR) + "/diagnosis/" + name + ".gpuscope.gz"));
+  std::ofstream(path, std::ios::binary) << testing::gunzip(
+      testing::read_text_file(std::string(GPUSCOPE_TEST_DATA_DIR) + "/diagnosis/" + name + ".gpuscope.gz"));
   return import_files({path});
 }
 
@@ -40,7 +40,8 @@ TEST_P(DiagnosisCapture, FirstFindingIsThePlantedCauseWithItsMeasuredSaving) {
   ASSERT_FALSE(findings.empty());
   EXPECT_EQ(findings.front().rule, p.rule);
   ASSERT_TRUE(findings.front().saving_ns.has_value());
-  const double per_step_ms = static_cast<double>(*findings.front().saving_ns) / 1e6 / static_cast<double>(steady->steps - 1);
+  const double per_step_ms = static_cast<double>(*findings.front().saving_ns) / 1e6 /
+                             static_cast<double>(steady->steps - 1);
   EXPECT_GE(per_step_ms, 0.75 * p.measured_ms) << p.capture;
   EXPECT_LE(per_step_ms, 1.25 * p.measured_ms) << p.capture;
 }
@@ -48,7 +49,8 @@ TEST_P(DiagnosisCapture, FirstFindingIsThePlantedCauseWithItsMeasuredSaving) {
 // cnn: a ResNet-18-style fp32 net with TF32 off for cuDNN (51.28 vs 23.04 ms a step), default
 // capture. fp32_gemm: a 4096-wide fp32 MLP with TF32 off (15.58 vs 3.21 ms), `--pytorch=modules`.
 INSTANTIATE_TEST_SUITE_P(H200, DiagnosisCapture,
-                         ::testing::Values(Planted{"cnn", "fp32_matmul", 28.24}, Planted{"fp32_gemm", "fp32_matmul", 12.37}),
+                         ::testing::Values(Planted{"cnn", "fp32_matmul", 28.24},
+                                           Planted{"fp32_gemm", "fp32_matmul", 12.37}),
                          [](const auto& info) { return std::string(info.param.capture); });
 
 }  // namespace

@@ -22,14 +22,16 @@ constexpr const char* kConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shar
 
 Trace capture(double dram, double sm, size_t launches = 20) {
   testing::TraceBuilder b;
-  testing::launches_with_metrics(b, "gemm", {{kDramBytes, around(dram, launches)}, {kSmThroughput, around(sm, launches)}});
+  testing::launches_with_metrics(b, "gemm",
+                                 {{kDramBytes, around(dram, launches)}, {kSmThroughput, around(sm, launches)}});
   // A second, shorter kernel without metrics, and one with only a few measured launches.
   b.kernel("helper", 500'000, 500'100, b.api("cudaLaunchKernel", 499'000, 499'500));
   testing::launches_with_metrics(b, "tiny", {{kSmThroughput, {10, 11}}}, 600'000);
   return b.trace();
 }
 
-const analysis::MetricDiffItem* find(const analysis::DiffResult& d, const std::string& kernel, const std::string& metric) {
+const analysis::MetricDiffItem* find(const analysis::DiffResult& d, const std::string& kernel,
+                                     const std::string& metric) {
   for (const auto& m : d.metrics)
     if (m.kernel == kernel && m.metric == metric) return &m;
   return nullptr;
@@ -166,8 +168,7 @@ TEST(DiffMetrics, IterationsLeaveMetricsPerLaunch) {
   };
   analysis::IterationSpec spec;
   spec.range = "step";
-  const analysis::DiffResult d =
-      analysis::diff_traces(with_iterations(1000), with_iterations(1500), {}, spec, spec);
+  const analysis::DiffResult d = analysis::diff_traces(with_iterations(1000), with_iterations(1500), {}, spec, spec);
   EXPECT_TRUE(d.by_iterations);
   const auto* dram = find(d, "gemm", kDramBytes);
   ASSERT_NE(dram, nullptr);

@@ -13,7 +13,8 @@ namespace {
 
 Trace load(const std::string& name) { return read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name); }
 
-const DiffItem* find(const DiffResult& d, DiffCategory c, const std::string& name, const std::string& detail_part = "") {
+const DiffItem* find(const DiffResult& d, DiffCategory c, const std::string& name,
+                     const std::string& detail_part = "") {
   for (const DiffItem& i : d.items)
     if (i.category == c && i.name == name && i.detail.find(detail_part) != std::string::npos) return &i;
   return nullptr;
@@ -33,7 +34,7 @@ TEST(Diff, MatchesKernelsByNameAndSplitsRepeatedNamesByConfiguration) {
   Trace a, b;
   for (int i = 0; i < 10; ++i) {
     add_kernel(a, "gemm", i * 1000, 100 + i % 3);
-    add_kernel(b, "gemm", i * 1000, 150 + i % 3);         // +50 %: slower
+    add_kernel(b, "gemm", i * 1000, 150 + i % 3);           // +50 %: slower
     add_kernel(a, "scale", i * 1000 + 500, 40, 1 + i % 2);  // two configurations in base
     add_kernel(b, "scale", i * 1000 + 500, 40, 1 + i % 2);
   }
@@ -88,7 +89,8 @@ TEST(Diff, CopiesMatchBySizeClassAndSplitByHostKindOnlyWhenMixed) {
     add_copy(b, CopyKind::HtoD, MemoryKind::Pinned, 40 << 20, i * 100000, 1000 + i, corr++);
     add_copy(b, CopyKind::HtoD, MemoryKind::Pinned, 8, i * 100000 + 50000, 900 + i, corr++);
     // DtoH: both kinds inside one file, so split by kind.
-    add_copy(a, CopyKind::DtoH, i % 2 ? MemoryKind::Pinned : MemoryKind::Pageable, 1 << 20, i * 100000 + 70000, 500, corr++);
+    add_copy(a, CopyKind::DtoH, i % 2 ? MemoryKind::Pinned : MemoryKind::Pageable, 1 << 20, i * 100000 + 70000, 500,
+             corr++);
     add_copy(b, CopyKind::DtoH, MemoryKind::Pinned, 1 << 20, i * 100000 + 70000, 500, corr++);
   }
   DiffResult d = diff_traces(a, b, {});

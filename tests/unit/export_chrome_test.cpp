@@ -186,7 +186,8 @@ TEST(ExportChrome, HostileNamesStayDataInValidJson) {
   EXPECT_NE(expected.find("\xEF\xBF\xBD"), std::string::npos);  // the invalid bytes became U+FFFD
   std::set<std::string> seen;
   for (const Json& e : doc["traceEvents"])
-    if (e["name"] == expected) seen.insert(e["ph"].get<std::string>() + (e.contains("cat") ? e["cat"].get<std::string>() : ""));
+    if (e["name"] == expected)
+      seen.insert(e["ph"].get<std::string>() + (e.contains("cat") ? e["cat"].get<std::string>() : ""));
   EXPECT_EQ(seen, (std::set<std::string>{"Xkernel", "Xcuda_runtime", "Xuser_annotation", "icpu_instant_event"}));
   EXPECT_EQ(doc["deviceProperties"][0]["name"], expected);
 }
@@ -199,9 +200,12 @@ TEST(ExportChrome, JsonStringsEscapeEveryByte) {
   exporting::append_json_string(literal, all);
   EXPECT_EQ(Json::parse(literal).get<std::string>(), utf8::valid(all));
   EXPECT_EQ(utf8::valid("\xF0\x9F\x98\x80\xE2\x82\xAC"), "\xF0\x9F\x98\x80\xE2\x82\xAC");
-  EXPECT_EQ(utf8::valid("a\xC0\xAF" "b"), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b");  // overlong '/'
+  EXPECT_EQ(utf8::valid("a\xC0\xAF"
+                        "b"),
+            "a\xEF\xBF\xBD\xEF\xBF\xBD"
+            "b");                                                                  // overlong '/'
   EXPECT_EQ(utf8::valid("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
-  EXPECT_EQ(utf8::valid("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // cut short
+  EXPECT_EQ(utf8::valid("\xE2\x82"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // cut short
 }
 
 TEST(ExportChrome, TimesAreExactRelativeMicroseconds) {

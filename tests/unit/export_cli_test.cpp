@@ -35,7 +35,8 @@ TEST(ExportCli, WritesBothFormatsAndGzip) {
   EXPECT_LT(zipped.size(), plain.size() / 4);
   EXPECT_EQ(testing::gunzip(zipped), plain);
   EXPECT_EQ(Json::parse(plain)["traceEvents"].empty(), false);
-  EXPECT_EQ(testing::gunzip(testing::read_text_file(dir + "/t.pftrace")), testing::read_text_file(dir + "/t.perfetto-trace"));
+  EXPECT_EQ(testing::gunzip(testing::read_text_file(dir + "/t.pftrace")),
+            testing::read_text_file(dir + "/t.perfetto-trace"));
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.json.tmp"));
 }
 
@@ -70,7 +71,7 @@ TEST(ExportCli, RefusesToOverwriteWithoutForce) {
   const std::string dir = testing::scratch_dir("export_cli_force");
   std::ofstream(dir + "/t.json") << "keep me";
   testing::expect_one_line_error(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome -o t.json"),
-                        "already exists (use --force to overwrite)", "no --force");
+                                 "already exists (use --force to overwrite)", "no --force");
   EXPECT_EQ(testing::read_text_file(dir + "/t.json"), "keep me");
   EXPECT_EQ(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome -o t.json -f").exit_code, 0);
   EXPECT_NE(testing::read_text_file(dir + "/t.json"), "keep me");
@@ -93,12 +94,13 @@ TEST(ExportCli, ADanglingSymlinkCountsAsExisting) {
 TEST(ExportCli, BadInputAndBadRunAreOneLine) {
   const std::string dir = testing::scratch_dir("export_cli_bad");
   std::ofstream(dir + "/notes.gpuscope") << "not a capture\n";
-  testing::expect_one_line_error(testing::run_gpuscope(dir, "export notes.gpuscope --format chrome -o t.json"), "notes.gpuscope",
-                        "corrupt");
-  testing::expect_one_line_error(testing::run_gpuscope(dir, "export missing.gpuscope --format perfetto -o t.pb"), "missing",
-                        "missing");
-  testing::expect_one_line_error(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome --run 2 -o t.json"),
-                        "is not a bench capture", "--run on a single capture");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "export notes.gpuscope --format chrome -o t.json"),
+                                 "notes.gpuscope", "corrupt");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "export missing.gpuscope --format perfetto -o t.pb"),
+                                 "missing", "missing");
+  testing::expect_one_line_error(testing::run_gpuscope(dir,
+                                                       "export " + kBaseline + " --format chrome --run 2 -o t.json"),
+                                 "is not a bench capture", "--run on a single capture");
   EXPECT_EQ(testing::run_gpuscope(dir, "export " + kBaseline + " --format xml -o t.json").exit_code, 2);
   EXPECT_EQ(testing::run_gpuscope(dir, "export " + kBaseline + " --format chrome").exit_code, 2);  // no -o
   EXPECT_FALSE(std::filesystem::exists(dir + "/t.json"));
@@ -118,7 +120,7 @@ TEST(ExportCli, BenchRunsAreSeparateGroupsOrOneWithRun) {
   bench.run.end = bench.runs.back().end;
   write_trace(dir + "/b.gpuscope", bench);
   testing::expect_one_line_error(testing::run_gpuscope(dir, "export b.gpuscope --format chrome --run 3 -o t.json"),
-                        "has no bench run 3", "--run 3");
+                                 "has no bench run 3", "--run 3");
 
   ASSERT_EQ(testing::run_gpuscope(dir, "export b.gpuscope --format chrome -o all.json").exit_code, 0);
   std::map<int64_t, std::string> names;  // pid -> process_name

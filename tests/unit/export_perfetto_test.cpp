@@ -34,7 +34,7 @@ struct Decoded {
 
 Decoded decode_trace(const std::string& bytes) {
   Decoded d;
-  std::map<uint64_t, TimeNs> clock;                            // by sequence
+  std::map<uint64_t, TimeNs> clock;                           // by sequence
   std::map<uint64_t, std::map<uint64_t, std::string>> names;  // by sequence: iid -> name
   for (const auto& top : decode_proto(bytes)) {
     EXPECT_EQ(top.number, 1u);  // Trace.packet

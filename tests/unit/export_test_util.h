@@ -9,9 +9,9 @@
 #include <sstream>
 #include <string>
 
-#include "gpuscope/tracks.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/store.h"
+#include "gpuscope/tracks.h"
 #include "trace_builder.h"
 
 namespace gpuscope::testing {
@@ -36,10 +36,8 @@ inline std::string gunzip(const std::string& data) {
   return out;
 }
 
-
 inline const char* const kExportCaptures[] = {"bsr_spmm_baseline.gpuscope", "bsr_spmm_fixed.gpuscope",
-                                              "bsr_spmm_metrics.gpuscope", "crash_segv.gpuscope",
-                                              "spawn.gpuscope"};
+                                              "bsr_spmm_metrics.gpuscope", "crash_segv.gpuscope", "spawn.gpuscope"};
 
 // A capture of tests/data with the profiler's time cut out, as `gpuscope export` writes it.
 inline Trace load_for_export(const std::string& name) {
@@ -93,7 +91,8 @@ inline Trace launch_storm(size_t launches) {
 }
 
 // Names no viewer should choke on: quotes, backslashes, control characters, invalid UTF-8.
-inline const std::string kHostileName = std::string("k\"er\\nel\n\t\x01\x1f </script> \xff\xfe \xc0\xaf end") + '\0' + "!";
+inline const std::string kHostileName = std::string("k\"er\\nel\n\t\x01\x1f </script> \xff\xfe \xc0\xaf end") + '\0' +
+                                        "!";
 
 inline Trace hostile_trace() {
   TraceBuilder b;

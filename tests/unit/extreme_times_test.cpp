@@ -85,15 +85,17 @@ class ExtremeTimes : public ::testing::TestWithParam<Shape> {
   // Every command over the pair; each must end as it does for ordinary times.
   void run_all(const std::string& dir) {
     for (const std::string format : {"text", "markdown", "json", "html"}) {
-      const CliResult r = testing::run_gpuscope(dir, "report base.gpuscope --format " + format + " -o report." + format);
+      const CliResult r = testing::run_gpuscope(dir,
+                                                "report base.gpuscope --format " + format + " -o report." + format);
       EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
     }
     for (const std::string format : {"text", "json"}) {
       const CliResult r = testing::run_gpuscope(dir, "diff base.gpuscope next.gpuscope --format " + format);
       EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
     }
-    const CliResult check = testing::run_gpuscope(dir, "check base.gpuscope --rules rules.toml --baseline next.gpuscope "
-                                                       "--junit junit.xml");
+    const CliResult check = testing::run_gpuscope(dir,
+                                                  "check base.gpuscope --rules rules.toml --baseline next.gpuscope "
+                                                  "--junit junit.xml");
     const bool long_run = GetParam() == Shape::Stretched || GetParam() == Shape::Wide;
     if (long_run) EXPECT_EQ(check.exit_code, 1) << "the 1 s limits fail: " << check.err;
     else EXPECT_TRUE(check.exit_code == 0 || check.exit_code == 1) << check.err;  // a verdict, not bad input
@@ -120,7 +122,8 @@ size_t expect_no_negative_times(const nlohmann::json& report) {
       for (const auto& column : table["columns"])
         if (column["unit"] == "ns")
           for (const auto& row : table["rows"])
-            if (row.contains(column["key"])) check(row[column["key"]], table["key"].get<std::string>() + "/" + column["key"].get<std::string>());
+            if (row.contains(column["key"]))
+              check(row[column["key"]], table["key"].get<std::string>() + "/" + column["key"].get<std::string>());
   }
   return seen;
 }
@@ -137,9 +140,7 @@ TEST_P(ExtremeTimes, PyTorchOpsModulesAndSteps) {
   EXPECT_GT(expect_no_negative_times(nlohmann::json::parse(testing::read_text_file(dir + "/report.json"))), 20u);
 }
 
-TEST_P(ExtremeTimes, SeveralProcessesAndACrash) {
-  run_all(write({"spawn.gpuscope", "crash_segv.gpuscope"}, "spawn"));
-}
+TEST_P(ExtremeTimes, SeveralProcessesAndACrash) { run_all(write({"spawn.gpuscope", "crash_segv.gpuscope"}, "spawn")); }
 
 TEST_P(ExtremeTimes, KernelMetrics) {
   run_all(write({"bsr_spmm_metrics.gpuscope", "bsr_spmm_fixed.gpuscope"}, "metrics"));

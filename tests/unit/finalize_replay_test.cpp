@@ -39,7 +39,7 @@ TEST(FinalizeReplayedKernels, KernelsWithTimesOrWithoutDurationAreLeftAlone) {
   Trace t = replayed_trace();
   t.kernels[0].start = 5'000'000;  // a real record: never moved
   t.kernels[0].end = 5'100'000;
-  Kernel other;                    // no duration metric for it: stays at 0
+  Kernel other;  // no duration metric for it: stays at 0
   other.pid = 7;
   other.correlation_id = 43;
   t.kernels.push_back(other);

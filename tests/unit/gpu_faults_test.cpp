@@ -15,8 +15,10 @@ constexpr TimeNs kRun = 1'000'000'000'000;  // the run's start, ns since the epo
 Trace faulted_run() {
   testing::TraceBuilder b;
   b.run(kRun, kRun + 100'000'000);
-  b.kernel("good_kernel", kRun + 1'000'000, kRun + 2'000'000, b.api("cudaLaunchKernel", kRun + 900'000, kRun + 950'000));
-  b.kernel("last_good", kRun + 3'000'000, kRun + 4'000'000, b.api("cudaLaunchKernel", kRun + 2'900'000, kRun + 2'950'000));
+  b.kernel("good_kernel", kRun + 1'000'000, kRun + 2'000'000,
+           b.api("cudaLaunchKernel", kRun + 900'000, kRun + 950'000));
+  b.kernel("last_good", kRun + 3'000'000, kRun + 4'000'000,
+           b.api("cudaLaunchKernel", kRun + 2'900'000, kRun + 2'950'000));
   b.api("cudaMalloc", kRun + 500'000, kRun + 600'000);
   b.trace().api_calls.back().return_code = 2;  // cudaErrorMemoryAllocation: the context lives on
   b.api("cudaDeviceSynchronize", kRun + 5'000'000, kRun + 10'000'000);

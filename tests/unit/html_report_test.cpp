@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "gpuscope/tracks.h"
 #include "export_test_util.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/analysis_profiler_time.h"
@@ -14,6 +13,7 @@
 #include "gpuscope/diff_report.h"
 #include "gpuscope/report.h"
 #include "gpuscope/store.h"
+#include "gpuscope/tracks.h"
 #include "trace_builder.h"
 
 namespace gpuscope {
@@ -58,7 +58,8 @@ TEST(HtmlReport, PageHasEverySectionAndATimelineOfEveryTimedSlice) {
     const Trace trace = read_trace(capture(name));
     const std::string html = render_report(trace, {}, parse_report_format("html"));
     EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u) << name;
-    EXPECT_NE(html.find("Content-Security-Policy\" content=\"default-src 'none'; script-src 'nonce-"), std::string::npos);
+    EXPECT_NE(html.find("Content-Security-Policy\" content=\"default-src 'none'; script-src 'nonce-"),
+              std::string::npos);
     EXPECT_EQ(count_of(html, "<script"), 2u) << name;  // the payload and our one script
     const nlohmann::json header = payload_header(html);
     for (const auto& section : header["report"]["sections"])
@@ -101,7 +102,8 @@ TEST(HtmlReport, PayloadCarriesTheSteadyStateSteps) {
 TEST(HtmlReport, HostileNamesStayData) {
   testing::TraceBuilder b;
   b.run(1000, 100000);
-  const std::string hostile = "</script><script>window.__gpuscope_pwned=1</script><img src=x onerror=alert(1)>\"'\\\n\x01\xff\xfe";
+  const std::string hostile =
+      "</script><script>window.__gpuscope_pwned=1</script><img src=x onerror=alert(1)>\"'\\\n\x01\xff\xfe";
   const uint32_t c = b.api(hostile, 2000, 2500);
   b.kernel(hostile, 3000, 9000, c).range(hostile, 1500, 9500);
   b.trace().processes[0].command_line = hostile;

@@ -22,9 +22,7 @@ using testing::run_gpuscope;
 const std::string kData = GPUSCOPE_TEST_DATA_DIR;
 const std::string kCapture = kData + "/bsr_spmm_baseline.gpuscope";
 
-void write_file(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+void write_file(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
 void write_gzip(const std::string& path, const std::string& text) {
   gzFile f = gzopen(path.c_str(), "wb");
@@ -57,7 +55,9 @@ TEST(ImporterRegistry, UnknownFilesAreRefusedWithOneLine) {
   write_file(dir + "/notes.txt", "just some notes\n");
   write_file(dir + "/empty.json", "");
   write_gzip(dir + "/notes.txt.gz", "gzipped notes, not a trace\n");
-  write_file(dir + "/binary.bin", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
+  write_file(dir + "/binary.bin", std::string("\x7f"
+                                              "ELF\x02\x01\x01\0\0\0",
+                                              10));
   for (const std::string file : {"notes.txt", "empty.json", "notes.txt.gz", "binary.bin"})
     expect_one_line_error(run_gpuscope(dir, "report " + file), "not a format gpuscope reads (it reads ", file);
   expect_one_line_error(run_gpuscope(dir, "report missing.sqlite"), "missing.sqlite: no such file", "missing");

@@ -63,13 +63,13 @@ TEST(Iterations, KernelBelongsToTheIterationOfItsLaunchEvenAfterTheRangeClosed) 
   Builder b;
   b.range("step", 0, 100);
   b.range("step", 100, 200);  // back to back: a tie at 100 belongs to the second (half-open intervals)
-  const uint32_t early = b.call("cudaLaunchKernel", 0, 5);     // at the first range's start: inside it
+  const uint32_t early = b.call("cudaLaunchKernel", 0, 5);  // at the first range's start: inside it
   const uint32_t late = b.call("cudaLaunchKernel", 90, 95);
-  b.kernel("gemm", 150, 180, late);                            // runs during the second range
+  b.kernel("gemm", 150, 180, late);  // runs during the second range
   b.kernel("gemm", 10, 20, early);
-  const uint32_t edge = b.call("cudaMemcpy", 100, 120);        // starts exactly where the first ends
-  b.call("cudaFree", 200, 210);                                // at the second's end: outside both
-  b.kernel("orphan", 30, 40, 999);                             // no launching call in the capture
+  const uint32_t edge = b.call("cudaMemcpy", 100, 120);  // starts exactly where the first ends
+  b.call("cudaFree", 200, 210);                          // at the second's end: outside both
+  b.kernel("orphan", 30, 40, 999);                       // no launching call in the capture
   const Iterations it = find_iterations(b.t, spec("step"));
   ASSERT_EQ(it.kept.size(), 2u);
   EXPECT_EQ(it.of_gpu(0, 1, late), 0u);
@@ -88,8 +88,8 @@ TEST(Iterations, RangesOnTwoThreadsClaimTheirOwnThreadsCalls) {
   b.range("step", 50, 150, 2);  // overlaps thread 1's in time: both are iterations
   b.call("a", 60, 61, 1);       // inside both: its own thread's
   b.call("b", 60, 61, 2);
-  b.call("c", 20, 21, 3);       // a worker inside exactly one iteration: that one
-  b.call("d", 60, 61, 3);       // a worker inside two other threads' iterations: ambiguous
+  b.call("c", 20, 21, 3);  // a worker inside exactly one iteration: that one
+  b.call("d", 60, 61, 3);  // a worker inside two other threads' iterations: ambiguous
   b.range("inner", 70, 80, 2);
   const Iterations it = find_iterations(b.t, spec("step"));
   ASSERT_EQ(it.kept.size(), 2u);
@@ -112,7 +112,8 @@ TEST(Iterations, NestedMissingUnclosedAndTooFewAreErrors) {
     find_iterations(nested.t, spec("step"));
     FAIL() << "nested instances accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("two instances overlap on thread 1 of process 1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("two instances overlap on thread 1 of process 1"), std::string::npos)
+        << e.what();
   }
   Builder none;
   none.range("alloc", 0, 10);
@@ -128,7 +129,8 @@ TEST(Iterations, NestedMissingUnclosedAndTooFewAreErrors) {
   IterationSpec labelled = spec("step");
   labelled.label = "new.gpuscope";
   EXPECT_EQ(message(none.t, labelled), "NVTX range 'step' not found in new.gpuscope (ranges there: alloc)");
-  EXPECT_EQ(message(none.t, spec("open")), "NVTX range 'open' not found in the capture (its 1 instances were never closed)");
+  EXPECT_EQ(message(none.t, spec("open")),
+            "NVTX range 'open' not found in the capture (its 1 instances were never closed)");
   EXPECT_EQ(message(Trace{}, spec("x")), "NVTX range 'x' not found in the capture (it has no closed NVTX ranges)");
   Builder two;
   two.iteration(0, 100, 10);
@@ -140,14 +142,16 @@ TEST(Iterations, NestedMissingUnclosedAndTooFewAreErrors) {
     FAIL() << "2 iterations accepted for a verdict";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("has 2 instances in the base capture: a verdict needs at least 3"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
 }
 
 TEST(Iterations, SkipsTheFirstInstancesOfEachProcessAndHintsAtWarmUp) {
   Builder b;
   for (uint32_t pid : {1u, 2u})
-    for (int i = 0; i < 4; ++i) b.range("ProfilerStep#" + std::to_string(i), 1000 * i, 1000 * i + (i == 0 ? 900 : 300), 1, pid);
+    for (int i = 0; i < 4; ++i)
+      b.range("ProfilerStep#" + std::to_string(i), 1000 * i, 1000 * i + (i == 0 ? 900 : 300), 1, pid);
   const Iterations all = find_iterations(b.t, spec("ProfilerStep#*"));  // a glob over per-step names
   EXPECT_EQ(all.summary.found, 8u);
   EXPECT_EQ(all.summary.processes, 2u);
@@ -164,7 +168,7 @@ TEST(Iterations, DiffComparesOneValuePerIterationWithTiesAndAbsentItems) {
     base.iteration(i * 1000, 500, 100);  // every iteration alike: all values tied
     next.iteration(i * 1000, 500 + 50 * (i % 2) + 100, 100);
     base.call("cudaMalloc", i * 1000 + 200, i * 1000 + 210);  // in base only
-    if (i == 0) next.call("cudaMemset", 300, 310);             // in one iteration of new only
+    if (i == 0) next.call("cudaMemset", 300, 310);            // in one iteration of new only
   }
   const DiffResult d = diff_traces(base.t, next.t, {}, spec("step"), spec("step"));
   ASSERT_TRUE(d.by_iterations);

@@ -239,8 +239,7 @@ TEST(KinetoImport, ReportShowsOpsAndSteps) {
   const testing::CliResult text = testing::run_gpuscope(dir, "report " + kGzip);
   ASSERT_EQ(text.exit_code, 0) << text.err;
   for (const char* expected : {"PyTorch ops", "Ops by self GPU time", "aten::addmm", "Top kernels of the top ops",
-                               "Steps", "Step time (median)", "ProfilerStep#2", "torch.profiler",
-                               "Not in the source"})
+                               "Steps", "Step time (median)", "ProfilerStep#2", "torch.profiler", "Not in the source"})
     EXPECT_NE(text.out.find(expected), std::string::npos) << expected;
 
   const testing::CliResult json = testing::run_gpuscope(dir, "report " + kGzip + " --format json");

@@ -6,16 +6,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <type_traits>
 #include <set>
+#include <type_traits>
 
+#include "common/error.h"
 #include "export_test_util.h"
 #include "gpuscope/analysis_ranks.h"
 #include "gpuscope/merge.h"
 #include "gpuscope/report.h"
 #include "gpuscope/store.h"
 #include "gpuscope/trace_tables.h"
-#include "common/error.h"
 #include "importers/importer.h"
 #include "spool_builder.h"
 #include "sql_rows.h"
@@ -96,7 +96,11 @@ Trace every_table(const std::string& name, size_t padding, TimeNs at) {
       [&](auto& rows) {
         auto& row = rows.emplace_back();
         row.pid = 7;
-        if constexpr (requires { row.start; row.end; }) row.start = at, row.end = at + 1000;
+        if constexpr (requires {
+                        row.start;
+                        row.end;
+                      })
+          row.start = at, row.end = at + 1000;
         if constexpr (requires { row.timestamp; }) row.timestamp = at;
         if constexpr (requires { row.name; }) {
           if constexpr (std::is_same_v<decltype(row.name), StringId>) row.name = id;
@@ -112,17 +116,18 @@ Trace every_table(const std::string& name, size_t padding, TimeNs at) {
 // keep their names); a table left out of the pid remap would keep pid 7 for both.
 TEST(Merge, ACollidingPidIsRenamedInEveryTableAndNamesAreReinterned) {
   MergeReport report;
-  const Trace merged = analysis::merge_traces(
-      {{"a.gpuscope", every_table("kernel_a", 0, 1'000)}, {"b.gpuscope", every_table("kernel_b", 3, 5'000)}}, {},
-      report);
+  const Trace merged = analysis::merge_traces({{"a.gpuscope", every_table("kernel_a", 0, 1'000)},
+                                               {"b.gpuscope", every_table("kernel_b", 3, 5'000)}},
+                                              {}, report);
   ASSERT_EQ(report.inputs[1].renamed.size(), 1u);
   EXPECT_EQ(report.inputs[1].renamed[0], (std::pair<uint32_t, uint32_t>{7, 10'000'007}));
   const std::string path = testing::scratch_dir("merge_pids") + "/m.gpuscope";
   write_trace(path, merged);
   size_t checked = 0;
-  for (const std::string& table : testing::query(
-           path, "SELECT m.name FROM sqlite_master AS m, pragma_table_info(m.name) AS c WHERE m.type IN ('table', "
-                 "'view') AND m.name NOT LIKE '%_packed' AND c.name = 'pid' ORDER BY m.name")) {
+  for (const std::string& table :
+       testing::query(path,
+                      "SELECT m.name FROM sqlite_master AS m, pragma_table_info(m.name) AS c WHERE m.type IN ('table', "
+                      "'view') AND m.name NOT LIKE '%_packed' AND c.name = 'pid' ORDER BY m.name")) {
     EXPECT_EQ(testing::query(path, "SELECT DISTINCT pid FROM " + table + " ORDER BY pid"),
               (std::vector<std::string>{"7", "10000007"}))
         << table << ": fill it in every_table if it is new";
@@ -149,7 +154,8 @@ TEST(Merge, ACollidingPidIsRenamedInEveryTableAndNamesAreReinterned) {
 TEST(Merge, KinetoTracesOfFourRanksGiveTheStragglerAndTheBandwidth) {
   std::vector<MergeInput> inputs;
   for (int rank : {0, 1, 2, 3}) {
-    const std::string file = std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp4/kineto_rank" + std::to_string(rank) + ".json.gz";
+    const std::string file = std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp4/kineto_rank" + std::to_string(rank) +
+                             ".json.gz";
     inputs.push_back({file, load_trace(file)});
   }
   MergeReport report;
@@ -297,7 +303,8 @@ TEST(Merge, ACaptureSplitPerHostAndShiftedIsRealignedAndFindsTheStragglerAgain) 
   EXPECT_EQ(report.inputs[1].shift_ns, -kShift);
   EXPECT_EQ(analysis::analyze_ranks(exact)->straggler->late_per_step_ns, before->straggler->late_per_step_ns);
   given.offsets = {{"rank0.gpuscope", 5}};
-  EXPECT_THROW(analysis::merge_traces({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, given, report), Error);
+  EXPECT_THROW(analysis::merge_traces({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, given, report),
+               Error);
 }
 
 // Rank 1's capture lacks its first 3 all-reduces (it started late: a profiler schedule): pairing

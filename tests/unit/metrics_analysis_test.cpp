@@ -48,8 +48,8 @@ TEST(MetricValues, MedianPerMetricOverTheLaunchesThatHaveIt) {
 TEST(MetricValues, MainConfigurationFirstOtherConfigurationsOnlyAsFallback) {
   TraceBuilder b;
   b.run(0, 100 * kMs);
-  testing::launches(b, "k", 3, 1 * kMs, kMs, {});                 // the common configuration, unmeasured ...
-  testing::launches(b, "k", 1, 10 * kMs, kMs, {{"a", 5}});        // ... and one launch of another grid
+  testing::launches(b, "k", 3, 1 * kMs, kMs, {});           // the common configuration, unmeasured ...
+  testing::launches(b, "k", 1, 10 * kMs, kMs, {{"a", 5}});  // ... and one launch of another grid
   b.trace().kernels.back().grid[0] = 64;
   auto v = kernel_metric_values(b.trace());
   ASSERT_EQ(v.size(), 1u);
@@ -171,9 +171,11 @@ TEST(TensorUse, HalfMathWithoutTensorOpsOnlyAtMatrixIntensity) {
   EXPECT_DOUBLE_EQ(t->scalar.fp16, 2e9);
   EXPECT_TRUE(t->half_math_without_tensor);
   // Elementwise: 1 FLOP per byte.
-  EXPECT_FALSE(analyze_one(testing::flops(0, 0, 1e9, 0) + testing::level_bytes(2e9, 2e9, 2e9)).tensor->half_math_without_tensor);
+  EXPECT_FALSE(
+      analyze_one(testing::flops(0, 0, 1e9, 0) + testing::level_bytes(2e9, 2e9, 2e9)).tensor->half_math_without_tensor);
   // Tensor ops present.
-  EXPECT_FALSE(analyze_one(testing::flops(0, 0, 1e9, 1e6) + testing::level_bytes(1e8, 1e8, 1e8)).tensor->half_math_without_tensor);
+  EXPECT_FALSE(analyze_one(testing::flops(0, 0, 1e9, 1e6) + testing::level_bytes(1e8, 1e8, 1e8))
+                   .tensor->half_math_without_tensor);
 }
 
 TEST(Roofline, AttainableIsTheLowestRoofAndTheFractionOfIt) {
@@ -209,7 +211,8 @@ TEST(Roofline, ComputeRegionAndNoRoofWithoutPeaksOrForTensorWork) {
   EXPECT_FALSE(r->attainable);  // no peaks: no roof, no guess
   EXPECT_FALSE(r->levels[0].peak_bandwidth);
 
-  r = analyze_one(testing::flops(1e6, 0, 0, 1e12) + testing::level_bytes(1e9, 1e9, 1e10) + testing::h100_peaks()).roofline;
+  r = analyze_one(testing::flops(1e6, 0, 0, 1e12) + testing::level_bytes(1e9, 1e9, 1e10) + testing::h100_peaks())
+          .roofline;
   EXPECT_EQ(r->precisions[0].precision, "Tensor");
   EXPECT_FALSE(r->attainable);
 }
@@ -251,7 +254,8 @@ TEST(Roofline, TensorRoofOfTheInstructionsTheKernelRan) {
 TEST(TensorCores, MissingTensorCountersMakeTheFlopsUnknown) {
   testing::Metrics ada = testing::flops(1e9, 0, 0, 5e11) + testing::level_bytes(1e9, 1e9, 1e10) + testing::h100_peaks();
   std::erase_if(ada, [](const auto& m) { return m.first == "sm__ops_path_tensor_src_fp16.sum"; });
-  const auto busy = analyze_one(ada + testing::Metrics{{"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 80}});
+  const auto busy = analyze_one(
+      ada + testing::Metrics{{"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 80}});
   ASSERT_TRUE(busy.tensor);
   EXPECT_TRUE(busy.tensor->ops_incomplete);
   EXPECT_TRUE(busy.tensor->ops.empty());
@@ -259,7 +263,8 @@ TEST(TensorCores, MissingTensorCountersMakeTheFlopsUnknown) {
   EXPECT_FALSE(busy.tensor->half_math_without_tensor);
   EXPECT_FALSE(busy.roofline);
   // No tensor work: the FP32 roofline stands.
-  const auto idle = analyze_one(ada + testing::Metrics{{"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 0}});
+  const auto idle = analyze_one(
+      ada + testing::Metrics{{"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 0}});
   ASSERT_TRUE(idle.roofline);
   EXPECT_EQ(idle.roofline->precisions.front().precision, "FP32");
 }
@@ -283,8 +288,8 @@ TEST(GpuSamples, StatisticsAndOverlapWeightedBuckets) {
   EXPECT_DOUBLE_EQ(s.p50, 52.5);
   EXPECT_DOUBLE_EQ(s.p95, 95);  // nearest rank: the 19th of 20
   EXPECT_DOUBLE_EQ(s.max, 100);
-  ASSERT_EQ(s.buckets.size(), 10u);      // 10 buckets of 2 ms
-  EXPECT_DOUBLE_EQ(s.buckets[0], 7.5);   // samples 5 and 10
+  ASSERT_EQ(s.buckets.size(), 10u);     // 10 buckets of 2 ms
+  EXPECT_DOUBLE_EQ(s.buckets[0], 7.5);  // samples 5 and 10
   EXPECT_DOUBLE_EQ(s.buckets[9], 97.5);
   EXPECT_DOUBLE_EQ(g[0].metrics[1].buckets[3], 1e12);
 }

@@ -38,7 +38,8 @@ inline void launches_with_metrics(TraceBuilder& b, const std::string& kernel, co
     const TimeNs at = start + static_cast<TimeNs>(i) * 10'000;
     const uint32_t corr = b.api("cudaLaunchKernel", at, at + 2'000);
     b.kernel(kernel, at + 3'000, at + 4'000, corr);
-    for (const auto& [metric, values] : metrics) add_kernel_metric(b.trace(), b.trace().kernels.back(), metric, values.at(i));
+    for (const auto& [metric, values] : metrics)
+      add_kernel_metric(b.trace(), b.trace().kernels.back(), metric, values.at(i));
   }
 }
 

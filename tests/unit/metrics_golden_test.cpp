@@ -9,8 +9,8 @@
 #include <algorithm>
 
 #include "gpuscope/report.h"
-#include "test_files.h"
 #include "metrics_trace.h"
+#include "test_files.h"
 
 namespace gpuscope {
 namespace {
@@ -40,30 +40,53 @@ Metrics extra(double tensor_pipe, double fma_pipe, double issue) {
 std::vector<KernelPlan> plans() {
   using namespace testing;
   return {
-      {"sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+      {"sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_"
+       "cublas",
        10, 1'600'000, 132, 384, 168, 0, 204'800,
        sol(84.1, 42.6, 11.2, 38.5, 42.6, 1.6e6) + memory(4.2e8, 1.34e8, 2.1, 72.4, 0, 2.79e6) + occupancy(18.6, 11.9) +
-           stalls({{"gmma", 9.5}, {"barrier", 2.3}, {"long_scoreboard", 1.1}, {"wait", 0.9}, {"math_pipe_throttle", 0.7},
-                   {"not_selected", 0.4}, {"dispatch_stall", 0.2}}, 18.0) +
+           stalls({{"gmma", 9.5},
+                   {"barrier", 2.3},
+                   {"long_scoreboard", 1.1},
+                   {"wait", 0.9},
+                   {"math_pipe_throttle", 0.7},
+                   {"not_selected", 0.4},
+                   {"dispatch_stall", 0.2}},
+                  18.0) +
            flops(2.1e8, 1.1e8, 0, 1.1e12) + level_bytes(5.54e8, 2.9e9, 3.1e9) + h100_peaks() + extra(81.3, 6.2, 18.0) +
            tensor_path("sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum", 1.1e12, 540672),
        100, 99, 18.6, 81, 11.2, 2.6e11, 8.4e10},
       {"fused_gelu_matmul_naive(__half const*, __half const*, __half*, int)", 2, 6'000'000, 65536, 256, 64, 0, 0,
        sol(45.3, 38.2, 14.8, 38.2, 31.0, 6e6) + memory(1.7e8, 3.4e7, 61.5, 88.9, 0, 1.05e7) + occupancy(46.8, 29.9) +
-           stalls({{"long_scoreboard", 14.6}, {"wait", 3.1}, {"math_pipe_throttle", 2.4}, {"lg_throttle", 1.9},
-                   {"short_scoreboard", 1.5}, {"not_selected", 1.2}, {"no_instruction", 0.4}}, 31.4) +
+           stalls({{"long_scoreboard", 14.6},
+                   {"wait", 3.1},
+                   {"math_pipe_throttle", 2.4},
+                   {"lg_throttle", 1.9},
+                   {"short_scoreboard", 1.5},
+                   {"not_selected", 1.2},
+                   {"no_instruction", 0.4}},
+                  31.4) +
            flops(0, 3.4e7, 6.87e10, 0) + level_bytes(2.04e8, 1.1e9, 3.2e10) + h100_peaks() + extra(0, 38.0, 31.4),
        100, 99, 46.8, 0, 14.8, 2.8e10, 5.7e9},
-      {"rms_norm_kernel<__half, 1024>(__half*, __half const*, __half const*, float, int)", 22, 205'000, 16384, 256, 32, 0, 0,
+      {"rms_norm_kernel<__half, 1024>(__half*, __half const*, __half const*, float, int)", 22, 205'000, 16384, 256, 32,
+       0, 0,
        sol(24.6, 78.4, 78.4, 41.2, 28.3, 2.05e5) + memory(2.68e8, 2.68e8, 0.4, 4.1, 0, 3.6e5) + occupancy(61.8, 39.6) +
-           stalls({{"long_scoreboard", 22.4}, {"lg_throttle", 3.1}, {"barrier", 2.2}, {"short_scoreboard", 1.0},
-                   {"wait", 0.6}}, 12.5) +
+           stalls({{"long_scoreboard", 22.4},
+                   {"lg_throttle", 3.1},
+                   {"barrier", 2.2},
+                   {"short_scoreboard", 1.0},
+                   {"wait", 0.6}},
+                  12.5) +
            flops(1.34e8, 6.7e7, 0, 0) + level_bytes(5.36e8, 5.5e8, 5.4e8) + h100_peaks() + extra(0, 4.1, 12.5),
        100, 98, 61.8, 0, 78.4, 1.31e12, 1.31e12},
       {"transpose_smem_kernel(float*, float const*, int, int)", 8, 536'000, 65536, 256, 18, 4096, 0,
-       sol(38.5, 81.2, 31.0, 27.4, 81.2, 5.36e5) + memory(2.68e8, 2.68e8, 0, 12.3, 6.5e7, 9.4e5) + occupancy(82.4, 52.7) +
-           stalls({{"mio_throttle", 9.8}, {"short_scoreboard", 7.9}, {"long_scoreboard", 3.1}, {"barrier", 2.7},
-                   {"not_selected", 0.8}}, 41.3) +
+       sol(38.5, 81.2, 31.0, 27.4, 81.2, 5.36e5) + memory(2.68e8, 2.68e8, 0, 12.3, 6.5e7, 9.4e5) +
+           occupancy(82.4, 52.7) +
+           stalls({{"mio_throttle", 9.8},
+                   {"short_scoreboard", 7.9},
+                   {"long_scoreboard", 3.1},
+                   {"barrier", 2.7},
+                   {"not_selected", 0.8}},
+                  41.3) +
            flops(0, 0, 0, 0) + level_bytes(5.36e8, 5.4e8, 3.2e9) + h100_peaks() + extra(0, 0.5, 41.3),
        100, 99, 82.4, 0, 31.0, 5e11, 5e11},
   };
@@ -124,14 +147,17 @@ Trace metrics_capture() {
   return t;
 }
 
-
-TEST(MetricsGolden, Text) { expect_golden("metrics_report.txt", render_report(metrics_capture(), {}, parse_report_format("text"))); }
+TEST(MetricsGolden, Text) {
+  expect_golden("metrics_report.txt", render_report(metrics_capture(), {}, parse_report_format("text")));
+}
 
 TEST(MetricsGolden, Markdown) {
   expect_golden("metrics_report.md", render_report(metrics_capture(), {}, parse_report_format("markdown")));
 }
 
-TEST(MetricsGolden, Json) { expect_golden("metrics_report.json", render_report(metrics_capture(), {}, parse_report_format("json"))); }
+TEST(MetricsGolden, Json) {
+  expect_golden("metrics_report.json", render_report(metrics_capture(), {}, parse_report_format("json")));
+}
 
 TEST(MetricsGolden, RecordOrderDoesNotMatter) {
   Trace forward = metrics_capture();
@@ -140,7 +166,8 @@ TEST(MetricsGolden, RecordOrderDoesNotMatter) {
   std::reverse(reversed.kernel_metrics.begin(), reversed.kernel_metrics.end());
   std::reverse(reversed.gpu_metric_samples.begin(), reversed.gpu_metric_samples.end());
   std::reverse(reversed.metric_collections.begin(), reversed.metric_collections.end());
-  EXPECT_EQ(render_report(forward, {}, parse_report_format("text")), render_report(reversed, {}, parse_report_format("text")));
+  EXPECT_EQ(render_report(forward, {}, parse_report_format("text")),
+            render_report(reversed, {}, parse_report_format("text")));
 }
 
 }  // namespace

@@ -73,7 +73,8 @@ TEST(MetricsReport, OnlyTheSectionsWhoseMetricsWereCollected) {
 }
 
 TEST(MetricsReport, TopCutsTheMetricTables) {
-  const json r = report_json(two_kernels(testing::sol(70, 30, 30, 20, 10, 2e6) + testing::occupancy(40, 25)).trace(), 1);
+  const json r = report_json(two_kernels(testing::sol(70, 30, 30, 20, 10, 2e6) + testing::occupancy(40, 25)).trace(),
+                             1);
   const json& sol = section(r, "speed_of_light")["tables"][0];
   EXPECT_EQ(sol["rows"].size(), 1u);
   EXPECT_EQ(sol["rows_omitted"], 1);
@@ -98,11 +99,13 @@ TEST(MetricsReport, FailedCollectionSaysTheTraceWasStillCaptured) {
   MetricCollection m;
   m.pid = 1;
   m.kind = "kernel";
-  m.status = "ERR_NVGPUCTRPERM: no permission to read GPU performance counters (run as root, or set "
-             "NVreg_RestrictProfilingToAdminUsers=0)";
+  m.status =
+      "ERR_NVGPUCTRPERM: no permission to read GPU performance counters (run as root, or set "
+      "NVreg_RestrictProfilingToAdminUsers=0)";
   b.trace().metric_collections.push_back(m);
   const std::string text = render_report(b.trace(), {}, parse_report_format("text"));
-  EXPECT_NE(text.find("Metric collection    failed    pid 1: ERR_NVGPUCTRPERM: no permission"), std::string::npos) << text;
+  EXPECT_NE(text.find("Metric collection    failed    pid 1: ERR_NVGPUCTRPERM: no permission"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("the trace was still captured, without kernel metrics"), std::string::npos);
   EXPECT_EQ(text.find("Speed of light"), std::string::npos);
 }
@@ -116,8 +119,9 @@ TEST(MetricsReport, PartialCollectionCountsTheFailedLaunches) {
   const json& line = q["lines"].back();
   EXPECT_EQ(line["key"], "metric_collection");
   EXPECT_EQ(line["value"], "partial");
-  EXPECT_EQ(line["note"], "pid 1, GH100, 12 passes per kernel, 40 metrics, 98 launches profiled, 2 failed: failed "
-                          "launches have no metrics; their timings are in the trace");
+  EXPECT_EQ(line["note"],
+            "pid 1, GH100, 12 passes per kernel, 40 metrics, 98 launches profiled, 2 failed: failed "
+            "launches have no metrics; their timings are in the trace");
 }
 
 TEST(MetricsReport, GpuUtilizationSeriesInBaseUnits) {

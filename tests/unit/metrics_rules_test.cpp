@@ -16,8 +16,8 @@ using testing::find;
 using testing::Metrics;
 using testing::TraceBuilder;
 constexpr TimeNs kMs = 1'000'000;
-const char* const kMetricRules[] = {"far_from_roofline",  "shared_bank_conflicts",  "memory_bound_kernel",
-                                    "dominant_stall",     "achieved_occupancy_gap", "fp16_without_tensor_cores"};
+const char* const kMetricRules[] = {"far_from_roofline", "shared_bank_conflicts",  "memory_bound_kernel",
+                                    "dominant_stall",    "achieved_occupancy_gap", "fp16_without_tensor_cores"};
 
 // One kernel, 10 launches of 2 ms (20 ms of kernel time) in a 100 ms run, each measured with `m`.
 std::vector<Finding> rules_for(const Metrics& m) {
@@ -53,9 +53,9 @@ TEST(RuleTail, EstimatedForLatencyBoundKernelsOnly) {
   const auto latency = tail_with(testing::sol(5, 1, 1, 1, 1, 2e6));
   ASSERT_TRUE(latency);
   EXPECT_NEAR(static_cast<double>(*latency->saving_ns), 20e6 * (2 - 2200.0 / 2112) / 2, 10.0);
-  EXPECT_FALSE(tail_with(testing::sol(84, 1, 1, 1, 1, 2e6)));   // compute-bound: not estimated
+  EXPECT_FALSE(tail_with(testing::sol(84, 1, 1, 1, 1, 2e6)));      // compute-bound: not estimated
   EXPECT_FALSE(tail_with(testing::sol(20, 75, 75, 30, 20, 2e6)));  // memory-bound: not estimated
-  EXPECT_TRUE(tail_with({}));  // no metrics: the equal-waves estimate, as before
+  EXPECT_TRUE(tail_with({}));                                      // no metrics: the equal-waves estimate, as before
 }
 
 TEST(RuleFarFromRoofline, UpperBoundIsKernelTimeTimesTheMissingFraction) {
@@ -112,7 +112,8 @@ TEST(RuleBankConflicts, TheWarpsWaitShareCapsTheEstimate) {
   const auto f = find(rules_for(m), "shared_bank_conflicts");
   ASSERT_TRUE(f);
   EXPECT_NEAR(static_cast<double>(*f->saving_ns), 20e6 * 2.5 / 41, 1.0);
-  EXPECT_NE(f->evidence[0].find("wait on the shared-memory pipe 6.1% of their time"), std::string::npos) << f->evidence[0];
+  EXPECT_NE(f->evidence[0].find("wait on the shared-memory pipe 6.1% of their time"), std::string::npos)
+      << f->evidence[0];
   EXPECT_EQ(f->estimate.find("upper bound"), std::string::npos);
   // Without the stalls set only the wavefront share is known: an upper bound, and it says so.
   const auto bound = find(rules_for(testing::memory(1e8, 1e8, 50, 80, 13.2e6, 1e6)), "shared_bank_conflicts");
@@ -156,8 +157,8 @@ TEST(RuleDominantStall, SilentWhenSchedulersAreBusyAtTheRoofSpreadOrBenign) {
   EXPECT_FALSE(find(rules_for(testing::stalls({{"long_scoreboard", 6}, {"wait", 2}}, 70)), "dominant_stall"));
   EXPECT_FALSE(find(rules_for(testing::sol(20, 88, 88, 30, 20, 2e6) + testing::stalls({{"long_scoreboard", 6}}, 20)),
                     "dominant_stall"));
-  EXPECT_FALSE(find(rules_for(testing::stalls({{"long_scoreboard", 3}, {"barrier", 3}, {"wait", 3}}, 20)),
-                    "dominant_stall"));
+  EXPECT_FALSE(
+      find(rules_for(testing::stalls({{"long_scoreboard", 3}, {"barrier", 3}, {"wait", 3}}, 20)), "dominant_stall"));
   EXPECT_FALSE(find(rules_for(testing::stalls({{"not_selected", 8}, {"wait", 2}}, 50)), "dominant_stall"));
 }
 
@@ -181,8 +182,8 @@ TEST(RuleNoTensorCores, MatrixIntensityFp16WithoutTensorOps) {
   EXPECT_NE(f->evidence[0].find("20.0 FLOP/byte at DRAM"), std::string::npos);
   EXPECT_FALSE(find(rules_for(testing::flops(0, 0, 1e9, 5e11) + testing::level_bytes(1e8, 2e8, 4e8)),
                     "fp16_without_tensor_cores"));
-  EXPECT_FALSE(find(rules_for(testing::flops(0, 0, 1e9, 0) + testing::level_bytes(4e9, 4e9, 4e9)),
-                    "fp16_without_tensor_cores"));
+  EXPECT_FALSE(
+      find(rules_for(testing::flops(0, 0, 1e9, 0) + testing::level_bytes(4e9, 4e9, 4e9)), "fp16_without_tensor_cores"));
 }
 
 TEST(MetricRules, SmallKernelsAreNotJudged) {

@@ -70,22 +70,25 @@ TEST(MetricsStore, RoundTripKeepsEveryField) {
   EXPECT_EQ(k.kernels_profiled, 2u);
   EXPECT_EQ(back.metric_collections[1].status, "PM sampling is not supported on this GPU");
   EXPECT_EQ(back.metric_collections[1].interval_ns, 100'000u);
-  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"), std::vector<std::string>{std::to_string(kSchemaVersion)});
+  EXPECT_EQ(query(path, "SELECT value FROM meta WHERE key = 'schema_version'"),
+            std::vector<std::string>{std::to_string(kSchemaVersion)});
 }
 
 TEST(MetricsStore, NamedViewJoinsEachValueWithItsKernel) {
   const std::string path = testing::scratch_dir("metrics_view") + "/m.gpuscope";
   write_trace(path, metrics_trace());
   // Launch 0: kernel 3..4 us into the trace; launch 1 10 us later (metrics_builder.h).
-  EXPECT_EQ(query(path, "SELECT kernel, start_ns, duration_ns, metric, value FROM kernel_metrics_named "
-                        "WHERE metric = 'sm__throughput.avg.pct_of_peak_sustained_elapsed' ORDER BY start_ns"),
+  EXPECT_EQ(query(path,
+                  "SELECT kernel, start_ns, duration_ns, metric, value FROM kernel_metrics_named "
+                  "WHERE metric = 'sm__throughput.avg.pct_of_peak_sustained_elapsed' ORDER BY start_ns"),
             (std::vector<std::string>{"gemm\t3000\t1000\t" + std::string(kSmThroughput) + "\t87.25",
                                       "gemm\t13000\t1000\t" + std::string(kSmThroughput) + "\t0.0"}));
   // A value whose kernel is not in the capture still shows, without a kernel.
   EXPECT_EQ(query(path, "SELECT kernel, correlation_id, value FROM kernel_metrics_named WHERE kernel IS NULL"),
             std::vector<std::string>{"NULL\t999\t7.0"});
-  EXPECT_EQ(query(path, "SELECT kernel, metric, AVG(value) FROM kernel_metrics_named "
-                        "WHERE metric = 'dram__bytes_read.sum' AND kernel IS NOT NULL GROUP BY kernel, metric"),
+  EXPECT_EQ(query(path,
+                  "SELECT kernel, metric, AVG(value) FROM kernel_metrics_named "
+                  "WHERE metric = 'dram__bytes_read.sum' AND kernel IS NOT NULL GROUP BY kernel, metric"),
             std::vector<std::string>{"gemm\tdram__bytes_read.sum\t500000002048.25"});
   EXPECT_EQ(query(path, "SELECT device, metric, value FROM gpu_metric_samples_named ORDER BY start_ns LIMIT 1"),
             std::vector<std::string>{"0\t" + std::string(kSmThroughput) + "\t12.5"});
@@ -137,7 +140,8 @@ TEST(MetricsStore, QueryCommandReadsTheView) {
   write_trace(dir + "/m.gpuscope", metrics_trace());
   const std::string cmd = std::string(GPUSCOPE_BINARY) + " query '" + dir +
                           "/m.gpuscope' \"SELECT kernel, COUNT(*) FROM kernel_metrics_named "
-                          "WHERE kernel IS NOT NULL GROUP BY kernel\" > '" + dir + "/out.txt'";
+                          "WHERE kernel IS NOT NULL GROUP BY kernel\" > '" +
+                          dir + "/out.txt'";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream in(dir + "/out.txt");
   std::string line;

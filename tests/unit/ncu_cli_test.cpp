@@ -58,8 +58,8 @@ TEST_F(NcuCli, MetricsFromAttachesToTheCapture) {
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(section(nlohmann::json::parse(plain.out), "speed_of_light"), nullptr);
 
-  const CliResult r =
-      run("report " + data("bsr_spmm_small.gpuscope") + " --metrics-from " + data("bsr_spmm_full_raw.csv") + " --format json");
+  const CliResult r = run("report " + data("bsr_spmm_small.gpuscope") + " --metrics-from " +
+                          data("bsr_spmm_full_raw.csv") + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   const auto* sol = section(doc, "speed_of_light");
@@ -73,11 +73,12 @@ TEST_F(NcuCli, MetricsFromAttachesToTheCapture) {
 
 TEST_F(NcuCli, CheckGatesOnNcusValues) {
   // bsr_spmm's kernel: 88.9 us median in the raw page (89,024 / 88,832 / 88,960 ns).
-  const std::string pass = write("pass.toml",
-                                 "[[metric]]\nname = \"gpu__time_duration.sum\"\nmatch = \"*bsr_spmm_kernel*\"\nmax = 100000\n"
-                                 "[[metric]]\nname = \"launch__registers_per_thread\"\nmatch = \"*bsr_spmm_kernel*\"\nmax = 255\n");
-  const std::string fail =
-      write("fail.toml", "[[metric]]\nname = \"gpu__time_duration.sum\"\nmatch = \"*bsr_spmm_kernel*\"\nmax = 50000\n");
+  const std::string pass = write(
+      "pass.toml",
+      "[[metric]]\nname = \"gpu__time_duration.sum\"\nmatch = \"*bsr_spmm_kernel*\"\nmax = 100000\n"
+      "[[metric]]\nname = \"launch__registers_per_thread\"\nmatch = \"*bsr_spmm_kernel*\"\nmax = 255\n");
+  const std::string fail = write(
+      "fail.toml", "[[metric]]\nname = \"gpu__time_duration.sum\"\nmatch = \"*bsr_spmm_kernel*\"\nmax = 50000\n");
   const std::string metrics = " --metrics-from " + data("bsr_spmm_full_raw.csv");
   const CliResult ok = run("check " + data("bsr_spmm_small.gpuscope") + " --rules " + pass + metrics);
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
@@ -105,7 +106,8 @@ TEST_F(NcuCli, BadInputIsOneLineAndExitTwo) {
   const std::string details = testing::read_text_file(data("metrics_kernels_details.csv"));
   const size_t last_row = raw.rfind("\n\"2\",");
   ASSERT_NE(last_row, std::string::npos);
-  const std::string header = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"gpu__time_duration.sum\"\n";
+  const std::string header =
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"gpu__time_duration.sum\"\n";
   const struct {
     const char* name;
     std::string bytes;
@@ -131,7 +133,8 @@ TEST_F(NcuCli, BadInputIsOneLineAndExitTwo) {
     EXPECT_TRUE(contains(error, c.message)) << error;
   }
   // A number column with text in it: the value is left out and counted, the rest imports.
-  const std::string text_value = header + "\"0\",\"1\",\"app\",\"h\",\"k(int)\",\"abc\"\n\"1\",\"1\",\"app\",\"h\",\"k(int)\",\"1,000\"\n";
+  const std::string text_value =
+      header + "\"0\",\"1\",\"app\",\"h\",\"k(int)\",\"abc\"\n\"1\",\"1\",\"app\",\"h\",\"k(int)\",\"1,000\"\n";
   Trace trace;
   ASSERT_EQ(import_bytes(text_value, trace), "");
   EXPECT_EQ(trace.kernels.size(), 2u);
@@ -143,12 +146,14 @@ TEST_F(NcuCli, BadInputIsOneLineAndExitTwo) {
 TEST_F(NcuCli, MetricsFromWhatIsNotAnNcuCsv) {
   const std::string capture = data("bsr_spmm_small.gpuscope");
   expect_one_line_error(run("report " + capture + " --metrics-from " + capture), "has no per-kernel metrics to attach");
-  expect_one_line_error(run("report " + capture + " --metrics-from " + write("x.json", "{\"a\": 1}")), "not a format gpuscope reads");
+  expect_one_line_error(run("report " + capture + " --metrics-from " + write("x.json", "{\"a\": 1}")),
+                        "not a format gpuscope reads");
   // An ncu CSV of another program: no launch matches.
   expect_one_line_error(run("report " + capture + " --metrics-from " + data("metrics_kernels_raw.csv")),
                         "none of its 8 launches matches a kernel of the capture");
-  expect_one_line_error(run("report " + data("bsr_spmm_full_raw.csv") + " --metrics-from " + data("metrics_kernels_raw.csv")),
-                        "none of its 8 launches matches");
+  expect_one_line_error(
+      run("report " + data("bsr_spmm_full_raw.csv") + " --metrics-from " + data("metrics_kernels_raw.csv")),
+      "none of its 8 launches matches");
 }
 
 }  // namespace

@@ -81,7 +81,8 @@ TEST(NcuUnits, ScaledUnitsToBaseUnits) {
 }
 
 TEST(NcuCsvReader, QuotesCommasLineBreaksAndCrlf) {
-  ncu::CsvReader reader("==PROF== hello\r\n\"a,b\",\"say \"\"hi\"\"\",plain\r\n\"two\nlines\",,\"\"\r\n==WARNING== x\n\"last\"");
+  ncu::CsvReader reader(
+      "==PROF== hello\r\n\"a,b\",\"say \"\"hi\"\"\",plain\r\n\"two\nlines\",,\"\"\r\n==WARNING== x\n\"last\"");
   std::vector<std::string> f;
   ASSERT_TRUE(reader.next(f));
   EXPECT_EQ(f, (std::vector<std::string>{"a,b", "say \"hi\"", "plain"}));
@@ -105,7 +106,8 @@ TEST(NcuCsvReader, OpenQuoteAtTheEndIsAnError) {
 }
 
 TEST(NcuCsvReader, HeaderDetectionIsLenientForACutLine) {
-  EXPECT_TRUE(ncu::is_ncu_header("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"dram__by"));
+  EXPECT_TRUE(ncu::is_ncu_header(
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"dram__by"));
   EXPECT_TRUE(ncu::is_ncu_header("\"ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\",\"Metric Value\""));
   EXPECT_FALSE(ncu::is_ncu_header("\"ID\",\"Name\",\"Value\""));
   EXPECT_FALSE(ncu::is_ncu_header("ID,Kernel Name,Process ID"));  // ncu quotes every field
@@ -255,10 +257,10 @@ TEST(NcuRealFiles, RawAndDetailsPagesAgree) {
       ++compared;
       const bool exact = name.rfind("launch__", 0) == 0 || name == "smsp__inst_executed.sum" ||
                          name == "sm__maximum_warps_per_active_cycle_pct";
-      if (exact)
-        EXPECT_EQ(value, it->second) << name << " launch " << i;
+      if (exact) EXPECT_EQ(value, it->second) << name << " launch " << i;
       else
-        EXPECT_NEAR(value, it->second, std::max(0.03 * std::abs(it->second), name.find("pct") != std::string::npos ? 1.0 : 0.0))
+        EXPECT_NEAR(value, it->second,
+                    std::max(0.03 * std::abs(it->second), name.find("pct") != std::string::npos ? 1.0 : 0.0))
             << name << " launch " << i;
     }
   }

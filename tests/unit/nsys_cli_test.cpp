@@ -83,7 +83,8 @@ TEST_P(NsysReport, SectionsAndCountsMatchTheFile) {
   EXPECT_FALSE(table(section(report, "bottleneck"), "time_attribution")["rows"].empty());
   const Json& run = section(report, "run");
   bool source = false;
-  for (const Json& line : run["lines"]) source = source || (line["key"] == "source" && line["value"].get<std::string>().rfind("nsys ", 0) == 0);
+  for (const Json& line : run["lines"])
+    source = source || (line["key"] == "source" && line["value"].get<std::string>().rfind("nsys ", 0) == 0);
   EXPECT_TRUE(source);
 }
 
@@ -154,32 +155,34 @@ TEST(NsysCli, BadExportsAreOneLineAndExitTwo) {
 
   edited_copy(path, dir, "text.sqlite", "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'soon' WHERE rowid = 1");
   testing::expect_one_line_error(testing::run_gpuscope(dir, "report text.sqlite"),
-                        "CUPTI_ACTIVITY_KIND_KERNEL.start holds text in row 1", "text in a numeric column");
+                                 "CUPTI_ACTIVITY_KIND_KERNEL.start holds text in row 1", "text in a numeric column");
 
   edited_copy(path, dir, "no_tables.sqlite",
               "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; DROP TABLE CUPTI_ACTIVITY_KIND_RUNTIME; "
               "DROP TABLE CUPTI_ACTIVITY_KIND_MEMCPY;");
-  testing::expect_one_line_error(testing::run_gpuscope(dir, "report no_tables.sqlite"), "an nsys export without CUDA records",
-                        "missing tables");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "report no_tables.sqlite"),
+                                 "an nsys export without CUDA records", "missing tables");
 
   // (the fixture carries indexes on start, added by the project it comes from: dropped first)
   edited_copy(path, dir, "no_column.sqlite",
               "DROP INDEX IF EXISTS _nsysai_kernel_start; DROP INDEX IF EXISTS _nsysai_kernel_stream; "
               "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN start");
   testing::expect_one_line_error(testing::run_gpuscope(dir, "report no_column.sqlite"),
-                        "table CUPTI_ACTIVITY_KIND_KERNEL has no column start", "missing column");
+                                 "table CUPTI_ACTIVITY_KIND_KERNEL has no column start", "missing column");
 
   edited_copy(path, dir, "empty.sqlite",
               "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL; DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME; "
               "DELETE FROM CUPTI_ACTIVITY_KIND_MEMCPY;");
-  testing::expect_one_line_error(testing::run_gpuscope(dir, "report empty.sqlite"), "holds no CUDA kernels", "empty tables");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "report empty.sqlite"), "holds no CUDA kernels",
+                                 "empty tables");
 
   {
     store::Database other(dir + "/other.sqlite", store::Database::Mode::Create);
     other.exec("CREATE TABLE notes (id INTEGER, body TEXT); INSERT INTO notes VALUES (1, 'x');");
   }
   testing::expect_one_line_error(testing::run_gpuscope(dir, "report other.sqlite"),
-                        "an SQLite database, but neither a gpuscope capture nor an nsys export", "other database");
+                                 "an SQLite database, but neither a gpuscope capture nor an nsys export",
+                                 "other database");
   for (const char* command : {"import -o x", "diff other.sqlite"})
     EXPECT_EQ(testing::run_gpuscope(dir, std::string(command) + " text.sqlite").exit_code, 2) << command;
 }

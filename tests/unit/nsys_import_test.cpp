@@ -29,14 +29,18 @@ const DataLoss* find_loss(const Trace& t, const std::string& what) {
 std::set<uint32_t> sql_pids(const std::string& path) {
   std::set<uint32_t> pids;
   store::Database db(path, store::Database::Mode::ReadOnly);
-  const std::pair<const char*, const char*> sources[] = {
-      {"CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid"}, {"CUPTI_ACTIVITY_KIND_KERNEL", "globalPid"},
-      {"CUPTI_ACTIVITY_KIND_MEMCPY", "globalPid"},  {"CUPTI_ACTIVITY_KIND_MEMSET", "globalPid"},
-      {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "globalPid"}, {"NVTX_EVENTS", "globalTid"},
-      {"PROFILER_OVERHEAD", "globalTid"}, {"CUPTI_ACTIVITY_KIND_OVERHEAD", "globalTid"}};
+  const std::pair<const char*, const char*> sources[] = {{"CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid"},
+                                                         {"CUPTI_ACTIVITY_KIND_KERNEL", "globalPid"},
+                                                         {"CUPTI_ACTIVITY_KIND_MEMCPY", "globalPid"},
+                                                         {"CUPTI_ACTIVITY_KIND_MEMSET", "globalPid"},
+                                                         {"CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "globalPid"},
+                                                         {"NVTX_EVENTS", "globalTid"},
+                                                         {"PROFILER_OVERHEAD", "globalTid"},
+                                                         {"CUPTI_ACTIVITY_KIND_OVERHEAD", "globalTid"}};
   for (const auto& [table, column] : sources) {
     if (!db.has_table(table)) continue;
-    auto has_column = db.prepare(std::string("SELECT 1 FROM pragma_table_info('") + table + "') WHERE name = '" + column + "'");
+    auto has_column = db.prepare(std::string("SELECT 1 FROM pragma_table_info('") + table + "') WHERE name = '" +
+                                 column + "'");
     if (!has_column.next()) continue;
     auto q = db.prepare(std::string("SELECT DISTINCT ") + column + " / 16777216 % 16777216 FROM " + table);
     while (q.next()) pids.insert(static_cast<uint32_t>(q.integer(0)));
@@ -95,8 +99,9 @@ TEST_P(NsysFixtures, NamesResolveThroughStringIds) {
   const Trace t = load_trace(path);
   // The kernel that starts first, by SQL, and its demangled name.
   store::Database db(path, store::Database::Mode::ReadOnly);
-  auto first = db.prepare("SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
-                          "ORDER BY k.start LIMIT 1");
+  auto first = db.prepare(
+      "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName "
+      "ORDER BY k.start LIMIT 1");
   ASSERT_TRUE(first.next());
   ASSERT_FALSE(t.kernels.empty());
   EXPECT_EQ(t.strings.get(t.kernels.front().name), first.text(0));
@@ -132,17 +137,19 @@ TEST(NsysImport, MultiProcessExportGivesProcessesWithTheirDevices) {
   std::set<std::pair<uint32_t, uint32_t>> threads, sql_threads;
   for (const ApiCall& c : t.api_calls) threads.emplace(c.pid, c.tid);
   store::Database db(path, store::Database::Mode::ReadOnly);
-  auto q = db.prepare("SELECT DISTINCT globalTid / 16777216 % 16777216, globalTid % 16777216 FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+  auto q = db.prepare(
+      "SELECT DISTINCT globalTid / 16777216 % 16777216, globalTid % 16777216 FROM CUPTI_ACTIVITY_KIND_RUNTIME");
   while (q.next()) sql_threads.emplace(static_cast<uint32_t>(q.integer(0)), static_cast<uint32_t>(q.integer(1)));
   EXPECT_EQ(threads, sql_threads);
   // Memory kinds through ENUM_CUDA_MEM_KIND: pinned host-to-device copies as the file says.
-  const int64_t pinned = sql_integer(path, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND srcKind = 1");
-  EXPECT_EQ(std::count_if(t.memcpys.begin(), t.memcpys.end(), [](const Memcpy& m) {
-              return m.kind == CopyKind::HtoD && m.src_kind == MemoryKind::Pinned;
-            }),
+  const int64_t pinned = sql_integer(
+      path, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE copyKind = 1 AND srcKind = 1");
+  EXPECT_EQ(std::count_if(t.memcpys.begin(), t.memcpys.end(),
+                          [](const Memcpy& m) { return m.kind == CopyKind::HtoD && m.src_kind == MemoryKind::Pinned; }),
             pinned);
   // Copies issued by cudaMemcpyAsync are async (nsys has no flag; the API name tells).
-  const int64_t async = sql_integer(path,
+  const int64_t async = sql_integer(
+      path,
       "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY m WHERE EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
       "JOIN StringIds s ON s.id = r.nameId WHERE r.correlationId = m.correlationId AND "
       "r.globalTid / 16777216 = m.globalPid / 16777216 AND s.value LIKE '%Async%')");
@@ -172,10 +179,14 @@ TEST(NsysImport, DevicePropertiesAndWallClockTimes) {
   EXPECT_NE(t.run.command_line.find("import torch"), std::string::npos);
   EXPECT_EQ(t.run.source_version, "2026.1.1.204");
   // Driver calls share the RUNTIME table, told apart by eventClass.
-  EXPECT_EQ(std::count_if(t.api_calls.begin(), t.api_calls.end(), [](const ApiCall& c) { return c.domain == ApiDomain::Driver; }),
+  EXPECT_EQ(std::count_if(t.api_calls.begin(), t.api_calls.end(),
+                          [](const ApiCall& c) { return c.domain == ApiDomain::Driver; }),
             sql_integer(path, "SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE eventClass = 1"));
-  EXPECT_EQ(static_cast<int64_t>(t.overheads.size()),
-            sql_integer(path, "SELECT (SELECT COUNT(*) FROM PROFILER_OVERHEAD) + (SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_OVERHEAD)"));
+  EXPECT_EQ(
+      static_cast<int64_t>(t.overheads.size()),
+      sql_integer(
+          path,
+          "SELECT (SELECT COUNT(*) FROM PROFILER_OVERHEAD) + (SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_OVERHEAD)"));
   EXPECT_NE(find_loss(t, "nsys_diagnostic"), nullptr);  // nsys's own warning about unified memory
 }
 
@@ -183,7 +194,8 @@ TEST(NsysImport, TrimmedExportListsWhatItLacks) {
   const std::string path = nsys_fixture("healthy_1pct");
   GPUSCOPE_NEED_NSYS_FIXTURE(path);
   const Trace t = load_trace(path);
-  for (const char* gap : {kGapLaunchConfig, kGapCopyMemoryKinds, kGapSynchronization, kGapNvtx, kGapMemoryEvents, kGapDevices})
+  for (const char* gap :
+       {kGapLaunchConfig, kGapCopyMemoryKinds, kGapSynchronization, kGapNvtx, kGapMemoryEvents, kGapDevices})
     EXPECT_TRUE(t.lacks(gap)) << gap;
   EXPECT_FALSE(t.lacks(kGapApiCalls));
   EXPECT_EQ(t.devices.size(), 1u);
@@ -196,11 +208,13 @@ TEST(NsysImport, GraphLaunchesBecomeGpuWorkAndSaySoInDataQuality) {
   const std::string path = nsys_fixture("mock");
   GPUSCOPE_NEED_NSYS_FIXTURE(path);
   const std::string dir = testing::scratch_dir("nsys_graphs");
-  const std::string copy = edited_copy(path, dir, "graphs.sqlite",
+  const std::string copy = edited_copy(
+      path, dir, "graphs.sqlite",
       "CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER, "
       "contextId INTEGER, greenContextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, "
       "graphId INTEGER, graphExecId INTEGER);"
-      "INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (1600000000, 1600100000, 0, 1, NULL, 7, 900, 283004823928832, 7, 1),"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (1600000000, 1600100000, 0, 1, NULL, 7, 900, "
+      "283004823928832, 7, 1),"
       " (1600200000, 1600300000, 0, 1, NULL, 7, 901, 283004823928832, 7, 1),"
       " (1600400000, 1600450000, 0, 1, NULL, 7, 902, 283004823928832, 8, 2);");
   const Trace t = load_trace(copy);
@@ -219,7 +233,8 @@ TEST(NsysImport, NvtxTypesDomainsAndMemoryUsage) {
   GPUSCOPE_NEED_NSYS_FIXTURE(path);
   const std::string dir = testing::scratch_dir("nsys_nvtx");
   // Rows out of order on purpose (nsys 2025.6+): the domain is created after its first use.
-  const std::string copy = edited_copy(path, dir, "nvtx.sqlite",
+  const std::string copy = edited_copy(
+      path, dir, "nvtx.sqlite",
       "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT, "
       "globalTid INTEGER, textId INTEGER, domainId INTEGER);"
       "INSERT INTO NVTX_EVENTS VALUES (1500000000, 1500500000, 59, 'step', 283004824020018, NULL, 5),"
@@ -232,16 +247,20 @@ TEST(NsysImport, NvtxTypesDomainsAndMemoryUsage) {
       "CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (start INTEGER NOT NULL, globalPid INTEGER, deviceId INTEGER, "
       "contextId INTEGER, address INTEGER, bytes INTEGER, memKind INTEGER, memoryOperationType INTEGER, "
       "correlationId INTEGER, streamId INTEGER);"
-      "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (1499000000, 283004823928832, 0, 1, 4096, 1048576, 2, 0, 135, 0),"
+      "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS VALUES (1499000000, 283004823928832, 0, 1, 4096, 1048576, 2, 0, 135, "
+      "0),"
       " (1541000000, 283004823928832, 0, 1, 4096, 1048576, 2, 1, 0, 0);");
   const Trace t = load_trace(copy);
   ASSERT_EQ(t.nvtx_ranges.size(), 3u);
   EXPECT_EQ(t.strings.get(t.nvtx_ranges[0].name), "step");
   EXPECT_EQ(t.strings.get(t.nvtx_ranges[0].domain), "trainer");
   EXPECT_EQ(t.nvtx_ranges[1].depth, 1u);  // nested in "step" on the same thread
-  EXPECT_EQ(t.strings.get(t.nvtx_ranges[1].name),
-            [&] { store::Database db(copy, store::Database::Mode::ReadOnly);
-                  auto q = db.prepare("SELECT value FROM StringIds WHERE id = 142"); q.next(); return q.text(0); }());
+  EXPECT_EQ(t.strings.get(t.nvtx_ranges[1].name), [&] {
+    store::Database db(copy, store::Database::Mode::ReadOnly);
+    auto q = db.prepare("SELECT value FROM StringIds WHERE id = 142");
+    q.next();
+    return q.text(0);
+  }());
   EXPECT_EQ(t.nvtx_ranges[2].kind, NvtxKind::StartEnd);
   EXPECT_EQ(t.nvtx_ranges[0].tid, 91186u);
   ASSERT_EQ(t.nvtx_marks.size(), 1u);
@@ -265,8 +284,10 @@ TEST(NsysImport, NewestTableVersionWinsAndUnknownTablesAreListed) {
   const std::string dir = testing::scratch_dir("nsys_drift");
   // A later schema's _V2 kernel table with a column this importer does not know, and a record
   // table it does not read.
-  const std::string copy = edited_copy(path, dir, "drift.sqlite",
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL_V2 AS SELECT 42 AS futureColumn, * FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1;"
+  const std::string copy = edited_copy(
+      path, dir, "drift.sqlite",
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL_V2 AS SELECT 42 AS futureColumn, * FROM CUPTI_ACTIVITY_KIND_KERNEL "
+      "LIMIT 1;"
       "CREATE TABLE OSRT_API (start INTEGER, end INTEGER, globalTid INTEGER, nameId INTEGER);"
       "INSERT INTO OSRT_API VALUES (1, 2, 3, 4), (5, 6, 7, 8);");
   const Trace t = load_trace(copy);
@@ -286,8 +307,9 @@ TEST(NsysImport, ThroughImportBytes) {
   EXPECT_EQ(t.kernels.size(), 2u);
   EXPECT_EQ(t.run.source_tool, "nsys");
 
-  for (const std::string& bad : {bytes.substr(0, bytes.size() / 2), std::string("SQLite format 3") + std::string(200, '\x7f'),
-                                 std::string(4096, '\0'), bytes.substr(0, 100)}) {
+  for (const std::string& bad :
+       {bytes.substr(0, bytes.size() / 2), std::string("SQLite format 3") + std::string(200, '\x7f'),
+        std::string(4096, '\0'), bytes.substr(0, 100)}) {
     Trace junk;
     EXPECT_NE(import_bytes(bad, junk), "");
   }

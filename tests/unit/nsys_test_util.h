@@ -16,9 +16,10 @@ inline std::string nsys_fixture(const std::string& name) {
 }
 
 // Skips the test, with a message, in a clone without the shared fixtures.
-#define GPUSCOPE_NEED_NSYS_FIXTURE(path)                                                       \
-  if (!std::filesystem::exists(path))                                                          \
-  GTEST_SKIP() << "nsys fixture " << (path) << " not present (shared fixtures folder absent; " \
+#define GPUSCOPE_NEED_NSYS_FIXTURE(path)                          \
+  if (!std::filesystem::exists(path))                             \
+  GTEST_SKIP() << "nsys fixture " << (path)                       \
+               << " not present (shared fixtures folder absent; " \
                   "configure with -DGPUSCOPE_SHARED_DIR=...)"
 
 // One integer from a plain SQL query on `path`; 0 when a table it names is missing.

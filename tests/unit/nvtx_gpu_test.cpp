@@ -188,7 +188,11 @@ TEST(NvtxGpu, RealCaptureMatchesABruteForceRecount) {
     auto& slot = call[{c.run_id, c.pid, c.correlation_id}];
     if (c.correlation_id && (!slot || c.start < slot->start)) slot = &c;
   }
-  struct Work { uint32_t run, pid, corr; TimeNs start, end; bool kernel; };
+  struct Work {
+    uint32_t run, pid, corr;
+    TimeNs start, end;
+    bool kernel;
+  };
   std::vector<Work> work;
   for (const Kernel& k : t.kernels) work.push_back({k.run_id, k.pid, k.correlation_id, k.start, k.end, true});
   for (const Memcpy& m : t.memcpys) work.push_back({m.run_id, m.pid, m.correlation_id, m.start, m.end, false});

@@ -83,10 +83,12 @@ TEST(PackedStore, CodesKeepTheirMeaning) {
 TEST(PackedStore, TimesAreOffsetsAndDurationsThatTheViewsMakeAbsolute) {
   const std::string path = testing::scratch_dir("packed_times") + "/a.gpuscope";
   write_trace(path, coded_trace());
-  EXPECT_EQ(query(path, "SELECT start_offset_ns, duration_ns FROM api_calls_packed"), std::vector<std::string>{"10\t10"});
+  EXPECT_EQ(query(path, "SELECT start_offset_ns, duration_ns FROM api_calls_packed"),
+            std::vector<std::string>{"10\t10"});
   EXPECT_EQ(query(path, "SELECT start_ns, end_ns, duration_ns FROM api_calls"),
             std::vector<std::string>{std::to_string(kRunStart + 10) + "\t" + std::to_string(kRunStart + 20) + "\t10"});
-  EXPECT_EQ(query(path, "SELECT timestamp_ns FROM memory_events"), std::vector<std::string>{std::to_string(kRunStart + 70)});
+  EXPECT_EQ(query(path, "SELECT timestamp_ns FROM memory_events"),
+            std::vector<std::string>{std::to_string(kRunStart + 70)});
 }
 
 // Imported files carry whatever times they carry; the wrapping offsets give each back exactly.
@@ -111,7 +113,8 @@ TEST(PackedStore, EachLaunchConfigurationIsStoredOnce) {
   Trace t = coded_trace();
   const StringId gemm = t.strings.intern("gemm"), relu = t.strings.intern("relu");
   for (int i = 0; i < 300; ++i)
-    t.kernels.push_back(kernel(i % 3 == 2 ? relu : gemm, i % 3 == 1 ? 128 : 64, kRunStart + i * 100, kRunStart + i * 100 + 50));
+    t.kernels.push_back(
+        kernel(i % 3 == 2 ? relu : gemm, i % 3 == 1 ? 128 : 64, kRunStart + i * 100, kRunStart + i * 100 + 50));
   t.kernels[7].cluster[1] = 2;  // one launch of its own
   const std::string path = testing::scratch_dir("packed_launches") + "/a.gpuscope";
   write_trace(path, t);

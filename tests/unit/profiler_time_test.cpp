@@ -131,7 +131,8 @@ TEST(ProfilerTime, DiffComparesTheProgramsTimelines) {
   Trace plain = measured_launch();
   plain.overheads.erase(plain.overheads.begin(), plain.overheads.begin() + 2);
   const DiffResult diff = diff_traces(plain, measured_launch(), CompareOptions{});
-  const auto wall = std::find_if(diff.items.begin(), diff.items.end(), [](const DiffItem& i) { return i.name == "Wall time"; });
+  const auto wall = std::find_if(diff.items.begin(), diff.items.end(),
+                                 [](const DiffItem& i) { return i.name == "Wall time"; });
   ASSERT_NE(wall, diff.items.end());
   EXPECT_EQ(wall->base_total_ns, 750.0 * kMs);
   EXPECT_EQ(wall->new_total_ns, 208.0 * kMs);

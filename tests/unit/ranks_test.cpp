@@ -23,12 +23,14 @@ using analysis::Collective;
 TEST(Ranks, NcclKernelsByCollective) {
   EXPECT_EQ(analysis::classify_collective("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
             Collective::AllReduce);
-  EXPECT_EQ(analysis::classify_collective("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"), Collective::AllReduce);
+  EXPECT_EQ(analysis::classify_collective("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"),
+            Collective::AllReduce);
   EXPECT_EQ(analysis::classify_collective("ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL"), Collective::ReduceScatter);
   EXPECT_EQ(analysis::classify_collective("ncclDevKernel_Reduce_Sum_f32_RING_LL"), Collective::Reduce);
   EXPECT_EQ(analysis::classify_collective("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
             Collective::AllGather);
-  EXPECT_EQ(analysis::classify_collective("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"), Collective::SendRecv);
+  EXPECT_EQ(analysis::classify_collective("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)"),
+            Collective::SendRecv);
   EXPECT_EQ(analysis::classify_collective("ncclDevKernel_Broadcast_RING_LL"), Collective::Broadcast);
   EXPECT_EQ(analysis::classify_collective("ncclDevKernel_Something_New"), Collective::Other);
   EXPECT_EQ(analysis::classify_collective("void at::native::elementwise_kernel<128, 2>"), Collective::None);
@@ -109,8 +111,8 @@ TEST(Ranks, OneGpuProcessOrABenchCaptureHasNoRanksSection) {
 TEST(Ranks, ThePlantedStragglerOfARealRunIsNamedWithItsDelay) {
   const std::string dir = testing::scratch_dir("ranks_real");
   const std::string path = dir + "/ddp_straggler.gpuscope";
-  std::ofstream(path, std::ios::binary)
-      << testing::gunzip(testing::read_text_file(std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp/ddp_straggler.gpuscope.gz"));
+  std::ofstream(path, std::ios::binary) << testing::gunzip(
+      testing::read_text_file(std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp/ddp_straggler.gpuscope.gz"));
   const Trace trace = import_files({path});
   const auto r = analysis::analyze_ranks(trace);
   ASSERT_TRUE(r.has_value());
@@ -147,7 +149,8 @@ TEST(Ranks, TheTwoGpuNsysExportShowsBothProcesses) {
 
 TEST(Ranks, KinetoDistributedInfoGivesTheRank) {
   for (int rank : {0, 1}) {
-    const Trace t = import_files({std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp/kineto_rank" + std::to_string(rank) + ".json.gz"});
+    const Trace t = import_files(
+        {std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp/kineto_rank" + std::to_string(rank) + ".json.gz"});
     int32_t seen = -1, world = 0;
     for (const Process& p : t.processes)
       if (p.rank >= 0) seen = p.rank, world = p.world_size;

@@ -76,7 +76,7 @@ TEST(RealCapture, BsrSpmmWithHardwareMetrics) {
 
   const analysis::AnalysisView view(t);
   EXPECT_EQ(view.profiler_time().launches, 5u);
-  EXPECT_GT(view.profiler_time().setup_ns, 500'000'000);   // 1.2 s for `full` on this H100
+  EXPECT_GT(view.profiler_time().setup_ns, 500'000'000);     // 1.2 s for `full` on this H100
   EXPECT_GT(view.profiler_time().replay_ns, 2'000'000'000);  // ~0.6 s per launch
   const TimeNs analysed_wall = view.trace().run.end - view.trace().run.start;
   EXPECT_LT(analysed_wall, 2'500'000'000) << "the program alone ran 1.5 s traced";

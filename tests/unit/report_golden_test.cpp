@@ -72,8 +72,8 @@ class BsrRun {
     trace.memcpys.push_back(m);
   }
 
-  void launch(const char* name, TimeNs launch_ns, TimeNs gpu_start, TimeNs gpu_ns, int grid_x, int grid_y,
-              int block_x, uint32_t regs, uint32_t smem) {
+  void launch(const char* name, TimeNs launch_ns, TimeNs gpu_start, TimeNs gpu_ns, int grid_x, int grid_y, int block_x,
+              uint32_t regs, uint32_t smem) {
     const ApiCall& call = api("cudaLaunchKernel", launch_ns);
     Kernel k;
     k.pid = kPid;
@@ -217,7 +217,6 @@ class BsrRun {
   }
 };
 
-
 TEST(ReportGolden, BsrSpmmText) {
   expect_golden("bsr_spmm_report.txt", render_report(BsrRun().trace, {}, parse_report_format("text")));
 }
@@ -241,7 +240,8 @@ TEST(ReportGolden, TopOneText) {
 }
 
 TEST(ReportDeterminism, SameInputSameBytes) {
-  for (ReportFormat format : {parse_report_format("text"), parse_report_format("markdown"), parse_report_format("json")}) {
+  for (ReportFormat format :
+       {parse_report_format("text"), parse_report_format("markdown"), parse_report_format("json")}) {
     const std::string first = render_report(BsrRun().trace, {}, format);
     const std::string second = render_report(BsrRun().trace, {}, format);
     EXPECT_EQ(first, second);
@@ -259,7 +259,8 @@ TEST(ReportDeterminism, EventOrderDoesNotMatter) {
     std::reverse(t.data_loss.begin(), t.data_loss.end());
   };
   reverse_all(reversed);
-  for (ReportFormat format : {parse_report_format("text"), parse_report_format("markdown"), parse_report_format("json")})
+  for (ReportFormat format :
+       {parse_report_format("text"), parse_report_format("markdown"), parse_report_format("json")})
     EXPECT_EQ(render_report(forward, {}, format), render_report(reversed, {}, format));
 }
 

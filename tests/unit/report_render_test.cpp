@@ -88,8 +88,8 @@ TEST(ReportText, ShortenMiddleKeepsUtf8Intact) {
 }
 
 TEST(ReportMarkdown, EscapesPipesAndBackticksInNames) {
-  const std::string md =
-      render_report(trace_with_kernels({"op<a|b>", "tick`name"}), {}, parse_report_format("markdown"));
+  const std::string md = render_report(trace_with_kernels({"op<a|b>", "tick`name"}), {},
+                                       parse_report_format("markdown"));
   EXPECT_NE(md.find("`op<a\\|b>`"), std::string::npos) << md;
   EXPECT_NE(md.find("``tick`name``"), std::string::npos) << md;
 }
@@ -169,7 +169,8 @@ TEST(ReportTextAndMarkdown, HugeNamesAreShortenedForDisplay) {
     EXPECT_NE(out.find("head_xxx"), std::string::npos) << format;
     EXPECT_NE(out.find("\u2026"), std::string::npos) << format;
   }
-  EXPECT_NE(render_report(t, {}, parse_report_format("json")).find(huge), std::string::npos) << "JSON keeps names whole";
+  EXPECT_NE(render_report(t, {}, parse_report_format("json")).find(huge), std::string::npos)
+      << "JSON keeps names whole";
 }
 
 TEST(ReportTop, LimitsRowsAndZeroMeansAll) {

@@ -22,9 +22,9 @@ TEST(ReportUnitsFormatDuration, ScalesAndKeepsThreeOrFourDigits) {
 }
 
 TEST(ReportUnitsFormatDuration, RoundingRollsOverToTheNextUnit) {
-  EXPECT_EQ(format_duration(999.7), "1.00 \u00b5s");       // not "1000 ns"
-  EXPECT_EQ(format_duration(999'960), "1.00 ms");          // not "1000.0 µs"
-  EXPECT_EQ(format_duration(99'996), "100.0 \u00b5s");      // not "100.00 µs"
+  EXPECT_EQ(format_duration(999.7), "1.00 \u00b5s");    // not "1000 ns"
+  EXPECT_EQ(format_duration(999'960), "1.00 ms");       // not "1000.0 µs"
+  EXPECT_EQ(format_duration(99'996), "100.0 \u00b5s");  // not "100.00 µs"
 }
 
 TEST(ReportUnitsFormatDuration, NegativeAndUndefined) {

@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <optional>
 
-#include "gpuscope/analysis_rules.h"
 #include "find_finding.h"
+#include "gpuscope/analysis_rules.h"
 #include "span_checks.h"
 #include "trace_builder.h"
 
@@ -22,8 +22,8 @@ namespace {
 
 using testing::find;
 // The iterations are steps: these tests check the replay over all of them (whole_run_rules).
-using testing::whole_run_rules;
 using testing::TraceBuilder;
+using testing::whole_run_rules;
 constexpr TimeNs kUs = 1000;
 constexpr TimeNs kCall = 5870, kLoop = 610, kStartAfterCall = 7830, kKernel = 1670;  // ns, from rp_launch
 constexpr int kIters = 5, kNodes = 200;
@@ -138,13 +138,16 @@ TEST(RuleLaunchBound, FewerThanFiftyLaunchesOrKernelsLongerThanTheirLaunchDoNotF
   TraceBuilder b;
   b.run(1, 10'000 * kUs);
   TimeNs t = 100 * kUs;
-  for (int k = 0; k < 49; ++k, t += 10 * kUs) b.kernel("tiny", t + 8 * kUs, t + 10 * kUs, b.api("cudaLaunchKernel", t, t + 6 * kUs));
+  for (int k = 0; k < 49; ++k, t += 10 * kUs)
+    b.kernel("tiny", t + 8 * kUs, t + 10 * kUs, b.api("cudaLaunchKernel", t, t + 6 * kUs));
   b.api("cudaDeviceSynchronize", t, t + 5 * kUs);
   EXPECT_FALSE(find(run_rules(b.trace()), "launch_bound"));
   TraceBuilder slow;  // 500 launches of 20 us kernels: the GPU, not the launch, sets the pace
   slow.run(1, 100'000 * kUs);
   t = 100 * kUs;
-  for (int k = 0; k < 500; ++k, t += 6 * kUs) slow.kernel("k", t + 100 * kUs + k * 14 * kUs, t + 120 * kUs + k * 14 * kUs, slow.api("cudaLaunchKernel", t, t + 5 * kUs));
+  for (int k = 0; k < 500; ++k, t += 6 * kUs)
+    slow.kernel("k", t + 100 * kUs + k * 14 * kUs, t + 120 * kUs + k * 14 * kUs,
+                slow.api("cudaLaunchKernel", t, t + 5 * kUs));
   EXPECT_FALSE(find(run_rules(slow.trace()), "launch_bound"));
 }
 

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 
+#include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
 #include "gpuscope/analysis_timeline.h"
 #include "gpuscope/store.h"
-#include "find_finding.h"
 
 namespace gpuscope::analysis {
 namespace {
@@ -49,8 +49,8 @@ TEST(RulesRealCapture, BsrSpmmBaselineRecommendsPinnedMemoryAndPersistentAllocat
   const Finding* startup = find(fs, "startup_cost");
   ASSERT_NE(startup, nullptr);
   EXPECT_NEAR(*startup->saving_ns / 1e6, 104.4, 1.0);  // the first cudaMalloc created the context
-  EXPECT_NE(find(fs, "low_occupancy"), nullptr);        // 244 regs/thread: 12.5 %
-  EXPECT_EQ(find(fs, "excessive_sync"), nullptr);       // one event sync per iteration is needed
+  EXPECT_NE(find(fs, "low_occupancy"), nullptr);       // 244 regs/thread: 12.5 %
+  EXPECT_EQ(find(fs, "excessive_sync"), nullptr);      // one event sync per iteration is needed
 }
 
 TEST(RulesRealCapture, BsrSpmmFixedHasNoAllocationOrPageableFinding) {

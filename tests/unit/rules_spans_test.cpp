@@ -21,8 +21,8 @@ namespace {
 
 using testing::find;
 using testing::Metrics;
-using testing::SpanTimes;
 using testing::span_times;
+using testing::SpanTimes;
 using testing::TraceBuilder;
 constexpr TimeNs kUs = 1000, kMs = 1'000'000;
 
@@ -32,8 +32,8 @@ TEST(EvidenceSpans, KeepsTheLongestThenSortsByStartAndDropsUntimedRecords) {
   // 100 spans of 1 us, 10 us apart, and span 50 made the longest (5 us); plus two without times.
   std::vector<EvidenceSpan> in;
   for (int i = 100; i-- > 0;) in.push_back({1, (i + 1) * 10 * kUs, (i + 1) * 10 * kUs + (i == 50 ? 5 : 1) * kUs});
-  in.push_back({1, 0, 5 * kUs});              // no start time
-  in.push_back({1, 30 * kUs, 20 * kUs});      // ends before it starts
+  in.push_back({1, 0, 5 * kUs});          // no start time
+  in.push_back({1, 30 * kUs, 20 * kUs});  // ends before it starts
   const std::vector<EvidenceSpan> out = rules::evidence_spans(in);
   ASSERT_EQ(out.size(), kMaxEvidenceSpans);
   // The longest (at 510 us), then the earliest 63 of the equally long rest (10..500 and 520..640 us),

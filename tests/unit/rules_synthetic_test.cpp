@@ -7,8 +7,8 @@
 #include <optional>
 
 #include "analysis/rules/rule.h"
-#include "gpuscope/analysis_rules.h"
 #include "find_finding.h"
+#include "gpuscope/analysis_rules.h"
 #include "span_checks.h"
 #include "trace_builder.h"
 
@@ -16,8 +16,8 @@ namespace gpuscope::analysis {
 namespace {
 
 using testing::find;
-using testing::SpanTimes;
 using testing::span_times;
+using testing::SpanTimes;
 using testing::TraceBuilder;
 constexpr TimeNs kUs = 1000, kMs = 1'000'000;
 
@@ -49,7 +49,8 @@ TraceBuilder allocating_loop(bool allocate) {
     const TimeNs t0 = 1 * kMs + i * 5 * kMs;
     b.range("iteration", t0, t0 + 5 * kMs);
     if (allocate) b.api("cudaMalloc", t0, t0 + 1 * kMs);
-    b.kernel("k", t0 + 1 * kMs + 10 * kUs, t0 + 3 * kMs, b.api("cudaLaunchKernel", t0 + 1 * kMs, t0 + 1 * kMs + 5 * kUs));
+    b.kernel("k", t0 + 1 * kMs + 10 * kUs, t0 + 3 * kMs,
+             b.api("cudaLaunchKernel", t0 + 1 * kMs, t0 + 1 * kMs + 5 * kUs));
     b.copy(CopyKind::DtoH, MemoryKind::Pinned, 1 << 20, t0 + 3 * kMs, t0 + 3 * kMs + 50 * kUs,
            b.api("cudaMemcpy", t0 + 1 * kMs + 6 * kUs, t0 + 3 * kMs + 60 * kUs));
     if (allocate) b.api("cudaFree", t0 + 4 * kMs, t0 + 4 * kMs + 500 * kUs);
@@ -92,7 +93,8 @@ TEST(RulePageable, UsesMeasuredPinnedBandwidthOfTheSameDirection) {
   b.copy(CopyKind::HtoD, MemoryKind::Pinned, 100'000'000, 2 * kMs, 4 * kMs, b.api("cudaMemcpy", 2 * kMs, 4 * kMs));
   for (int i = 0; i < 3; ++i) {
     const TimeNs t0 = 10 * kMs + i * 20 * kMs;
-    b.copy(CopyKind::HtoD, MemoryKind::Pageable, 100'000'000, t0, t0 + 10 * kMs, b.api("cudaMemcpy", t0, t0 + 10 * kMs));
+    b.copy(CopyKind::HtoD, MemoryKind::Pageable, 100'000'000, t0, t0 + 10 * kMs,
+           b.api("cudaMemcpy", t0, t0 + 10 * kMs));
   }
   const auto f = find(run_rules(b.trace()), "pageable_copies");
   ASSERT_TRUE(f);
@@ -122,8 +124,10 @@ TEST(RulePageable, FallsBackToTheLinkDefaultAndNeverSlowsACopyDown) {
   TraceBuilder b;
   b.run(1, 100 * kMs);
   // 250 MB in 20 ms (12.5 GB/s); Gen5 default 50 GB/s -> 5 ms. A tiny copy already faster than 50 GB/s stays.
-  b.copy(CopyKind::DtoH, MemoryKind::Pageable, 250'000'000, 10 * kMs, 30 * kMs, b.api("cudaMemcpy", 10 * kMs, 30 * kMs));
-  b.copy(CopyKind::DtoH, MemoryKind::Pageable, 1000, 40 * kMs, 40 * kMs + 10, b.api("cudaMemcpy", 40 * kMs, 40 * kMs + 10));
+  b.copy(CopyKind::DtoH, MemoryKind::Pageable, 250'000'000, 10 * kMs, 30 * kMs,
+         b.api("cudaMemcpy", 10 * kMs, 30 * kMs));
+  b.copy(CopyKind::DtoH, MemoryKind::Pageable, 1000, 40 * kMs, 40 * kMs + 10,
+         b.api("cudaMemcpy", 40 * kMs, 40 * kMs + 10));
   const auto f = find(run_rules(b.trace()), "pageable_copies");
   ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 15 * kMs);
@@ -147,7 +151,8 @@ TEST(RuleExcessiveSync, SyncAfterEveryLaunchButTheLastIsRemovable) {
   EXPECT_EQ(*f->saving_ns, 900 * kUs);
   testing::expect_spans_in_run(*f, b.trace());  // the 9 removable syncs: all but the last
   SpanTimes syncs;
-  for (int i = 0; i < 9; ++i) syncs.emplace_back(1 * kMs + i * 210 * kUs + 10 * kUs, 1 * kMs + i * 210 * kUs + 110 * kUs);
+  for (int i = 0; i < 9; ++i)
+    syncs.emplace_back(1 * kMs + i * 210 * kUs + 10 * kUs, 1 * kMs + i * 210 * kUs + 110 * kUs);
   EXPECT_EQ(span_times(*f), syncs);
 }
 
@@ -175,7 +180,8 @@ TEST(RuleIdleGaps, HostWorkWhileTheGpuIdlesButNotWhenAnotherStreamKeepsItBusy) {
   ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 6 * kMs - 5 * kUs);
   testing::expect_spans_in_run(*f, b.trace());
-  EXPECT_EQ(span_times(*f), (SpanTimes{{2 * kMs, 8 * kMs}}));  // the gap itself: first kernel's end to the second's start
+  EXPECT_EQ(span_times(*f),
+            (SpanTimes{{2 * kMs, 8 * kMs}}));  // the gap itself: first kernel's end to the second's start
   b.kernel("b", 1500 * kUs, 8 * kMs, b.api("cudaLaunchKernel", 996 * kUs, 999 * kUs), 2);  // overlapping stream
   EXPECT_FALSE(find(run_rules(b.trace()), "gpu_idle_gaps"));
 }
@@ -186,12 +192,13 @@ TEST(RuleCopyOverlap, SerialCopyThenKernelPerIterationButNotWhenAlreadyOverlappe
   for (int i = 0; i < 3; ++i) {  // per iteration: 2 ms copy, then a 1 ms kernel on the same stream
     const TimeNs t0 = 1 * kMs + i * 4 * kMs;
     b.range("iteration", t0, t0 + 4 * kMs);
-    b.copy(CopyKind::HtoD, MemoryKind::Pinned, 1 << 26, t0, t0 + 2 * kMs, b.api("cudaMemcpyAsync", t0, t0 + 10 * kUs), 7, true);
+    b.copy(CopyKind::HtoD, MemoryKind::Pinned, 1 << 26, t0, t0 + 2 * kMs, b.api("cudaMemcpyAsync", t0, t0 + 10 * kUs),
+           7, true);
     b.kernel("k", t0 + 2 * kMs, t0 + 3 * kMs, b.api("cudaLaunchKernel", t0 + 20 * kUs, t0 + 30 * kUs));
   }
   const auto f = find(run_rules(b.trace()), "copies_not_overlapped");
   ASSERT_TRUE(f);
-  EXPECT_EQ(*f->saving_ns, 2 * 1 * kMs);  // steady instances 2 and 3: min(2 ms, 1 ms) each
+  EXPECT_EQ(*f->saving_ns, 2 * 1 * kMs);        // steady instances 2 and 3: min(2 ms, 1 ms) each
   testing::expect_spans_in_run(*f, b.trace());  // the copies of steady instances 2 and 3
   EXPECT_EQ(span_times(*f), (SpanTimes{{5 * kMs, 7 * kMs}, {9 * kMs, 11 * kMs}}));
 
@@ -200,7 +207,8 @@ TEST(RuleCopyOverlap, SerialCopyThenKernelPerIterationButNotWhenAlreadyOverlappe
   for (int i = 0; i < 3; ++i) {
     const TimeNs t0 = 1 * kMs + i * 4 * kMs;
     o.range("iteration", t0, t0 + 4 * kMs);
-    o.copy(CopyKind::HtoD, MemoryKind::Pinned, 1 << 26, t0, t0 + 2 * kMs, o.api("cudaMemcpyAsync", t0, t0 + 10 * kUs), 8, true);
+    o.copy(CopyKind::HtoD, MemoryKind::Pinned, 1 << 26, t0, t0 + 2 * kMs, o.api("cudaMemcpyAsync", t0, t0 + 10 * kUs),
+           8, true);
     o.kernel("k", t0 + 500 * kUs, t0 + 1500 * kUs, o.api("cudaLaunchKernel", t0 + 20 * kUs, t0 + 30 * kUs));
   }
   EXPECT_FALSE(find(run_rules(o.trace()), "copies_not_overlapped"));
@@ -218,7 +226,7 @@ TEST(RuleTail, PartialLastWaveAndNotForWholeWaves) {
   EXPECT_NEAR(*f->saving_ns / 1e6, 10.0 * (2 - 2200.0 / 2112) / 2, 0.001);
   testing::expect_spans_in_run(*f, b.trace());
   EXPECT_EQ(span_times(*f), (SpanTimes{{1 * kMs, 11 * kMs}}));  // the kernel's launch
-  b.trace().kernels[0].grid[0] = 2 * 2112;  // exactly 2 waves
+  b.trace().kernels[0].grid[0] = 2 * 2112;                      // exactly 2 waves
   EXPECT_FALSE(find(run_rules(b.trace()), "tail_effect"));
 }
 
@@ -244,7 +252,8 @@ TEST(RuleSyncCopies, HostWorkAfterABlockingCopyCouldOverlapIt) {
   b.run(1, 40 * kMs);
   for (int i = 0; i < 3; ++i) {  // 3 ms blocking copy, then 2 ms of host work, then the next copy
     const TimeNs t0 = 1 * kMs + i * 5 * kMs;
-    b.copy(CopyKind::DtoH, MemoryKind::Pinned, 1 << 27, t0 + 10 * kUs, t0 + 3 * kMs, b.api("cudaMemcpy", t0, t0 + 3 * kMs));
+    b.copy(CopyKind::DtoH, MemoryKind::Pinned, 1 << 27, t0 + 10 * kUs, t0 + 3 * kMs,
+           b.api("cudaMemcpy", t0, t0 + 3 * kMs));
   }
   const auto f = find(run_rules(b.trace()), "sync_copies");
   ASSERT_TRUE(f);
@@ -281,8 +290,8 @@ TEST(RulesEdge, ClockTiesAndZeroLengthRecordsAreHarmless) {
   TraceBuilder b;
   b.run(1, 10 * kMs);
   const uint32_t c = b.api("cudaLaunchKernel", 1 * kMs, 1 * kMs);  // zero-length call
-  b.kernel("k", 1 * kMs, 1 * kMs, c);                               // zero-length kernel at the same ns
-  b.api("cudaMalloc", 1 * kMs, 2 * kMs);                            // same start as the launch
+  b.kernel("k", 1 * kMs, 1 * kMs, c);                              // zero-length kernel at the same ns
+  b.api("cudaMalloc", 1 * kMs, 2 * kMs);                           // same start as the launch
   b.copy(CopyKind::HtoD, MemoryKind::Pageable, 0, 2 * kMs, 2 * kMs, b.api("cudaMemcpy", 2 * kMs, 2 * kMs));
   EXPECT_NO_THROW(run_rules(b.trace()));
   EXPECT_FALSE(find(run_rules(b.trace()), "pageable_copies"));

@@ -6,9 +6,9 @@
 
 #include <string>
 
+#include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
 #include "importers/importer.h"
-#include "find_finding.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
@@ -41,8 +41,9 @@ struct TorchTrace {
     for (uint32_t c : calls) t.external_correlations.push_back({1, c, o.external_id, 0});
   }
   void sort_ops() {
-    std::stable_sort(b.trace().host_ops.begin(), b.trace().host_ops.end(),
-                     [](const HostOp& x, const HostOp& y) { return x.start != y.start ? x.start < y.start : x.end > y.end; });
+    std::stable_sort(b.trace().host_ops.begin(), b.trace().host_ops.end(), [](const HostOp& x, const HostOp& y) {
+      return x.start != y.start ? x.start < y.start : x.end > y.end;
+    });
   }
 };
 

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <optional>
 
+#include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
 #include "gpuscope/report.h"
 #include "gpuscope/store.h"
-#include "find_finding.h"
 #include "span_checks.h"
 #include "trace_builder.h"
 
@@ -28,7 +28,8 @@ TraceBuilder tiny_copies(int n, bool large_copy, bool kernel_between = false) {
   b.run(1, 100 * kMs);
   TimeNs t = 1 * kMs;
   if (large_copy) {  // 64 MiB in 1.25 ms: 53.7 GB/s measured for large pinned HtoD copies
-    b.copy(CopyKind::HtoD, MemoryKind::Pinned, 64 << 20, t + 5 * kUs, t + 1255 * kUs, b.api("cudaMemcpy", t, t + 1260 * kUs));
+    b.copy(CopyKind::HtoD, MemoryKind::Pinned, 64 << 20, t + 5 * kUs, t + 1255 * kUs,
+           b.api("cudaMemcpy", t, t + 1260 * kUs));
     t += 2 * kMs;
   }
   for (int i = 0; i < 5; ++i) {
@@ -61,7 +62,8 @@ TEST(RuleTinyTransfers, BurstBecomesOneCopyAtTheMeasuredLargeCopyBandwidth) {
   // call) to its 50th copy's end (49 x 11 us + 8 us), not the large copy.
   testing::expect_spans_in_run(*f, b.trace());
   testing::SpanTimes bursts;
-  for (int i = 0; i < 5; ++i) bursts.emplace_back(3 * kMs + i * 750 * kUs + 6 * kUs, 3 * kMs + i * 750 * kUs + 547 * kUs);
+  for (int i = 0; i < 5; ++i)
+    bursts.emplace_back(3 * kMs + i * 750 * kUs + 6 * kUs, 3 * kMs + i * 750 * kUs + 547 * kUs);
   EXPECT_EQ(testing::span_times(*f), bursts);
 }
 
@@ -72,7 +74,7 @@ TEST(RuleTinyTransfers, WithoutLargeCopiesUsesTheLinkDefault) {
 }
 
 TEST(RuleTinyTransfers, NotForFewCopiesOrCopiesThatEachFeedAKernel) {
-  EXPECT_FALSE(find(run_rules(tiny_copies(3, true).trace()), "many_tiny_transfers"));  // 15 copies < 16
+  EXPECT_FALSE(find(run_rules(tiny_copies(3, true).trace()), "many_tiny_transfers"));         // 15 copies < 16
   EXPECT_FALSE(find(run_rules(tiny_copies(50, true, true).trace()), "many_tiny_transfers"));  // bursts of 1
 }
 
@@ -90,7 +92,8 @@ TEST(RuleTinyTransfers, NotWhenTheBytesDominate) {
 
 TEST(RuleTinyTransfers, QuietOnTheRecordedCaptures) {
   // bsr_spmm copies 260 B and 4 KiB twice per iteration (bursts of 2, 10 copies): not worth it.
-  for (const char* name : {"bsr_spmm_baseline.gpuscope", "bsr_spmm_fixed.gpuscope", "crash_segv.gpuscope", "spawn.gpuscope"})
+  for (const char* name :
+       {"bsr_spmm_baseline.gpuscope", "bsr_spmm_fixed.gpuscope", "crash_segv.gpuscope", "spawn.gpuscope"})
     EXPECT_FALSE(find(run_rules(read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name)), "many_tiny_transfers"))
         << name;
 }
@@ -101,10 +104,12 @@ TraceBuilder result_loop(TimeNs result_ms, uint64_t result_bytes = 256 << 20) {
   b.run(1, 100 * kMs);
   for (int i = 0; i < 4; ++i) {
     const TimeNs t0 = 1 * kMs + i * 20 * kMs;
-    b.copy(CopyKind::HtoD, MemoryKind::Pinned, 100 << 20, t0 + 10 * kUs, t0 + 2 * kMs, b.api("cudaMemcpy", t0, t0 + 2 * kMs));
+    b.copy(CopyKind::HtoD, MemoryKind::Pinned, 100 << 20, t0 + 10 * kUs, t0 + 2 * kMs,
+           b.api("cudaMemcpy", t0, t0 + 2 * kMs));
     b.kernel("k", t0 + 2 * kMs, t0 + 3 * kMs, b.api("cudaLaunchKernel", t0 + 2 * kMs, t0 + 2 * kMs + 5 * kUs));
     const TimeNs r = t0 + 3 * kMs, re = r + result_ms * kMs;
-    b.copy(CopyKind::DtoH, MemoryKind::Pinned, result_bytes, r, re, b.api("cudaMemcpy", t0 + 2 * kMs + 6 * kUs, re + 5 * kUs));
+    b.copy(CopyKind::DtoH, MemoryKind::Pinned, result_bytes, r, re,
+           b.api("cudaMemcpy", t0 + 2 * kMs + 6 * kUs, re + 5 * kUs));
     b.range("iteration", t0, re + 10 * kUs);
   }
   return b;
@@ -156,7 +161,8 @@ TEST(RuleLargeResultCopy, TheReportSaysWhichSavingsAreNotAdditive) {
             std::string::npos);
   EXPECT_NE(text.find("Not additive with copies_not_overlapped"), std::string::npos);
   // Only where both fire: a single-rule report carries no such note.
-  EXPECT_EQ(render_report(tiny_copies(50, true).trace(), {}, parse_report_format("text")).find("Not additive"), std::string::npos);
+  EXPECT_EQ(render_report(tiny_copies(50, true).trace(), {}, parse_report_format("text")).find("Not additive"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -35,7 +35,9 @@ inline void expect_spans_in_run(const analysis::Finding& f, const Trace& t) {
         << "pid " << s.pid;
   }
   EXPECT_TRUE(std::is_sorted(f.spans.begin(), f.spans.end(),
-                             [](const analysis::EvidenceSpan& a, const analysis::EvidenceSpan& b) { return a.start < b.start; }));
+                             [](const analysis::EvidenceSpan& a, const analysis::EvidenceSpan& b) {
+                               return a.start < b.start;
+                             }));
 }
 
 }  // namespace gpuscope::testing

@@ -23,8 +23,12 @@ spool::KernelRecord kernel(int64_t start, int64_t end, uint32_t correlation, uin
   k.context = 1;
   k.stream = 7;
   k.name = name_id;
-  k.grid[0] = 64; k.grid[1] = 64; k.grid[2] = 1;
-  k.block[0] = 128; k.block[1] = 1; k.block[2] = 1;
+  k.grid[0] = 64;
+  k.grid[1] = 64;
+  k.grid[2] = 1;
+  k.block[0] = 128;
+  k.block[1] = 1;
+  k.block[2] = 1;
   k.registers_per_thread = 197;
   k.static_shared_bytes = 16384;
   k.correlation_id = correlation;
@@ -208,8 +212,8 @@ TEST(SpoolImporter, OtherVersionsAreRefusedWithOneLine) {
 TEST(SpoolImporter, ReadsTheRankAndRefusesADamagedOne) {
   const std::string dir = testing::scratch_dir("spool_rank");
   const std::pair<std::string, std::array<int32_t, 3>> cases[] = {
-      {"3 1 8", {3, 1, 8}},        {"5 -1 6", {5, -1, 6}},  {"three 1 8", {-1, -1, 0}},
-      {"3 1", {-1, -1, 0}},        {"99999999 0 1", {-1, -1, 0}}, {"", {-1, -1, 0}},
+      {"3 1 8", {3, 1, 8}}, {"5 -1 6", {5, -1, 6}},        {"three 1 8", {-1, -1, 0}},
+      {"3 1", {-1, -1, 0}}, {"99999999 0 1", {-1, -1, 0}}, {"", {-1, -1, 0}},
   };
   for (const auto& [text, expected] : cases) {
     SpoolBuilder b(9);
@@ -223,7 +227,8 @@ TEST(SpoolImporter, ReadsTheRankAndRefusesADamagedOne) {
   }
 }
 
-spool::CommCallRecord comm_call(int64_t start, spool::CommCallCode code, uint64_t bytes, uint64_t comm, uint32_t tid = 4242) {
+spool::CommCallRecord comm_call(int64_t start, spool::CommCallCode code, uint64_t bytes, uint64_t comm,
+                                uint32_t tid = 4242) {
   spool::CommCallRecord c{};
   c.start_ns = start;
   c.call = static_cast<uint8_t>(code);
@@ -329,9 +334,7 @@ TEST(SpoolImporter, ACommCallOfNoKnownCodeEndsTheReadablePart) {
 
 TEST(SpoolImporter, RejectsFilesThatAreNotSpools) {
   const std::string dir = testing::scratch_dir("foreign");
-  {
-    std::ofstream(dir + "/text.spool") << "hello, this is not a spool at all";
-  }
+  { std::ofstream(dir + "/text.spool") << "hello, this is not a spool at all"; }
   EXPECT_THROW(import_spool(dir + "/text.spool"), Error);
   EXPECT_THROW(import_spool(dir + "/missing.spool"), Error);
 
@@ -378,7 +381,7 @@ TEST(SpoolImporter, InfersPushPopFromPerThreadOrder) {
   using P = spool::MarkerPhase;
   SpoolBuilder b(7);
   b.string(1, "epoch").string(2, "step").string(3, "io");
-  b.record(RecordKind::Marker, at(10, 1, P::Start, 1, 100))   // nvtxRangeStart("epoch")
+  b.record(RecordKind::Marker, at(10, 1, P::Start, 1, 100))     // nvtxRangeStart("epoch")
       .record(RecordKind::Marker, at(20, 2, P::Start, 2, 100))  // nvtxRangePush("step")
       .record(RecordKind::Marker, at(30, 1, P::End, 0, 100))    // nvtxRangeEnd(epoch): not innermost
       .record(RecordKind::Marker, at(40, 2, P::End, 0, 100))    // nvtxRangePop()

@@ -153,7 +153,8 @@ TEST(SpoolMetrics, ValuesThatAreNotNumbersAreLeftOutAndCounted) {
       .record(RecordKind::Kernel, kernel(2000, 10))
       .record(RecordKind::KernelMetric, spool::KernelMetricRecord{nan, 10, kDram})
       .record(RecordKind::KernelMetric, spool::KernelMetricRecord{5.0, 10, kDram})
-      .record(RecordKind::GpuSample, spool::GpuSampleRecord{2000, 2100, std::numeric_limits<double>::infinity(), 0, kDram});
+      .record(RecordKind::GpuSample,
+              spool::GpuSampleRecord{2000, 2100, std::numeric_limits<double>::infinity(), 0, kDram});
   b.end(5000);
   b.write(dir + "/m.400.spool");
   const Trace t = import_spool(dir + "/m.400.spool");

@@ -86,15 +86,15 @@ TEST(SpoolPackedDamage, ImpossibleRecordsAreDamaged) {
   const uint8_t memcpy_kind = static_cast<uint8_t>(RecordKind::Memcpy);
   const uint8_t text = static_cast<uint8_t>(RecordKind::Text);
   const std::vector<std::vector<uint8_t>> cases = {
-      {0x00},                                    // no kind
-      {20},                                      // past the last kind
-      {0xFF, 0x00},                              // not a kind
-      {kernel, 0x80, 0x80, 0x80, 0x80, 0x01},    // mask bit 28: Kernel has 22 fields
+      {0x00},                                                                      // no kind
+      {20},                                                                        // past the last kind
+      {0xFF, 0x00},                                                                // not a kind
+      {kernel, 0x80, 0x80, 0x80, 0x80, 0x01},                                      // mask bit 28: Kernel has 22 fields
       {kernel, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01},  // a varint over 10 bytes
-      {kernel, 0x04, 0x80, 0x80, 0x80, 0x80, 0x20},  // correlation_id (u32) set to 2^33
-      {memcpy_kind, 0x20, 0x80, 0x04},           // copy_kind (u8) set to 256
-      {text, 0x01, 0x05, 'a', 'b'},              // 5 text bytes announced, 2 there
-      {text, 0x80, 0x80, 0x80, 0x80, 0x10, 0x00},  // id 2^32
+      {kernel, 0x04, 0x80, 0x80, 0x80, 0x80, 0x20},                                // correlation_id (u32) set to 2^33
+      {memcpy_kind, 0x20, 0x80, 0x04},                                             // copy_kind (u8) set to 256
+      {text, 0x01, 0x05, 'a', 'b'},                                                // 5 text bytes announced, 2 there
+      {text, 0x80, 0x80, 0x80, 0x80, 0x10, 0x00},                                  // id 2^32
   };
   for (const auto& bytes : cases) {
     spool::ChunkReader reader;

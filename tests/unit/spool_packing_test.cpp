@@ -26,11 +26,19 @@ struct Pad {
   RecordKind kind;
   size_t offset, size;
 };
-#define GS_PAD(Rec, kind) Pad{RecordKind::kind, offsetof(Rec, pad), sizeof(Rec::pad)}
-const Pad kPads[] = {GS_PAD(ProcessRecord, Process), GS_PAD(DeviceRecord, Device), GS_PAD(ApiRecord, Api),
-                     GS_PAD(KernelRecord, Kernel), GS_PAD(MemsetRecord, Memset), GS_PAD(MemoryRecord, Memory),
-                     GS_PAD(SyncRecord, Sync), GS_PAD(MarkerRecord, Marker), GS_PAD(OverheadRecord, Overhead),
-                     GS_PAD(ApiCountRecord, ApiCount), GS_PAD(MetricCollectionRecord, MetricCollection),
+#define GS_PAD(Rec, kind) \
+  Pad { RecordKind::kind, offsetof(Rec, pad), sizeof(Rec::pad) }
+const Pad kPads[] = {GS_PAD(ProcessRecord, Process),
+                     GS_PAD(DeviceRecord, Device),
+                     GS_PAD(ApiRecord, Api),
+                     GS_PAD(KernelRecord, Kernel),
+                     GS_PAD(MemsetRecord, Memset),
+                     GS_PAD(MemoryRecord, Memory),
+                     GS_PAD(SyncRecord, Sync),
+                     GS_PAD(MarkerRecord, Marker),
+                     GS_PAD(OverheadRecord, Overhead),
+                     GS_PAD(ApiCountRecord, ApiCount),
+                     GS_PAD(MetricCollectionRecord, MetricCollection),
                      GS_PAD(CommCallRecord, CommCall)};
 #undef GS_PAD
 
@@ -142,8 +150,8 @@ TEST(SpoolPacking, StringsRoundTripEmptyAndLong) {
   const std::string texts[] = {"", "x", std::string(1u << 20, 'y')};
   for (const std::string& text : texts) {
     std::vector<uint8_t> chunk(kMaxPackedStringHead + text.size());
-    chunk.resize(static_cast<size_t>(ChunkPacker::pack_string(RecordKind::Text, UINT32_MAX, text, chunk.data()) -
-                                     chunk.data()));
+    chunk.resize(
+        static_cast<size_t>(ChunkPacker::pack_string(RecordKind::Text, UINT32_MAX, text, chunk.data()) - chunk.data()));
     ChunkReader reader;
     reader.start(chunk.data(), chunk.size());
     RecordView r{};

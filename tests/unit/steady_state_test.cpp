@@ -74,7 +74,8 @@ TEST(SteadyState, LaunchBoundStepsHaveTheVerdictWithTheirNumbers) {
   EXPECT_EQ(steady->launch_idle_ns, 698.0 * kUs);
   EXPECT_EQ(steady->bound, StepBound::LaunchBound);
   EXPECT_EQ(verdict(*steady),
-            "launch-bound: the GPU is idle 58% of each step (0.70 of 1.20 ms) while the host launches work; GPU busy 0.50 ms");
+            "launch-bound: the GPU is idle 58% of each step (0.70 of 1.20 ms) while the host launches work; GPU busy "
+            "0.50 ms");
 }
 
 TEST(SteadyState, StartUpIsNotTheTopFindingOnceTheStepsAreJudged) {
@@ -166,8 +167,9 @@ TEST(SteadyState, SyncBoundStepsIdleWhileTheHostWaits) {
   EXPECT_EQ(s.bound, StepBound::SyncBound);
   EXPECT_EQ(s.sync_idle_ns, 490.0 * kUs);
   EXPECT_EQ(s.launch_idle_ns, 100.0 * kUs);
-  EXPECT_EQ(verdict(s), "sync-bound: the GPU is idle 82% of each step (0.49 of 0.60 ms) while the host waits on it; "
-                        "GPU busy 0.01 ms");
+  EXPECT_EQ(verdict(s),
+            "sync-bound: the GPU is idle 82% of each step (0.49 of 0.60 ms) while the host waits on it; "
+            "GPU busy 0.01 ms");
 }
 
 TEST(SteadyState, WithoutStepsTheWholeRunIsJudgedAndStartUpEndsAtTheFirstLaunch) {

@@ -16,8 +16,9 @@ namespace {
 
 Trace sample_trace() {
   Trace t;
-  t.run = {"./bsr_spmm --iters 2", "gpu-host", "0.1.0", 1000, 90000, 0, 0, "driver_api=0",
-           "nsys", "2026.2.1.210", "export schema 3.25.0", "run.sqlite", kHostOpsFromNvtx};
+  t.run = {
+      "./bsr_spmm --iters 2", "gpu-host",   "0.1.0",         1000, 90000, 0, 0, "driver_api=0", "nsys", "2026.2.1.210",
+      "export schema 3.25.0", "run.sqlite", kHostOpsFromNvtx};
   Process p;
   p.pid = 100;
   p.command_line = "./bsr_spmm --iters 2";
@@ -127,7 +128,8 @@ TEST(Store, FileIsPlainSqliteWithNamedViews) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   sqlite3_stmt* stmt = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT name, registers_per_thread FROM kernels_named", -1, &stmt, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT name, registers_per_thread FROM kernels_named", -1, &stmt, nullptr),
+            SQLITE_OK);
   ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
   EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)), "bsr_spmm_kernel<128, 128, 32>");
   EXPECT_EQ(sqlite3_column_int(stmt, 1), 197);
@@ -145,9 +147,7 @@ std::string error_of(const std::string& path) {
   return "(no error)";
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(Store, BadFilesGetClearErrors) {
   const std::string dir = testing::scratch_dir("bad");

@@ -169,8 +169,9 @@ TEST(StragglerCause, SlowerKernelsOnASyntheticRank) {
   EXPECT_FALSE(c.per_step);  // no NVTX steps: over the run
   EXPECT_EQ(c.kind, analysis::StragglerCauseKind::SlowerKernels) << c.text;
   EXPECT_DOUBLE_EQ(c.difference, 9'000'000.0);
-  EXPECT_EQ(c.text, "slower kernels: +9.0 ms over the run (12.0 ms of compute kernel time against 3.0 ms, the same 3 "
-                    "kernels)");
+  EXPECT_EQ(c.text,
+            "slower kernels: +9.0 ms over the run (12.0 ms of compute kernel time against 3.0 ms, the same 3 "
+            "kernels)");
 }
 
 TEST(StragglerRule, FiresOnTheDdpRunWithItsLatenessPerStep) {

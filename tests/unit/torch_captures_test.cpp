@@ -76,7 +76,8 @@ TEST(TorchCaptures, EveryLayerHasForwardAndBackwardTime) {
 // Issue 14's first screen: the steps' verdict, then the top ops and modules, before start-up and the
 // ranked fixes.
 TEST(TorchCaptures, TheFirstScreenNamesTheVerdictTopOpsAndModules) {
-  const std::string text = render_report(load_trace(capture("mlp_train_modules.gpuscope")), {}, parse_report_format("text"));
+  const std::string text = render_report(load_trace(capture("mlp_train_modules.gpuscope")), {},
+                                         parse_report_format("text"));
   const size_t verdict = text.find("launch-bound: the GPU is idle");
   const size_t ops = text.find("Top ops (self GPU time)            aten::addmm ");
   const size_t modules = text.find("Top modules (GPU time)             Sequential.2 ");
@@ -136,8 +137,8 @@ TEST(TorchCaptures, DiffComparesOpsAndNvtxGpuTime) {
 
 TEST(TorchCaptures, CheckGatesAnOpAgainstTheBaseline) {
   const Trace t = load_trace(capture("mlp_train_modules.gpuscope"));
-  const check::RuleSet rules =
-      check::parse_rules("[[baseline]]\nkind = \"op\"\nmatch = \"aten::mm\"\nmax_slower_pct = 5\n", "rules.toml");
+  const check::RuleSet rules = check::parse_rules(
+      "[[baseline]]\nkind = \"op\"\nmatch = \"aten::mm\"\nmax_slower_pct = 5\n", "rules.toml");
   const check::CheckResult result = check::evaluate(rules, t, &t, {});
   ASSERT_EQ(result.outcomes.size(), 1u);
   EXPECT_EQ(result.outcomes[0].target, "op aten::mm");

@@ -61,12 +61,13 @@ TEST(TorchNvtxName, ModulePath) {
 }
 
 TEST(TorchNvtxName, AnythingElseIsLeftAlone) {
-  for (const char* name : {"", "train_step", "aten::mm", "aten::mm, seq = 3", ", op_id = 4", "aten::mm, op_id = ",
-                           "aten::mm, op_id = x", "aten::mm, op_id = -1", "aten::mm, seq = -2, op_id = 4",
-                           "aten::mm, seq = 2x, op_id = 4", "aten::mm, op_id = 4 ", "aten::mm, op_id = 4, sizes = ",
-                           "aten::mm, op_id = 4, sizes = [[1, 2]", "aten::mm, op_id = 4, sizes = [[1]], extra = 1",
-                           "aten::mm, op_id = 99999999999999999999999", "aten::mm, seq = 99999999999999999999, op_id = 1",
-                           "aten::mm, op_id = 4, input_op_ids = [(1,0)], sizes = [[1]]", "gpuscope.module:Sequential"})
+  for (const char* name :
+       {"", "train_step", "aten::mm", "aten::mm, seq = 3", ", op_id = 4", "aten::mm, op_id = ", "aten::mm, op_id = x",
+        "aten::mm, op_id = -1", "aten::mm, seq = -2, op_id = 4", "aten::mm, seq = 2x, op_id = 4",
+        "aten::mm, op_id = 4 ", "aten::mm, op_id = 4, sizes = ", "aten::mm, op_id = 4, sizes = [[1, 2]",
+        "aten::mm, op_id = 4, sizes = [[1]], extra = 1", "aten::mm, op_id = 99999999999999999999999",
+        "aten::mm, seq = 99999999999999999999, op_id = 1", "aten::mm, op_id = 4, input_op_ids = [(1,0)], sizes = [[1]]",
+        "gpuscope.module:Sequential"})
     EXPECT_FALSE(parse_range_name(name)) << name;
 }
 
@@ -88,10 +89,11 @@ Trace training_step() {
   b.range("Optimizer.step#SGD.step, op_id = 5", 700, 900);
   b.range("aten::add_, op_id = 6", 710, 800);
   b.kernel("C", 1400, 1430, b.api("cudaLaunchKernel", 720, 730));
-  for (auto [name, start, end] : {std::tuple{"autograd::engine::evaluate_function: AddmmBackward0, op_id = 3", 500, 650},
-                                  {"AddmmBackward0, seq = 1, op_id = 4", 510, 600},
-                                  {"aten::mm, op_id = 7", 520, 590},
-                                  {"aten::sum, op_id = 8", 610, 640}}) {
+  for (auto [name, start, end] :
+       {std::tuple{"autograd::engine::evaluate_function: AddmmBackward0, op_id = 3", 500, 650},
+        {"AddmmBackward0, seq = 1, op_id = 4", 510, 600},
+        {"aten::mm, op_id = 7", 520, 590},
+        {"aten::sum, op_id = 8", 610, 640}}) {
     b.range(name, start, end);
     b.trace().nvtx_ranges.back().tid = 2;
   }
@@ -133,8 +135,8 @@ TEST(TorchNvtx, EachCallLinksToTheInnermostOpOnItsThread) {
   std::map<uint32_t, uint64_t> external_of;  // correlation -> external id
   for (const ExternalCorrelation& x : t.external_correlations) external_of[x.correlation_id] = x.external_id;
   EXPECT_EQ(external_of.at(1), addmm->external_id);  // kernel A's launch, inside linear > addmm
-  EXPECT_FALSE(external_of.count(2));                 // inside the module, outside every op
-  EXPECT_EQ(external_of.at(4), mm->external_id);      // on the autograd thread
+  EXPECT_FALSE(external_of.count(2));                // inside the module, outside every op
+  EXPECT_EQ(external_of.at(4), mm->external_id);     // on the autograd thread
   EXPECT_EQ(t.external_correlations.size(), 4u);
 }
 

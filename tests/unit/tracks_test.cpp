@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "gpuscope/tracks.h"
 #include "gpuscope/store.h"
+#include "gpuscope/tracks.h"
 #include "trace_builder.h"
 
 namespace gpuscope {
@@ -18,7 +18,8 @@ using tracks::SliceKind;
 using tracks::TrackKind;
 
 const tracks::Track& only_track(const Layout& l, TrackKind kind) {
-  const auto it = std::find_if(l.tracks.begin(), l.tracks.end(), [&](const tracks::Track& t) { return t.kind == kind; });
+  const auto it = std::find_if(l.tracks.begin(), l.tracks.end(),
+                               [&](const tracks::Track& t) { return t.kind == kind; });
   if (it == l.tracks.end()) throw std::runtime_error("no such track");
   return *it;
 }
@@ -86,8 +87,8 @@ TEST(Tracks, FlowsJoinLaunchCallsToTheirWork) {
 
 TEST(Tracks, RecordsWithoutTimesAreCountedNotPlaced) {
   TraceBuilder b;
-  b.api("cudaMalloc", 0, 500);          // no start
-  b.api("cudaFree", 3000, 2000);        // ends before it starts
+  b.api("cudaMalloc", 0, 500);    // no start
+  b.api("cudaFree", 3000, 2000);  // ends before it starts
   b.kernel("k", 1000, 2000, 0);
   const Layout l = tracks::layout_tracks(b.trace());
   EXPECT_EQ(l.untimed, 2u);
@@ -97,7 +98,8 @@ TEST(Tracks, RecordsWithoutTimesAreCountedNotPlaced) {
 TEST(Tracks, MemoryInUseIsARunningSumPerDevice) {
   TraceBuilder b;
   b.kernel("k", 1000, 2000, 0);
-  for (auto [op, bytes, at] : {std::tuple{MemoryOp::Alloc, 100u, 1100}, {MemoryOp::Alloc, 50u, 1200}, {MemoryOp::Free, 100u, 1300}}) {
+  for (auto [op, bytes, at] :
+       {std::tuple{MemoryOp::Alloc, 100u, 1100}, {MemoryOp::Alloc, 50u, 1200}, {MemoryOp::Free, 100u, 1300}}) {
     MemoryEvent e;
     e.pid = 1;
     e.op = op;
@@ -167,13 +169,14 @@ TEST(Tracks, RanksAreGroupedSideBySideInRankOrder) {
   }
   t.devices[0].id = 1;
   t.kernels[0].device = 1;
-  std::sort(t.api_calls.begin(), t.api_calls.end(), [](const ApiCall& a, const ApiCall& c) { return a.start < c.start; });
+  std::sort(t.api_calls.begin(), t.api_calls.end(),
+            [](const ApiCall& a, const ApiCall& c) { return a.start < c.start; });
   const Layout l = tracks::layout_tracks(t);
   std::vector<std::string> names;
   for (const tracks::Group& g : l.groups) names.push_back(g.name);
   EXPECT_EQ(names, (std::vector<std::string>{"rank 0 · process 2: app", "GPU 0: NVIDIA H200 (rank 0, process 2)",
-                                            "rank 1 · process 1: app", "GPU 1: NVIDIA H200 (rank 1, process 1)",
-                                            "process 3: app", "GPU 1: NVIDIA H200 (process 3)"}));
+                                             "rank 1 · process 1: app", "GPU 1: NVIDIA H200 (rank 1, process 1)",
+                                             "process 3: app", "GPU 1: NVIDIA H200 (process 3)"}));
   EXPECT_EQ(l.groups[0].rank, 0);
   EXPECT_EQ(l.groups[4].rank, -1);
 }

@@ -28,28 +28,32 @@ class OccupancyGapRule final : public Rule {
       tail |= a.cause == OccupancyGapCause::Tail;
       uneven |= a.cause == OccupancyGapCause::UnevenWork;
       named.push_back(k.values.name);
-      f.evidence.push_back(fmt::format("{}: achieved occupancy {} against {} theoretical ({} blocks/SM of {} warps, "
-                                       "limited by {}): {}; {:.1f}% of kernel time",
-                                       k.values.name, pct(a.achieved_percent), pct(o.occupancy_percent), o.blocks_per_sm,
-                                       o.warps_per_block, to_string(o.limiter), a.explanation,
-                                       k.values.kernel_share_percent));
+      f.evidence.push_back(
+          fmt::format("{}: achieved occupancy {} against {} theoretical ({} blocks/SM of {} warps, "
+                      "limited by {}): {}; {:.1f}% of kernel time",
+                      k.values.name, pct(a.achieved_percent), pct(o.occupancy_percent), o.blocks_per_sm,
+                      o.warps_per_block, to_string(o.limiter), a.explanation, k.values.kernel_share_percent));
     }
     if (f.evidence.empty()) return std::nullopt;
     f.rule = id();
     f.title = "Achieved occupancy far below theoretical";
-    f.estimate = "not estimated: more resident warps help only a latency-bound kernel, and by how much the metrics "
-                 "do not say (see Warp stalls)";
+    f.estimate =
+        "not estimated: more resident warps help only a latency-bound kernel, and by how much the metrics "
+        "do not say (see Warp stalls)";
     f.spans = kernel_launch_spans(ctx.trace, named);
     if (small_grid)
-      f.advice += "Grid smaller than one wave: launch more, smaller blocks (split the work, e.g. split-K for "
-                  "reductions and GEMMs) so every SM holds as many warps as fit, or run independent kernels "
-                  "concurrently on other streams. ";
+      f.advice +=
+          "Grid smaller than one wave: launch more, smaller blocks (split the work, e.g. split-K for "
+          "reductions and GEMMs) so every SM holds as many warps as fit, or run independent kernels "
+          "concurrently on other streams. ";
     if (tail)
-      f.advice += "Partial last wave: size the grid to whole waves or use a persistent-block schedule "
-                  "(tail_effect estimates the idle slots). ";
+      f.advice +=
+          "Partial last wave: size the grid to whole waves or use a persistent-block schedule "
+          "(tail_effect estimates the idle slots). ";
     if (uneven)
-      f.advice += "Uneven work: give blocks and warps equal work (sort or bin variable-length items, grid-stride "
-                  "loops), avoid early exits of whole warps, and give short kernels more work per launch. ";
+      f.advice +=
+          "Uneven work: give blocks and warps equal work (sort or bin variable-length items, grid-stride "
+          "loops), avoid early exits of whole warps, and give short kernels more work per launch. ";
     while (!f.advice.empty() && f.advice.back() == ' ') f.advice.pop_back();
     return f;
   }

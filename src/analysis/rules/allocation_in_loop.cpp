@@ -58,8 +58,9 @@ class AllocationRule final : public Rule {
       if (!range.empty()) f.evidence.push_back(fmt::format("{} of them inside NVTX range '{}'", n, range));
     if (std::string line = context_creation_in_first_instance(ctx); !line.empty()) f.evidence.push_back(line);
     f.spans = evidence_spans(std::move(spans));
-    f.advice = "Allocate the buffers once before the loop and reuse them (or use a pool / cudaMallocAsync); "
-               "free them after the loop.";
+    f.advice =
+        "Allocate the buffers once before the loop and reuse them (or use a pool / cudaMallocAsync); "
+        "free them after the loop.";
     return f;
   }
 
@@ -72,9 +73,10 @@ class AllocationRule final : public Rule {
     for (const NvtxRange& r : ctx.trace.nvtx_ranges) {
       if (r.pid != c.pid || r.tid != c.tid || c.start < r.start || c.start >= r.end) continue;
       if (!glob_match(ctx.repeated.range_name, ctx.trace.strings.get(r.name))) continue;
-      return fmt::format("the first instance's {} at {} also created the CUDA context ({}): allocating before the "
-                         "loop moves that out of the loop's time, not out of the run's (startup_cost)",
-                         name, ctx.at(c.start), ms(ctx.context_creation->excess_ns));
+      return fmt::format(
+          "the first instance's {} at {} also created the CUDA context ({}): allocating before the "
+          "loop moves that out of the loop's time, not out of the run's (startup_cost)",
+          name, ctx.at(c.start), ms(ctx.context_creation->excess_ns));
     }
     return "";
   }

@@ -114,7 +114,8 @@ RuleContext make_context(const Trace& trace, const RuleInputs& inputs) {
   ctx.run_start = trace.run.start > 0 ? trace.run.start : 0;
   if (!ctx.main) return ctx;
   ctx.context_creation = find_context_creation(trace, ctx.main->pid);
-  ctx.repeated = ctx.steady && ctx.steady->pid == ctx.main->pid ? from_steady(*ctx.steady) : from_nvtx(trace, *ctx.main);
+  ctx.repeated = ctx.steady && ctx.steady->pid == ctx.main->pid ? from_steady(*ctx.steady)
+                                                                : from_nvtx(trace, *ctx.main);
   if (ctx.repeated.steady.empty()) ctx.repeated = from_kernels(trace, *ctx.main);
   std::vector<size_t>& all = ctx.all_main_calls;
   for (size_t i = 0; i < trace.api_calls.size(); ++i) {

@@ -21,8 +21,10 @@ class CopyComputeOverlapRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     if (!ctx.main || ctx.repeated.steady.empty()) return std::nullopt;
     std::vector<Interval> k, c;
-    for (const Kernel& e : ctx.trace.kernels) if (e.pid == ctx.main->pid) k.push_back({e.start, e.end});
-    for (const Memcpy& e : ctx.trace.memcpys) if (e.pid == ctx.main->pid) c.push_back({e.start, e.end});
+    for (const Kernel& e : ctx.trace.kernels)
+      if (e.pid == ctx.main->pid) k.push_back({e.start, e.end});
+    for (const Memcpy& e : ctx.trace.memcpys)
+      if (e.pid == ctx.main->pid) c.push_back({e.start, e.end});
     const auto kernels = merge_intervals(std::move(k)), copies = merge_intervals(std::move(c));
     TimeNs saving = 0, kernel_ns = 0, copy_ns = 0, overlapped = 0;
     for (const Interval& inst : ctx.repeated.steady) {
@@ -39,21 +41,23 @@ class CopyComputeOverlapRule final : public Rule {
     f.rule = id();
     f.title = "Copies not overlapped with compute";
     f.saving_ns = saving;
-    f.estimate = "each steady instance from copy + kernel time to max(copy, kernel) time; upper bound, "
-                 "needs independent iterations";
+    f.estimate =
+        "each steady instance from copy + kernel time to max(copy, kernel) time; upper bound, "
+        "needs independent iterations";
     const size_t n = ctx.repeated.steady.size();
-    f.evidence.push_back(fmt::format("{} steady instances{}: {} of copies and {} of kernels per instance, {} overlapped",
-                                     n, ctx.repeated.range_name.empty() ? "" : " of NVTX range '" + ctx.repeated.range_name + "'",
-                                     ms(copy_ns / TimeNs(n)), ms(kernel_ns / TimeNs(n)), ms(overlapped / TimeNs(n))));
+    f.evidence.push_back(
+        fmt::format("{} steady instances{}: {} of copies and {} of kernels per instance, {} overlapped", n,
+                    ctx.repeated.range_name.empty() ? "" : " of NVTX range '" + ctx.repeated.range_name + "'",
+                    ms(copy_ns / TimeNs(n)), ms(kernel_ns / TimeNs(n)), ms(overlapped / TimeNs(n))));
     std::vector<EvidenceSpan> spans;  // the copies of the steady instances, which pipelining would hide
     for (const Memcpy& e : ctx.trace.memcpys)
       if (e.pid == ctx.main->pid && ctx.repeated.contains(e.start)) spans.push_back(span_of(e));
     f.spans = evidence_spans(std::move(spans));
-    f.advice = "Pipeline the iterations: double buffers on two or more streams, cudaMemcpyAsync from pinned memory, "
-               "so the copies of one iteration run while another computes.";
+    f.advice =
+        "Pipeline the iterations: double buffers on two or more streams, cudaMemcpyAsync from pinned memory, "
+        "so the copies of one iteration run while another computes.";
     return f;
   }
-
 };
 
 }  // namespace

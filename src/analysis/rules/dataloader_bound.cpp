@@ -17,7 +17,7 @@
 namespace gpuscope::analysis::rules {
 namespace {
 
-constexpr double kHostShare = 0.5;     // of an unnamed gap outside CUDA, to call it waiting for data
+constexpr double kHostShare = 0.5;        // of an unnamed gap outside CUDA, to call it waiting for data
 constexpr TimeNs kCopyFollowsNs = 2'000;  // the batch's copy starts within this of the gap's end
 
 bool loader_name(std::string n) {
@@ -93,9 +93,10 @@ class DataloaderRule final : public Rule {
     if (!named.empty()) f.evidence.push_back(fmt::format("{} ranges on the main thread, e.g. '{}'", ranges, named));
     f.spans = evidence_spans(f.covers);
     f.explains = {"gpu_idle_gaps"};
-    f.advice = "Load batches in the background: DataLoader(..., num_workers=N (a few per GPU), pin_memory=True, "
-               "persistent_workers=True, prefetch_factor=2..4), and copy with .to(device, non_blocking=True); move "
-               "per-sample Python work (decoding, augmentation) into the workers or onto the GPU.";
+    f.advice =
+        "Load batches in the background: DataLoader(..., num_workers=N (a few per GPU), pin_memory=True, "
+        "persistent_workers=True, prefetch_factor=2..4), and copy with .to(device, non_blocking=True); move "
+        "per-sample Python work (decoding, augmentation) into the workers or onto the GPU.";
     return f;
   }
 };

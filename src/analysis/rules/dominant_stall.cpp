@@ -35,18 +35,22 @@ class DominantStallRule final : public Rule {
       if (std::find(reasons.begin(), reasons.end(), top->reason) == reasons.end()) reasons.push_back(top->reason);
       std::string line = fmt::format("{}: {} is {} of the stall cycles", k.values.name, top->reason, pct(top->percent));
       if (w.cycles_per_issue)
-        line += fmt::format(" ({:.1f} of {:.1f} cycles between two instructions of a warp)", top->cycles, *w.cycles_per_issue);
+        line += fmt::format(" ({:.1f} of {:.1f} cycles between two instructions of a warp)", top->cycles,
+                            *w.cycles_per_issue);
       if (w.issue_active_percent) line += fmt::format("; issue slots busy {}", pct(*w.issue_active_percent));
-      if (k.sol) line += fmt::format("; SM {} and memory {} of peak", pct(k.sol->sm_percent), pct(k.sol->memory_percent));
+      if (k.sol)
+        line += fmt::format("; SM {} and memory {} of peak", pct(k.sol->sm_percent), pct(k.sol->memory_percent));
       line += fmt::format("; {:.1f}% of kernel time", k.values.kernel_share_percent);
       f.evidence.push_back(line);
       named.push_back(k.values.name);
     }
     if (f.evidence.empty()) return std::nullopt;
     f.rule = id();
-    f.title = reasons.size() == 1 ? "Warps mostly stall on " + reasons.front() : "One stall reason dominates a top kernel";
-    f.estimate = "not estimated: a stall costs time only while no other warp can issue, and the metrics do not say "
-                 "how much of it other warps hid";
+    f.title = reasons.size() == 1 ? "Warps mostly stall on " + reasons.front()
+                                  : "One stall reason dominates a top kernel";
+    f.estimate =
+        "not estimated: a stall costs time only while no other warp can issue, and the metrics do not say "
+        "how much of it other warps hid";
     f.spans = kernel_launch_spans(ctx.trace, named);
     for (const std::string& r : reasons) {
       const StallGuidance* g = stall_guidance(r);

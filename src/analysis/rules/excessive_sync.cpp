@@ -55,10 +55,12 @@ class ExcessiveSyncRule final : public Rule {
     f.evidence.push_back(fmt::format("{} synchronization calls on the main thread; {} of them removable, {} waiting",
                                      syncs.size(), s.api_ns.size(), ms(waited)));
     if (ctx.repeated.instances >= 2)
-      f.evidence.push_back(fmt::format("{:.1f} per instance of the repeated part", double(syncs.size()) / ctx.repeated.instances));
+      f.evidence.push_back(
+          fmt::format("{:.1f} per instance of the repeated part", double(syncs.size()) / ctx.repeated.instances));
     f.spans = evidence_spans(std::move(spans));
-    f.advice = "Synchronize once where the host needs results (or use events and cudaStreamWaitEvent between streams) "
-               "instead of after every launch.";
+    f.advice =
+        "Synchronize once where the host needs results (or use events and cudaStreamWaitEvent between streams) "
+        "instead of after every launch.";
     return f;
   }
 };

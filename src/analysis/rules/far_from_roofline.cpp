@@ -29,9 +29,9 @@ class FarFromRooflineRule final : public Rule {
       (r.region == "memory" ? memory_region : p.precision == "Tensor" ? tensor_compute : compute_region) = true;
       conflicts |= has_bank_conflicts(k);
       tail |= has_tail(k);
-      std::string line = fmt::format("{}: {} at {}, {} of the {} attainable (bound by {}; {}-bound region", k.values.name,
-                                     p.precision, flops_rate(p.achieved), pct(*r.roof_percent), flops_rate(*r.attainable),
-                                     r.bound_by, r.region);
+      std::string line = fmt::format("{}: {} at {}, {} of the {} attainable (bound by {}; {}-bound region",
+                                     k.values.name, p.precision, flops_rate(p.achieved), pct(*r.roof_percent),
+                                     flops_rate(*r.attainable), r.bound_by, r.region);
       for (const LevelRoof& l : r.levels)
         if (l.level == "DRAM" && l.intensity && l.ridge)
           line += fmt::format(", {:.2f} FLOP/byte at DRAM against a ridge of {:.2f}", *l.intensity, *l.ridge);
@@ -44,23 +44,27 @@ class FarFromRooflineRule final : public Rule {
     f.rule = id();
     f.title = "Kernel far below its roofline";
     f.saving_ns = saturated_ns(saving);
-    f.estimate = "upper bound: each kernel's traced time x (1 - achieved / attainable FLOP/s), as if it ran at its "
-                 "roof; a kernel that overlaps host work or other kernels saves less wall time";
+    f.estimate =
+        "upper bound: each kernel's traced time x (1 - achieved / attainable FLOP/s), as if it ran at its "
+        "roof; a kernel that overlaps host work or other kernels saves less wall time";
     if (conflicts) f.shares_time_with.push_back("shared_bank_conflicts");
     if (tail) f.shares_time_with.push_back("tail_effect");
     f.spans = kernel_launch_spans(ctx.trace, named);
     std::string advice;
     if (memory_region)
-      advice += "Memory-bound region: reach the bandwidth roof with coalesced, vectorized accesses and more bytes in "
-                "flight (more resident warps, more independent loads per thread, cp.async/TMA pipelines), and move "
-                "fewer bytes (tiling for reuse, fusing with neighbouring kernels). ";
+      advice +=
+          "Memory-bound region: reach the bandwidth roof with coalesced, vectorized accesses and more bytes in "
+          "flight (more resident warps, more independent loads per thread, cp.async/TMA pipelines), and move "
+          "fewer bytes (tiling for reuse, fusing with neighbouring kernels). ";
     if (compute_region)
-      advice += "Compute-bound region: issue fewer non-FMA instructions (fuse mul + add, cheaper index math), add "
-                "instruction-level parallelism, and use tensor cores for matrix products. ";
+      advice +=
+          "Compute-bound region: issue fewer non-FMA instructions (fuse mul + add, cheaper index math), add "
+          "instruction-level parallelism, and use tensor cores for matrix products. ";
     if (tensor_compute)
-      advice += "Tensor cores below their peak: keep them fed (deeper shared-memory pipelines with TMA/cp.async, "
-                "larger tiles, more MMAs in flight); on Hopper, wgmma runs 1.5x the rate mma.sync/WMMA can "
-                "(CUTLASS 3 / CuTe or cuBLAS use it). ";
+      advice +=
+          "Tensor cores below their peak: keep them fed (deeper shared-memory pipelines with TMA/cp.async, "
+          "larger tiles, more MMAs in flight); on Hopper, wgmma runs 1.5x the rate mma.sync/WMMA can "
+          "(CUTLASS 3 / CuTe or cuBLAS use it). ";
     f.advice = advice + "The Warp stalls section says what the warps wait for.";
     return f;
   }

@@ -22,8 +22,8 @@
 namespace gpuscope::analysis::rules {
 namespace {
 
-constexpr double kAchievable = 2.5;  // TF32 tensor-core speedup counted on for short kernels
-constexpr double kPeakShare = 0.6;   // of the peak ratio: what large GEMMs reach
+constexpr double kAchievable = 2.5;         // TF32 tensor-core speedup counted on for short kernels
+constexpr double kPeakShare = 0.6;          // of the peak ratio: what large GEMMs reach
 constexpr TimeNs kLargeKernelNs = 100'000;  // 0.1 ms: a kernel this long is compute-bound
 
 // TF32-dense / FP32 (FMA) peak ratio by compute capability.
@@ -45,7 +45,8 @@ bool contains(const std::string& s, std::string_view w) { return s.find(w) != st
 // An fp32 matrix product or convolution on SIMT pipes, by kernel name.
 bool fp32_simt_matmul_name(const std::string& kernel_name) {
   const std::string n = lower(kernel_name);
-  for (std::string_view tensor : {"tf32", "hmma", "gmma", "wgmma", "bf16", "f16", "tensorop", "s1688", "s16816", "gemv"})
+  for (std::string_view tensor :
+       {"tf32", "hmma", "gmma", "wgmma", "bf16", "f16", "tensorop", "s1688", "s16816", "gemv"})
     if (contains(n, tensor)) return false;
   if (contains(n, "sgemm") || contains(n, "f32f32_f32f32_f32") || contains(n, "convolve_sgemm") ||
       (contains(n, "gemm") && contains(n, "ffma")))
@@ -65,7 +66,12 @@ class Fp32MatmulRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     const Trace& t = ctx.trace;
     std::map<StringId, bool> simt;  // name -> matches, each name judged once
-    struct Group { std::string name; size_t n = 0; TimeNs ns = 0; std::map<std::string, size_t> ops; };
+    struct Group {
+      std::string name;
+      size_t n = 0;
+      TimeNs ns = 0;
+      std::map<std::string, size_t> ops;
+    };
     std::map<StringId, Group> groups;
     Scenario s;
     TimeNs direct = 0, all_ns = 0;
@@ -114,13 +120,15 @@ class Fp32MatmulRule final : public Rule {
     f.title = "fp32 matrix math on SIMT FMA pipes, not tensor cores";
     f.saving_ns = saving;
     f.estimate = fmt::format(
-        "on TF32 tensor cores, launches of >= {} ({} of them) {:.1f}x faster ({:.1f} x the GPU's TF32/FP32 peak ratio), "
+        "on TF32 tensor cores, launches of >= {} ({} of them) {:.1f}x faster ({:.1f} x the GPU's TF32/FP32 peak "
+        "ratio), "
         "shorter ones ({}) {:.1f}x; {}",
         ms(kLargeKernelNs), ms(large_ns), large_speedup, kPeakShare, ms(small_ns), small_speedup,
-        retimed ? "re-timed with the shorter kernels"
-                : fmt::format("their time less the faster kernels', not re-timed: {} of them are not in the main thread's "
-                              "replay (no launch call recorded); an upper bound when the GPU is not the bottleneck",
-                              unlinked));
+        retimed
+            ? "re-timed with the shorter kernels"
+            : fmt::format("their time less the faster kernels', not re-timed: {} of them are not in the main thread's "
+                          "replay (no launch call recorded); an upper bound when the GPU is not the bottleneck",
+                          unlinked));
     std::vector<const Group*> by_time;
     for (const auto& [id, g] : groups) by_time.push_back(&g);
     std::sort(by_time.begin(), by_time.end(), [](const Group* a, const Group* b) { return a->ns > b->ns; });
@@ -142,13 +150,14 @@ class Fp32MatmulRule final : public Rule {
     f.spans = kernel_launch_spans(t, names);
     f.covers = std::move(covers);
     f.explains = {"low_occupancy", "fp16_without_tensor_cores", "far_from_roofline"};
-    f.advice = ctx.torch->pytorch()
-                   ? "Let fp32 matmuls and convolutions use TF32 tensor cores: torch.backends.cuda.matmul.allow_tf32 = True "
-                     "(or torch.set_float32_matmul_precision(\"high\")) and torch.backends.cudnn.allow_tf32 = True; or run "
-                     "the forward and backward under torch.autocast(\"cuda\", dtype=torch.bfloat16) for twice TF32's rate."
-                   : "Use a tensor-core path for these products: cuBLAS with CUBLAS_COMPUTE_32F_FAST_TF32 (or "
-                     "cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH)), cuDNN's TF32 math type, or bf16/fp16 inputs with "
-                     "fp32 accumulation.";
+    f.advice =
+        ctx.torch->pytorch()
+            ? "Let fp32 matmuls and convolutions use TF32 tensor cores: torch.backends.cuda.matmul.allow_tf32 = True "
+              "(or torch.set_float32_matmul_precision(\"high\")) and torch.backends.cudnn.allow_tf32 = True; or run "
+              "the forward and backward under torch.autocast(\"cuda\", dtype=torch.bfloat16) for twice TF32's rate."
+            : "Use a tensor-core path for these products: cuBLAS with CUBLAS_COMPUTE_32F_FAST_TF32 (or "
+              "cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH)), cuDNN's TF32 math type, or bf16/fp16 inputs with "
+              "fp32 accumulation.";
     return f;
   }
 

@@ -39,14 +39,15 @@ class IdleGapRule final : public Rule {
     f.title = "GPU idle while the host works outside CUDA";
     f.saving_ns = host;
     f.estimate = "host work outside CUDA during GPU idle gaps of >= 0.1 ms, if overlapped with GPU work; upper bound";
-    f.evidence.push_back(fmt::format("{} idle gaps of >= 0.1 ms, {} GPU idle in total between first and last GPU work",
-                                     gaps, ms(idle)));
-    f.evidence.push_back(fmt::format("longest host-work gap: {} at {}{}", ms(longest->end - longest->start),
-                                     ctx.at(longest->start),
-                                     ctx.nvtx_at(longest->start).empty() ? "" : ", NVTX range '" + ctx.nvtx_at(longest->start) + "'"));
+    f.evidence.push_back(
+        fmt::format("{} idle gaps of >= 0.1 ms, {} GPU idle in total between first and last GPU work", gaps, ms(idle)));
+    f.evidence.push_back(
+        fmt::format("longest host-work gap: {} at {}{}", ms(longest->end - longest->start), ctx.at(longest->start),
+                    ctx.nvtx_at(longest->start).empty() ? "" : ", NVTX range '" + ctx.nvtx_at(longest->start) + "'"));
     f.spans = evidence_spans(std::move(spans));
-    f.advice = "Issue GPU work asynchronously and ahead of the host work (streams, double buffering), or move the "
-               "host work off the launching thread.";
+    f.advice =
+        "Issue GPU work asynchronously and ahead of the host work (streams, double buffering), or move the "
+        "host work off the launching thread.";
     return f;
   }
 };

@@ -36,11 +36,18 @@ class HostSyncRule final : public Rule {
         d2h.push_back(m.correlation_id);
     std::sort(d2h.begin(), d2h.end());
     std::vector<TimeNs> gpu_starts;  // of the main process's GPU work, sorted: when the GPU resumes
-    for (const Kernel& k : t.kernels) if (k.pid == ctx.main->pid) gpu_starts.push_back(k.start);
-    for (const Memcpy& m : t.memcpys) if (m.pid == ctx.main->pid) gpu_starts.push_back(m.start);
+    for (const Kernel& k : t.kernels)
+      if (k.pid == ctx.main->pid) gpu_starts.push_back(k.start);
+    for (const Memcpy& m : t.memcpys)
+      if (m.pid == ctx.main->pid) gpu_starts.push_back(m.start);
     std::sort(gpu_starts.begin(), gpu_starts.end());
 
-    struct Group { size_t n = 0; TimeNs waited = 0; std::vector<size_t> calls; std::vector<EvidenceSpan> covers; };
+    struct Group {
+      size_t n = 0;
+      TimeNs waited = 0;
+      std::vector<size_t> calls;
+      std::vector<EvidenceSpan> covers;
+    };
     std::map<std::string, Group> groups;  // by the op (or CUDA call) that synced
     for (size_t i : ctx.main_calls) {
       const ApiCall& c = t.api_calls[i];
@@ -77,7 +84,8 @@ class HostSyncRule final : public Rule {
       for (size_t i : g.calls) {
         if (i == last_wait) continue;
         const ApiCall& c = t.api_calls[i];
-        s.api_ns[i] = ctx.class_of(c) == ApiClass::Synchronization ? 0 : std::min(kAsyncCallNs, duration(c.start, c.end));
+        s.api_ns[i] = ctx.class_of(c) == ApiClass::Synchronization ? 0
+                                                                   : std::min(kAsyncCallNs, duration(c.start, c.end));
         spans.push_back(span_of(c));
       }
       f.covers.insert(f.covers.end(), g.covers.begin(), g.covers.end());
@@ -92,14 +100,17 @@ class HostSyncRule final : public Rule {
     f.rule = id();
     f.title = "Host syncs in the loop: " + named.front().second + " waits for the GPU every step";
     f.saving_ns = saving;
-    f.estimate = fmt::format("re-timed without these waits: synchronization calls removed, device-to-host copy calls "
-                             "returning after {:.0f} us without waiting for the GPU", kAsyncCallNs / 1e3);
+    f.estimate = fmt::format(
+        "re-timed without these waits: synchronization calls removed, device-to-host copy calls "
+        "returning after {:.0f} us without waiting for the GPU",
+        kAsyncCallNs / 1e3);
     f.spans = evidence_spans(std::move(spans));
     f.explains = {"excessive_sync", "sync_copies", "large_result_copy", "gpu_idle_gaps"};
-    f.advice = "Keep values on the GPU inside the loop: no .item(), .cpu(), .tolist(), print(tensor) or "
-               "data-dependent shapes (nonzero, boolean masks) per step. Accumulate metrics in a GPU tensor and read "
-               "them every N steps; where the host needs a copy, use .to(\"cpu\", non_blocking=True) into pinned "
-               "memory and read it after a later event or step.";
+    f.advice =
+        "Keep values on the GPU inside the loop: no .item(), .cpu(), .tolist(), print(tensor) or "
+        "data-dependent shapes (nonzero, boolean masks) per step. Accumulate metrics in a GPU tensor and read "
+        "them every N steps; where the host needs a copy, use .to(\"cpu\", non_blocking=True) into pinned "
+        "memory and read it after a later event or step.";
     return f;
   }
 };

@@ -71,8 +71,9 @@ class LargeResultCopyRule final : public Rule {
     f.rule = id();
     f.title = "Large device-to-host result copy at the end of each iteration";
     f.saving_ns = saving;
-    f.estimate = "each instance's result copy overlapped with the next instance's kernels and host-to-device copies "
-                 "(separate engines), at pinned rate; upper bound, needs the next instance not to read the result";
+    f.estimate =
+        "each instance's result copy overlapped with the next instance's kernels and host-to-device copies "
+        "(separate engines), at pinned rate; upper bound, needs the next instance not to read the result";
     f.evidence.push_back(fmt::format(
         "{} of {} steady instances{} end with a device-to-host copy after their last kernel: {} copies, {:.2f} GB, "
         "{} of {} ({:.0f} %)",
@@ -80,14 +81,19 @@ class LargeResultCopyRule final : public Rule {
         ctx.repeated.range_name.empty() ? "" : " of NVTX range '" + ctx.repeated.range_name + "'", copies, bytes / 1e9,
         ms(recorded), ms(span), 100.0 * static_cast<double>(recorded) / static_cast<double>(span)));
     if (result != recorded)
-      f.evidence.push_back(fmt::format("at pinned rate the result copies take {} (pageable now: pageable_copies' "
-                                       "saving comes first; this one adds to it)", ms(result)));
-    f.evidence.push_back(fmt::format("{} of the saving is overlap with kernels, which copies_not_overlapped also "
-                                     "counts: do not add the two", ms(shared)));
+      f.evidence.push_back(
+          fmt::format("at pinned rate the result copies take {} (pageable now: pageable_copies' "
+                      "saving comes first; this one adds to it)",
+                      ms(result)));
+    f.evidence.push_back(
+        fmt::format("{} of the saving is overlap with kernels, which copies_not_overlapped also "
+                    "counts: do not add the two",
+                    ms(shared)));
     f.shares_time_with.push_back("copies_not_overlapped");
     f.spans = evidence_spans(std::move(spans));
-    f.advice = "Keep results on the device for the next step, copy back only the part the host needs, or copy them "
-               "with cudaMemcpyAsync from pinned memory on a second stream while the next iteration computes.";
+    f.advice =
+        "Keep results on the device for the next step, copy back only the part the host needs, or copy them "
+        "with cudaMemcpyAsync from pinned memory on a second stream while the next iteration computes.";
     return f;
   }
 
@@ -112,7 +118,8 @@ class LargeResultCopyRule final : public Rule {
     // first j with max_end[j] > at is the first ending after `at`; it holds `at` or none does.
     std::vector<TimeNs> max_end;
     max_end.reserve(out.size());
-    for (const Instance& i : out) max_end.push_back(max_end.empty() ? i.span.end : std::max(max_end.back(), i.span.end));
+    for (const Instance& i : out)
+      max_end.push_back(max_end.empty() ? i.span.end : std::max(max_end.back(), i.span.end));
     auto find = [&](TimeNs at) -> Instance* {
       const size_t j = std::upper_bound(max_end.begin(), max_end.end(), at) - max_end.begin();
       return j < out.size() && out[j].span.start <= at ? &out[j] : nullptr;

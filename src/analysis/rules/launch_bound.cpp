@@ -97,7 +97,7 @@ class LaunchBoundRule final : public Rule {
     // Stretches of consecutive launch-bound launches (kernel shorter than its launch call).
     std::vector<std::vector<size_t>> stretches(1);
     std::vector<const Kernel*> kernels;  // the kernel of each call in the stretches, in the same order
-    std::optional<ApiDomain> domain;  // of the launches: the nested driver call is not another call
+    std::optional<ApiDomain> domain;     // of the launches: the nested driver call is not another call
     TimeNs prev_end = 0, launch_ns = 0, gpu_ns = 0;
     size_t launches = 0;
     for (size_t n = 0; n < ctx.main_calls.size(); ++n) {
@@ -105,7 +105,8 @@ class LaunchBoundRule final : public Rule {
       const ApiCall& c = t.api_calls[i];
       if (domain && c.domain != *domain) continue;
       const Kernel* k = kernel_of[n] ? *kernel_of[n] : nullptr;
-      const bool bound = k && ctx.class_of(c) == ApiClass::Launch && duration(k->start, k->end) < duration(c.start, c.end);
+      const bool bound = k && ctx.class_of(c) == ApiClass::Launch &&
+                         duration(k->start, k->end) < duration(c.start, c.end);
       if (!bound || (!stretches.back().empty() && c.start - prev_end > kMaxLoopGapNs)) stretches.emplace_back();
       prev_end = c.end;
       if (!bound) continue;
@@ -133,8 +134,7 @@ class LaunchBoundRule final : public Rule {
       const TimeNs last_end = t.api_calls[st.back()].end;
       const TimeNs span_end = whole_steps ? last_end : std::max(last_end, kernels[past - 1]->end);
       spans.push_back({ctx.main->pid, t.api_calls[st.front()].start, span_end});
-      s.graphs.push_back({st, saturated_ns(cost.host * n), saturated_ns(cost.first * n),
-                          saturated_ns(cost.gap)});
+      s.graphs.push_back({st, saturated_ns(cost.host * n), saturated_ns(cost.first * n), saturated_ns(cost.gap)});
       ++graphs, largest = std::max(largest, st.size());
     }
     TimeNs saving = ctx.saving(s);
@@ -150,16 +150,18 @@ class LaunchBoundRule final : public Rule {
     f.estimate = fmt::format(
         "{} replayed from one CUDA graph, per node: {:.2f} us of cudaGraphLaunch on the host, "
         "{:.2f} us before the first node starts, {:.3f} us between nodes ({}); kernels keep their recorded durations{}",
-        whole_steps ? "each step (split at host syncs), its host work between launches removed," : "each stretch of launches",
+        whole_steps ? "each step (split at host syncs), its host work between launches removed,"
+                    : "each stretch of launches",
         cost.host / 1e3, cost.first / 1e3, cost.gap / 1e3, cost.source,
         whole_steps ? "; at most the GPU-idle time of the steps" : "");
-    f.evidence.push_back(fmt::format("{} launches take {} on the host for {} of kernel time", launches, ms(launch_ns),
-                                     ms(gpu_ns)));
+    f.evidence.push_back(
+        fmt::format("{} launches take {} on the host for {} of kernel time", launches, ms(launch_ns), ms(gpu_ns)));
     f.evidence.push_back(fmt::format("GPU idle between these kernels on their stream: {} ({:.2f} us per kernel)",
                                      ms(idle), idle / 1e3 / static_cast<double>(launches)));
-    f.evidence.push_back(whole_steps ? fmt::format("{} graph candidates in the steps (largest {} calls)", graphs, largest)
-                                     : fmt::format("{} stretches of consecutive launches (largest {}), each a graph candidate",
-                                                   graphs, largest));
+    f.evidence.push_back(whole_steps
+                             ? fmt::format("{} graph candidates in the steps (largest {} calls)", graphs, largest)
+                             : fmt::format("{} stretches of consecutive launches (largest {}), each a graph candidate",
+                                           graphs, largest));
     f.spans = evidence_spans(std::move(spans));
     f.advice = "Capture the launch sequence in a CUDA graph (stream capture) and replay it, or fuse the small kernels.";
     if (whole_steps) {
@@ -176,8 +178,10 @@ class LaunchBoundRule final : public Rule {
   static std::vector<std::vector<size_t>> step_stretches(const RuleContext& ctx) {
     const Trace& t = ctx.trace;
     std::vector<uint32_t> blocking;  // correlation ids of synchronous copies and memsets
-    for (const Memcpy& m : t.memcpys) if (m.pid == ctx.main->pid && !m.async) blocking.push_back(m.correlation_id);
-    for (const Memset& m : t.memsets) if (m.pid == ctx.main->pid && !m.async) blocking.push_back(m.correlation_id);
+    for (const Memcpy& m : t.memcpys)
+      if (m.pid == ctx.main->pid && !m.async) blocking.push_back(m.correlation_id);
+    for (const Memset& m : t.memsets)
+      if (m.pid == ctx.main->pid && !m.async) blocking.push_back(m.correlation_id);
     std::sort(blocking.begin(), blocking.end());
     std::vector<std::vector<size_t>> out(1);
     size_t step = 0;
@@ -216,9 +220,11 @@ class LaunchBoundRule final : public Rule {
     for (const auto& [op, n] : by_op) top.emplace_back(n, op);
     std::sort(top.rbegin(), top.rend());
     std::string ops;
-    for (size_t j = 0; j < top.size() && j < 4; ++j) ops += fmt::format("{}{} ({} launches)", j ? ", " : "", top[j].second, top[j].first);
+    for (size_t j = 0; j < top.size() && j < 4; ++j)
+      ops += fmt::format("{}{} ({} launches)", j ? ", " : "", top[j].second, top[j].first);
     if (!ops.empty()) f.evidence.push_back("most launches from " + ops);
-    const std::string step = ctx.repeated.range_name.empty() ? "the training step" : "the step '" + ctx.repeated.range_name + "'";
+    const std::string step = ctx.repeated.range_name.empty() ? "the training step"
+                                                             : "the step '" + ctx.repeated.range_name + "'";
     f.advice = fmt::format(
         "Capture {} in a CUDA graph so one replay stands for its ~{} CUDA calls: torch.compile(model, "
         "mode=\"reduce-overhead\") (the compiled step is graphed automatically), or torch.cuda.graphs by hand "
@@ -232,7 +238,8 @@ class LaunchBoundRule final : public Rule {
 
   // GPU time between consecutive launch-bound kernels of a stretch on the same stream: what
   // per-kernel launch latency costs the GPU, and what graph replay mostly removes.
-  static TimeNs idle_between(const std::vector<const Kernel*>& kernels, const std::vector<std::vector<size_t>>& stretches) {
+  static TimeNs idle_between(const std::vector<const Kernel*>& kernels,
+                             const std::vector<std::vector<size_t>>& stretches) {
     TimeNs idle = 0;
     size_t at = 0;  // of the stretch's first call in `kernels`
     for (const auto& st : stretches) {

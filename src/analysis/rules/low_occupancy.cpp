@@ -36,14 +36,16 @@ class OccupancyRule final : public Rule {
       if (!k.occupancy || k.total_ns < kMinKernelShare * all || k.occupancy->occupancy_percent >= kLowOccupancyPercent)
         continue;
       const Occupancy& o = *k.occupancy;
-      std::string line = fmt::format("{}: {:.1f}% theoretical occupancy ({} blocks/SM of {} warps), limited by {}; "
-                                     "{} regs/thread, {} B shared/block", k.name, o.occupancy_percent, o.blocks_per_sm,
-                                     o.warps_per_block, to_string(o.limiter), k.config.registers_per_thread, o.shared_per_block);
+      std::string line = fmt::format(
+          "{}: {:.1f}% theoretical occupancy ({} blocks/SM of {} warps), limited by {}; "
+          "{} regs/thread, {} B shared/block",
+          k.name, o.occupancy_percent, o.blocks_per_sm, o.warps_per_block, to_string(o.limiter),
+          k.config.registers_per_thread, o.shared_per_block);
       if (o.limiter == OccupancyLimiter::Registers)
         for (const Device& d : ctx.trace.devices)
           if (d.name == k.device_name) {
-            line += fmt::format("; <= {} regs/thread would fit {} blocks/SM", regs_for(d, o.warps_per_block, o.blocks_per_sm + 1),
-                                o.blocks_per_sm + 1);
+            line += fmt::format("; <= {} regs/thread would fit {} blocks/SM",
+                                regs_for(d, o.warps_per_block, o.blocks_per_sm + 1), o.blocks_per_sm + 1);
             break;
           }
       f.evidence.push_back(line);
@@ -54,8 +56,9 @@ class OccupancyRule final : public Rule {
     f.title = "Low theoretical occupancy in a top kernel";
     f.estimate = "not estimated: the gain depends on what the kernel is bound by";
     f.spans = kernel_launch_spans(ctx.trace, named);
-    f.advice = "Cap registers (__launch_bounds__(threads, minBlocks) or -maxrregcount), shrink shared memory per "
-               "block, or give each block more warps; check with Nsight Compute that latency, not throughput, limits it.";
+    f.advice =
+        "Cap registers (__launch_bounds__(threads, minBlocks) or -maxrregcount), shrink shared memory per "
+        "block, or give each block more warps; check with Nsight Compute that latency, not throughput, limits it.";
     return f;
   }
 };

@@ -17,11 +17,11 @@
 namespace gpuscope::analysis::rules {
 namespace {
 
-constexpr uint64_t kSmallBytes = 64 << 10;     // a copy below 64 KiB is "tiny"
-constexpr uint64_t kLargeBytes = 1 << 20;      // copies >= 1 MiB measure the link's bandwidth
-constexpr TimeNs kBurstGapNs = 1'000'000;      // copies > 1 ms apart are separate bursts
-constexpr size_t kMinCopies = 16;              // tiny copies in bursts of >= 2, in all
-constexpr double kMinOverheadShare = 0.5;      // per-copy cost >= half the bursts' copy + call time
+constexpr uint64_t kSmallBytes = 64 << 10;  // a copy below 64 KiB is "tiny"
+constexpr uint64_t kLargeBytes = 1 << 20;   // copies >= 1 MiB measure the link's bandwidth
+constexpr TimeNs kBurstGapNs = 1'000'000;   // copies > 1 ms apart are separate bursts
+constexpr size_t kMinCopies = 16;           // tiny copies in bursts of >= 2, in all
+constexpr double kMinOverheadShare = 0.5;   // per-copy cost >= half the bursts' copy + call time
 
 using Key = std::tuple<uint32_t, CopyKind, MemoryKind>;  // device, direction, host memory kind
 
@@ -121,8 +121,9 @@ class TinyTransfersRule final : public Rule {
     for (const Burst& b : all)
       spans.push_back({ctx.main->pid, t.memcpys[b.copies.front()].start, t.memcpys[b.copies.back()].end});
     f.spans = evidence_spans(std::move(spans));
-    f.advice = "Pack the small pieces into one contiguous (pinned) buffer and copy it once per burst, or keep the "
-               "data on the device; for many scattered pieces, a gather kernel or cudaMemcpy2D/3D.";
+    f.advice =
+        "Pack the small pieces into one contiguous (pinned) buffer and copy it once per burst, or keep the "
+        "data on the device; for many scattered pieces, a gather kernel or cudaMemcpy2D/3D.";
     return f;
   }
 
@@ -139,7 +140,8 @@ class TinyTransfersRule final : public Rule {
   // Consecutive copies of one key are a burst while each starts within kBurstGapNs of the
   // previous one's end and no kernel of the process starts between them (it may read or
   // write the data, so the copies on either side cannot be merged).
-  static std::vector<Burst> split(const Trace& t, const std::vector<size_t>& idx, const std::vector<TimeNs>& kernel_starts) {
+  static std::vector<Burst> split(const Trace& t, const std::vector<size_t>& idx,
+                                  const std::vector<TimeNs>& kernel_starts) {
     std::vector<Burst> out;
     for (size_t i : idx) {
       const Memcpy& m = t.memcpys[i];

@@ -26,9 +26,10 @@ class MemoryBoundRule final : public Rule {
       dram |= s.busiest_unit == "DRAM";
       l2 |= s.busiest_unit == "L2";
       l1 |= s.busiest_unit == "L1/TEX";
-      std::string line = fmt::format("{}: memory throughput {} of peak against SM {}", k.values.name, pct(s.memory_percent),
-                                     pct(s.sm_percent));
-      if (!s.busiest_unit.empty()) line += fmt::format("; busiest unit {} at {}", s.busiest_unit, pct(s.busiest_percent));
+      std::string line = fmt::format("{}: memory throughput {} of peak against SM {}", k.values.name,
+                                     pct(s.memory_percent), pct(s.sm_percent));
+      if (!s.busiest_unit.empty())
+        line += fmt::format("; busiest unit {} at {}", s.busiest_unit, pct(s.busiest_percent));
       if (k.memory) {
         const MemoryWorkload& m = *k.memory;
         if (m.dram_read_bytes && m.dram_write_bytes)
@@ -43,20 +44,24 @@ class MemoryBoundRule final : public Rule {
     if (f.evidence.empty()) return std::nullopt;
     f.rule = id();
     f.title = "Memory-bound kernel: it needs fewer bytes, not more math";
-    f.estimate = "not estimated: near its memory roof a kernel is faster only if it moves fewer bytes, and how many "
-                 "can go is not in the metrics (far_from_roofline estimates the headroom to the roof when collected)";
+    f.estimate =
+        "not estimated: near its memory roof a kernel is faster only if it moves fewer bytes, and how many "
+        "can go is not in the metrics (far_from_roofline estimates the headroom to the roof when collected)";
     f.spans = kernel_launch_spans(ctx.trace, named);
     std::string advice;
     if (dram)
-      advice += "DRAM-bound: fuse it with the kernels that produce or consume its data, keep reused data in L2 "
-                "(access order, cudaAccessPolicyWindow persistence), use narrower types (FP16/BF16/FP8, packed "
-                "indices). ";
+      advice +=
+          "DRAM-bound: fuse it with the kernels that produce or consume its data, keep reused data in L2 "
+          "(access order, cudaAccessPolicyWindow persistence), use narrower types (FP16/BF16/FP8, packed "
+          "indices). ";
     if (l2)
-      advice += "L2-bound: reuse data from shared memory or registers instead of re-reading it through L1, and make "
-                "accesses coalesced so each 32-byte sector is used fully. ";
+      advice +=
+          "L2-bound: reuse data from shared memory or registers instead of re-reading it through L1, and make "
+          "accesses coalesced so each 32-byte sector is used fully. ";
     if (l1)
-      advice += "L1-bound: fewer and wider shared/L1 accesses, no bank conflicts, uncoalesced accesses cost several "
-                "wavefronts each. ";
+      advice +=
+          "L1-bound: fewer and wider shared/L1 accesses, no bank conflicts, uncoalesced accesses cost several "
+          "wavefronts each. ";
     f.advice = advice + "Check Memory workload for hit rates and bytes per launch.";
     return f;
   }

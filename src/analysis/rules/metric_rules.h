@@ -17,10 +17,10 @@ constexpr double kMetricMinKernelShare = 10.0;  // percent of all kernel time
 std::vector<KernelMetrics> top_metric_kernels(const Trace& trace);
 
 // Thresholds, percent (docs/rules.md says why each).
-constexpr double kFarFromRoofPercent = 50.0;       // achieved below half the attainable FLOP/s
-constexpr double kConflictCyclePercent = 5.0;      // extra shared wavefronts >= 5 % of SM cycles
-constexpr double kDominantStallPercent = 40.0;     // one reason >= 40 % of the stall cycles
-constexpr double kBusyIssuePercent = 60.0;         // issue slots this busy hide stalls
+constexpr double kFarFromRoofPercent = 50.0;    // achieved below half the attainable FLOP/s
+constexpr double kConflictCyclePercent = 5.0;   // extra shared wavefronts >= 5 % of SM cycles
+constexpr double kDominantStallPercent = 40.0;  // one reason >= 40 % of the stall cycles
+constexpr double kBusyIssuePercent = 60.0;      // issue slots this busy hide stalls
 
 bool far_from_roof(const KernelMetrics& k);
 bool has_bank_conflicts(const KernelMetrics& k);
@@ -29,7 +29,7 @@ bool has_tail(const KernelMetrics& k);
 // A unit at >= 80 % of its peak: the kernel is at a roof and stalls or occupancy matter little.
 bool at_roof(const KernelMetrics& k);
 
-std::string pct(double percent);  // "62.1%"
+std::string pct(double percent);             // "62.1%"
 std::string flops_rate(double flops_per_s);  // "12.4 TFLOP/s"
 std::string flop_count(double flops);        // "137.4 GFLOP"
 

@@ -38,7 +38,7 @@ class PageableRule final : public Rule {
     Scenario s;
     std::map<std::string, std::tuple<size_t, uint64_t, TimeNs, TimeNs>> by_dir;  // n, bytes, ns, new ns
     std::map<std::string, std::string> sources;
-    std::vector<EvidenceSpan> spans;  // the copies re-timed
+    std::vector<EvidenceSpan> spans;    // the copies re-timed
     std::map<std::string, size_t> ops;  // the PyTorch op of each copy -> copies
     for (size_t i = 0; i < t.memcpys.size(); ++i) {
       const Memcpy& m = t.memcpys[i];
@@ -66,16 +66,18 @@ class PageableRule final : public Rule {
     f.saving_ns = saving;
     f.estimate = "copies re-timed at pinned bandwidth (";
     for (const auto& [dir, src] : sources) f.estimate += (f.estimate.back() == '(' ? "" : "; ") + dir + ": " + src;
-    f.estimate += "), their calls returning within 10 us of the copy; excludes the one-time cost of allocating and "
-                "pinning the host buffers";
+    f.estimate +=
+        "), their calls returning within 10 us of the copy; excludes the one-time cost of allocating and "
+        "pinning the host buffers";
     for (const auto& [dir, v] : by_dir) {
       const auto& [n, bytes, old_ns, new_ns] = v;
       f.evidence.push_back(fmt::format("{} pageable: {} copies, {:.2f} GB in {} ({}), {} at pinned bandwidth", dir, n,
                                        bytes / 1e9, ms(old_ns), gbps(bytes / (old_ns / 1e9)), ms(new_ns)));
     }
     f.spans = evidence_spans(std::move(spans));
-    f.advice = "Allocate the host buffers with cudaMallocHost/cudaHostAlloc (or cudaHostRegister existing ones) "
-               "once, outside the repeated part; pinned memory also allows cudaMemcpyAsync overlap.";
+    f.advice =
+        "Allocate the host buffers with cudaMallocHost/cudaHostAlloc (or cudaHostRegister existing ones) "
+        "once, outside the repeated part; pinned memory also allows cudaMemcpyAsync overlap.";
     if (ctx.torch->pytorch()) torch_advice(ops, f);
     return f;
   }
@@ -87,17 +89,21 @@ class PageableRule final : public Rule {
     for (const auto& [op, n] : ops) top.emplace_back(n, op);
     std::sort(top.rbegin(), top.rend());
     std::string which;
-    for (size_t j = 0; j < top.size() && j < 3; ++j) which += fmt::format("{}{} ({} copies)", j ? ", " : "", top[j].second, top[j].first);
+    for (size_t j = 0; j < top.size() && j < 3; ++j)
+      which += fmt::format("{}{} ({} copies)", j ? ", " : "", top[j].second, top[j].first);
     if (!which.empty()) f.evidence.push_back("copied by " + which);
-    f.advice = "Copy from pinned memory: DataLoader(..., pin_memory=True) for batches, or tensor.pin_memory() once "
-               "for host tensors reused every step, then .to(device, non_blocking=True) so the copy overlaps GPU work.";
+    f.advice =
+        "Copy from pinned memory: DataLoader(..., pin_memory=True) for batches, or tensor.pin_memory() once "
+        "for host tensors reused every step, then .to(device, non_blocking=True) so the copy overlaps GPU work.";
   }
 
-  static Bandwidth bandwidth(const Trace& t, const std::map<std::pair<uint32_t, CopyKind>, std::pair<double, double>>& pinned,
+  static Bandwidth bandwidth(const Trace& t,
+                             const std::map<std::pair<uint32_t, CopyKind>, std::pair<double, double>>& pinned,
                              const Memcpy& m) {
     if (auto it = pinned.find({m.device, m.kind}); it != pinned.end() && it->second.second > 0)
       return {it->second.first / (it->second.second / 1e9),
-              fmt::format("measured on this trace's pinned copies: {}", gbps(it->second.first / (it->second.second / 1e9)))};
+              fmt::format("measured on this trace's pinned copies: {}",
+                          gbps(it->second.first / (it->second.second / 1e9)))};
     return default_link_bandwidth(t, m.pid, m.device);
   }
 };

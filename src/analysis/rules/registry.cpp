@@ -12,29 +12,29 @@ namespace rules {
 
 // The rules, in registry order: one line each, the rule's id; its file <id>.cpp defines
 // make_<id>_rule(). Adding a rule is its file plus its line here.
-#define GPUSCOPE_RULES(X) \
-  X(allocation_in_loop) \
-  X(pageable_copies) \
-  X(sync_copies) \
-  X(excessive_sync) \
-  X(host_sync) \
-  X(dataloader_bound) \
-  X(gpu_idle_gaps) \
-  X(copies_not_overlapped) \
-  X(many_tiny_transfers) \
-  X(large_result_copy) \
-  X(launch_bound) \
-  X(unfused_optimizer) \
-  X(fp32_matmul) \
-  X(low_occupancy) \
-  X(tail_effect) \
-  X(unstable_timings) \
-  X(startup_cost) \
-  X(straggler) \
-  X(far_from_roofline) \
-  X(shared_bank_conflicts) \
-  X(memory_bound_kernel) \
-  X(dominant_stall) \
+#define GPUSCOPE_RULES(X)   \
+  X(allocation_in_loop)     \
+  X(pageable_copies)        \
+  X(sync_copies)            \
+  X(excessive_sync)         \
+  X(host_sync)              \
+  X(dataloader_bound)       \
+  X(gpu_idle_gaps)          \
+  X(copies_not_overlapped)  \
+  X(many_tiny_transfers)    \
+  X(large_result_copy)      \
+  X(launch_bound)           \
+  X(unfused_optimizer)      \
+  X(fp32_matmul)            \
+  X(low_occupancy)          \
+  X(tail_effect)            \
+  X(unstable_timings)       \
+  X(startup_cost)           \
+  X(straggler)              \
+  X(far_from_roofline)      \
+  X(shared_bank_conflicts)  \
+  X(memory_bound_kernel)    \
+  X(dominant_stall)         \
   X(achieved_occupancy_gap) \
   X(fp16_without_tensor_cores)
 
@@ -69,8 +69,7 @@ double covered_share(const std::vector<EvidenceSpan>& spans, std::vector<Evidenc
   for (const EvidenceSpan& c : covers) {
     if (!merged.empty() && merged.back().pid == c.pid && c.start <= merged.back().end)
       merged.back().end = std::max(merged.back().end, c.end);
-    else
-      merged.push_back(c);
+    else merged.push_back(c);
   }
   double all = 0, inside = 0;
   for (const EvidenceSpan& s : spans) {
@@ -94,8 +93,9 @@ void drop_explained(std::vector<Finding>& out) {
       if (&g == &f || drop[j] || std::find(f.explains.begin(), f.explains.end(), g.rule) == f.explains.end()) continue;
       if (g.spans.empty() || covered_share(g.spans, f.covers) < kSameCause) continue;
       drop[j] = true;
-      f.evidence.push_back(fmt::format("the same cause as {} ('{}'{}), which is not listed apart", g.rule, g.title,
-                                       g.saving_ns ? ", estimated " + fmt::format("{:.2f} ms", *g.saving_ns / 1e6) : ""));
+      f.evidence.push_back(
+          fmt::format("the same cause as {} ('{}'{}), which is not listed apart", g.rule, g.title,
+                      g.saving_ns ? ", estimated " + fmt::format("{:.2f} ms", *g.saving_ns / 1e6) : ""));
     }
   }
   size_t k = 0;

@@ -25,8 +25,8 @@ namespace gpuscope::analysis::rules {
 // (the first instance pays for warm-up and is the one setup a fix still needs); without such a
 // range, the time after the first launch of the most-launched kernel up to its last launch's end.
 struct RepeatedPart {
-  std::string range_name;   // "" when found without NVTX; may be a glob (ProfilerStep#*)
-  size_t instances = 0;     // of the range (or launches of the kernel)
+  std::string range_name;        // "" when found without NVTX; may be a glob (ProfilerStep#*)
+  size_t instances = 0;          // of the range (or launches of the kernel)
   std::vector<Interval> steady;  // intervals that count as the repeated part
   bool contains(TimeNs t) const;
 };
@@ -40,12 +40,12 @@ struct RuleContext {
   const std::optional<SteadyState>& steady;
   const std::optional<RanksAnalysis>& ranks;  // analyze_ranks(trace): several GPU processes of one job
   ApiClasses api_classes;
-  TimeNs wall_ns = 0;  // of the judged part: the steady window, else the whole run
+  TimeNs wall_ns = 0;    // of the judged part: the steady window, else the whole run
   TimeNs run_start = 0;  // for "at 0.58 s" positions in evidence
   std::optional<MainThread> main;
   std::optional<ContextCreation> context_creation;
   RepeatedPart repeated;
-  std::vector<KernelGroup> kernel_groups;     // summarize_kernels(trace)
+  std::vector<KernelGroup> kernel_groups;      // summarize_kernels(trace)
   std::vector<KernelOccupancy> top_occupancy;  // kernel_occupancy(trace, 5): the top 5 kernel groups
 
   // Whether a record starting at t lies in the judged part (always, without a steady state).
@@ -65,7 +65,7 @@ struct RuleContext {
   std::vector<TimeNs> nvtx_bounds;
   std::vector<const NvtxRange*> nvtx_innermost;
   TimeNs saving(const Scenario& s) const { return retimer ? retimer->saving(s) : 0; }
-  std::optional<Retimer> retimer;  // the main thread's replay, prepared once for every rule's saving()
+  std::optional<Retimer> retimer;         // the main thread's replay, prepared once for every rule's saving()
   std::shared_ptr<const TorchOps> torch;  // framework ops and links; never null after make_context
   // Every main-thread interval of the repeated part's instances (for Finding::covers).
   std::vector<EvidenceSpan> repeated_spans() const;
@@ -116,7 +116,7 @@ EvidenceSpan span_of(const Record& r) {
 std::vector<EvidenceSpan> kernel_launch_spans(const Trace& t, const std::vector<std::string>& names);
 
 // Small formatting helpers for evidence lines (units in the text).
-std::string ms(TimeNs ns);        // "104.4 ms"
+std::string ms(TimeNs ns);             // "104.4 ms"
 std::string gbps(double bytes_per_s);  // "55.4 GB/s"
 
 }  // namespace gpuscope::analysis::rules

@@ -64,10 +64,11 @@ class BankConflictRule final : public Rule {
       saving += lost;
       roof |= far_from_roof(k);
       tail |= has_tail(k);
-      std::string line = fmt::format("{}: {} load and {} store bank conflicts per launch, extra shared-memory "
-                                     "wavefronts worth {} of its SM cycles",
-                                     k.values.name, count(m.shared_load_conflicts.value_or(0)),
-                                     count(m.shared_store_conflicts.value_or(0)), pct(*m.conflict_cycle_percent));
+      std::string line = fmt::format(
+          "{}: {} load and {} store bank conflicts per launch, extra shared-memory "
+          "wavefronts worth {} of its SM cycles",
+          k.values.name, count(m.shared_load_conflicts.value_or(0)), count(m.shared_store_conflicts.value_or(0)),
+          pct(*m.conflict_cycle_percent));
       if (k.stalls)
         for (const StallShare& s : k.stalls->reasons)
           if (s.reason == "short_scoreboard" || s.reason == "mio_throttle")
@@ -93,9 +94,10 @@ class BankConflictRule final : public Rule {
     if (roof) f.shares_time_with.push_back("far_from_roofline");
     if (tail) f.shares_time_with.push_back("tail_effect");
     f.spans = kernel_launch_spans(ctx.trace, named);
-    f.advice = "Give each thread of a warp a different bank: pad shared arrays (e.g. [32][33] instead of [32][32] for "
-               "a transpose), swizzle the layout (XOR the column with the row, as CUTLASS/CuTe layouts do), or read "
-               "128-bit vectors along the fastest-varying index; then check the conflict counts again.";
+    f.advice =
+        "Give each thread of a warp a different bank: pad shared arrays (e.g. [32][33] instead of [32][32] for "
+        "a transpose), swizzle the layout (XOR the column with the row, as CUTLASS/CuTe layouts do), or read "
+        "128-bit vectors along the fastest-varying index; then check the conflict counts again.";
     return f;
   }
 };

@@ -55,8 +55,9 @@ class StartupRule final : public Rule {
     // The start-up interval: the main thread's first CUDA call to the end of the context-creating one
     // (the host work before it, which the context creation could overlap, and the creation itself).
     f.spans = evidence_spans({{cc.pid, first, cc.end}});
-    f.advice = "Create the CUDA context early on a helper thread (cudaSetDevice + cudaFree(0)) while the host "
-               "prepares data; keep CUDA_MODULE_LOADING=LAZY (the default) so modules load on first use.";
+    f.advice =
+        "Create the CUDA context early on a helper thread (cudaSetDevice + cudaFree(0)) while the host "
+        "prepares data; keep CUDA_MODULE_LOADING=LAZY (the default) so modules load on first use.";
     return f;
   }
 };

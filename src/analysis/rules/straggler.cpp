@@ -78,9 +78,10 @@ class StragglerRule final : public Rule {
                        "rank's), in the judged part: every other rank waits in the collective meanwhile, so the job "
                        "ends that much sooner if it keeps up; an upper bound (lateness carried from one collective to "
                        "the next counts at each)";
-    f.evidence.push_back(fmt::format("last to arrive at {} of {} matched collectives ({} of them in the judged part, "
-                                     "{} late at them summed)",
-                                     s.last_count, s.matched, judged, ms(summed)));
+    f.evidence.push_back(
+        fmt::format("last to arrive at {} of {} matched collectives ({} of them in the judged part, "
+                    "{} late at them summed)",
+                    s.last_count, s.matched, judged, ms(summed)));
     if (s.steps > 0)
       f.evidence.push_back(fmt::format("{} steps ({}): median lateness {} per step, {:.0f}% of its median step of {}",
                                        s.steps, s.step_range, ms(static_cast<TimeNs>(s.late_per_step_ns)),

@@ -50,23 +50,29 @@ class SyncCopyRule final : public Rule {
     f.rule = id();
     f.title = "Synchronous copies and memsets block the host";
     f.saving_ns = saving;
-    f.estimate = "host work after each blocking call (until the next call that must wait) overlapped with it; "
-                 "upper bound";
-    f.evidence.push_back(fmt::format("{} blocking copy/memset calls on the main thread, {} blocked", count, ms(blocked)));
+    f.estimate =
+        "host work after each blocking call (until the next call that must wait) overlapped with it; "
+        "upper bound";
+    f.evidence.push_back(
+        fmt::format("{} blocking copy/memset calls on the main thread, {} blocked", count, ms(blocked)));
     f.spans = evidence_spans(std::move(spans));
-    f.advice = "Use cudaMemcpyAsync/cudaMemsetAsync on a stream (pinned host memory for real asynchrony) and "
-               "synchronize only where the host needs the data.";
+    f.advice =
+        "Use cudaMemcpyAsync/cudaMemsetAsync on a stream (pinned host memory for real asynchrony) and "
+        "synchronize only where the host needs the data.";
     return f;
   }
 
  private:
   static void mark_blocking(const Trace& t, uint32_t pid, std::vector<bool>& out) {
     std::vector<uint32_t> sync_corr;  // correlation ids of synchronous ops, sorted
-    for (const Memcpy& m : t.memcpys) if (m.pid == pid && !m.async) sync_corr.push_back(m.correlation_id);
-    for (const Memset& m : t.memsets) if (m.pid == pid && !m.async) sync_corr.push_back(m.correlation_id);
+    for (const Memcpy& m : t.memcpys)
+      if (m.pid == pid && !m.async) sync_corr.push_back(m.correlation_id);
+    for (const Memset& m : t.memsets)
+      if (m.pid == pid && !m.async) sync_corr.push_back(m.correlation_id);
     std::sort(sync_corr.begin(), sync_corr.end());
     for (size_t i = 0; i < t.api_calls.size(); ++i)
-      out[i] = t.api_calls[i].pid == pid && std::binary_search(sync_corr.begin(), sync_corr.end(), t.api_calls[i].correlation_id);
+      out[i] = t.api_calls[i].pid == pid &&
+               std::binary_search(sync_corr.begin(), sync_corr.end(), t.api_calls[i].correlation_id);
   }
 };
 

@@ -45,10 +45,11 @@ class TailRule final : public Rule {
       if (!k.occupancy || k.occupancy->waves <= 1.0) continue;
       const Occupancy& o = *k.occupancy;
       if (std::optional<SpeedOfLight> sol = throughput_bound(metrics, k.name)) {
-        f.evidence.push_back(fmt::format("{}: {:.2f} waves, last wave fills {:.0f}% of the SM slots, but the kernel is "
-                                         "throughput-bound (SM {:.0f}%, memory {:.0f}% of peak): a partial wave runs "
-                                         "faster per block; not estimated",
-                                         k.name, o.waves, o.last_wave_percent, sol->sm_percent, sol->memory_percent));
+        f.evidence.push_back(
+            fmt::format("{}: {:.2f} waves, last wave fills {:.0f}% of the SM slots, but the kernel is "
+                        "throughput-bound (SM {:.0f}%, memory {:.0f}% of peak): a partial wave runs "
+                        "faster per block; not estimated",
+                        k.name, o.waves, o.last_wave_percent, sol->sm_percent, sol->memory_percent));
         named.push_back(k.name);
         continue;
       }
@@ -56,8 +57,9 @@ class TailRule final : public Rule {
       const TimeNs lost = saturated_ns(k.total_ns * (whole - o.waves) / whole);
       if (lost <= 0) continue;
       saving += lost;
-      f.evidence.push_back(fmt::format("{}: {:.2f} waves of {} blocks/SM; last wave fills {:.0f}% of the SM slots, ~{} idle",
-                                       k.name, o.waves, o.blocks_per_sm, o.last_wave_percent, ms(lost)));
+      f.evidence.push_back(
+          fmt::format("{}: {:.2f} waves of {} blocks/SM; last wave fills {:.0f}% of the SM slots, ~{} idle", k.name,
+                      o.waves, o.blocks_per_sm, o.last_wave_percent, ms(lost)));
       named.push_back(k.name);
     }
     if (!ctx.worth(saving)) return std::nullopt;
@@ -66,8 +68,9 @@ class TailRule final : public Rule {
     f.saving_ns = saving;
     f.estimate = "idle SM slots of the last wave, assuming equal-length waves";
     f.spans = kernel_launch_spans(ctx.trace, named);
-    f.advice = "Size the grid to whole waves (blocks = k x blocks/SM x SMs), or use a persistent-block / stream-K "
-               "schedule that balances the remainder.";
+    f.advice =
+        "Size the grid to whole waves (blocks = k x blocks/SM x SMs), or use a persistent-block / stream-K "
+        "schedule that balances the remainder.";
     return f;
   }
 };

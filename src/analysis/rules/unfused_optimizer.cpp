@@ -23,10 +23,11 @@
 namespace gpuscope::analysis::rules {
 namespace {
 
-constexpr TimeNs kFusedHostNs = 80'000;    // host time of a fused optimizer step (see above)
-constexpr double kFusedBandwidthShare = 0.5;  // of DRAM peak: the kineto trace's fused AdamW kernel, 45 MB in 34 us on an H100
-constexpr TimeNs kFusedLaunchNs = 5'000;   // a kernel's fixed cost (launch to end of an empty grid)
-constexpr double kForeachToFused = 3.0;    // for-each bytes / fused bytes without shapes
+constexpr TimeNs kFusedHostNs = 80'000;  // host time of a fused optimizer step (see above)
+constexpr double kFusedBandwidthShare =
+    0.5;  // of DRAM peak: the kineto trace's fused AdamW kernel, 45 MB in 34 us on an H100
+constexpr TimeNs kFusedLaunchNs = 5'000;       // a kernel's fixed cost (launch to end of an empty grid)
+constexpr double kForeachToFused = 3.0;        // for-each bytes / fused bytes without shapes
 constexpr double kDefaultBandwidth = 3.35e12;  // H100 SXM HBM3, bytes/s, when the trace has no device bandwidth
 
 bool has(const std::string& s, std::string_view w) { return s.find(w) != std::string::npos; }
@@ -62,10 +63,10 @@ class UnfusedOptimizerRule final : public Rule {
     const TorchOps& torch = *ctx.torch;
     // The optimizer's GPU work per step: with ops, whatever an Optimizer.step range launched;
     // without, the for-each kernels.
-    std::string cls;     // "AdamW" of Optimizer.step#AdamW.step
-    bool fused = false;  // an _fused_* op or a Fused functor: nothing to do
+    std::string cls;                                        // "AdamW" of Optimizer.step#AdamW.step
+    bool fused = false;                                     // an _fused_* op or a Fused functor: nothing to do
     std::map<size_t, std::vector<size_t>> kernels_of_step;  // repeated instance -> trace.kernels indices
-    std::map<std::string, size_t> kinds;                     // kernel kind -> launches (evidence)
+    std::map<std::string, size_t> kinds;                    // kernel kind -> launches (evidence)
     size_t foreach_ops = 0;
     for (size_t i = 0; i < t.kernels.size(); ++i) {
       const Kernel& k = t.kernels[i];
@@ -77,7 +78,8 @@ class UnfusedOptimizerRule final : public Rule {
         const uint32_t range = torch.enclosing(op, "Optimizer.step");
         if (range == detail::kNoOp) continue;
         const std::string r = torch.name(range);
-        if (const size_t hash = r.find('#'); hash != std::string::npos) cls = r.substr(hash + 1, r.find('.', hash) - hash - 1);
+        if (const size_t hash = r.find('#'); hash != std::string::npos)
+          cls = r.substr(hash + 1, r.find('.', hash) - hash - 1);
         const std::string user = torch.name(torch.user_op(op));
         fused |= has(user, "_fused_") || has(name, "Fused");
         foreach_ops += has(user, "_foreach_");
@@ -102,8 +104,10 @@ class UnfusedOptimizerRule final : public Rule {
     for (const auto& [step, ks] : kernels_of_step) {
       TimeNs step_gpu = 0;
       for (size_t i : ks) step_gpu = add_saturated(step_gpu, duration(t.kernels[i].start, t.kernels[i].end));
-      const TimeNs fused_gpu = kFusedLaunchNs + saturated_ns(
-          params > 0 ? params * (sgd ? 20 : 28) / (kFusedBandwidthShare * bandwidth) * 1e9 : static_cast<double>(step_gpu) / kForeachToFused);
+      const TimeNs fused_gpu = kFusedLaunchNs +
+                               saturated_ns(params > 0
+                                                ? params * (sgd ? 20 : 28) / (kFusedBandwidthShare * bandwidth) * 1e9
+                                                : static_cast<double>(step_gpu) / kForeachToFused);
       gpu = add_saturated(gpu, step_gpu), fused_gpu_all = add_saturated(fused_gpu_all, fused_gpu);
       launches += ks.size();
       // One fused call stands for the step's optimizer calls (first launch to last).
@@ -124,23 +128,25 @@ class UnfusedOptimizerRule final : public Rule {
     f.title = fmt::format("{} step runs unfused: many small kernels per step", name);
     f.saving_ns = saving;
     f.estimate = fmt::format(
-        "re-timed with each step's optimizer calls replaced by one fused call: {:.0f} us on the host (a fused AdamW.step "
+        "re-timed with each step's optimizer calls replaced by one fused call: {:.0f} us on the host (a fused "
+        "AdamW.step "
         "measured on an H100 host) and one kernel of {} ({}); the calls and the Python work between them removed",
         kFusedHostNs / 1e3, ms(fused_gpu_all / std::max<size_t>(1, steps)),
-        params > 0 ? fmt::format("{:.2f} M parameters x {} B over {:.0f}% of {:.0f} GB/s, + {:.0f} us", params / 1e6, sgd ? 20 : 28,
-                                 kFusedBandwidthShare * 100, bandwidth / 1e9, kFusedLaunchNs / 1e3)
+        params > 0 ? fmt::format("{:.2f} M parameters x {} B over {:.0f}% of {:.0f} GB/s, + {:.0f} us", params / 1e6,
+                                 sgd ? 20 : 28, kFusedBandwidthShare * 100, bandwidth / 1e9, kFusedLaunchNs / 1e3)
                    : fmt::format("a third of the for-each kernels' time, + {:.0f} us", kFusedLaunchNs / 1e3));
-    f.evidence.push_back(fmt::format("{} optimizer kernels in {} steps ({:.0f} per step), {} of GPU time", launches, steps,
-                                     double(launches) / steps, ms(gpu)));
+    f.evidence.push_back(fmt::format("{} optimizer kernels in {} steps ({:.0f} per step), {} of GPU time", launches,
+                                     steps, double(launches) / steps, ms(gpu)));
     for (const auto& [kind, n] : kinds) f.evidence.push_back(fmt::format("{}: {} launches", kind, n));
     if (foreach_ops) f.evidence.push_back(fmt::format("{} aten::_foreach_* launches", foreach_ops));
     f.shares_time_with = {"launch_bound"};
     f.advice = fmt::format(
-        "Construct the optimizer with fused=True ({}(params, ..., fused=True)): one kernel per tensor list updates every "
+        "Construct the optimizer with fused=True ({}(params, ..., fused=True)): one kernel per tensor list updates "
+        "every "
         "parameter and state, instead of {}. Parameters and states must be CUDA floating-point tensors.",
         cls.empty() ? "torch.optim.AdamW" : "torch.optim." + cls,
         foreach_ops || kinds.count("for-each multi_tensor_apply") ? "one for-each kernel per arithmetic step"
-                                                                   : "several elementwise kernels per parameter");
+                                                                  : "several elementwise kernels per parameter");
     return f;
   }
 

@@ -61,8 +61,9 @@ class UnstableRule final : public Rule {
     f.saving_ns = saving;
     f.estimate = "time above the median of each kernel's launch shape (grid, block) if every launch ran at it";
     f.spans = kernel_launch_spans(ctx.trace, named);
-    f.advice = "Look for contention (other processes, concurrent streams), clock changes (lock clocks when "
-               "benchmarking), first-launch effects, or data-dependent work.";
+    f.advice =
+        "Look for contention (other processes, concurrent streams), clock changes (lock clocks when "
+        "benchmarking), first-launch effects, or data-dependent work.";
     return f;
   }
 };

@@ -17,7 +17,7 @@ namespace gpuscope::kineto {
 class ChunkReader {
  public:
   explicit ChunkReader(const std::string& path);  // throws Error when the file cannot be opened
-  ~ChunkReader();  // stops the thread, even mid-file (the parser may have thrown)
+  ~ChunkReader();                                 // stops the thread, even mid-file (the parser may have thrown)
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;
 
@@ -35,8 +35,8 @@ class ChunkReader {
   gzFile file_ = nullptr;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::vector<char>> full_;  // read, in file order
-  std::vector<std::vector<char>> free_; // handed back, for reuse
+  std::deque<std::vector<char>> full_;   // read, in file order
+  std::vector<std::vector<char>> free_;  // handed back, for reuse
   bool done_ = false, stop_ = false;
   std::string error_;
   std::thread thread_;

@@ -95,7 +95,8 @@ bool JsonStream::consume(char c) {
 
 void JsonStream::expect(char c, const char* what) {
   if (consume(c)) return;
-  if (peek_token() == '\0' && pos_ == len_) fail(std::string("the JSON ends early (truncated?) where ") + what + " should be");
+  if (peek_token() == '\0' && pos_ == len_)
+    fail(std::string("the JSON ends early (truncated?) where ") + what + " should be");
   fail(std::string("expected ") + what);
 }
 
@@ -166,7 +167,9 @@ void JsonStream::append_escape(std::string* out) {
   const char c = next();
   char plain = 0;
   switch (c) {
-    case '"': case '\\': case '/': plain = c; break;
+    case '"':
+    case '\\':
+    case '/': plain = c; break;
     case 'b': plain = '\b'; break;
     case 'f': plain = '\f'; break;
     case 'n': plain = '\n'; break;
@@ -231,9 +234,7 @@ void JsonStream::read_literal(const char* word) {
   }
 }
 
-void JsonStream::skip_value() {
-  read_raw_impl(nullptr, 0);
-}
+void JsonStream::skip_value() { read_raw_impl(nullptr, 0); }
 
 void JsonStream::read_raw(std::string& out, size_t limit) {
   out.clear();
@@ -280,9 +281,18 @@ void JsonStream::read_raw_impl(std::string* raw, size_t limit) {
         if (raw) raw->append(n);
         break;
       }
-      case JsonType::True: read_literal("true"); if (raw) *raw += "true"; break;
-      case JsonType::False: read_literal("false"); if (raw) *raw += "false"; break;
-      case JsonType::Null: read_literal("null"); if (raw) *raw += "null"; break;
+      case JsonType::True:
+        read_literal("true");
+        if (raw) *raw += "true";
+        break;
+      case JsonType::False:
+        read_literal("false");
+        if (raw) *raw += "false";
+        break;
+      case JsonType::Null:
+        read_literal("null");
+        if (raw) *raw += "null";
+        break;
     }
     if (raw && raw->size() > limit) fail("a value longer than " + std::to_string(limit) + " bytes");
     // A value is complete: close what ends here, then go on to the next member or element.
@@ -360,10 +370,11 @@ int64_t micros_to_ns(JsonStream& stream, std::string_view text, const char* fiel
     const std::string_view fraction = dot == std::string_view::npos ? std::string_view{} : digits.substr(dot + 1);
     uint64_t us = 0;
     const auto r = std::from_chars(whole.data(), whole.data() + whole.size(), us);
-    if (r.ec == std::errc() && us <= 9'000'000'000'000'000'000ULL / 1000  /* 9e18 ns */) {
+    if (r.ec == std::errc() && us <= 9'000'000'000'000'000'000ULL / 1000 /* 9e18 ns */) {
       uint64_t ns = us * 1000;
       uint64_t scale = 100;
-      for (size_t i = 0; i < fraction.size() && i < 3; ++i, scale /= 10) ns += static_cast<uint64_t>(fraction[i] - '0') * scale;
+      for (size_t i = 0; i < fraction.size() && i < 3; ++i, scale /= 10)
+        ns += static_cast<uint64_t>(fraction[i] - '0') * scale;
       if (fraction.size() > 3 && fraction[3] >= '5') ++ns;  // round to the nearest ns
       return negative ? -static_cast<int64_t>(ns) : static_cast<int64_t>(ns);
     }

@@ -48,7 +48,7 @@ class JsonStream {
   [[noreturn]] void fail(const std::string& what) const;
 
  private:
-  bool refill();  // false at the end of the input
+  bool refill();      // false at the end of the input
   char peek_char() {  // next character or '\0' at the end (no whitespace skipped)
     if (pos_ == len_ && !refill()) return '\0';
     return buf_[pos_];
@@ -56,7 +56,7 @@ class JsonStream {
   char peek_token();  // next non-whitespace character, '\0' at the end
   void read_literal(const char* word);
   void read_raw_impl(std::string* raw, size_t limit);  // nullptr: skip
-  void read_string_into(std::string* out);  // nullptr: skip
+  void read_string_into(std::string* out);             // nullptr: skip
   void append_escape(std::string* out);
 
   std::string path_;

@@ -57,7 +57,8 @@ bool read_dim3(JsonStream& in, int32_t (&out)[3], const char* field) {
 
 void read_args(JsonStream& in, Event& e, std::string& key) {
   EventArgs& a = e.args;
-  if (in.next_type() != JsonType::Object) in.fail("traceEvents[" + std::to_string(e.index) + "]: \"args\" is not an object");
+  if (in.next_type() != JsonType::Object)
+    in.fail("traceEvents[" + std::to_string(e.index) + "]: \"args\" is not an object");
   in.expect('{', "'{'");
   for (bool first = true; in.next_key(key, first); first = false) {
     const std::string_view k = key;

@@ -29,8 +29,13 @@ uint32_t number32(const nlohmann::json& object, const char* name) {
 // Capabilities" table), which deviceProperties lacks and occupancy needs; 0 (unknown) elsewhere.
 uint32_t blocks_per_sm(uint32_t major, uint32_t minor) {
   switch (major * 10 + minor) {
-    case 70: case 72: case 80: case 90: return 32;
-    case 75: case 86: case 87: return 16;
+    case 70:
+    case 72:
+    case 80:
+    case 90: return 32;
+    case 75:
+    case 86:
+    case 87: return 16;
     case 89: return 24;
     default: return 0;
   }
@@ -89,7 +94,8 @@ uint32_t TraceImport::assign_owners() {
   for (const ExternalCorrelation& x : trace_.external_correlations) linked.insert(key(x.pid, x.correlation_id));
   for (const auto& [correlation, external_id] : gpu_external_) {
     const uint32_t pid = owner_of(correlation);
-    if (linked.insert(key(pid, correlation)).second) trace_.external_correlations.push_back({pid, correlation, external_id, 0});
+    if (linked.insert(key(pid, correlation)).second)
+      trace_.external_correlations.push_back({pid, correlation, external_id, 0});
   }
   gpu_external_ = {};
   return main;
@@ -186,8 +192,9 @@ void TraceImport::check_flows() {
   for (uint32_t id : flow_ends_) unmatched += !ends.count(id);
   flow_ends_ = {};
   if (unmatched)
-    trace_.data_loss.push_back({0, "kineto_flow_unmatched", unmatched,
-                                "ac2g flows that end on no kernel, copy, memset or API call with their correlation id"});
+    trace_.data_loss.push_back(
+        {0, "kineto_flow_unmatched", unmatched,
+         "ac2g flows that end on no kernel, copy, memset or API call with their correlation id"});
 }
 
 void TraceImport::add_gaps_and_run() {
@@ -210,8 +217,9 @@ void TraceImport::add_gaps_and_run() {
 
   auto gap = [&](const char* what, std::string detail) { trace_.source_gaps.push_back({what, std::move(detail)}); };
   if (sync_events_ == 0)
-    gap(kGapSynchronization, "torch.profiler records no CUDA synchronization waits (cuda_sync events only with "
-                             "_ExperimentalConfig(enable_cuda_sync_events=True))");
+    gap(kGapSynchronization,
+        "torch.profiler records no CUDA synchronization waits (cuda_sync events only with "
+        "_ExperimentalConfig(enable_cuda_sync_events=True))");
   if (trace_.memory_events.empty())
     gap(kGapMemoryEvents, profile_memory_ == 1 ? "profile_memory was on, but the trace has no CUDA allocations"
                                                : "no allocations: torch.profiler ran without profile_memory=True");

@@ -71,9 +71,11 @@ class TraceImport {
 
   // Gathered while streaming.
   std::map<uint32_t, std::string> process_names_;
-  struct Span { TimeNs first = INT64_MAX, last = INT64_MIN; };
+  struct Span {
+    TimeNs first = INT64_MAX, last = INT64_MIN;
+  };
   std::map<uint32_t, Span> cpu_pids_;
-  TimeNs first_ = INT64_MAX, last_ = INT64_MIN;  // over every mapped record, as written
+  TimeNs first_ = INT64_MAX, last_ = INT64_MIN;              // over every mapped record, as written
   std::vector<std::pair<uint32_t, uint64_t>> gpu_external_;  // (correlation, External id) of GPU work
   std::vector<uint32_t> flow_ends_;                          // ac2g "f" ids
   std::map<std::string, uint64_t> skipped_;                  // events of categories not mapped

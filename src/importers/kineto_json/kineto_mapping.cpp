@@ -12,7 +12,9 @@ namespace gpuscope::kineto {
 
 namespace {
 
-std::string where(const Event& e) { return "traceEvents[" + std::to_string(e.index) + "] (" + e.cat + " '" + e.name + "')"; }
+std::string where(const Event& e) {
+  return "traceEvents[" + std::to_string(e.index) + "] (" + e.cat + " '" + e.name + "')";
+}
 
 // A numeric argument the category needs, as an unsigned 32-bit id; `fallback` when absent.
 uint32_t id_arg(JsonStream& in, const Event& e, const NumArg& arg, const char* field, int64_t fallback = 0) {
@@ -91,7 +93,9 @@ uint64_t dtype_bytes(std::string_view t) {
 // nelems" of a reduce-scatter, "Out msg nelems" of an all-gather). 0 when the trace lacks it.
 uint64_t message_bytes(const EventArgs& a) {
   const uint64_t element = dtype_bytes(a.dtype);
-  const auto count = [](const NumArg& n) { return n.present && !n.wrong_type && n.value > 0 ? static_cast<uint64_t>(n.value) : 0; };
+  const auto count = [](const NumArg& n) {
+    return n.present && !n.wrong_type && n.value > 0 ? static_cast<uint64_t>(n.value) : 0;
+  };
   const uint64_t elements = std::max(count(a.in_nelems), count(a.out_nelems));
   return elements <= UINT64_MAX / 16 ? elements * element : 0;
 }
@@ -288,7 +292,8 @@ void TraceImport::synchronization(JsonStream& in, const Event& e) {
 void TraceImport::memory_event(JsonStream& in, const Event& e) {
   const EventArgs& a = e.args;
   if (!e.has_ts) in.fail(where(e) + ": no \"ts\"");
-  if (a.mem_bytes.wrong_type || a.device_id.wrong_type) in.fail(where(e) + ": \"Bytes\" or \"Device Id\" is not a number");
+  if (a.mem_bytes.wrong_type || a.device_id.wrong_type)
+    in.fail(where(e) + ": \"Bytes\" or \"Device Id\" is not a number");
   kineto_ = true;
   if (!a.mem_bytes.present || !a.device_id.present) return;
   if (a.device_id.value < 0 || (a.device_type.present && a.device_type.value == 0)) return void(++cpu_memory_events_);
@@ -299,7 +304,8 @@ void TraceImport::memory_event(JsonStream& in, const Event& e) {
   m.op = a.mem_bytes.value < 0 ? MemoryOp::Free : MemoryOp::Alloc;
   m.memory_kind = MemoryKind::Device;
   m.address = a.addr;
-  m.bytes = a.mem_bytes.value < 0 ? static_cast<uint64_t>(-(a.mem_bytes.value + 1)) + 1 : static_cast<uint64_t>(a.mem_bytes.value);
+  m.bytes = a.mem_bytes.value < 0 ? static_cast<uint64_t>(-(a.mem_bytes.value + 1)) + 1
+                                  : static_cast<uint64_t>(a.mem_bytes.value);
   m.timestamp = e.ts;
   trace_.memory_events.push_back(m);
   seen(e.ts, e.ts);

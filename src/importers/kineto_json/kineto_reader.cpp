@@ -75,7 +75,8 @@ void TraceImport::read_top_level(JsonStream& in) {
     };
     if (key == "deviceProperties") device_properties_ = value, kineto_ = true;
     else if (key == "distributedInfo") distributed_info_ = value;
-    else if (key == "schemaVersion") schema_version_ = value.is_string() ? value.get<std::string>() : value.dump(), kineto_ = true;
+    else if (key == "schemaVersion")
+      schema_version_ = value.is_string() ? value.get<std::string>() : value.dump(), kineto_ = true;
     else if (key == "traceName" && value.is_string()) trace_name_ = value.get<std::string>();
     else if (key == "cupti_version") number(cupti_version_);
     else if (key == "cuda_runtime_version") number(runtime_version_);

@@ -48,7 +48,8 @@ CaptureKernels group_kernels(const Trace& trace) {
     out.launches[it->second].push_back(&k);
   }
   for (auto& launches : out.launches)
-    std::stable_sort(launches.begin(), launches.end(), [](const Kernel* a, const Kernel* b) { return a->start < b->start; });
+    std::stable_sort(launches.begin(), launches.end(),
+                     [](const Kernel* a, const Kernel* b) { return a->start < b->start; });
   return out;
 }
 

@@ -46,7 +46,8 @@ bool CsvReader::next(std::vector<std::string>& fields) {
       while (true) {
         const size_t quote = text_.find('"', pos_);
         if (quote == std::string_view::npos)
-          throw Error("line " + std::to_string(record_line_) + ": a quoted field is not closed (the file is cut short?)");
+          throw Error("line " + std::to_string(record_line_) +
+                      ": a quoted field is not closed (the file is cut short?)");
         for (size_t i = pos_; i < quote; ++i) line_ += text_[i] == '\n';
         field.append(text_.substr(pos_, quote - pos_));
         pos_ = quote + 1;

@@ -22,7 +22,8 @@ constexpr Label kLabels[] = {
     {"GPU Speed Of Light Throughput", "Elapsed Cycles", "gpc__cycles_elapsed.max"},
     {"GPU Speed Of Light Throughput", "SM Active Cycles", "sm__cycles_active.avg"},
     {"GPU Speed Of Light Throughput", "Compute (SM) Throughput", "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
-    {"GPU Speed Of Light Throughput", "Memory Throughput", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
+    {"GPU Speed Of Light Throughput", "Memory Throughput",
+     "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
     // Not dram__throughput...: ncu 2025.3's section reads the gpu__ rollup (no dram__throughput column
     // in its raw page); close in value, but another metric, so kept under its own name.
     {"GPU Speed Of Light Throughput", "DRAM Throughput", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"},

@@ -62,7 +62,8 @@ void read_details_page(const std::vector<std::string>& header, CsvReader& reader
       file.skipped.unmapped_labels.insert(section.empty() ? label : section + ": " + label);
     } else if (v.kind == ValueKind::Text) {
       if (file.skipped.not_numeric++ == 0)
-        file.skipped.not_numeric_example = label + " = \"" + row[value_col] + "\" (line " + std::to_string(reader.line()) + ")";
+        file.skipped.not_numeric_example = label + " = \"" + row[value_col] + "\" (line " +
+                                           std::to_string(reader.line()) + ")";
     } else {
       const std::string unit = unit_col >= 0 ? row[static_cast<size_t>(unit_col)] : std::string();
       launch.metrics.emplace_back(static_cast<uint32_t>(it->second), v.number * unit_scale(unit));

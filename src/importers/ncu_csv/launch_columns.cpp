@@ -78,8 +78,8 @@ void LaunchColumns::fill(const std::vector<std::string>& row, Launch& launch) co
 
 void check_width(const std::vector<std::string>& row, size_t width, const CsvReader& reader) {
   if (row.size() != width)
-    throw Error("line " + std::to_string(reader.line()) + " has " + std::to_string(row.size()) + " fields, the header " +
-                std::to_string(width) + " (the file is cut short or not one CSV table)");
+    throw Error("line " + std::to_string(reader.line()) + " has " + std::to_string(row.size()) +
+                " fields, the header " + std::to_string(width) + " (the file is cut short or not one CSV table)");
 }
 
 }  // namespace gpuscope::ncu

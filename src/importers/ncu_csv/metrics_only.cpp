@@ -29,7 +29,8 @@ using ncu::Launch;
 std::string demangle(const std::string& name) {
   if (name.rfind("_Z", 0) != 0) return name;
   int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), &std::free);
+  std::unique_ptr<char, decltype(&std::free)> text(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
+                                                   &std::free);
   return status == 0 && text ? std::string(text.get()) : name;
 }
 
@@ -110,12 +111,14 @@ void add_source_gaps(const File& file, bool has_config, bool has_registers, Trac
   trace.source_gaps.push_back({kGapMemoryEvents, "ncu's CSV has no allocations"});
   trace.source_gaps.push_back({kGapNvtx, "ncu's CSV has no NVTX ranges"});
   if (!has_config || !has_registers)
-    trace.source_gaps.push_back({kGapLaunchConfig, has_config ? "registers and shared memory: not in this ncu CSV "
-                                                                "(the launch__* metrics; ncu's LaunchStats section)"
-                                                              : "no Block Size / Grid Size columns or launch__* metrics"});
+    trace.source_gaps.push_back({kGapLaunchConfig, has_config
+                                                       ? "registers and shared memory: not in this ncu CSV "
+                                                         "(the launch__* metrics; ncu's LaunchStats section)"
+                                                       : "no Block Size / Grid Size columns or launch__* metrics"});
   if (file.device_attributes.empty())
-    trace.source_gaps.push_back({kGapDevices, "device limits: no device__attribute_* metrics in this ncu CSV (the raw "
-                                              "page of --set full has them)"});
+    trace.source_gaps.push_back({kGapDevices,
+                                 "device limits: no device__attribute_* metrics in this ncu CSV (the raw "
+                                 "page of --set full has them)"});
 }
 
 }  // namespace
@@ -148,7 +151,7 @@ void read_ncu_csv(const std::string& path, Trace& trace) {
 
   const std::vector<StringId> metric_ids = ncu::intern_metrics(file, trace);
   const StringId duration_id = trace.strings.intern("gpu__time_duration.sum");
-  std::map<uint32_t, uint64_t> launches_of;  // pid -> launches
+  std::map<uint32_t, uint64_t> launches_of;         // pid -> launches
   std::set<std::pair<uint32_t, uint32_t>> devices;  // (pid, device)
   bool has_config = true, has_registers = true;
   size_t values = 0;

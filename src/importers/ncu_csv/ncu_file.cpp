@@ -82,10 +82,8 @@ File parse_text(std::string_view text) {
 
   const bool details = has(header, "Metric Name") && has(header, "Metric Value");
   file.page = details ? "details" : "raw";
-  if (details)
-    read_details_page(header, reader, file);
-  else
-    read_raw_page(header, reader, file);
+  if (details) read_details_page(header, reader, file);
+  else read_raw_page(header, reader, file);
   for (std::string_view tool_line : reader.tool_lines()) read_tool_line(tool_line, file);
   if (file.launches.empty()) throw Error("an ncu CSV without any profiled kernel launch");
   return file;

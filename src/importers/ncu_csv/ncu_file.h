@@ -35,12 +35,12 @@ struct Skipped {
   uint64_t not_available = 0;  // "n/a" or empty: ncu had no value
   uint64_t not_numeric = 0;    // text where a number belongs (a metric with a unit, or known)
   std::string not_numeric_example;
-  uint64_t unmapped = 0;       // details page: values under a label with no exact Perfworks name
+  uint64_t unmapped = 0;  // details page: values under a label with no exact Perfworks name
   std::set<std::string> unmapped_labels;
 };
 
 struct File {
-  std::string page;     // "raw" or "details"
+  std::string page;  // "raw" or "details"
   std::vector<std::string> metric_names;
   std::vector<Launch> launches;  // in file order
   // Per device: device__attribute_* values (numbers in gpuscope's units) and its display name.

@@ -64,15 +64,15 @@ void read_raw_page(const std::vector<std::string>& header, CsvReader& reader, Fi
       if (v.kind == ValueKind::Number) {
         if (m.device_attribute)
           file.device_attributes[launch.device][header[m.column].substr(kDeviceAttribute.size())] = v.number * m.scale;
-        else
-          launch.metrics.emplace_back(m.metric, v.number * m.scale);
+        else launch.metrics.emplace_back(m.metric, v.number * m.scale);
       } else if (v.kind == ValueKind::Missing) {
         ++file.skipped.not_available;
       } else if (m.device_attribute && header[m.column] == "device__attribute_display_name") {
         file.device_names[launch.device] = cell;
       } else if (m.numeric) {
         if (file.skipped.not_numeric++ == 0)
-          file.skipped.not_numeric_example = header[m.column] + " = \"" + cell + "\" (line " + std::to_string(reader.line()) + ")";
+          file.skipped.not_numeric_example = header[m.column] + " = \"" + cell + "\" (line " +
+                                             std::to_string(reader.line()) + ")";
       }
     }
     file.launches.push_back(std::move(launch));

@@ -52,8 +52,9 @@ void record_skipped(const File& file, uint32_t pid, Trace& trace) {
     trace.data_loss.push_back({pid, "ncu_values_not_available", s.not_available,
                                "values ncu printed as n/a or left empty (not collected for that launch); left out"});
   if (s.not_numeric)
-    trace.data_loss.push_back({pid, "ncu_values_not_numeric", s.not_numeric,
-                               "text where ncu's numeric metric belongs, e.g. " + s.not_numeric_example + "; left out"});
+    trace.data_loss.push_back(
+        {pid, "ncu_values_not_numeric", s.not_numeric,
+         "text where ncu's numeric metric belongs, e.g. " + s.not_numeric_example + "; left out"});
   if (s.unmapped) {
     std::string labels;
     size_t shown = 0;

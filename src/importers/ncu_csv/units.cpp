@@ -76,18 +76,14 @@ double unit_scale(std::string_view unit) {
 
   double scale = 1;
   const std::string num_lower = lower(num);
-  if (const double ns = ns_of(num); ns > 0)
-    scale = ns;  // a time: gpuscope stores ns
+  if (const double ns = ns_of(num); ns > 0) scale = ns;  // a time: gpuscope stores ns
   else if (num_lower.size() >= 2 && num_lower.compare(num_lower.size() - 2, 2, "hz") == 0)
     scale = num_lower == "hz" ? 1 : prefix_of(std::string(1, static_cast<char>(std::toupper(num[0]))) + "hz");
-  else
-    scale = prefix_of(num);
+  else scale = prefix_of(num);
 
   if (!den.empty()) {
-    if (const double ns = ns_of(den); ns > 0)
-      scale = scale * 1e9 / ns;  // a rate: per second
-    else
-      scale /= prefix_of(den);
+    if (const double ns = ns_of(den); ns > 0) scale = scale * 1e9 / ns;  // a rate: per second
+    else scale /= prefix_of(den);
   }
   return scale;
 }

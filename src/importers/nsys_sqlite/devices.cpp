@@ -11,14 +11,48 @@ namespace gpuscope::nsys {
 namespace {
 
 enum GpuColumn : size_t {
-  kId, kCuDevice, kName, kUuid, kL2, kTotalMemory, kBandwidth, kClock, kSmCount, kMajor, kMinor,
-  kRegsPerBlock, kShmemPerBlock, kShmemPerSm, kRegsPerSm, kWarpSize, kAsyncEngines, kWarpsPerSm,
-  kBlocksPerSm, kThreadsPerBlock,
+  kId,
+  kCuDevice,
+  kName,
+  kUuid,
+  kL2,
+  kTotalMemory,
+  kBandwidth,
+  kClock,
+  kSmCount,
+  kMajor,
+  kMinor,
+  kRegsPerBlock,
+  kShmemPerBlock,
+  kShmemPerSm,
+  kRegsPerSm,
+  kWarpSize,
+  kAsyncEngines,
+  kWarpsPerSm,
+  kBlocksPerSm,
+  kThreadsPerBlock,
 };
 constexpr std::string_view kGpuColumns[] = {
-    "id", "cuDevice", "name", "uuid", "l2CacheSize", "totalMemory", "memoryBandwidth", "clockRate", "smCount",
-    "computeMajor", "computeMinor", "maxRegistersPerBlock", "maxShmemPerBlock", "maxShmemPerSm",
-    "maxRegistersPerSm", "threadsPerWarp", "asyncEngines", "maxWarpsPerSm", "maxBlocksPerSm", "maxThreadsPerBlock",
+    "id",
+    "cuDevice",
+    "name",
+    "uuid",
+    "l2CacheSize",
+    "totalMemory",
+    "memoryBandwidth",
+    "clockRate",
+    "smCount",
+    "computeMajor",
+    "computeMinor",
+    "maxRegistersPerBlock",
+    "maxShmemPerBlock",
+    "maxShmemPerSm",
+    "maxRegistersPerSm",
+    "threadsPerWarp",
+    "asyncEngines",
+    "maxWarpsPerSm",
+    "maxBlocksPerSm",
+    "maxThreadsPerBlock",
 };
 
 struct Gpu {
@@ -43,7 +77,7 @@ std::map<int64_t, Gpu> read_gpus(NsysSource& source, const std::string& table) {
     d.l2_cache_bytes = u32(rows, kL2);
     d.global_memory_bytes = static_cast<uint64_t>(rows.integer(kTotalMemory));
     d.global_memory_bandwidth_kbps = static_cast<uint64_t>(rows.integer(kBandwidth)) / 1000;  // B/s -> KB/s
-    d.core_clock_khz = static_cast<uint32_t>(rows.integer(kClock) / 1000);                  // Hz -> kHz
+    d.core_clock_khz = static_cast<uint32_t>(rows.integer(kClock) / 1000);                    // Hz -> kHz
     d.sm_count = u32(rows, kSmCount);
     d.compute_major = u32(rows, kMajor);
     d.compute_minor = u32(rows, kMinor);
@@ -93,8 +127,9 @@ void read_devices(NsysSource& source) {
   const std::map<int64_t, Gpu> gpus = gpu_table.empty() ? std::map<int64_t, Gpu>() : read_gpus(source, gpu_table);
   const auto cuda_devices = read_cuda_devices(source);
   if (gpus.empty())
-    source.gap(kGapDevices, "the export has no TARGET_INFO_GPU rows: GPU names, SM counts and limits are unknown, "
-                            "so occupancy cannot be computed");
+    source.gap(kGapDevices,
+               "the export has no TARGET_INFO_GPU rows: GPU names, SM counts and limits are unknown, "
+               "so occupancy cannot be computed");
 
   for (const auto& [pid, device] : used) {
     Device& d = trace.devices.emplace_back();
@@ -124,7 +159,10 @@ void read_diagnostics(NsysSource& source) {
   while (rows.next()) {
     const int64_t severity = rows.integer(0, -1);
     auto level = levels.find(severity);
-    const std::string name = level != levels.end() ? level->second : severity == 2 ? "Warning" : severity == 3 ? "Error" : "";
+    const std::string name = level != levels.end() ? level->second
+                             : severity == 2       ? "Warning"
+                             : severity == 3       ? "Error"
+                                                   : "";
     if (name != "Warning" && name != "Error") continue;  // nsys's info and verbose lines are not losses
     if (listed == kMaxListed) {
       ++unlisted;

@@ -104,7 +104,9 @@ StringId NsysSource::cached(int64_t string_id, bool api, std::vector<StringId>& 
 
 StringId NsysSource::name(int64_t string_id) { return cached(string_id, false, dense_names_, sparse_names_); }
 
-StringId NsysSource::api_name(int64_t string_id) { return cached(string_id, true, dense_api_names_, sparse_api_names_); }
+StringId NsysSource::api_name(int64_t string_id) {
+  return cached(string_id, true, dense_api_names_, sparse_api_names_);
+}
 
 StringId NsysSource::text(std::string_view text) {
   if (auto it = text_cache_.find(text); it != text_cache_.end()) return it->second;
@@ -144,8 +146,7 @@ void NsysSource::gap(const char* what, const std::string& detail) {
 }
 
 NsysTable::NsysTable(NsysSource& source, const std::string& table, std::span<const std::string_view> columns)
-    : source_(source), table_(table), columns_(columns), select_index_(columns.size(), -1),
-      statement_([&] {
+    : source_(source), table_(table), columns_(columns), select_index_(columns.size(), -1), statement_([&] {
         const std::vector<std::string> present = source.columns(table);
         std::string select;
         int next = 0;

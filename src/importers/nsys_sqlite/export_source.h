@@ -69,7 +69,8 @@ class NsysSource {
 
  private:
   StringId resolve(int64_t string_id, bool api);
-  StringId cached(int64_t string_id, bool api, std::vector<StringId>& dense, std::unordered_map<int64_t, StringId>& sparse);
+  StringId cached(int64_t string_id, bool api, std::vector<StringId>& dense,
+                  std::unordered_map<int64_t, StringId>& sparse);
 
   std::string path_;
   Trace& trace_;
@@ -79,7 +80,7 @@ class NsysSource {
   TimeNs session_start_ = 0;
 
   std::unordered_map<int64_t, std::string> string_ids_;  // StringIds as the export holds them
-  std::vector<StringId> dense_names_, dense_api_names_;   // id -> interned, for small ids
+  std::vector<StringId> dense_names_, dense_api_names_;  // id -> interned, for small ids
   std::unordered_map<int64_t, StringId> sparse_names_, sparse_api_names_;
   uint64_t unresolved_names_ = 0;
 

@@ -9,18 +9,59 @@ namespace gpuscope::nsys {
 namespace {
 
 enum KernelColumn : size_t {
-  kStart, kEnd, kDevice, kContext, kStream, kCorrelation, kGlobalPid,
-  kDemangledName, kShortName, kMangledName,
-  kGridX, kGridY, kGridZ, kBlockX, kBlockY, kBlockZ, kClusterX, kClusterY, kClusterZ,
-  kRegisters, kStaticShared, kDynamicShared, kLocalPerThread, kGraphId, kGraphNodeId,
+  kStart,
+  kEnd,
+  kDevice,
+  kContext,
+  kStream,
+  kCorrelation,
+  kGlobalPid,
+  kDemangledName,
+  kShortName,
+  kMangledName,
+  kGridX,
+  kGridY,
+  kGridZ,
+  kBlockX,
+  kBlockY,
+  kBlockZ,
+  kClusterX,
+  kClusterY,
+  kClusterZ,
+  kRegisters,
+  kStaticShared,
+  kDynamicShared,
+  kLocalPerThread,
+  kGraphId,
+  kGraphNodeId,
 };
 static_assert(shares_gpu_columns(kStart, kDevice, kGlobalPid));
 constexpr std::string_view kKernelColumns[] = {
-    "start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-    "demangledName", "shortName", "mangledName",
-    "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "clusterX", "clusterY", "clusterZ",
-    "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "localMemoryPerThread",
-    "graphId", "graphNodeId",
+    "start",
+    "end",
+    "deviceId",
+    "contextId",
+    "streamId",
+    "correlationId",
+    "globalPid",
+    "demangledName",
+    "shortName",
+    "mangledName",
+    "gridX",
+    "gridY",
+    "gridZ",
+    "blockX",
+    "blockY",
+    "blockZ",
+    "clusterX",
+    "clusterY",
+    "clusterZ",
+    "registersPerThread",
+    "staticSharedMemory",
+    "dynamicSharedMemory",
+    "localMemoryPerThread",
+    "graphId",
+    "graphNodeId",
 };
 
 int32_t dimension(const NsysTable& rows, size_t slot, int32_t absent) {
@@ -35,8 +76,8 @@ void read_kernels(NsysSource& source) {
   NsysTable rows(source, table, kKernelColumns);
   rows.require(kStart);
   rows.require(kEnd);
-  if (const std::string lacks = rows.missing({kGridX, kGridY, kGridZ, kBlockX, kBlockY, kBlockZ, kRegisters,
-                                              kStaticShared, kDynamicShared});
+  if (const std::string lacks = rows.missing(
+          {kGridX, kGridY, kGridZ, kBlockX, kBlockY, kBlockZ, kRegisters, kStaticShared, kDynamicShared});
       !lacks.empty())
     source.gap(kGapLaunchConfig, table + " has no " + lacks + " column");
   // Names: demangledName is the full signature; shortName the bare function name that older
@@ -75,8 +116,8 @@ void read_graph_launches(NsysSource& source) {
   if (table.empty()) return;
   enum : size_t { kStart, kEnd, kDevice, kContext, kStream, kCorrelation, kGlobalPid, kGraphId, kGraphExecId };
   static_assert(shares_gpu_columns(kStart, kDevice, kGlobalPid));
-  static constexpr std::string_view kColumns[] = {"start", "end", "deviceId", "contextId", "streamId",
-                                                  "correlationId", "globalPid", "graphId", "graphExecId"};
+  static constexpr std::string_view kColumns[] = {"start",         "end",       "deviceId", "contextId",  "streamId",
+                                                  "correlationId", "globalPid", "graphId",  "graphExecId"};
   NsysTable rows(source, table, kColumns);
   rows.require(kStart);
   rows.require(kEnd);
@@ -97,9 +138,10 @@ void read_graph_launches(NsysSource& source) {
   source.untimed(table, rows.untimed_rows());
   if (launched) {
     source.skipped("nsys_graph_launches", launched,
-                   table + ": CUDA graphs were traced as whole launches (nsys --cuda-graph-trace=graph, its "
-                           "default); each launch is one GPU item named \"CUDA graph <id>\" and the kernels inside "
-                           "the graphs are not in the export (profile with --cuda-graph-trace=node for them)");
+                   table +
+                       ": CUDA graphs were traced as whole launches (nsys --cuda-graph-trace=graph, its "
+                       "default); each launch is one GPU item named \"CUDA graph <id>\" and the kernels inside "
+                       "the graphs are not in the export (profile with --cuda-graph-trace=node for them)");
     source.gap(kGapLaunchConfig, "graph launches carry no grid, block or register counts");
   }
 }

@@ -16,13 +16,12 @@ uint64_t key(uint32_t pid, uint32_t correlation_id) { return (uint64_t{pid} << 3
 constexpr int64_t kEventClassDriver = 1;
 
 enum ApiColumn : size_t { kStart, kEnd, kGlobalTid, kCorrelation, kNameId, kReturnValue, kEventClass };
-constexpr std::string_view kApiColumns[] = {"start", "end", "globalTid", "correlationId", "nameId", "returnValue",
-                                            "eventClass"};
+constexpr std::string_view kApiColumns[] = {"start",  "end",         "globalTid", "correlationId",
+                                            "nameId", "returnValue", "eventClass"};
 
 // nsys writes driver calls into CUPTI_ACTIVITY_KIND_RUNTIME too, told apart by eventClass;
 // a separate _DRIVER table (other versions) is read the same way, driver by default.
-void read_api_table(NsysSource& source, const std::string& table, ApiDomain default_domain,
-                    int64_t driver_class) {
+void read_api_table(NsysSource& source, const std::string& table, ApiDomain default_domain, int64_t driver_class) {
   NsysTable rows(source, table, kApiColumns);
   rows.require(kStart);
   rows.require(kEnd);
@@ -33,7 +32,8 @@ void read_api_table(NsysSource& source, const std::string& table, ApiDomain defa
     const int64_t global_tid = rows.integer(kGlobalTid);
     c.pid = pid_of(global_tid);
     c.tid = tid_of(global_tid);
-    c.domain = rows.has(kEventClass) && rows.integer(kEventClass, -1) == driver_class ? ApiDomain::Driver : default_domain;
+    c.domain = rows.has(kEventClass) && rows.integer(kEventClass, -1) == driver_class ? ApiDomain::Driver
+                                                                                      : default_domain;
     c.name = source.api_name(rows.integer(kNameId, -1));
     c.start = source.time(rows.integer(kStart));
     c.end = source.time(rows.integer(kEnd));
@@ -51,9 +51,14 @@ int64_t event_class(const std::unordered_map<int64_t, std::string>& classes, std
 
 // ENUM_CUPTI_SYNC_TYPE, decoded once; without the table, CUPTI's numbering (which nsys keeps).
 std::array<SyncKind, 8> sync_kinds(NsysSource& source) {
-  std::array<SyncKind, 8> kinds = {SyncKind::Unknown,           SyncKind::EventSynchronize,   SyncKind::StreamWaitEvent,
-                                   SyncKind::StreamSynchronize, SyncKind::ContextSynchronize, SyncKind::Unknown,
-                                   SyncKind::Unknown,           SyncKind::Unknown};
+  std::array<SyncKind, 8> kinds = {SyncKind::Unknown,
+                                   SyncKind::EventSynchronize,
+                                   SyncKind::StreamWaitEvent,
+                                   SyncKind::StreamSynchronize,
+                                   SyncKind::ContextSynchronize,
+                                   SyncKind::Unknown,
+                                   SyncKind::Unknown,
+                                   SyncKind::Unknown};
   for (const auto& [code, name] : source.enum_names("ENUM_CUPTI_SYNC_TYPE")) {
     if (code < 0 || code >= static_cast<int64_t>(kinds.size())) continue;
     const std::string_view n = name;
@@ -81,8 +86,8 @@ void read_synchronizations(NsysSource& source) {
   const std::string table = source.table("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
   if (table.empty()) return;
   enum : size_t { kStart, kEnd, kContext, kStream, kCorrelation, kGlobalPid, kSyncType, kOldSyncType };
-  static constexpr std::string_view kColumns[] = {"start", "end", "contextId", "streamId", "correlationId",
-                                                  "globalPid", "syncType", "deprecatedSyncType"};
+  static constexpr std::string_view kColumns[] = {"start",         "end",       "contextId", "streamId",
+                                                  "correlationId", "globalPid", "syncType",  "deprecatedSyncType"};
   const std::array<SyncKind, 8> kinds = sync_kinds(source);
   NsysTable rows(source, table, kColumns);
   rows.require(kStart);
@@ -97,7 +102,8 @@ void read_synchronizations(NsysSource& source) {
     s.context = static_cast<uint32_t>(rows.integer(kContext));
     s.stream = static_cast<uint32_t>(rows.integer(kStream));
     const int64_t type = rows.is_null(kSyncType) ? rows.integer(kOldSyncType) : rows.integer(kSyncType);
-    s.kind = type >= 0 && type < static_cast<int64_t>(kinds.size()) ? kinds[static_cast<size_t>(type)] : SyncKind::Unknown;
+    s.kind = type >= 0 && type < static_cast<int64_t>(kinds.size()) ? kinds[static_cast<size_t>(type)]
+                                                                    : SyncKind::Unknown;
     s.start = source.time(rows.integer(kStart));
     s.end = source.time(rows.integer(kEnd));
   }
@@ -112,19 +118,26 @@ void count_cuda_events(NsysSource& source) {
   const uint64_t events = count.next() ? static_cast<uint64_t>(count.integer(0)) : 0;
   if (events)
     source.skipped("nsys_cuda_events", events,
-                   table + ": completions of cudaEventRecord; the trace model has no event records (the waits on "
-                           "them are imported as synchronizations, the record calls as API calls)");
+                   table +
+                       ": completions of cudaEventRecord; the trace model has no event records (the waits on "
+                       "them are imported as synchronizations, the record calls as API calls)");
 }
 
 void read_overheads(NsysSource& source) {
   // The overhead's kind in the names gpuscope's own capture uses for CUPTI's overhead kinds:
   // ENUM_CUPTI_OVERHEAD_TYPE's name without "OVERHEAD_", lower case ("cupti_buffer_flush").
-  static constexpr std::string_view kByCode[] = {"undefined", "unknown", "driver_compiler", "cupti_buffer_flush",
-                                                 "cupti_instrumentation", "cupti_resource",
-                                                 "runtime_triggered_module_loading", "lazy_function_loading",
+  static constexpr std::string_view kByCode[] = {"undefined",
+                                                 "unknown",
+                                                 "driver_compiler",
+                                                 "cupti_buffer_flush",
+                                                 "cupti_instrumentation",
+                                                 "cupti_resource",
+                                                 "runtime_triggered_module_loading",
+                                                 "lazy_function_loading",
                                                  "command_buffer_full"};
   std::unordered_map<int64_t, StringId> kinds;
-  for (size_t code = 0; code < std::size(kByCode); ++code) kinds[static_cast<int64_t>(code)] = source.text(kByCode[code]);
+  for (size_t code = 0; code < std::size(kByCode); ++code)
+    kinds[static_cast<int64_t>(code)] = source.text(kByCode[code]);
   for (const auto& [code, name] : source.enum_names("ENUM_CUPTI_OVERHEAD_TYPE")) {
     std::string kind = name.starts_with("OVERHEAD_") ? name.substr(9) : name;
     for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -139,7 +152,7 @@ void read_overheads(NsysSource& source) {
     NsysTable rows(source, table, kColumns);
     rows.require(kStart);
     rows.require(kEnd);
-      while (rows.next()) {
+    while (rows.next()) {
       if (rows.lacks_time(kStart, kEnd)) continue;
       CuptiOverhead& o = source.trace().overheads.emplace_back();
       o.pid = pid_of(rows.integer(kGlobalTid));

@@ -46,12 +46,16 @@ CodeTable<CopyKind> copy_kinds(NsysSource& source) {
 // table: nsys's own numbering (0 pageable ... 6 managed static, 7 unknown), as every export we
 // have holds it; CUPTI's enum starts with unknown = 0, one off from this.
 CodeTable<MemoryKind> memory_kinds(NsysSource& source) {
-  static constexpr std::pair<std::string_view, MemoryKind> kSuffixes[] = {
-      {"_PAGEABLE", MemoryKind::Pageable}, {"_PINNED", MemoryKind::Pinned},    {"_DEVICE", MemoryKind::Device},
-      {"_ARRAY", MemoryKind::Array},       {"_MANAGED", MemoryKind::Managed},  {"_DEVICE_STATIC", MemoryKind::DeviceStatic},
-      {"_MANAGED_STATIC", MemoryKind::ManagedStatic}};
-  static constexpr MemoryKind kByCode[] = {MemoryKind::Pageable, MemoryKind::Pinned,       MemoryKind::Device,
-                                           MemoryKind::Array,    MemoryKind::Managed,      MemoryKind::DeviceStatic,
+  static constexpr std::pair<std::string_view, MemoryKind> kSuffixes[] = {{"_PAGEABLE", MemoryKind::Pageable},
+                                                                          {"_PINNED", MemoryKind::Pinned},
+                                                                          {"_DEVICE", MemoryKind::Device},
+                                                                          {"_ARRAY", MemoryKind::Array},
+                                                                          {"_MANAGED", MemoryKind::Managed},
+                                                                          {"_DEVICE_STATIC", MemoryKind::DeviceStatic},
+                                                                          {"_MANAGED_STATIC",
+                                                                           MemoryKind::ManagedStatic}};
+  static constexpr MemoryKind kByCode[] = {MemoryKind::Pageable,     MemoryKind::Pinned,  MemoryKind::Device,
+                                           MemoryKind::Array,        MemoryKind::Managed, MemoryKind::DeviceStatic,
                                            MemoryKind::ManagedStatic};
   CodeTable<MemoryKind> table{};
   for (size_t i = 0; i < std::size(kByCode); ++i) table[i] = kByCode[i];
@@ -70,12 +74,24 @@ CodeTable<MemoryKind> memory_kinds(NsysSource& source) {
 void read_memcpys(NsysSource& source) {
   const std::string table = source.table("CUPTI_ACTIVITY_KIND_MEMCPY");
   if (table.empty()) return;
-  enum : size_t { kStart, kEnd, kDevice, kContext, kStream, kCorrelation, kGlobalPid, kBytes, kCopyKind,
-                  kSrcKind, kDstKind, kGraphId };
+  enum : size_t {
+    kStart,
+    kEnd,
+    kDevice,
+    kContext,
+    kStream,
+    kCorrelation,
+    kGlobalPid,
+    kBytes,
+    kCopyKind,
+    kSrcKind,
+    kDstKind,
+    kGraphId
+  };
   static_assert(shares_gpu_columns(kStart, kDevice, kGlobalPid));
-  static constexpr std::string_view kColumns[] = {"start", "end", "deviceId", "contextId", "streamId",
-                                                  "correlationId", "globalPid", "bytes", "copyKind",
-                                                  "srcKind", "dstKind", "graphId"};
+  static constexpr std::string_view kColumns[] = {"start",    "end",           "deviceId",  "contextId",
+                                                  "streamId", "correlationId", "globalPid", "bytes",
+                                                  "copyKind", "srcKind",       "dstKind",   "graphId"};
   const CodeTable<CopyKind> copy_kind = copy_kinds(source);
   const CodeTable<MemoryKind> memory_kind = memory_kinds(source);
   NsysTable rows(source, table, kColumns);
@@ -102,12 +118,23 @@ void read_memcpys(NsysSource& source) {
 void read_memsets(NsysSource& source) {
   const std::string table = source.table("CUPTI_ACTIVITY_KIND_MEMSET");
   if (table.empty()) return;
-  enum : size_t { kStart, kEnd, kDevice, kContext, kStream, kCorrelation, kGlobalPid, kBytes, kValue, kMemKind,
-                  kGraphId };
+  enum : size_t {
+    kStart,
+    kEnd,
+    kDevice,
+    kContext,
+    kStream,
+    kCorrelation,
+    kGlobalPid,
+    kBytes,
+    kValue,
+    kMemKind,
+    kGraphId
+  };
   static_assert(shares_gpu_columns(kStart, kDevice, kGlobalPid));
-  static constexpr std::string_view kColumns[] = {"start", "end", "deviceId", "contextId", "streamId",
-                                                  "correlationId", "globalPid", "bytes", "value", "memKind",
-                                                  "graphId"};
+  static constexpr std::string_view kColumns[] = {"start",    "end",           "deviceId",  "contextId",
+                                                  "streamId", "correlationId", "globalPid", "bytes",
+                                                  "value",    "memKind",       "graphId"};
   const CodeTable<MemoryKind> memory_kind = memory_kinds(source);
   NsysTable rows(source, table, kColumns);
   rows.require(kStart);
@@ -135,11 +162,21 @@ void read_memory_usage(NsysSource& source) {
                "--cuda-memory-usage=true)");
     return;
   }
-  enum : size_t { kStart, kDevice, kContext, kStream, kCorrelation, kGlobalPid, kAddress, kBytes, kMemKind,
-                  kOperation };
-  static constexpr std::string_view kColumns[] = {"start", "deviceId", "contextId", "streamId", "correlationId",
-                                                  "globalPid", "address", "bytes", "memKind",
-                                                  "memoryOperationType"};
+  enum : size_t {
+    kStart,
+    kDevice,
+    kContext,
+    kStream,
+    kCorrelation,
+    kGlobalPid,
+    kAddress,
+    kBytes,
+    kMemKind,
+    kOperation
+  };
+  static constexpr std::string_view kColumns[] = {"start",         "deviceId",           "contextId", "streamId",
+                                                  "correlationId", "globalPid",          "address",   "bytes",
+                                                  "memKind",       "memoryOperationType"};
   const CodeTable<MemoryKind> memory_kind = memory_kinds(source);
   const auto operations = source.enum_names("ENUM_CUDA_DEV_MEM_EVENT_OPER");
   NsysTable rows(source, table, kColumns);

@@ -33,12 +33,13 @@ void report_unread_tables(nsys::NsysSource& source) {
 }
 
 void check_has_cuda_records(nsys::NsysSource& source) {
-  for (std::string_view base : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
-                                "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER",
-                                "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"})
+  for (std::string_view base :
+       {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "CUPTI_ACTIVITY_KIND_RUNTIME",
+        "CUPTI_ACTIVITY_KIND_DRIVER", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"})
     if (!source.table(base).empty()) return;
-  throw Error(source.path() + ": an nsys export without CUDA records (no kernel, API or copy table; "
-                              "was nsys run with -t cuda?)");
+  throw Error(source.path() +
+              ": an nsys export without CUDA records (no kernel, API or copy table; "
+              "was nsys run with -t cuda?)");
 }
 
 }  // namespace

@@ -23,9 +23,12 @@ NvtxType type_named(std::string_view name) {
 // The same ids as export schema 3.x holds them, for exports without the enum table.
 NvtxType type_by_code(int64_t code) {
   switch (code) {
-    case 59: case 70: return NvtxType::PushPop;
-    case 60: case 71: return NvtxType::StartEnd;
-    case 34: case 65: return NvtxType::Mark;
+    case 59:
+    case 70: return NvtxType::PushPop;
+    case 60:
+    case 71: return NvtxType::StartEnd;
+    case 34:
+    case 65: return NvtxType::Mark;
     case 75: return NvtxType::DomainCreate;
     default: return NvtxType::Other;
   }
@@ -71,7 +74,7 @@ void read_nvtx(NsysSource& source) {
       continue;
     }
     // A registered string (textId) or the text itself; a domain's row names the domain.
-    const StringId name = !rows.is_null(kText) ? source.text(rows.text(kText))
+    const StringId name = !rows.is_null(kText)     ? source.text(rows.text(kText))
                           : !rows.is_null(kTextId) ? source.name(rows.integer(kTextId))
                                                    : 0;
     const int64_t domain = rows.integer(kDomainId);
@@ -81,7 +84,8 @@ void read_nvtx(NsysSource& source) {
     }
     const int64_t global_tid = rows.integer(kGlobalTid);
     if (type == NvtxType::Mark) {
-      trace.nvtx_marks.push_back({pid_of(global_tid), tid_of(global_tid), 0, name, source.time(rows.integer(kStart)), 0});
+      trace.nvtx_marks.push_back(
+          {pid_of(global_tid), tid_of(global_tid), 0, name, source.time(rows.integer(kStart)), 0});
       mark_domains.push_back(domain);
       continue;
     }
@@ -105,8 +109,10 @@ void read_nvtx(NsysSource& source) {
     auto it = domains.find(id);
     return it != domains.end() ? it->second : source.text("NVTX domain " + std::to_string(id));
   };
-  for (size_t i = 0; i < range_domains.size(); ++i) trace.nvtx_ranges[first_range + i].domain = domain_name(range_domains[i]);
-  for (size_t i = 0; i < mark_domains.size(); ++i) trace.nvtx_marks[first_mark + i].domain = domain_name(mark_domains[i]);
+  for (size_t i = 0; i < range_domains.size(); ++i)
+    trace.nvtx_ranges[first_range + i].domain = domain_name(range_domains[i]);
+  for (size_t i = 0; i < mark_domains.size(); ++i)
+    trace.nvtx_marks[first_mark + i].domain = domain_name(mark_domains[i]);
 
   if (unclosed)
     source.skipped("nvtx_unclosed", unclosed, table + ": ranges without an end (still open when the capture stopped)");
@@ -116,8 +122,9 @@ void read_nvtx(NsysSource& source) {
     for (const auto& [code, count] : other_types) {
       total += count;
       auto named = type_names.find(code);
-      kinds += (kinds.empty() ? "" : ", ") + (named != type_names.end() ? named->second : "type " + std::to_string(code)) +
-               " (" + std::to_string(count) + ")";
+      kinds += (kinds.empty() ? "" : ", ") +
+               (named != type_names.end() ? named->second : "type " + std::to_string(code)) + " (" +
+               std::to_string(count) + ")";
     }
     source.skipped("nsys_skipped", total, table + ": rows of other NVTX event types not imported: " + kinds);
   }

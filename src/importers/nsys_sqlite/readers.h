@@ -19,29 +19,29 @@ struct ExportVersion {
   int major = 0;        // 3; 0 when the export does not say
 };
 ExportVersion read_export_metadata(NsysSource& source);  // META_DATA_EXPORT, session start, command, host
-void read_processes(NsysSource& source);   // one Process per pid that has records, named from PROCESSES
+void read_processes(NsysSource& source);                 // one Process per pid that has records, named from PROCESSES
 
 // devices.cpp
-void read_devices(NsysSource& source);     // a Device per (pid, device) the records use
-void read_diagnostics(NsysSource& source); // nsys's own warnings and errors -> data loss
+void read_devices(NsysSource& source);      // a Device per (pid, device) the records use
+void read_diagnostics(NsysSource& source);  // nsys's own warnings and errors -> data loss
 
 // host_activity.cpp
-void read_api_calls(NsysSource& source);        // CUPTI_ACTIVITY_KIND_RUNTIME and _DRIVER
-void read_synchronizations(NsysSource& source); // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
-void count_cuda_events(NsysSource& source);     // CUPTI_ACTIVITY_KIND_CUDA_EVENT (counted only)
-void read_overheads(NsysSource& source);        // PROFILER_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD
+void read_api_calls(NsysSource& source);         // CUPTI_ACTIVITY_KIND_RUNTIME and _DRIVER
+void read_synchronizations(NsysSource& source);  // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
+void count_cuda_events(NsysSource& source);      // CUPTI_ACTIVITY_KIND_CUDA_EVENT (counted only)
+void read_overheads(NsysSource& source);         // PROFILER_OVERHEAD, CUPTI_ACTIVITY_KIND_OVERHEAD
 
 // gpu_activity.cpp
-void read_kernels(NsysSource& source);          // CUPTI_ACTIVITY_KIND_KERNEL
-void read_graph_launches(NsysSource& source);   // CUPTI_ACTIVITY_KIND_GRAPH_TRACE
+void read_kernels(NsysSource& source);         // CUPTI_ACTIVITY_KIND_KERNEL
+void read_graph_launches(NsysSource& source);  // CUPTI_ACTIVITY_KIND_GRAPH_TRACE
 
 // memory_activity.cpp
-void read_memcpys(NsysSource& source);          // CUPTI_ACTIVITY_KIND_MEMCPY
-void read_memsets(NsysSource& source);          // CUPTI_ACTIVITY_KIND_MEMSET
-void read_memory_usage(NsysSource& source);     // CUDA_GPU_MEMORY_USAGE_EVENTS
+void read_memcpys(NsysSource& source);       // CUPTI_ACTIVITY_KIND_MEMCPY
+void read_memsets(NsysSource& source);       // CUPTI_ACTIVITY_KIND_MEMSET
+void read_memory_usage(NsysSource& source);  // CUDA_GPU_MEMORY_USAGE_EVENTS
 
 // nvtx_events.cpp
-void read_nvtx(NsysSource& source);             // NVTX_EVENTS
+void read_nvtx(NsysSource& source);  // NVTX_EVENTS
 
 // What GPU records need from the API calls read before them (host_activity.cpp).
 class LaunchIndex {
@@ -62,7 +62,15 @@ class LaunchIndex {
 
 // The columns every GPU activity table (kernels, graph launches, copies, memsets) shares; their
 // readers list them first, in this order.
-enum SharedGpuColumn : size_t { kGpuStart, kGpuEnd, kGpuDevice, kGpuContext, kGpuStream, kGpuCorrelation, kGpuGlobalPid };
+enum SharedGpuColumn : size_t {
+  kGpuStart,
+  kGpuEnd,
+  kGpuDevice,
+  kGpuContext,
+  kGpuStream,
+  kGpuCorrelation,
+  kGpuGlobalPid
+};
 // For a reader's static_assert that its slots start with the shared columns.
 constexpr bool shares_gpu_columns(size_t start, size_t device, size_t global_pid) {
   return start == kGpuStart && device == kGpuDevice && global_pid == kGpuGlobalPid;

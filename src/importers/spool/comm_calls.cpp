@@ -121,7 +121,9 @@ void link_comm_calls(Trace& trace, uint32_t pid, int32_t world_size, const std::
     for (; next < ops.size() && ops[next].tid == l.tid && ops[next].start_ns <= l.start_ns; ++next) {
       const CommCallRecord& c = ops[next];
       const auto known = ranks_of.find(c.comm);
-      const uint32_t ranks = known != ranks_of.end() ? known->second : world_size > 0 ? static_cast<uint32_t>(world_size) : 0;
+      const uint32_t ranks = known != ranks_of.end() ? known->second
+                             : world_size > 0        ? static_cast<uint32_t>(world_size)
+                                                     : 0;
       const uint64_t size = size_of(c, ranks);
       sized = sized && size > 0;
       out.bytes += size;

@@ -40,8 +40,7 @@ void parse_distributed(const std::string& text, Process& process) {
 
 }  // namespace
 
-RecordDecoder::RecordDecoder(Trace& trace, uint32_t pid, uint32_t parent_pid, int64_t created_ns)
-    : trace_(trace) {
+RecordDecoder::RecordDecoder(Trace& trace, uint32_t pid, uint32_t parent_pid, int64_t created_ns) : trace_(trace) {
   process_.pid = pid;
   process_.parent_pid = parent_pid;
   process_.start = created_ns;
@@ -149,9 +148,8 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
     case RecordKind::Api: {
       ApiRecord r;
       if (!read_body(body, bytes, r)) return false;
-      trace_.api_calls.push_back({pid, r.tid, api_domain_of(r.domain), r.cbid,
-                                  string(r.name), r.start_ns, r.end_ns, r.return_code,
-                                  r.correlation_id});
+      trace_.api_calls.push_back({pid, r.tid, api_domain_of(r.domain), r.cbid, string(r.name), r.start_ns, r.end_ns,
+                                  r.return_code, r.correlation_id});
       seen(r.end_ns);
       return true;
     }
@@ -225,19 +223,17 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
     case RecordKind::Memory: {
       MemoryRecord r;
       if (!read_body(body, bytes, r)) return false;
-      trace_.memory_events.push_back({pid, r.device, r.context, r.stream,
-                                      memory_op_of(r.op),
-                                      memory_kind_of(r.memory_kind),
-                                      r.address, r.bytes, r.timestamp_ns, r.correlation_id});
+      trace_.memory_events.push_back({pid, r.device, r.context, r.stream, memory_op_of(r.op),
+                                      memory_kind_of(r.memory_kind), r.address, r.bytes, r.timestamp_ns,
+                                      r.correlation_id});
       seen(r.timestamp_ns);
       return true;
     }
     case RecordKind::Sync: {
       SyncRecord r;
       if (!read_body(body, bytes, r)) return false;
-      trace_.synchronizations.push_back({pid, 0, r.context, r.stream,
-                                         sync_kind_of(r.sync_kind),
-                                         r.start_ns, r.end_ns, r.correlation_id});
+      trace_.synchronizations.push_back(
+          {pid, 0, r.context, r.stream, sync_kind_of(r.sync_kind), r.start_ns, r.end_ns, r.correlation_id});
       seen(r.end_ns);
       return true;
     }
@@ -257,8 +253,8 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
     case RecordKind::Loss: {
       LossRecord r;
       if (!read_body(body, bytes, r)) return false;
-      trace_.data_loss.push_back({pid, trace_.strings.get(string(r.what)), r.count,
-                                  trace_.strings.get(string(r.detail))});
+      trace_.data_loss.push_back(
+          {pid, trace_.strings.get(string(r.what)), r.count, trace_.strings.get(string(r.detail))});
       return true;
     }
     case RecordKind::End: {
@@ -267,8 +263,8 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       saw_end_ = true;
       process_.end = r.end_ns;
       if (r.records_dropped)
-        trace_.data_loss.push_back({pid, "writer_dropped_records", r.records_dropped,
-                                    "records gpuscope could not queue for writing in time"});
+        trace_.data_loss.push_back(
+            {pid, "writer_dropped_records", r.records_dropped, "records gpuscope could not queue for writing in time"});
       return true;
     }
     case RecordKind::KernelMetric:
@@ -302,8 +298,8 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
 void RecordDecoder::on_marker(const MarkerRecord& marker) {
   const auto phase = static_cast<MarkerPhase>(marker.phase);
   if (phase == MarkerPhase::Instant) {
-    trace_.nvtx_marks.push_back({process_.pid, marker.tid, string(marker.domain),
-                                 string(marker.name), marker.timestamp_ns});
+    trace_.nvtx_marks.push_back(
+        {process_.pid, marker.tid, string(marker.domain), string(marker.name), marker.timestamp_ns});
     return;
   }
   if (phase == MarkerPhase::Start) {
@@ -348,28 +344,26 @@ void RecordDecoder::finish(uint64_t bytes_discarded) {
   // Ranges still open when the process ended (or died) end with it.
   std::vector<NvtxRange> unclosed;
   for (auto& [id, open] : open_ranges_) unclosed.push_back(open.range);
-  std::sort(unclosed.begin(), unclosed.end(),
-            [](const NvtxRange& a, const NvtxRange& b) { return a.start < b.start; });
+  std::sort(unclosed.begin(), unclosed.end(), [](const NvtxRange& a, const NvtxRange& b) { return a.start < b.start; });
   for (NvtxRange& range : unclosed) {
     range.end = std::max(range.start, process_.end);
     trace_.nvtx_ranges.push_back(range);
   }
   if (!unclosed.empty())
-    trace_.data_loss.push_back({pid, "nvtx_unclosed_ranges", unclosed.size(),
-                                "NVTX ranges never closed; they end at the process end"});
+    trace_.data_loss.push_back(
+        {pid, "nvtx_unclosed_ranges", unclosed.size(), "NVTX ranges never closed; they end at the process end"});
   if (unmatched_range_ends_)
-    trace_.data_loss.push_back({pid, "nvtx_unmatched_range_ends", unmatched_range_ends_,
-                                "NVTX range ends whose start was not captured"});
+    trace_.data_loss.push_back(
+        {pid, "nvtx_unmatched_range_ends", unmatched_range_ends_, "NVTX range ends whose start was not captured"});
   if (unknown_string_refs_)
-    trace_.data_loss.push_back({pid, "spool_unknown_strings", unknown_string_refs_,
-                                "records naming a string the spool never defined"});
+    trace_.data_loss.push_back(
+        {pid, "spool_unknown_strings", unknown_string_refs_, "records naming a string the spool never defined"});
   if (!saw_end_)
     trace_.data_loss.push_back(
         {pid, "spool_truncated", 1,
          "the process ended without a clean shutdown (crash, signal or kill); the last moments "
          "before its end may be missing" +
-             (bytes_discarded ? "; " + std::to_string(bytes_discarded) + " damaged bytes skipped"
-                              : std::string())});
+             (bytes_discarded ? "; " + std::to_string(bytes_discarded) + " damaged bytes skipped" : std::string())});
   finish_metrics();
   link_comm_calls(trace_, pid, process_.world_size, comm_calls_);
   trace_.processes.push_back(process_);

@@ -60,7 +60,7 @@ class RecordDecoder {
   std::unordered_map<uint32_t, StringId> strings_;
   std::unordered_map<uint64_t, OpenRange> open_ranges_;
   std::unordered_map<uint32_t, std::vector<uint64_t>> thread_stacks_;  // tid -> open range ids
-  std::unordered_map<StringId, StringId> demangled_;  // mangled name -> demangled name
+  std::unordered_map<StringId, StringId> demangled_;                   // mangled name -> demangled name
   // "kernel" / "sampling" -> the last status record seen: the writer sends one when
   // collection starts and an updated one at the end, so a crash leaves the first.
   std::map<std::string, MetricCollection> collections_;

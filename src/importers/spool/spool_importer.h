@@ -12,8 +12,8 @@ namespace gpuscope {
 struct SpoolImportResult {
   uint32_t pid = 0;
   uint64_t records = 0;
-  bool truncated = false;         // no End record: the process died or was killed
-  uint64_t bytes_discarded = 0;   // a partial or damaged tail that could not be read
+  bool truncated = false;        // no End record: the process died or was killed
+  uint64_t bytes_discarded = 0;  // a partial or damaged tail that could not be read
 };
 
 // Appends one process's spool to `trace`. A spool cut short (crash, SIGKILL)

@@ -479,8 +479,8 @@ TEST_F(DecoderTest, Device) {
   EXPECT_EQ(d.compute_minor, 0u);
   EXPECT_EQ(d.sm_count, 132u);
   EXPECT_EQ(d.core_clock_khz, 1980000u);
-  EXPECT_EQ(d.memory_clock_khz, 2619000u);      // from the enrich hook
-  EXPECT_EQ(d.memory_bus_width_bits, 5120u);    // from the enrich hook
+  EXPECT_EQ(d.memory_clock_khz, 2619000u);    // from the enrich hook
+  EXPECT_EQ(d.memory_bus_width_bits, 5120u);  // from the enrich hook
   EXPECT_EQ(d.l2_cache_bytes, 52428800u);
   EXPECT_EQ(d.max_registers_per_sm, 65536u);
   EXPECT_EQ(d.max_registers_per_block, 65536u);
@@ -553,8 +553,7 @@ TEST(DecoderMappings, MemoryKinds) {
   EXPECT_EQ(to_memory_kind(CUPTI_ACTIVITY_MEMORY_KIND_ARRAY), static_cast<uint8_t>(MemoryKind::Array));
   EXPECT_EQ(to_memory_kind(CUPTI_ACTIVITY_MEMORY_KIND_MANAGED), static_cast<uint8_t>(MemoryKind::Managed));
   EXPECT_EQ(to_memory_kind(CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC), static_cast<uint8_t>(MemoryKind::DeviceStatic));
-  EXPECT_EQ(to_memory_kind(CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC),
-            static_cast<uint8_t>(MemoryKind::ManagedStatic));
+  EXPECT_EQ(to_memory_kind(CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC), static_cast<uint8_t>(MemoryKind::ManagedStatic));
   EXPECT_EQ(to_memory_kind(99), static_cast<uint8_t>(MemoryKind::Unknown));
 }
 

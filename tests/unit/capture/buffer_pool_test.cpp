@@ -16,10 +16,10 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(BufferPool, MaxBuffersFollowTheMemoryBound) {
-  EXPECT_EQ(BufferPool::max_buffers_for(8u << 20), 32u);         // 8 MiB buffers: 256 MiB / 8 MiB
-  EXPECT_EQ(BufferPool::max_buffers_for(256u << 20), 2u);        // never fewer than 2
+  EXPECT_EQ(BufferPool::max_buffers_for(8u << 20), 32u);   // 8 MiB buffers: 256 MiB / 8 MiB
+  EXPECT_EQ(BufferPool::max_buffers_for(256u << 20), 2u);  // never fewer than 2
   EXPECT_EQ(BufferPool::max_buffers_for(1u << 30), 2u);
-  EXPECT_EQ(BufferPool::max_buffers_for(64u << 10), 4096u);      // never more than 4096
+  EXPECT_EQ(BufferPool::max_buffers_for(64u << 10), 4096u);  // never more than 4096
 }
 
 // CUPTI is told the buffers come zeroed (CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER): a

@@ -54,7 +54,8 @@ TEST(ApiFilter, TurnsOffOnlyTheQueriesAndCountsTheirCalls) {
                        call(CUPTI_API_EXIT, &scratch));
   }
   filter.set_counting(false);  // outside a capture window
-  filter.on_callback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020, call(CUPTI_API_EXIT, &scratch));
+  filter.on_callback(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGetDevice_v3020,
+                     call(CUPTI_API_EXIT, &scratch));
 
   const std::string path = ::testing::TempDir() + "/api_filter.1.spool";
   SpoolWriter out;
@@ -73,7 +74,13 @@ struct Window {
   int begun = 0, ended = 0;
   CaptureRange range;
   explicit Window(const RecordingWindow& window)
-      : range(window, [this] { ++begun; return std::string(); }, [this] { ++ended; }) {}
+      : range(
+            window,
+            [this] {
+              ++begun;
+              return std::string();
+            },
+            [this] { ++ended; }) {}
 };
 
 CUpti_CallbackData site(CUpti_ApiCallbackSite where) {
@@ -87,7 +94,8 @@ TEST(CaptureRange, ProfilerApiOpensBetweenStartAndStopOnce) {
   window.kind = RecordingWindow::Kind::ProfilerApi;
   Window w(window);
   EXPECT_TRUE(w.range.needs_callbacks());
-  const auto start = CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, stop = CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
+  const auto start = CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,
+             stop = CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
   w.range.on_api_callback(CUPTI_CB_DOMAIN_RUNTIME_API, start, site(CUPTI_API_ENTER));
   EXPECT_EQ(w.begun, 0) << "the window opens when cudaProfilerStart returns";
   w.range.on_api_callback(CUPTI_CB_DOMAIN_RUNTIME_API, start, site(CUPTI_API_EXIT));

@@ -142,13 +142,13 @@ struct ReadSpool {
   bool header_ok = false;
   spool::FileHeader header{};
   size_t chunks = 0;
-  bool truncated = false;   // trailing bytes that are not a whole valid chunk
+  bool truncated = false;  // trailing bytes that are not a whole valid chunk
   bool bad_crc = false;
   bool has_end = false;
   std::map<uint32_t, std::string> strings;
-  std::map<uint32_t, std::string> texts;   // by TextKey
-  std::vector<ReadRecord> records;         // everything but String/Text, in file order
-  uint64_t total_records = 0;              // all records incl. String/Text/End
+  std::map<uint32_t, std::string> texts;  // by TextKey
+  std::vector<ReadRecord> records;        // everything but String/Text, in file order
+  uint64_t total_records = 0;             // all records incl. String/Text/End
 
   std::vector<ReadRecord> of(spool::RecordKind kind) const {
     std::vector<ReadRecord> out;
@@ -172,7 +172,10 @@ inline ReadSpool read_spool_bytes(const std::vector<uint8_t>& bytes) {
   size_t pos = out.header.header_bytes;
   while (pos < bytes.size()) {
     spool::ChunkHeader chunk;
-    if (bytes.size() - pos < sizeof(chunk)) { out.truncated = true; break; }
+    if (bytes.size() - pos < sizeof(chunk)) {
+      out.truncated = true;
+      break;
+    }
     std::memcpy(&chunk, bytes.data() + pos, sizeof(chunk));
     if (chunk.magic != spool::kChunkMagic || chunk.payload_bytes > spool::kMaxChunkPayload ||
         bytes.size() - pos - sizeof(chunk) < chunk.payload_bytes) {
@@ -180,7 +183,10 @@ inline ReadSpool read_spool_bytes(const std::vector<uint8_t>& bytes) {
       break;
     }
     const uint8_t* payload = bytes.data() + pos + sizeof(chunk);
-    if (crc32(payload, chunk.payload_bytes) != chunk.crc32) { out.bad_crc = true; break; }
+    if (crc32(payload, chunk.payload_bytes) != chunk.crc32) {
+      out.bad_crc = true;
+      break;
+    }
     // The records of this chunk (the format's own chunk reader).
     spool::ChunkReader reader;
     reader.start(payload, chunk.payload_bytes);
@@ -219,8 +225,7 @@ class SpoolDirTest : public ::testing::Test {
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::filesystem::temp_directory_path() /
-           ("gpuscope_capture_test_" + std::to_string(::getpid()) + "_" + info->test_suite_name() +
-            "_" + info->name());
+           ("gpuscope_capture_test_" + std::to_string(::getpid()) + "_" + info->test_suite_name() + "_" + info->name());
     std::filesystem::create_directories(dir_);
     path_ = (dir_ / spool_name_).string();
   }

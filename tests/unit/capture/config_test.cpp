@@ -14,7 +14,8 @@ namespace {
 
 TEST(CaptureConfig, FullConfig) {
   ConfigResult r = parse_config(
-      "spool=/tmp/run/cap;driver_api=1;flush_ms=250;sync_flush_ms=0;buffer_kb=4096;cupti=/opt/libcupti.so.13;nccl_calls=0",
+      "spool=/tmp/run/cap;driver_api=1;flush_ms=250;sync_flush_ms=0;buffer_kb=4096;cupti=/opt/"
+      "libcupti.so.13;nccl_calls=0",
       true);
   ASSERT_TRUE(r.ok) << r.error;
   const CaptureOptions& o = r.config.options;
@@ -165,10 +166,8 @@ TEST_P(CaptureConfigBad, IsRejectedWithAUsefulMessage) {
 
 INSTANTIATE_TEST_SUITE_P(
     Inputs, CaptureConfigBad,
-    ::testing::Values(BadCase{"spool=relative/path", "absolute path"},
-                      BadCase{"spool=", "absolute path"},
-                      BadCase{"spool=/a;driver_api=2", "0 or 1"},
-                      BadCase{"spool=/a;driver_api=", "0 or 1"},
+    ::testing::Values(BadCase{"spool=relative/path", "absolute path"}, BadCase{"spool=", "absolute path"},
+                      BadCase{"spool=/a;driver_api=2", "0 or 1"}, BadCase{"spool=/a;driver_api=", "0 or 1"},
                       BadCase{"spool=/a;nccl_calls=yes", "0 or 1"},
                       BadCase{"spool=/a;flush_ms=-1", "between 0 and 60000"},
                       BadCase{"spool=/a;flush_ms=60001", "between 0 and 60000"},
@@ -178,15 +177,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"spool=/a;flush_ms=99999999999999999999", "between 0 and 60000"},
                       BadCase{"spool=/a;buffer_kb=63", "between 64 and 262144"},
                       BadCase{"spool=/a;buffer_kb=262145", "between 64 and 262144"},
-                      BadCase{"spool=/a;buffer_kb= 8", "between 64 and 262144"},
-                      BadCase{"spool=/a;cupti=", "a path"},
+                      BadCase{"spool=/a;buffer_kb= 8", "between 64 and 262144"}, BadCase{"spool=/a;cupti=", "a path"},
                       BadCase{"spool=/a;colour=blue", "unknown key 'colour'"},
-                      BadCase{"spool=/a;spool=/b", "given twice"},
-                      BadCase{"spool=/a;noequals", "expected key=value"},
-                      BadCase{"spool=/a;=x", "expected key=value"},
-                      BadCase{"driver_api=1", "no spool="},
-                      BadCase{"spool=/a;api=thin", "one of full,lean"},
-                      BadCase{"spool=/a;kernel=a%2", "bad %-escape"},
+                      BadCase{"spool=/a;spool=/b", "given twice"}, BadCase{"spool=/a;noequals", "expected key=value"},
+                      BadCase{"spool=/a;=x", "expected key=value"}, BadCase{"driver_api=1", "no spool="},
+                      BadCase{"spool=/a;api=thin", "one of full,lean"}, BadCase{"spool=/a;kernel=a%2", "bad %-escape"},
                       BadCase{"spool=/a;kernel=a%zz", "bad %-escape"},
                       BadCase{"spool=/a;capture_range=nvtx:", "cudaProfilerApi or nvtx:NAME[@DOMAIN]"},
                       BadCase{"spool=/a;capture_range=nvtx:x@", "cudaProfilerApi or nvtx:NAME[@DOMAIN]"},
@@ -197,8 +192,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"spool=/a;delay=0.0001", "at least 0.001 s"}));
 
 TEST(CaptureConfig, ScopeKeys) {
-  ConfigResult r = parse_config(
-      "spool=/a;api=lean;capture_range=nvtx:train@dom;capture_range_end=repeat:3", true);
+  ConfigResult r = parse_config("spool=/a;api=lean;capture_range=nvtx:train@dom;capture_range_end=repeat:3", true);
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.config.options.api, "lean");
   EXPECT_EQ(r.config.window.kind, RecordingWindow::Kind::Nvtx);
@@ -221,7 +215,9 @@ TEST(CaptureConfig, SpoolPath) { EXPECT_EQ(spool_path("/tmp/cap", 4242), "/tmp/c
 
 TEST(CaptureProcessInfo, CommandLineFromRaw) {
   using namespace std::string_literals;
-  EXPECT_EQ(command_line_from_raw("python\0train.py\0--lr\0" "0.1\0"s), "python train.py --lr 0.1");
+  EXPECT_EQ(command_line_from_raw("python\0train.py\0--lr\0"
+                                  "0.1\0"s),
+            "python train.py --lr 0.1");
   EXPECT_EQ(command_line_from_raw(""), "");
   EXPECT_EQ(command_line_from_raw("./a.out\0"s), "./a.out");
   EXPECT_FALSE(read_command_line().empty());  // this test binary's own command line
@@ -275,7 +271,6 @@ TEST(CuptiCompat, AdviceNamesTheLikelyCause) {
   EXPECT_STREQ(cupti_error_name(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED),
                "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED");
 }
-
 
 TEST(CaptureConfig, MetricKeys) {
   ConfigResult r = parse_config(

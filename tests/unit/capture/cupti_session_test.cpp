@@ -47,7 +47,8 @@ TEST(DriverLaunches, ByDefaultOnlyTheLaunchFunctionsOfTheDriverApiAreRecorded) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(r.status, "ok");
   EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_DRIVER));
-  for (CUpti_CallbackId id : kDriverLaunches) EXPECT_FALSE(g_driver_switches.count(id)) << "launch " << id << " stays on";
+  for (CUpti_CallbackId id : kDriverLaunches)
+    EXPECT_FALSE(g_driver_switches.count(id)) << "launch " << id << " stays on";
   for (CUpti_CallbackId id : kDriverGraphLaunches) EXPECT_FALSE(g_driver_switches.count(id)) << "graph launch " << id;
   EXPECT_EQ(g_driver_switches.at(CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent), 0);
   EXPECT_EQ(g_driver_switches.at(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2), 0);

@@ -3,8 +3,8 @@
 // CUPTI and NVML: cuInit through the (fake) driver, which loads the injection library; NVTX's
 // injection; a context on device 0 (GPU sampling starts); kernel launches; time for the
 // periodic flush and the sampler to run; and at the end its own CUPTI client subscribing to
-// callbacks (through libgpuscope_preload.so, so the capture gives its subscription up). Its stdout and exit status (3) must be the same with
-// and without the capture, whatever fails in it.
+// callbacks (through libgpuscope_preload.so, so the capture gives its subscription up). Its stdout and exit status (3)
+// must be the same with and without the capture, whatever fails in it.
 //
 // Environment, set by the test:
 //   FAULT_CHILD_PRELOAD  libgpuscope_preload.so, loaded first as LD_PRELOAD would
@@ -75,7 +75,8 @@ int main() {
   using Callback = void (*)(void*, int, unsigned, const void*);
   if (auto subscribe = symbol<int (*)(void**, Callback, void*)>(preload, "cuptiSubscribe")) {
     void* subscriber = nullptr;
-    subscribe(&subscriber, [](void*, int, unsigned, const void*) {}, nullptr);
+    subscribe(
+        &subscriber, [](void*, int, unsigned, const void*) {}, nullptr);
   }
   std::printf("fault child: done\n");
   return 3;

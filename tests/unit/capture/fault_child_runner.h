@@ -26,13 +26,13 @@ extern char** environ;
 namespace gpuscope::capture::test {
 
 struct ChildRun {
-  int status = -1;           // wait status; -1: could not start
-  bool hung = false;         // killed after the time limit
-  std::string out;           // stdout
+  int status = -1;                         // wait status; -1: could not start
+  bool hung = false;                       // killed after the time limit
+  std::string out;                         // stdout
   std::vector<std::string> capture_lines;  // stderr lines starting "gpuscope:"
-  std::string spool_path;    // the capture's spool ("" when it wrote none)
-  ReadSpool spool;           // empty when the capture wrote none
-  std::string spool_error;   // a spool the reader could not parse
+  std::string spool_path;                  // the capture's spool ("" when it wrote none)
+  ReadSpool spool;                         // empty when the capture wrote none
+  std::string spool_error;                 // a spool the reader could not parse
   std::set<std::string> called, failed;    // function names from FAKE_FAULT_LOG
 };
 
@@ -115,7 +115,8 @@ inline ChildRun run_child(const std::string& program, const std::filesystem::pat
 inline bool reason_shown(const ChildRun& run, const std::string& call, const std::vector<std::string>& error_texts) {
   // NVML's versioned symbols go by their plain name in messages: nvmlInit_v2 is "nvmlInit".
   const std::string plain = call.size() > 3 && call.compare(call.size() - 3, 3, "_v2") == 0
-                                ? call.substr(0, call.size() - 3) : call;
+                                ? call.substr(0, call.size() - 3)
+                                : call;
   auto names = [&](const std::string& text) {
     if (text.find(plain) == std::string::npos) return false;
     for (const std::string& error : error_texts)

@@ -98,7 +98,10 @@ class FaultMatrix : public ::testing::Test {
             {"FAULT_CHILD_CUPTI", cupti},
             {"FAKE_NVML_PERIOD_MS", "5"},
             // Nothing fails unless a case says so, whatever the test's own environment holds.
-            {"FAKE_CUPTI_FAIL", ""}, {"FAKE_NVML_FAIL", ""}, {"FAKE_CUPTI_FAIL_KIND", ""}, {"FAKE_NVML_MODE", ""}};
+            {"FAKE_CUPTI_FAIL", ""},
+            {"FAKE_NVML_FAIL", ""},
+            {"FAKE_CUPTI_FAIL_KIND", ""},
+            {"FAKE_NVML_MODE", ""}};
   }
   ChildRun run(const std::string& name, std::map<std::string, std::string> env) const {
     return run_child(GPUSCOPE_FAULT_CHILD, dir_ / name, env);
@@ -132,13 +135,14 @@ class FaultMatrix : public ::testing::Test {
     const auto no_status = kNotAStatus.find(c.function);
     Outcome o;
     o.identical = !got.hung && got.status == ref.status && got.out == ref.out;
-    o.reason = reason_shown(got, named,
-                            no_status == kNotAStatus.end() ? c.code->texts : std::vector<std::string>{no_status->second});
+    o.reason = reason_shown(
+        got, named, no_status == kNotAStatus.end() ? c.code->texts : std::vector<std::string>{no_status->second});
     o.fired = got.failed.count(c.function) > 0;
     std::string why;
     if (!o.fired) why += " the fault never fired;";
     if (got.hung) why += " hung;";
-    if (!o.identical) why += " status " + std::to_string(got.status) + (got.out == ref.out ? "" : ", stdout differs") + ";";
+    if (!o.identical)
+      why += " status " + std::to_string(got.status) + (got.out == ref.out ? "" : ", stdout differs") + ";";
     if (!o.reason) why += " no reason naming " + named + " and " + c.code->name + ";";
     if (!got.spool_error.empty()) why += " unreadable spool (" + got.spool_error + ");";
     if (!why.empty()) o.problem = c.spec + " (" + c.code->name + "):" + why + " [" + dir.string() + "]";
@@ -187,11 +191,12 @@ class FaultMatrix : public ::testing::Test {
       auto& [count, first] = by_function[cases[i].function];
       if (count++ == 0) first = outcomes[i].problem;
     }
-    std::printf("%s matrix%s%s: %zu functions x %zu codes (1 for a call without a status) = %zu cases in %.1f s: "
-                "%zu identical, %zu reason shown, %zu faults reached\n",
-                fake.env_var.c_str(), options.empty() ? "" : " with ", options.c_str() + (options.empty() ? 0 : 1),
-                fake.functions.size(), only_code ? size_t{1} : fake.codes.size(), cases.size(), seconds, identical,
-                shown, reached);
+    std::printf(
+        "%s matrix%s%s: %zu functions x %zu codes (1 for a call without a status) = %zu cases in %.1f s: "
+        "%zu identical, %zu reason shown, %zu faults reached\n",
+        fake.env_var.c_str(), options.empty() ? "" : " with ", options.c_str() + (options.empty() ? 0 : 1),
+        fake.functions.size(), only_code ? size_t{1} : fake.codes.size(), cases.size(), seconds, identical, shown,
+        reached);
     for (const auto& [function, failed] : by_function)
       ADD_FAILURE() << function << ": " << failed.first << " cases fail, e.g. " << failed.second;
   }
@@ -268,18 +273,22 @@ TEST_F(FaultMatrix, EveryCuptiCallFailsInACaptureRange) { run_matrix(cupti_fake(
 TEST_F(FaultMatrix, LaterCallsFail) {
   const ChildRun ref = reference();
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"FAKE_CUPTI_FAIL", "cuptiActivityFlushAll:999:2"},      {"FAKE_CUPTI_FAIL", "cuptiActivityGetNextRecord:999:50"},
-      {"FAKE_CUPTI_FAIL", "cuptiActivityEnable:39:5"},         {"FAKE_CUPTI_FAIL", "cuptiEnableCallback:999:3"},
+      {"FAKE_CUPTI_FAIL", "cuptiActivityFlushAll:999:2"},
+      {"FAKE_CUPTI_FAIL", "cuptiActivityGetNextRecord:999:50"},
+      {"FAKE_CUPTI_FAIL", "cuptiActivityEnable:39:5"},
+      {"FAKE_CUPTI_FAIL", "cuptiEnableCallback:999:3"},
       {"FAKE_CUPTI_FAIL", "cuptiActivityGetNumDroppedRecords:999:2"},
       {"FAKE_NVML_FAIL", "nvmlGpmSampleGet:15:2"},
-      {"FAKE_NVML_FAIL", "nvmlGpmSampleAlloc:20:2"},           {"FAKE_NVML_FAIL", "nvmlGpmSampleFree:999:2"},
+      {"FAKE_NVML_FAIL", "nvmlGpmSampleAlloc:20:2"},
+      {"FAKE_NVML_FAIL", "nvmlGpmSampleFree:999:2"},
   };
   const Fake cupti = cupti_fake(), nvml = nvml_fake();
   for (const auto& [env_var, spec] : cases) {
     const std::string function = spec.substr(0, spec.find(':'));
     const int value = std::stoi(spec.substr(function.size() + 1));
     const Fake& fake = env_var == "FAKE_CUPTI_FAIL" ? cupti : nvml;
-    const auto code = std::find_if(fake.codes.begin(), fake.codes.end(), [&](const Fake::Code& c) { return c.value == value; });
+    const auto code = std::find_if(fake.codes.begin(), fake.codes.end(),
+                                   [&](const Fake::Code& c) { return c.value == value; });
     ASSERT_NE(code, fake.codes.end()) << spec;
     auto env = captured(dir_ / function);
     env[env_var] = spec;

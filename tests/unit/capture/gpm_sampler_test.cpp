@@ -46,7 +46,7 @@ struct Result {
   spool::MetricCollectionRecord collection{};
   std::string status;
   int64_t started_ns = 0, stopped_ns = 0;  // realtime around start() and stop()
-  int window_starts = 0;                    // sample1s the fake measured from
+  int window_starts = 0;                   // sample1s the fake measured from
 };
 
 struct Scenario {

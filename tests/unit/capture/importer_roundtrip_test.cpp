@@ -70,7 +70,6 @@ class ImporterRoundTrip : public test::SpoolDirTest {
     }
     writer.stop_and_join();
   }
-
 };
 
 constexpr uint64_t kT0 = 1700000000000000000ull;

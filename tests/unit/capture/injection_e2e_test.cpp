@@ -90,12 +90,13 @@ class InjectionE2E : public ::testing::Test {
   };
   MetricsRun metrics_run(const std::string& extra, int code) {
     pid_t pid = 0;
-    const int status = run_child(config(extra),
-                                 [&](void* inject) {
-                                   if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
-                                   exit(code);
-                                 },
-                                 &pid);
+    const int status = run_child(
+        config(extra),
+        [&](void* inject) {
+          if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+          exit(code);
+        },
+        &pid);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == code) << "wait status " << status;
     MetricsRun run{spool_of(pid), {}, ""};
     EXPECT_TRUE(run.spool.has_end);
@@ -124,34 +125,37 @@ uint64_t loss_total(const test::ReadSpool& r, const std::string& what) {
 TEST_F(InjectionE2E, CleanRunForkedChildAndExitDrain) {
   const std::string fake = fake_.string();
   pid_t pid = 0;
-  int status = run_child(config(), [&](void* inject) {
-    auto nvtx_init = sym<int (*)(const void* (*)(uint32_t))>(inject, "InitializeInjectionNvtx2");
-    auto init = sym<int (*)()>(inject, "InitializeInjection");
-    if (!nvtx_init || !init) _exit(102);
-    if (nvtx_init(nullptr) != 1) _exit(103);  // forwarded to (fake) libcupti
-    if (init() != 1) _exit(104);
-    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_NOLOAD);  // the copy the library loaded
-    if (cupti == nullptr) _exit(105);
-    if (sym<int (*)()>(cupti, "fake_cupti_nvtx_inits")() != 1) _exit(106);
-    auto launch = sym<void (*)(int)>(cupti, "fake_cupti_launch");
-    auto flushes = sym<int (*)()>(cupti, "fake_cupti_flushes");
-    launch(1000);
-    for (int i = 0; i < 200 && flushes() < 2; ++i) std::this_thread::sleep_for(10ms);  // periodic flush
-    if (flushes() < 2) _exit(107);
+  int status = run_child(
+      config(),
+      [&](void* inject) {
+        auto nvtx_init = sym<int (*)(const void* (*)(uint32_t))>(inject, "InitializeInjectionNvtx2");
+        auto init = sym<int (*)()>(inject, "InitializeInjection");
+        if (!nvtx_init || !init) _exit(102);
+        if (nvtx_init(nullptr) != 1) _exit(103);  // forwarded to (fake) libcupti
+        if (init() != 1) _exit(104);
+        void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_NOLOAD);  // the copy the library loaded
+        if (cupti == nullptr) _exit(105);
+        if (sym<int (*)()>(cupti, "fake_cupti_nvtx_inits")() != 1) _exit(106);
+        auto launch = sym<void (*)(int)>(cupti, "fake_cupti_launch");
+        auto flushes = sym<int (*)()>(cupti, "fake_cupti_flushes");
+        launch(1000);
+        for (int i = 0; i < 200 && flushes() < 2; ++i) std::this_thread::sleep_for(10ms);  // periodic flush
+        if (flushes() < 2) _exit(107);
 
-    // A fork()ed child without exec: it must neither write to our spool nor hang at exit.
-    pid_t grandchild = fork();
-    if (grandchild == 0) {
-      launch(10);
-      exit(3);  // runs atexit handlers, ours included
-    }
-    int gstatus = 0;
-    waitpid(grandchild, &gstatus, 0);
-    if (!WIFEXITED(gstatus) || WEXITSTATUS(gstatus) != 3) _exit(108);
+        // A fork()ed child without exec: it must neither write to our spool nor hang at exit.
+        pid_t grandchild = fork();
+        if (grandchild == 0) {
+          launch(10);
+          exit(3);  // runs atexit handlers, ours included
+        }
+        int gstatus = 0;
+        waitpid(grandchild, &gstatus, 0);
+        if (!WIFEXITED(gstatus) || WEXITSTATUS(gstatus) != 3) _exit(108);
 
-    launch(500);  // delivered only by the forced flush at exit
-    exit(7);
-  }, &pid);
+        launch(500);  // delivered only by the forced flush at exit
+        exit(7);
+      },
+      &pid);
   ASSERT_TRUE(WIFEXITED(status)) << status;
   ASSERT_EQ(WEXITSTATUS(status), 7) << "the program's exit status must be its own";
   EXPECT_EQ(spool_count(), 1u) << "the forked child must not create a spool";
@@ -190,15 +194,18 @@ TEST_F(InjectionE2E, CleanRunForkedChildAndExitDrain) {
 TEST_F(InjectionE2E, SigkillLeavesAReadableTruncatedSpool) {
   const std::string fake = fake_.string();
   pid_t pid = 0;
-  int status = run_child(config(), [&](void* inject) {
-    sym<int (*)()>(inject, "InitializeInjection")();
-    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_NOLOAD);
-    if (cupti == nullptr) _exit(105);
-    sym<void (*)(int)>(cupti, "fake_cupti_launch")(300);
-    // flush_ms=20: within a few periods the records are on disk.
-    std::this_thread::sleep_for(300ms);
-    raise(SIGKILL);
-  }, &pid);
+  int status = run_child(
+      config(),
+      [&](void* inject) {
+        sym<int (*)()>(inject, "InitializeInjection")();
+        void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_NOLOAD);
+        if (cupti == nullptr) _exit(105);
+        sym<void (*)(int)>(cupti, "fake_cupti_launch")(300);
+        // flush_ms=20: within a few periods the records are on disk.
+        std::this_thread::sleep_for(300ms);
+        raise(SIGKILL);
+      },
+      &pid);
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGKILL);
   test::ReadSpool r = spool_of(pid);
@@ -213,13 +220,16 @@ TEST_F(InjectionE2E, CuptiRefusalFailsOpen) {
   pid_t pid = 0;
   setenv("FAKE_CUPTI_FAIL_KIND", std::to_string(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL).c_str(), 1);
   const std::string fake = fake_.string();
-  int status = run_child(config(), [&](void* inject) {
-    if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
-    void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_NOLOAD);
-    if (cupti == nullptr) _exit(105);
-    if (sym<int (*)()>(cupti, "fake_cupti_enabled_kinds")() != 0) _exit(106);  // all disabled again
-    exit(9);
-  }, &pid);
+  int status = run_child(
+      config(),
+      [&](void* inject) {
+        if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+        void* cupti = dlopen(fake.c_str(), RTLD_NOW | RTLD_NOLOAD);
+        if (cupti == nullptr) _exit(105);
+        if (sym<int (*)()>(cupti, "fake_cupti_enabled_kinds")() != 0) _exit(106);  // all disabled again
+        exit(9);
+      },
+      &pid);
   unsetenv("FAKE_CUPTI_FAIL_KIND");
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 9);
@@ -235,10 +245,13 @@ TEST_F(InjectionE2E, CuptiRefusalFailsOpen) {
 TEST_F(InjectionE2E, OptionalKindRefusalIsPartial) {
   pid_t pid = 0;
   setenv("FAKE_CUPTI_FAIL_KIND", std::to_string(CUPTI_ACTIVITY_KIND_MARKER).c_str(), 1);
-  int status = run_child(config(), [&](void* inject) {
-    sym<int (*)()>(inject, "InitializeInjection")();
-    exit(0);
-  }, &pid);
+  int status = run_child(
+      config(),
+      [&](void* inject) {
+        sym<int (*)()>(inject, "InitializeInjection")();
+        exit(0);
+      },
+      &pid);
   unsetenv("FAKE_CUPTI_FAIL_KIND");
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
@@ -251,8 +264,7 @@ TEST_F(InjectionE2E, OptionalKindRefusalIsPartial) {
 // A libcupti without the range profiler (the fake has only the activity API): metric
 // collection fails open with its reason in the spool; tracing and the exit status are intact.
 TEST_F(InjectionE2E, MetricsWithoutRangeProfilerFailOpen) {
-  const MetricsRun run =
-      metrics_run(";metric=sm__throughput.avg.pct_of_peak_sustained_elapsed", 6);
+  const MetricsRun run = metrics_run(";metric=sm__throughput.avg.pct_of_peak_sustained_elapsed", 6);
   EXPECT_EQ(run.last.kind, static_cast<uint8_t>(sp::MetricCollectionKind::Kernel));
   EXPECT_NE(run.status.find("lacks the range profiler"), std::string::npos) << run.status;
   EXPECT_EQ(run.last.metrics, 2u);
@@ -311,23 +323,26 @@ TEST_F(InjectionE2E, CuptiTakeoverByTheProgramStopsOurFlushes) {
   if (!fs::exists(preload_)) GTEST_SKIP() << "build gpuscope_preload first (" << preload_ << ")";
   const std::string fake = fake_.string(), preload = preload_.string();
   pid_t pid = 0;
-  int status = run_child(config(), [&](void* inject) {
-    const other_client::ProgramCupti program = other_client::load(preload, fake);
-    void* cupti = program.cupti;
-    other_client::flushes = sym<int (*)()>(cupti, "fake_cupti_flushes");
-    std::atexit(other_client::check_no_exit_flush);
-    if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
-    auto launch = sym<void (*)(int)>(cupti, "fake_cupti_launch");
-    launch(300);  // still ours: the takeover hands them to us first
-    if (other_client::program_register(program) != CUPTI_SUCCESS) _exit(106);
-    if (other_client::completed != 0) _exit(107);  // none of our buffers went to the other client
-    const int after_takeover = other_client::flushes();
-    launch(200);  // the other client's
-    std::this_thread::sleep_for(200ms);  // 10 periods of flush_ms=20
-    if (other_client::flushes() != after_takeover) _exit(108);  // our periodic flush stopped
-    other_client::flushes_before_exit = other_client::flushes();
-    exit(5);
-  }, &pid);
+  int status = run_child(
+      config(),
+      [&](void* inject) {
+        const other_client::ProgramCupti program = other_client::load(preload, fake);
+        void* cupti = program.cupti;
+        other_client::flushes = sym<int (*)()>(cupti, "fake_cupti_flushes");
+        std::atexit(other_client::check_no_exit_flush);
+        if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+        auto launch = sym<void (*)(int)>(cupti, "fake_cupti_launch");
+        launch(300);  // still ours: the takeover hands them to us first
+        if (other_client::program_register(program) != CUPTI_SUCCESS) _exit(106);
+        if (other_client::completed != 0) _exit(107);  // none of our buffers went to the other client
+        const int after_takeover = other_client::flushes();
+        launch(200);                                                // the other client's
+        std::this_thread::sleep_for(200ms);                         // 10 periods of flush_ms=20
+        if (other_client::flushes() != after_takeover) _exit(108);  // our periodic flush stopped
+        other_client::flushes_before_exit = other_client::flushes();
+        exit(5);
+      },
+      &pid);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 5) << "108: periodic flush went on; 120: flushed at exit; 107: buffer handed over";
   test::ReadSpool r = spool_of(pid);
@@ -350,16 +365,19 @@ TEST_F(InjectionE2E, AProgramThatRegisteredFirstKeepsItsRecords) {
   if (!fs::exists(preload_)) GTEST_SKIP() << "build gpuscope_preload first (" << preload_ << ")";
   const std::string fake = fake_.string(), preload = preload_.string();
   pid_t pid = 0;
-  int status = run_child(config(), [&](void* inject) {
-    const other_client::ProgramCupti program = other_client::load(preload, fake);
-    void* cupti = program.cupti;
-    if (other_client::program_register(program) != CUPTI_SUCCESS) _exit(103);
-    if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
-    sym<void (*)(int)>(cupti, "fake_cupti_launch")(10);
-    sym<CUptiResult (*)(uint32_t)>(cupti, "cuptiActivityFlushAll")(0);
-    if (other_client::completed == 0) _exit(105);  // the program's client still gets the records
-    exit(4);
-  }, &pid);
+  int status = run_child(
+      config(),
+      [&](void* inject) {
+        const other_client::ProgramCupti program = other_client::load(preload, fake);
+        void* cupti = program.cupti;
+        if (other_client::program_register(program) != CUPTI_SUCCESS) _exit(103);
+        if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+        sym<void (*)(int)>(cupti, "fake_cupti_launch")(10);
+        sym<CUptiResult (*)(uint32_t)>(cupti, "cuptiActivityFlushAll")(0);
+        if (other_client::completed == 0) _exit(105);  // the program's client still gets the records
+        exit(4);
+      },
+      &pid);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 4) << "105: the capture took the program's records";
   test::ReadSpool r = spool_of(pid);

@@ -43,8 +43,8 @@ TEST(LaunchFilter, SkipAndCountApplyToMatchingLaunchesOnly) {
     if (v == V::Measure) ++measured;
     return v;
   };
-  EXPECT_EQ(launch("_Z15transpose_naivePfPKfi"), V::Skip);    // skipped: first match
-  EXPECT_EQ(launch("_Z10fma_kernelPfi"), V::Skip);            // no match: not counted
+  EXPECT_EQ(launch("_Z15transpose_naivePfPKfi"), V::Skip);  // skipped: first match
+  EXPECT_EQ(launch("_Z10fma_kernelPfi"), V::Skip);          // no match: not counted
   EXPECT_EQ(launch("_Z16transpose_paddedPfPKfi"), V::Measure);
   EXPECT_EQ(launch("_Z15transpose_naivePfPKfi"), V::Measure);
   EXPECT_EQ(launch("_Z16transpose_paddedPfPKfi"), V::Done);

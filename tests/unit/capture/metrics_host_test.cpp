@@ -96,8 +96,8 @@ TEST_F(MetricsHostTest, PmSamplingRefusesMultiPassMetrics) {
   // CUPTI configures sm__throughput for PM sampling in many passes, which it cannot sample.
   auto h = host(ProfilerKind::PmSampling);
   ASSERT_TRUE(h);
-  const std::string error = h->validate({"dram__throughput.avg.pct_of_peak_sustained_elapsed",
-                                         "sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  const std::string error = h->validate(
+      {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "sm__throughput.avg.pct_of_peak_sustained_elapsed"});
   EXPECT_EQ(error.rfind("metric 'sm__throughput.avg.pct_of_peak_sustained_elapsed' needs ", 0), 0u) << error;
   EXPECT_NE(error.find("PM sampling collects in one"), std::string::npos) << error;
 }
@@ -205,7 +205,8 @@ TEST_F(MetricsHostTest, ConfigureForChipAdaptsTheSetsButNotTheUsersMetrics) {
   ChipConfig typo = configure_for_chip(*api_, kChip, {"gpu__time_duration.sum", "sm__no_such_metric.sum"}, {});
   ASSERT_TRUE(typo.host) << typo.error;
   EXPECT_EQ(typo.dropped, std::vector<std::string>{"sm__no_such_metric.sum"});
-  typo = configure_for_chip(*api_, kChip, {"gpu__time_duration.sum", "sm__no_such_metric.sum"}, {"sm__no_such_metric.sum"});
+  typo = configure_for_chip(*api_, kChip, {"gpu__time_duration.sum", "sm__no_such_metric.sum"},
+                            {"sm__no_such_metric.sum"});
   EXPECT_FALSE(typo.host);
   EXPECT_NE(typo.error.find("sm__no_such_metric.sum"), std::string::npos) << typo.error;
 }

@@ -2,10 +2,10 @@
 // not NCCL's or too short refused, and the callback path from a domain push to a spool record.
 #include "capture/nccl_calls.h"
 
+#include <generated_nvtx_meta.h>
 #include <gtest/gtest.h>
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtPayload.h>
-#include <generated_nvtx_meta.h>
 
 #include <vector>
 
@@ -65,7 +65,7 @@ TEST(NcclPayloads, CommunicatorCreationGivesItsSizeAndRank) {
 
 TEST(NcclPayloads, ForeignOrShortPayloadsAreRefused) {
   const uint64_t data[3] = {1, 2, 3};
-  EXPECT_FALSE(decode_nccl_payload(5, data, sizeof data).has_value());            // a dynamic schema id
+  EXPECT_FALSE(decode_nccl_payload(5, data, sizeof data).has_value());             // a dynamic schema id
   EXPECT_FALSE(decode_nccl_payload(kStatic + 13, data, sizeof data).has_value());  // CommSplit: not a call we read
   EXPECT_FALSE(decode_nccl_payload(kStatic + 5, data, 4).has_value());             // shorter than a size
   EXPECT_FALSE(decode_nccl_payload(kStatic + 5, nullptr, 24).has_value());

@@ -31,7 +31,6 @@ class SpoolWriterTest : public test::SpoolDirTest {
     k.grid[0] = static_cast<int32_t>(i);
     return k;
   }
-
 };
 
 TEST_F(SpoolWriterTest, HeaderRecordsStringsTextsAndEnd) {

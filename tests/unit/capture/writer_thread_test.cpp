@@ -75,7 +75,6 @@ class WriterThreadTest : public test::SpoolDirTest {
     const size_t valid = records.copy_to(buffer, pool.buffer_bytes());
     ASSERT_TRUE(pool.push_filled({buffer, valid, dropped}));
   }
-
 };
 
 TEST_F(WriterThreadTest, BuffersBecomeAFinishedSpool) {
@@ -133,7 +132,7 @@ TEST_F(WriterThreadTest, BuffersBecomeAFinishedSpool) {
 
   auto end = r.of(sp::RecordKind::End).at(0).as<sp::EndRecord>();
   EXPECT_EQ(end.records_written + 1, r.total_records);  // every record before End
-  EXPECT_EQ(end.records_dropped, 0u);  // CUPTI's drops are Loss records, not ours
+  EXPECT_EQ(end.records_dropped, 0u);                   // CUPTI's drops are Loss records, not ours
   EXPECT_GT(end.end_ns, 0);
   EXPECT_LE(pool.stats().allocated, 4u);
 }

@@ -11,9 +11,9 @@
 #define FAKE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace {
-constexpr int kSuccess = 0;            // CUDA_SUCCESS
-constexpr int kInvalidValue = 1;       // CUDA_ERROR_INVALID_VALUE
-constexpr int kInvalidDevice = 101;    // CUDA_ERROR_INVALID_DEVICE
+constexpr int kSuccess = 0;                     // CUDA_SUCCESS
+constexpr int kInvalidValue = 1;                // CUDA_ERROR_INVALID_VALUE
+constexpr int kInvalidDevice = 101;             // CUDA_ERROR_INVALID_DEVICE
 constexpr const char* kBusId = "0000:01:00.0";  // fake_nvml.cpp's GPU
 }  // namespace
 

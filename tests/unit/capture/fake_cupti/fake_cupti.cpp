@@ -45,17 +45,28 @@ std::atomic<bool> g_dropped_reported{false};
 uint32_t tid() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
 
 // Every function below that can be made to fail (FAKE_CUPTI_FAIL), for the fault matrix.
-constexpr const char* kFaultable[] = {
-    "cuptiGetVersion", "cuptiGetResultString", "cuptiGetCallbackName", "cuptiSetThreadIdType",
-    "cuptiActivityFlushPeriod", "cuptiActivityEnableAllSyncRecords", "cuptiActivityRegisterCallbacks",
-    "cuptiActivityEnable", "cuptiActivityDisable", "cuptiActivityGetNumDroppedRecords",
-    "cuptiActivityGetNextRecord", "cuptiActivityFlushAll", "InitializeInjectionNvtx2",
+constexpr const char* kFaultable[] = {"cuptiGetVersion",
+                                      "cuptiGetResultString",
+                                      "cuptiGetCallbackName",
+                                      "cuptiSetThreadIdType",
+                                      "cuptiActivityFlushPeriod",
+                                      "cuptiActivityEnableAllSyncRecords",
+                                      "cuptiActivityRegisterCallbacks",
+                                      "cuptiActivityEnable",
+                                      "cuptiActivityDisable",
+                                      "cuptiActivityGetNumDroppedRecords",
+                                      "cuptiActivityGetNextRecord",
+                                      "cuptiActivityFlushAll",
+                                      "InitializeInjectionNvtx2",
 #ifdef FAKE_CUPTI_CALLBACKS
-    "cuptiSubscribe", "cuptiUnsubscribe", "cuptiEnableCallback", "cuptiGetDeviceId",
-    "cuptiActivityEnableRuntimeApi",
+                                      "cuptiSubscribe",
+                                      "cuptiUnsubscribe",
+                                      "cuptiEnableCallback",
+                                      "cuptiGetDeviceId",
+                                      "cuptiActivityEnableRuntimeApi",
 #endif
-    "cuptiActivityEnableDriverApi",
-    nullptr};
+                                      "cuptiActivityEnableDriverApi",
+                                      nullptr};
 
 // Every CUptiResult error of cupti_result.h, generated from it at configure time.
 struct Code {
@@ -118,7 +129,8 @@ FAKE_EXPORT CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequ
 FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   FAULT_POINT();
   const char* fail = std::getenv("FAKE_CUPTI_FAIL_KIND");
-  if (fail != nullptr && std::atoi(fail) == static_cast<int>(kind)) return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  if (fail != nullptr && std::atoi(fail) == static_cast<int>(kind))
+    return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   ++g_enabled;
   return CUPTI_SUCCESS;
 }
@@ -214,7 +226,6 @@ FAKE_EXPORT CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId, uint8_t)
   return CUPTI_SUCCESS;
 }
 
-
 // The program created a context on device 0: the subscriber hears of it if it asked to.
 FAKE_EXPORT void fake_cupti_context_created() {
   CUpti_CallbackFunc callback = nullptr;
@@ -224,7 +235,8 @@ FAKE_EXPORT void fake_cupti_context_created() {
   }
   CUpti_ResourceData data{};
   data.context = reinterpret_cast<CUcontext>(&g_subscriber);  // any non-null context
-  if (callback != nullptr) callback(g_callback_data, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
+  if (callback != nullptr)
+    callback(g_callback_data, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
 }
 #endif
 

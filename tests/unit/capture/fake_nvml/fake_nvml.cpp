@@ -51,30 +51,51 @@ struct Code {
   int value;
 };
 constexpr Code kCodes[] = {
-    {"NVML_ERROR_UNINITIALIZED", 1},           {"NVML_ERROR_INVALID_ARGUMENT", 2},
-    {"NVML_ERROR_NOT_SUPPORTED", 3},           {"NVML_ERROR_NO_PERMISSION", 4},
-    {"NVML_ERROR_ALREADY_INITIALIZED", 5},     {"NVML_ERROR_NOT_FOUND", 6},
-    {"NVML_ERROR_INSUFFICIENT_SIZE", 7},       {"NVML_ERROR_INSUFFICIENT_POWER", 8},
-    {"NVML_ERROR_DRIVER_NOT_LOADED", 9},       {"NVML_ERROR_TIMEOUT", 10},
-    {"NVML_ERROR_IRQ_ISSUE", 11},              {"NVML_ERROR_LIBRARY_NOT_FOUND", 12},
-    {"NVML_ERROR_FUNCTION_NOT_FOUND", 13},     {"NVML_ERROR_CORRUPTED_INFOROM", 14},
-    {"NVML_ERROR_GPU_IS_LOST", 15},            {"NVML_ERROR_RESET_REQUIRED", 16},
-    {"NVML_ERROR_OPERATING_SYSTEM", 17},       {"NVML_ERROR_LIB_RM_VERSION_MISMATCH", 18},
-    {"NVML_ERROR_IN_USE", 19},                 {"NVML_ERROR_MEMORY", 20},
-    {"NVML_ERROR_NO_DATA", 21},                {"NVML_ERROR_VGPU_ECC_NOT_SUPPORTED", 22},
-    {"NVML_ERROR_INSUFFICIENT_RESOURCES", 23}, {"NVML_ERROR_FREQ_NOT_SUPPORTED", 24},
-    {"NVML_ERROR_ARGUMENT_VERSION_MISMATCH", 25}, {"NVML_ERROR_DEPRECATED", 26},
-    {"NVML_ERROR_NOT_READY", 27},              {"NVML_ERROR_GPU_NOT_FOUND", 28},
-    {"NVML_ERROR_INVALID_STATE", 29},          {"NVML_ERROR_RESET_TYPE_NOT_SUPPORTED", 30},
+    {"NVML_ERROR_UNINITIALIZED", 1},
+    {"NVML_ERROR_INVALID_ARGUMENT", 2},
+    {"NVML_ERROR_NOT_SUPPORTED", 3},
+    {"NVML_ERROR_NO_PERMISSION", 4},
+    {"NVML_ERROR_ALREADY_INITIALIZED", 5},
+    {"NVML_ERROR_NOT_FOUND", 6},
+    {"NVML_ERROR_INSUFFICIENT_SIZE", 7},
+    {"NVML_ERROR_INSUFFICIENT_POWER", 8},
+    {"NVML_ERROR_DRIVER_NOT_LOADED", 9},
+    {"NVML_ERROR_TIMEOUT", 10},
+    {"NVML_ERROR_IRQ_ISSUE", 11},
+    {"NVML_ERROR_LIBRARY_NOT_FOUND", 12},
+    {"NVML_ERROR_FUNCTION_NOT_FOUND", 13},
+    {"NVML_ERROR_CORRUPTED_INFOROM", 14},
+    {"NVML_ERROR_GPU_IS_LOST", 15},
+    {"NVML_ERROR_RESET_REQUIRED", 16},
+    {"NVML_ERROR_OPERATING_SYSTEM", 17},
+    {"NVML_ERROR_LIB_RM_VERSION_MISMATCH", 18},
+    {"NVML_ERROR_IN_USE", 19},
+    {"NVML_ERROR_MEMORY", 20},
+    {"NVML_ERROR_NO_DATA", 21},
+    {"NVML_ERROR_VGPU_ECC_NOT_SUPPORTED", 22},
+    {"NVML_ERROR_INSUFFICIENT_RESOURCES", 23},
+    {"NVML_ERROR_FREQ_NOT_SUPPORTED", 24},
+    {"NVML_ERROR_ARGUMENT_VERSION_MISMATCH", 25},
+    {"NVML_ERROR_DEPRECATED", 26},
+    {"NVML_ERROR_NOT_READY", 27},
+    {"NVML_ERROR_GPU_NOT_FOUND", 28},
+    {"NVML_ERROR_INVALID_STATE", 29},
+    {"NVML_ERROR_RESET_TYPE_NOT_SUPPORTED", 30},
     {"NVML_ERROR_UNKNOWN", 999},
 };
 constexpr int kCodeCount = sizeof(kCodes) / sizeof(kCodes[0]);
 
 // Every function below that FAKE_NVML_FAIL can make fail, for the fault matrix.
-constexpr const char* kFaultable[] = {
-    "nvmlInit_v2",       "nvmlShutdown",       "nvmlErrorString",  "nvmlDeviceGetHandleByPciBusId_v2",
-    "nvmlGpmQueryDeviceSupport", "nvmlGpmSampleAlloc", "nvmlGpmSampleFree", "nvmlGpmSampleGet",
-    "nvmlGpmMetricsGet", nullptr};
+constexpr const char* kFaultable[] = {"nvmlInit_v2",
+                                      "nvmlShutdown",
+                                      "nvmlErrorString",
+                                      "nvmlDeviceGetHandleByPciBusId_v2",
+                                      "nvmlGpmQueryDeviceSupport",
+                                      "nvmlGpmSampleAlloc",
+                                      "nvmlGpmSampleFree",
+                                      "nvmlGpmSampleGet",
+                                      "nvmlGpmMetricsGet",
+                                      nullptr};
 
 // Never destroyed: the sampler thread may call in while the process exits.
 fake::FaultPlan& plan() {
@@ -119,7 +140,7 @@ enum class Mode { Ok, Unsupported, MetricsError, InitError, Stuck };
 std::mutex g_mutex;  // the sampler thread calls in; the test reads the counts after stop()
 Mode g_mode = Mode::Ok;
 long long g_period_ms = 100;
-int g_inits = 0;                // nvmlInit_v2 minus nvmlShutdown, as NVML counts them
+int g_inits = 0;  // nvmlInit_v2 minus nvmlShutdown, as NVML counts them
 // Allocated, not yet freed. Never destroyed: a sample whose nvmlGpmSampleFree was made to fail
 // stays NVML's, as with the real library, and must stay reachable at exit, or LeakSanitizer would
 // blame the capture for what the injected failure kept.
@@ -130,7 +151,7 @@ std::set<Sample*>& g_samples = *new std::set<Sample*>;
 // would get the right values from this fake, but averages over the whole run from real GPM.
 [[maybe_unused]] unsigned long long g_last_start = 0;
 int g_window_starts = 0;
-int g_device = 0;               // the one GPU's nvmlDevice_t is &g_device
+int g_device = 0;  // the one GPU's nvmlDevice_t is &g_device
 constexpr const char* kBusId = "0000:01:00.0";
 
 Mode mode_from_env() {
@@ -240,7 +261,8 @@ FAKE_EXPORT int nvmlGpmSampleGet(void* device, void* sample) {
   Sample* s = find_sample(sample);
   if (device != &g_device || s == nullptr) return reject("nvmlGpmSampleGet: bad device or sample");
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch()).count();
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count();
   s->filled = true;
   s->period = g_mode == Mode::Stuck ? 0 : ms / g_period_ms;
   s->sequence = ++g_sequence;
