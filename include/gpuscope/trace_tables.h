@@ -1,47 +1,68 @@
-// Every per-process record table of a Trace, for code that treats them alike: appending one
-// trace to another (bench runs, merged captures), taking one run or some processes back out.
-// A table missing here is silently dropped by all of them, so tests/unit/merge_test.cpp checks
-// kTraceFields against the number of Trace's fields: a new table fails that test until it is
-// listed here (and in kTraceFields).
+// The per-process record tables of a Trace, listed once: appending one trace to another (bench
+// runs, merged captures), taking one run or some processes back out, validating and sorting rows,
+// and the capture file's writer and reader (src/store/) all run over kRecordTableList, so a new
+// record table is its Trace member and one line here. tests/unit/merge_test.cpp checks
+// kTraceFields against the number of Trace's fields: a member missing here fails it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <tuple>
+#include <vector>
 
 #include "gpuscope/model.h"
 
 namespace gpuscope {
 
-// Calls f with the same table of each trace given: f(a.processes, b.processes), ... The tables
-// are those whose rows carry a pid; Trace's other fields (strings, run, runs, source_gaps) are
-// whole-trace.
-template <class F, class... T>
-void for_each_table(F&& f, T&... t) {
-  f(t.processes...);
-  f(t.devices...);
-  f(t.api_calls...);
-  f(t.kernels...);
-  f(t.memcpys...);
-  f(t.memsets...);
-  f(t.memory_events...);
-  f(t.synchronizations...);
-  f(t.nvtx_ranges...);
-  f(t.nvtx_marks...);
-  f(t.overheads...);
-  f(t.data_loss...);
-  f(t.kernel_metrics...);
-  f(t.gpu_metric_samples...);
-  f(t.metric_collections...);
-  f(t.host_ops...);
-  f(t.external_correlations...);
-  f(t.capture_windows...);
-  f(t.api_counts...);
-  f(t.collective_calls...);
-}
-inline constexpr size_t kRecordTables = 20;
+// One record table: where its rows are in a Trace, and what a row is called, plural, in the data
+// loss rows that count rows left out ("3 copies without valid times").
+template <class Row>
+struct RecordTable {
+  using RowType = Row;
+  std::vector<Row> Trace::*rows;
+  const char* what;
+};
+
+// The tables whose rows carry a pid, in the order the capture file writes them. Trace's other
+// fields (strings, run, runs, source_gaps) are whole-trace.
+inline constexpr std::tuple kRecordTableList{
+    RecordTable<Process>{&Trace::processes, "processes"},
+    RecordTable<Device>{&Trace::devices, "devices"},
+    RecordTable<ApiCall>{&Trace::api_calls, "API calls"},
+    RecordTable<Kernel>{&Trace::kernels, "kernels"},
+    RecordTable<Memcpy>{&Trace::memcpys, "copies"},
+    RecordTable<Memset>{&Trace::memsets, "memsets"},
+    RecordTable<MemoryEvent>{&Trace::memory_events, "memory events"},
+    RecordTable<Synchronization>{&Trace::synchronizations, "synchronizations"},
+    RecordTable<NvtxRange>{&Trace::nvtx_ranges, "NVTX ranges"},
+    RecordTable<NvtxMark>{&Trace::nvtx_marks, "NVTX marks"},
+    RecordTable<CuptiOverhead>{&Trace::overheads, "CUPTI overheads"},
+    RecordTable<DataLoss>{&Trace::data_loss, "data loss rows"},
+    RecordTable<KernelMetric>{&Trace::kernel_metrics, "kernel metrics"},
+    RecordTable<GpuMetricSample>{&Trace::gpu_metric_samples, "GPU metric samples"},
+    RecordTable<MetricCollection>{&Trace::metric_collections, "metric collections"},
+    RecordTable<HostOp>{&Trace::host_ops, "host ops"},
+    RecordTable<ExternalCorrelation>{&Trace::external_correlations, "external correlations"},
+    RecordTable<CaptureWindow>{&Trace::capture_windows, "capture windows"},
+    RecordTable<ApiCount>{&Trace::api_counts, "API call counts"},
+    RecordTable<CollectiveCall>{&Trace::collective_calls, "collective calls"},
+};
+inline constexpr size_t kRecordTables = std::tuple_size_v<decltype(kRecordTableList)>;
 inline constexpr size_t kTraceFields = kRecordTables + 4;  // + strings, run, runs, source_gaps
+
+// Calls f with each RecordTable of the list, in its order.
+template <class F>
+void for_each_record_table(F&& f) {
+  std::apply([&f](const auto&... table) { (f(table), ...); }, kRecordTableList);
+}
+
+// Calls f with the same table of each trace given: f(a.processes, b.processes), ...
+template <class F, class... T>
+void for_each_table(F&& f, T&... traces) {
+  for_each_record_table([&](const auto& table) { f((traces.*table.rows)...); });
+}
 
 // How rows change on their way into another trace (append_records).
 struct AppendMap {

@@ -4,6 +4,9 @@
 #include <array>
 #include <map>
 #include <string>
+#include <type_traits>
+
+#include "gpuscope/trace_tables.h"
 
 namespace gpuscope {
 
@@ -95,34 +98,18 @@ void add_removed_rows(Trace& trace, const Removed& removed, const char* what, co
   }
 }
 
-template <class Record, class Times>
-void remove_outside(std::vector<Record>& records, const Window& w, const char* kind, Times times, Removed& removed) {
+// Removes the rows whose times cannot be real: an interval (start, end) or an instant (timestamp)
+// outside the window; counts them per process as `what`.
+template <class Record>
+void remove_outside(std::vector<Record>& records, const Window& w, const char* what, Removed& removed) {
   std::erase_if(records, [&](const Record& r) {
-    const auto [start, end] = times(r);
-    if (w.holds(start, end)) return false;
-    ++removed[r.pid][kind];
+    bool valid = true;
+    if constexpr (requires { r.start, r.end; }) valid = w.holds(r.start, r.end);
+    else if constexpr (requires { r.timestamp; }) valid = w.holds(r.timestamp, r.timestamp);
+    if (valid) return false;
+    ++removed[r.pid][what];
     return true;
   });
-}
-
-template <class Record>
-void remove_bad_spans(std::vector<Record>& records, const Window& w, const char* kind, Removed& removed) {
-  remove_outside(
-      records, w, kind,
-      [](const Record& r) {
-        return std::pair{r.start, r.end};
-      },
-      removed);
-}
-
-template <class Record>
-void remove_bad_points(std::vector<Record>& records, const Window& w, const char* kind, Removed& removed) {
-  remove_outside(
-      records, w, kind,
-      [](const Record& r) {
-        return std::pair{r.timestamp, r.timestamp};
-      },
-      removed);
 }
 
 void validate_times(Trace& trace) {
@@ -135,17 +122,11 @@ void validate_times(Trace& trace) {
 
   const Window w = window_of(trace.run);
   Removed removed;
-  remove_bad_spans(trace.api_calls, w, "API calls", removed);
-  remove_bad_spans(trace.kernels, w, "kernels", removed);
-  remove_bad_spans(trace.memcpys, w, "copies", removed);
-  remove_bad_spans(trace.memsets, w, "memsets", removed);
-  remove_bad_spans(trace.synchronizations, w, "synchronizations", removed);
-  remove_bad_spans(trace.nvtx_ranges, w, "NVTX ranges", removed);
-  remove_bad_spans(trace.overheads, w, "CUPTI overheads", removed);
-  remove_bad_spans(trace.gpu_metric_samples, w, "GPU metric samples", removed);
-  remove_bad_spans(trace.host_ops, w, "host ops", removed);
-  remove_bad_points(trace.memory_events, w, "memory events", removed);
-  remove_bad_points(trace.nvtx_marks, w, "NVTX marks", removed);
+  // Every table's timed rows; a process keeps its row with its times cleared (above).
+  for_each_record_table([&](const auto& table) {
+    if constexpr (!std::is_same_v<typename std::remove_cvref_t<decltype(table)>::RowType, Process>)
+      remove_outside(trace.*table.rows, w, table.what, removed);
+  });
   add_removed_rows(trace, removed, kInvalidTimes,
                    " without valid times (none recorded, an end before the start, or a time over a day outside the "
                    "run or past 2^62 ns); left out of the capture and every analysis");

@@ -54,10 +54,28 @@ void shift(Row& row, TimeNs shift) {
   if constexpr (requires { row.timestamp; }) row.timestamp += shift;
 }
 
-template <class Event>
-void sort_by_start(std::vector<Event>& events) {
-  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.start < b.start; });
+// One table's order (stable: rows that tie keep theirs). Events by start, instants by timestamp;
+// the overloads below are the tables whose order is not their time's.
+template <class Row>
+void sort_rows(std::vector<Row>& rows) {
+  if constexpr (requires(const Row& r) { r.start; })
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.start < b.start; });
+  else if constexpr (requires(const Row& r) { r.timestamp; })
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.timestamp < b.timestamp; });
 }
+void sort_rows(std::vector<Process>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const Process& a, const Process& b) { return a.pid < b.pid; });
+}
+void sort_rows(std::vector<Device>& rows) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Device& a, const Device& b) { return std::tie(a.pid, a.id) < std::tie(b.pid, b.id); });
+}
+void sort_rows(std::vector<MetricCollection>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const MetricCollection& a, const MetricCollection& b) {
+    return std::tie(a.pid, a.kind) < std::tie(b.pid, b.kind);
+  });
+}
+void sort_rows(std::vector<HostOp>& rows) { sort_host_ops(rows); }
 
 }  // namespace
 
@@ -86,27 +104,7 @@ void sort_host_ops(std::vector<HostOp>& ops) {
 }
 
 void sort_records(Trace& trace) {
-  sort_by_start(trace.api_calls);
-  sort_by_start(trace.kernels);
-  sort_by_start(trace.memcpys);
-  sort_by_start(trace.memsets);
-  sort_by_start(trace.synchronizations);
-  sort_by_start(trace.nvtx_ranges);
-  sort_by_start(trace.overheads);
-  std::stable_sort(trace.memory_events.begin(), trace.memory_events.end(),
-                   [](const MemoryEvent& a, const MemoryEvent& b) { return a.timestamp < b.timestamp; });
-  std::stable_sort(trace.nvtx_marks.begin(), trace.nvtx_marks.end(),
-                   [](const NvtxMark& a, const NvtxMark& b) { return a.timestamp < b.timestamp; });
-  std::stable_sort(trace.processes.begin(), trace.processes.end(),
-                   [](const Process& a, const Process& b) { return a.pid < b.pid; });
-  std::stable_sort(trace.devices.begin(), trace.devices.end(),
-                   [](const Device& a, const Device& b) { return std::tie(a.pid, a.id) < std::tie(b.pid, b.id); });
-  sort_by_start(trace.gpu_metric_samples);
-  std::stable_sort(trace.metric_collections.begin(), trace.metric_collections.end(),
-                   [](const MetricCollection& a, const MetricCollection& b) {
-                     return std::tie(a.pid, a.kind) < std::tie(b.pid, b.kind);
-                   });
-  sort_host_ops(trace.host_ops);
+  for_each_table([](auto& rows) { sort_rows(rows); }, trace);
 }
 
 }  // namespace gpuscope

@@ -74,6 +74,8 @@ enum class RecordKind : uint16_t {
   CaptureWindow = 19,     // CaptureWindowRecord
   CommCall = 20,          // CommCallRecord
 };
+// The highest kind: a new one is added above and named here (its layout then must exist, layouts.cpp).
+inline constexpr RecordKind kLastRecordKind = RecordKind::CommCall;
 
 // The spool's own codes for what the model keeps as enums. They are written to disk, so each value
 // is pinned here and never reordered; the capture maps CUPTI's values to them and the importer

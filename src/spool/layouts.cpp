@@ -148,7 +148,13 @@ constexpr bool all_valid() {
 static_assert(all_valid());
 static_assert(kLayouts[static_cast<size_t>(RecordKind::Kernel)].count == 22);
 static_assert(kLayouts[static_cast<size_t>(RecordKind::Device)].count == 21);
-static_assert(static_cast<size_t>(RecordKind::CommCall) + 1 == kKindSlots, "a new kind needs a layout");
+// Every kind but the two of any length (String, Text) has its layout.
+constexpr bool every_kind_laid_out() {
+  for (size_t kind = static_cast<size_t>(RecordKind::Process); kind < kKindSlots; ++kind)
+    if (kLayouts[kind].count == 0) return false;
+  return true;
+}
+static_assert(every_kind_laid_out(), "a new RecordKind needs its layout in make_layouts()");
 
 }  // namespace
 

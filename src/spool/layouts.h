@@ -18,7 +18,7 @@ namespace gpuscope::spool {
 
 inline constexpr size_t kMaxFields = 24;        // KernelRecord has the most: 22
 inline constexpr size_t kMaxRecordBytes = 104;  // sizeof(KernelRecord), the largest struct
-inline constexpr size_t kKindSlots = 21;        // RecordKind values 0..20 (0 is no kind)
+inline constexpr size_t kKindSlots = static_cast<size_t>(kLastRecordKind) + 1;  // 0 is no kind
 
 struct Field {
   uint16_t offset;  // in the struct, bytes

@@ -6,10 +6,13 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <string>
+#include <type_traits>
 
 #include "common/error.h"
 #include "common/older_formats.h"
 #include "gpuscope/store.h"
+#include "gpuscope/trace_tables.h"
 #include "spool/format.h"
 #include "store/table_io.h"
 
@@ -82,40 +85,26 @@ Trace load_tables(const std::string& path) {
   Trace trace;
   load_strings(db, trace.strings);
   store::RowCodec codec;
-  auto runs = store::load_rows(db, store::run_table(), codec);
+  auto runs = store::load_rows(db, store::table_spec<Run>(), codec);
   if (runs.size() != 1) throw Error(path + ": corrupt capture (expected one run row)");
   trace.run = runs.front();
   codec.time_base = trace.run.start;
-  codec.launches = store::load_rows(db, store::kernel_launch_table(), codec);
+  codec.launches = store::load_rows(db, store::table_spec<store::KernelLaunch>(), codec);
   for (size_t i = 0; i < codec.launches.size(); ++i)
     if (codec.launches[i].id != i)
       throw Error(path + ": corrupt capture (kernel_launches ids are not 0, 1, 2, ... in order)");
-  trace.runs = store::load_rows(db, store::bench_run_table(), codec);
-  trace.processes = store::load_rows(db, store::process_table(), codec);
-  trace.devices = store::load_rows(db, store::device_table(), codec);
-  trace.api_calls = store::load_rows(db, store::api_call_table(), codec);
+  trace.runs = store::load_rows(db, store::table_spec<BenchRun>(), codec);
+  trace.source_gaps = store::load_rows(db, store::table_spec<SourceGap>(), codec);
   try {
-    trace.kernels = store::load_rows(db, store::kernel_table(), codec);
+    for_each_record_table([&](const auto& table) {
+      using Row = typename std::remove_cvref_t<decltype(table)>::RowType;
+      trace.*table.rows = store::load_rows(db, store::table_spec<Row>(), codec);
+    });
   } catch (const Error& e) {
-    throw Error(path + ": " + e.what());
+    // SQLite's errors name the file already; the row decoders' (a kernel's launch id) do not.
+    const std::string what = e.what();
+    throw Error(what.starts_with(path + ": ") ? what : path + ": " + what);
   }
-  trace.memcpys = store::load_rows(db, store::memcpy_table(), codec);
-  trace.memsets = store::load_rows(db, store::memset_table(), codec);
-  trace.memory_events = store::load_rows(db, store::memory_event_table(), codec);
-  trace.synchronizations = store::load_rows(db, store::synchronization_table(), codec);
-  trace.nvtx_ranges = store::load_rows(db, store::nvtx_range_table(), codec);
-  trace.nvtx_marks = store::load_rows(db, store::nvtx_mark_table(), codec);
-  trace.overheads = store::load_rows(db, store::overhead_table(), codec);
-  trace.data_loss = store::load_rows(db, store::data_loss_table(), codec);
-  trace.kernel_metrics = store::load_rows(db, store::kernel_metric_table(), codec);
-  trace.gpu_metric_samples = store::load_rows(db, store::gpu_metric_sample_table(), codec);
-  trace.metric_collections = store::load_rows(db, store::metric_collection_table(), codec);
-  trace.source_gaps = store::load_rows(db, store::source_gap_table(), codec);
-  trace.host_ops = store::load_rows(db, store::host_op_table(), codec);
-  trace.external_correlations = store::load_rows(db, store::external_correlation_table(), codec);
-  trace.capture_windows = store::load_rows(db, store::capture_window_table(), codec);
-  trace.collective_calls = store::load_rows(db, store::collective_call_table(), codec);
-  trace.api_counts = store::load_rows(db, store::api_count_table(), codec);
   return trace;
 }
 

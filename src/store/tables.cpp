@@ -2,7 +2,8 @@
 
 namespace gpuscope::store {
 
-const TableSpec<Run>& run_table() {
+template <>
+const TableSpec<Run>& table_spec<Run>() {
   static const TableSpec<Run> spec{
       "run",
       {text_column("command_line", &Run::command_line), text_column("host", &Run::host),
@@ -15,7 +16,8 @@ const TableSpec<Run>& run_table() {
   return spec;
 }
 
-const TableSpec<BenchRun>& bench_run_table() {
+template <>
+const TableSpec<BenchRun>& table_spec<BenchRun>() {
   static const TableSpec<BenchRun> spec{
       "bench_runs",
       {integer_column("run_id", &BenchRun::run_id), integer_column("start_ns", &BenchRun::start),
@@ -24,7 +26,8 @@ const TableSpec<BenchRun>& bench_run_table() {
   return spec;
 }
 
-const TableSpec<Process>& process_table() {
+template <>
+const TableSpec<Process>& table_spec<Process>() {
   static const TableSpec<Process> spec{
       "processes",
       {integer_column("pid", &Process::pid), integer_column("parent_pid", &Process::parent_pid),
@@ -40,7 +43,8 @@ const TableSpec<Process>& process_table() {
   return spec;
 }
 
-const TableSpec<Device>& device_table() {
+template <>
+const TableSpec<Device>& table_spec<Device>() {
   static const TableSpec<Device> spec{
       "devices",
       {integer_column("pid", &Device::pid),
@@ -69,7 +73,8 @@ const TableSpec<Device>& device_table() {
   return spec;
 }
 
-const TableSpec<CuptiOverhead>& overhead_table() {
+template <>
+const TableSpec<CuptiOverhead>& table_spec<CuptiOverhead>() {
   static const TableSpec<CuptiOverhead> spec{
       "cupti_overhead",
       {integer_column("pid", &CuptiOverhead::pid), integer_column("kind_id", &CuptiOverhead::kind),
@@ -78,7 +83,8 @@ const TableSpec<CuptiOverhead>& overhead_table() {
   return spec;
 }
 
-const TableSpec<DataLoss>& data_loss_table() {
+template <>
+const TableSpec<DataLoss>& table_spec<DataLoss>() {
   static const TableSpec<DataLoss> spec{"data_loss",
                                         {integer_column("pid", &DataLoss::pid), text_column("what", &DataLoss::what),
                                          integer_column("count", &DataLoss::count),
@@ -87,7 +93,8 @@ const TableSpec<DataLoss>& data_loss_table() {
 }
 
 // Hardware metrics (`gpuscope profile --metrics / --gpu-metrics`).
-const TableSpec<KernelMetric>& kernel_metric_table() {
+template <>
+const TableSpec<KernelMetric>& table_spec<KernelMetric>() {
   static const TableSpec<KernelMetric> spec{
       "kernel_metrics",
       {integer_column("pid", &KernelMetric::pid), integer_column("correlation_id", &KernelMetric::correlation_id),
@@ -96,7 +103,8 @@ const TableSpec<KernelMetric>& kernel_metric_table() {
   return spec;
 }
 
-const TableSpec<MetricCollection>& metric_collection_table() {
+template <>
+const TableSpec<MetricCollection>& table_spec<MetricCollection>() {
   static const TableSpec<MetricCollection> spec{
       "metric_collections",
       {integer_column("pid", &MetricCollection::pid), text_column("kind", &MetricCollection::kind),
@@ -109,13 +117,15 @@ const TableSpec<MetricCollection>& metric_collection_table() {
   return spec;
 }
 
-const TableSpec<SourceGap>& source_gap_table() {
+template <>
+const TableSpec<SourceGap>& table_spec<SourceGap>() {
   static const TableSpec<SourceGap> spec{
       "source_gaps", {text_column("what", &SourceGap::what), text_column("detail", &SourceGap::detail)}};
   return spec;
 }
 
-const TableSpec<ExternalCorrelation>& external_correlation_table() {
+template <>
+const TableSpec<ExternalCorrelation>& table_spec<ExternalCorrelation>() {
   static const TableSpec<ExternalCorrelation> spec{
       "external_correlations",
       {integer_column("pid", &ExternalCorrelation::pid),
@@ -124,7 +134,8 @@ const TableSpec<ExternalCorrelation>& external_correlation_table() {
   return spec;
 }
 
-const TableSpec<CollectiveCall>& collective_call_table() {
+template <>
+const TableSpec<CollectiveCall>& table_spec<CollectiveCall>() {
   static const TableSpec<CollectiveCall> spec{
       "collective_calls",
       {integer_column("pid", &CollectiveCall::pid), integer_column("correlation_id", &CollectiveCall::correlation_id),
@@ -134,7 +145,8 @@ const TableSpec<CollectiveCall>& collective_call_table() {
   return spec;
 }
 
-const TableSpec<CaptureWindow>& capture_window_table() {
+template <>
+const TableSpec<CaptureWindow>& table_spec<CaptureWindow>() {
   static const TableSpec<CaptureWindow> spec{
       "capture_windows",
       {integer_column("pid", &CaptureWindow::pid), integer_column("start_ns", &CaptureWindow::start),
@@ -142,7 +154,8 @@ const TableSpec<CaptureWindow>& capture_window_table() {
   return spec;
 }
 
-const TableSpec<ApiCount>& api_count_table() {
+template <>
+const TableSpec<ApiCount>& table_spec<ApiCount>() {
   static const TableSpec<ApiCount> spec{
       "api_call_counts",
       {integer_column("pid", &ApiCount::pid), integer_column("name_id", &ApiCount::name),

@@ -94,33 +94,63 @@ Column<Row> run_id_column() {
   return integer_column("run_id", &Row::run_id);
 }
 
-const TableSpec<Run>& run_table();
-const TableSpec<BenchRun>& bench_run_table();
-const TableSpec<Process>& process_table();
-const TableSpec<Device>& device_table();
-const TableSpec<CuptiOverhead>& overhead_table();
-const TableSpec<DataLoss>& data_loss_table();
-const TableSpec<KernelMetric>& kernel_metric_table();
-const TableSpec<MetricCollection>& metric_collection_table();
-const TableSpec<SourceGap>& source_gap_table();
-const TableSpec<ExternalCorrelation>& external_correlation_table();
-const TableSpec<CaptureWindow>& capture_window_table();
-const TableSpec<CollectiveCall>& collective_call_table();
-const TableSpec<ApiCount>& api_count_table();
+// The stored form of each row type: one explicit specialization per table, defined in tables.cpp
+// (and tables_packed.cpp for the packed event tables). The writer and the reader call it for every
+// table of kRecordTableList (gpuscope/trace_tables.h), so a record table without one does not link.
+template <class Row>
+const TableSpec<Row>& table_spec();
+
+template <>
+const TableSpec<Run>& table_spec<Run>();
+template <>
+const TableSpec<BenchRun>& table_spec<BenchRun>();
+template <>
+const TableSpec<Process>& table_spec<Process>();
+template <>
+const TableSpec<Device>& table_spec<Device>();
+template <>
+const TableSpec<CuptiOverhead>& table_spec<CuptiOverhead>();
+template <>
+const TableSpec<DataLoss>& table_spec<DataLoss>();
+template <>
+const TableSpec<KernelMetric>& table_spec<KernelMetric>();
+template <>
+const TableSpec<MetricCollection>& table_spec<MetricCollection>();
+template <>
+const TableSpec<SourceGap>& table_spec<SourceGap>();
+template <>
+const TableSpec<ExternalCorrelation>& table_spec<ExternalCorrelation>();
+template <>
+const TableSpec<CaptureWindow>& table_spec<CaptureWindow>();
+template <>
+const TableSpec<CollectiveCall>& table_spec<CollectiveCall>();
+template <>
+const TableSpec<ApiCount>& table_spec<ApiCount>();
 
 // The high-volume event tables, packed (tables_packed.cpp).
-const TableSpec<ApiCall>& api_call_table();
-const TableSpec<Kernel>& kernel_table();
-const TableSpec<Memcpy>& memcpy_table();
-const TableSpec<Memset>& memset_table();
-const TableSpec<MemoryEvent>& memory_event_table();
-const TableSpec<Synchronization>& synchronization_table();
-const TableSpec<NvtxRange>& nvtx_range_table();
-const TableSpec<NvtxMark>& nvtx_mark_table();
-const TableSpec<GpuMetricSample>& gpu_metric_sample_table();
-const TableSpec<HostOp>& host_op_table();
+template <>
+const TableSpec<ApiCall>& table_spec<ApiCall>();
+template <>
+const TableSpec<Kernel>& table_spec<Kernel>();
+template <>
+const TableSpec<Memcpy>& table_spec<Memcpy>();
+template <>
+const TableSpec<Memset>& table_spec<Memset>();
+template <>
+const TableSpec<MemoryEvent>& table_spec<MemoryEvent>();
+template <>
+const TableSpec<Synchronization>& table_spec<Synchronization>();
+template <>
+const TableSpec<NvtxRange>& table_spec<NvtxRange>();
+template <>
+const TableSpec<NvtxMark>& table_spec<NvtxMark>();
+template <>
+const TableSpec<GpuMetricSample>& table_spec<GpuMetricSample>();
+template <>
+const TableSpec<HostOp>& table_spec<HostOp>();
 
-const TableSpec<KernelLaunch>& kernel_launch_table();  // kernels_packed.launch_id -> names, configuration
+template <>
+const TableSpec<KernelLaunch>& table_spec<KernelLaunch>();  // kernels_packed.launch_id -> names, configuration
 
 // Views that join names from the strings table, for people using sqlite3.
 const std::vector<std::string>& view_statements();

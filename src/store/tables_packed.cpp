@@ -81,7 +81,8 @@ TableSpec<Row> packed(std::string view_name, std::vector<Column<Row>> columns, s
 
 }  // namespace
 
-const TableSpec<KernelLaunch>& kernel_launch_table() {
+template <>
+const TableSpec<KernelLaunch>& table_spec<KernelLaunch>() {
   static const TableSpec<KernelLaunch> spec{
       "kernel_launches",
       {{"id", "INTEGER PRIMARY KEY",
@@ -107,7 +108,8 @@ const TableSpec<KernelLaunch>& kernel_launch_table() {
   return spec;
 }
 
-const TableSpec<ApiCall>& api_call_table() {
+template <>
+const TableSpec<ApiCall>& table_spec<ApiCall>() {
   static const TableSpec<ApiCall> spec = packed<ApiCall>(
       "api_calls",
       {integer_column("pid", &ApiCall::pid), integer_column("tid", &ApiCall::tid),
@@ -119,7 +121,8 @@ const TableSpec<ApiCall>& api_call_table() {
   return spec;
 }
 
-const TableSpec<Kernel>& kernel_table() {
+template <>
+const TableSpec<Kernel>& table_spec<Kernel>() {
   static const TableSpec<Kernel> spec = packed<Kernel>(
       "kernels",
       {integer_column("pid", &Kernel::pid), integer_column("device", &Kernel::device),
@@ -132,7 +135,8 @@ const TableSpec<Kernel>& kernel_table() {
   return spec;
 }
 
-const TableSpec<Memcpy>& memcpy_table() {
+template <>
+const TableSpec<Memcpy>& table_spec<Memcpy>() {
   static const TableSpec<Memcpy> spec = packed<Memcpy>(
       "memcpys",
       {integer_column("pid", &Memcpy::pid), integer_column("device", &Memcpy::device),
@@ -146,7 +150,8 @@ const TableSpec<Memcpy>& memcpy_table() {
   return spec;
 }
 
-const TableSpec<Memset>& memset_table() {
+template <>
+const TableSpec<Memset>& table_spec<Memset>() {
   static const TableSpec<Memset> spec = packed<Memset>(
       "memsets", {integer_column("pid", &Memset::pid), integer_column("device", &Memset::device),
                   integer_column("context", &Memset::context), integer_column("stream", &Memset::stream),
@@ -159,7 +164,8 @@ const TableSpec<Memset>& memset_table() {
   return spec;
 }
 
-const TableSpec<MemoryEvent>& memory_event_table() {
+template <>
+const TableSpec<MemoryEvent>& table_spec<MemoryEvent>() {
   static const TableSpec<MemoryEvent> spec = packed<MemoryEvent>(
       "memory_events", {integer_column("pid", &MemoryEvent::pid), integer_column("device", &MemoryEvent::device),
                         integer_column("context", &MemoryEvent::context),
@@ -171,7 +177,8 @@ const TableSpec<MemoryEvent>& memory_event_table() {
   return spec;
 }
 
-const TableSpec<Synchronization>& synchronization_table() {
+template <>
+const TableSpec<Synchronization>& table_spec<Synchronization>() {
   static const TableSpec<Synchronization> spec = packed<Synchronization>(
       "synchronizations",
       {integer_column("pid", &Synchronization::pid), integer_column("tid", &Synchronization::tid),
@@ -183,7 +190,8 @@ const TableSpec<Synchronization>& synchronization_table() {
   return spec;
 }
 
-const TableSpec<NvtxRange>& nvtx_range_table() {
+template <>
+const TableSpec<NvtxRange>& table_spec<NvtxRange>() {
   static const TableSpec<NvtxRange> spec = packed<NvtxRange>(
       "nvtx_ranges",
       {integer_column("pid", &NvtxRange::pid), integer_column("tid", &NvtxRange::tid),
@@ -194,7 +202,8 @@ const TableSpec<NvtxRange>& nvtx_range_table() {
   return spec;
 }
 
-const TableSpec<NvtxMark>& nvtx_mark_table() {
+template <>
+const TableSpec<NvtxMark>& table_spec<NvtxMark>() {
   static const TableSpec<NvtxMark> spec = packed<NvtxMark>(
       "nvtx_marks",
       {integer_column("pid", &NvtxMark::pid), integer_column("tid", &NvtxMark::tid),
@@ -203,7 +212,8 @@ const TableSpec<NvtxMark>& nvtx_mark_table() {
   return spec;
 }
 
-const TableSpec<GpuMetricSample>& gpu_metric_sample_table() {
+template <>
+const TableSpec<GpuMetricSample>& table_spec<GpuMetricSample>() {
   static const TableSpec<GpuMetricSample> spec = packed<GpuMetricSample>(
       "gpu_metric_samples",
       {integer_column("pid", &GpuMetricSample::pid), integer_column("device", &GpuMetricSample::device),
@@ -214,7 +224,8 @@ const TableSpec<GpuMetricSample>& gpu_metric_sample_table() {
   return spec;
 }
 
-const TableSpec<HostOp>& host_op_table() {
+template <>
+const TableSpec<HostOp>& table_spec<HostOp>() {
   static const TableSpec<HostOp> spec = packed<HostOp>(
       "host_ops",
       {integer_column("pid", &HostOp::pid), integer_column("tid", &HostOp::tid),

@@ -3,9 +3,12 @@
 // a half-written capture.
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <type_traits>
 
 #include "common/error.h"
 #include "gpuscope/store.h"
+#include "gpuscope/trace_tables.h"
 #include "store/table_io.h"
 
 namespace gpuscope {
@@ -37,41 +40,19 @@ void write_all(store::Database& db, const Trace& trace) {
 
   store::RowCodec codec;
   codec.time_base = trace.run.start;  // packed times are offsets from the run's start
-  write_table(db, store::run_table(), std::vector<Run>{trace.run}, codec);
-  write_table(db, store::bench_run_table(), trace.runs, codec);
-  write_table(db, store::process_table(), trace.processes, codec);
-  write_table(db, store::device_table(), trace.devices, codec);
-  write_table(db, store::api_call_table(), trace.api_calls, codec);
-  write_table(db, store::kernel_table(), trace.kernels, codec);
-  write_table(db, store::kernel_launch_table(), codec.launches, codec);  // filled by the kernels
-  write_table(db, store::memcpy_table(), trace.memcpys, codec);
-  write_table(db, store::memset_table(), trace.memsets, codec);
-  write_table(db, store::memory_event_table(), trace.memory_events, codec);
-  write_table(db, store::synchronization_table(), trace.synchronizations, codec);
-  write_table(db, store::nvtx_range_table(), trace.nvtx_ranges, codec);
-  write_table(db, store::nvtx_mark_table(), trace.nvtx_marks, codec);
-  write_table(db, store::overhead_table(), trace.overheads, codec);
-  write_table(db, store::data_loss_table(), trace.data_loss, codec);
-  write_table(db, store::kernel_metric_table(), trace.kernel_metrics, codec);
-  write_table(db, store::gpu_metric_sample_table(), trace.gpu_metric_samples, codec);
-  write_table(db, store::metric_collection_table(), trace.metric_collections, codec);
-  write_table(db, store::source_gap_table(), trace.source_gaps, codec);
-  write_table(db, store::host_op_table(), trace.host_ops, codec);
-  write_table(db, store::external_correlation_table(), trace.external_correlations, codec);
-  write_table(db, store::capture_window_table(), trace.capture_windows, codec);
-  write_table(db, store::collective_call_table(), trace.collective_calls, codec);
-  write_table(db, store::api_count_table(), trace.api_counts, codec);
+  write_table(db, store::table_spec<Run>(), std::vector<Run>{trace.run}, codec);
+  write_table(db, store::table_spec<BenchRun>(), trace.runs, codec);
+  write_table(db, store::table_spec<SourceGap>(), trace.source_gaps, codec);
+  for_each_record_table([&](const auto& table) {
+    using Row = typename std::remove_cvref_t<decltype(table)>::RowType;
+    write_table(db, store::table_spec<Row>(), trace.*table.rows, codec);
+  });
+  write_table(db, store::table_spec<store::KernelLaunch>(), codec.launches, codec);  // filled by the kernels
   // The packed tables' views first: the *_named views are built on them.
-  store::create_view(db, store::api_call_table());
-  store::create_view(db, store::kernel_table());
-  store::create_view(db, store::memcpy_table());
-  store::create_view(db, store::memset_table());
-  store::create_view(db, store::memory_event_table());
-  store::create_view(db, store::synchronization_table());
-  store::create_view(db, store::nvtx_range_table());
-  store::create_view(db, store::nvtx_mark_table());
-  store::create_view(db, store::gpu_metric_sample_table());
-  store::create_view(db, store::host_op_table());
+  for_each_record_table([&](const auto& table) {
+    using Row = typename std::remove_cvref_t<decltype(table)>::RowType;
+    if (!store::table_spec<Row>().view_name.empty()) store::create_view(db, store::table_spec<Row>());
+  });
   for (const auto& view : store::view_statements()) db.exec(view);
   db.exec("COMMIT");
 }

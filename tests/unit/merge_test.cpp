@@ -81,8 +81,8 @@ constexpr size_t field_count() {
 }
 
 TEST(Merge, EveryTableOfTheTraceIsListedForMerging) {
-  // A new table in Trace must be added to for_each_table (trace_tables.h), or merge, bench and
-  // select_run would drop it silently.
+  // A new table in Trace must be listed in kRecordTableList (trace_tables.h), or merging, bench
+  // runs, validation, sorting and the capture file would all leave it out.
   EXPECT_EQ(field_count<Trace>(), kTraceFields);
 }
 
