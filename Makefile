@@ -8,6 +8,14 @@ GPUSCOPE_WERROR ?= OFF
 # The build's debug information: CI sets -g1 (line tables, enough for a backtrace; the same code,
 # a quarter less compile time), a developer's build keeps full -g for the debugger.
 GPUSCOPE_DEBUG_INFO ?= -g
+# Sanitizers for every C++ object, e.g. address,undefined (CI's test build, .ci/run) or thread
+# (scripts/sanitize.sh): the build is then at -O1 (ASan's advice: fast enough, exact reports) and
+# leaves out the CUDA samples and the benchmarks; its tests fail on any sanitizer report
+# (scripts/run_tests.sh). Give each its own BUILD folder.
+SANITIZE ?=
+OPTIMIZE := $(if $(SANITIZE),-O1,-O2)
+# Only these targets (default: all).
+TARGETS ?=
 # ccache (scripts/setup.sh installs it) where it is installed. Paths relative to the checkout, so
 # another checkout on the same machine shares its hits.
 CCACHE := $(shell command -v ccache 2>/dev/null)
@@ -24,9 +32,10 @@ setup:
 
 build:
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSCOPE_WERROR=$(GPUSCOPE_WERROR) \
-	       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 $(GPUSCOPE_DEBUG_INFO) -DNDEBUG" \
+	       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(OPTIMIZE) $(GPUSCOPE_DEBUG_INFO) -DNDEBUG" \
+	       -DGPUSCOPE_SANITIZE=$(SANITIZE) $(if $(SANITIZE),-DGPUSCOPE_BUILD_BENCH=OFF -DGPUSCOPE_BUILD_SAMPLES=OFF) \
 	       $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) $(if $(TARGETS),--target $(TARGETS))
 
 # The set-up first, then the build (a sub-make: never in parallel with the set-up under -j).
 demo: setup
@@ -36,12 +45,12 @@ demo: setup
 # CPU tests always run; the GPU test skips with a message where there is no GPU.
 test: setup
 	@$(MAKE) --no-print-directory build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@JOBS=$(JOBS) scripts/run_tests.sh $(BUILD)
 
-# The sanitizer builds CI runs after `test`: ASan+UBSan (build-asan) and TSan (build-tsan), see
-# scripts/sanitize.sh and docs/testing.md.
+# The sanitizer builds: ASan+UBSan (build-asan, everything `test` runs) and TSan (build-tsan, the
+# capture library's tests), see scripts/sanitize.sh and docs/testing.md.
 sanitize: setup
-	@JOBS=$(JOBS) GPUSCOPE_WERROR=$(GPUSCOPE_WERROR) scripts/sanitize.sh
+	@JOBS=$(JOBS) GPUSCOPE_WERROR=$(GPUSCOPE_WERROR) GPUSCOPE_DEBUG_INFO=$(GPUSCOPE_DEBUG_INFO) scripts/sanitize.sh
 
 # On a GPU host, with a build made there or carried there.
 gpu-test:

@@ -29,6 +29,11 @@ using testing::expect_one_line_error;
 class CliMetrics : public ::testing::Test {
  protected:
   void SetUp() override {
+#if defined(__SANITIZE_ADDRESS__)
+    // libcupti dlopens libnvperf_host.so with RTLD_DEEPBIND, which AddressSanitizer refuses by
+    // aborting the process (google/sanitizers#611): CI's ASan build runs these tests skipped.
+    GTEST_SKIP() << "CUPTI's host API cannot load under AddressSanitizer (RTLD_DEEPBIND)";
+#endif
     const CliResult chips = metrics("--chips");
     if (chips.exit_code != 0) GTEST_SKIP() << "CUPTI's host API is not usable here: " << chips.err;
   }

@@ -20,6 +20,11 @@ constexpr const char* kChip = "GH100";
 class MetricsHostTest : public ::testing::Test {
  protected:
   void SetUp() override {
+#if defined(__SANITIZE_ADDRESS__)
+    // libcupti dlopens libnvperf_host.so with RTLD_DEEPBIND, which AddressSanitizer refuses by
+    // aborting the process (google/sanitizers#611): CI's ASan build runs these tests skipped.
+    GTEST_SKIP() << "CUPTI's host API cannot load under AddressSanitizer (RTLD_DEEPBIND)";
+#endif
     const CuptiLibrary& cupti = load_cupti("");
     if (!cupti.ok) GTEST_SKIP() << "libcupti not loadable here: " << cupti.error;
     if (!cupti.api.profiler.has_host()) GTEST_SKIP() << "this libcupti has no profiler host API";
