@@ -4,7 +4,9 @@
 // the fixed variant; one cause gives one finding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
@@ -196,6 +198,127 @@ TEST(RulePageableCopies, OnPyTorchNamesTheOpAndPinMemory) {
   EXPECT_NE(f->advice.find("pin_memory=True"), std::string::npos) << f->advice;
   EXPECT_NE(f->advice.find("non_blocking=True"), std::string::npos);
   EXPECT_NE(f->evidence.back().find("aten::to (forward)"), std::string::npos) << f->evidence.back();
+}
+
+// 8 steps of 4 ms (NVTX train_step): cuDNN's NCHW -> NHWC conversion, a tensor-core convolution
+// and the NHWC -> NCHW conversion back, launched by aten::conv2d > aten::cudnn_convolution.
+struct ConvSteps {
+  TimeNs to_nhwc = 150 * kUs, conv = 1000 * kUs, to_nchw = 100 * kUs;
+  bool torch = true;             // a python process with host ops linked to the launches
+  bool first_step_only = false;  // conversions in step 1 only (warm-up, not judged)
+  bool host_bound = false;       // 1 ms of host work between launches, no sync: the GPU waits
+  bool linked = true;            // kernels carry their launch call's correlation id
+  std::string to_nhwc_name =
+      "void cudnn::ops::nchwToNhwcKernel<__half, __half, float, false, true, (cudnnKernelDataType_t)0>"
+      "(cudnn::ops::nchw2nhwc_params_t<float>, __half const*, __half*)";
+};
+
+Trace conv_steps(const ConvSteps& p) {
+  TorchTrace tt;
+  TraceBuilder& b = tt.b;
+  if (!p.torch) b.trace().processes[0].command_line = "./resnet";
+  b.run(1, 40 * kMs);
+  const TimeNs gap = p.host_bound ? 1 * kMs : 3 * kUs;  // between launch calls
+  for (int i = 0; i < 8; ++i) {
+    const TimeNs t0 = 1 * kMs + i * 4 * kMs;
+    b.range("train_step", t0, t0 + 4 * kMs);
+    const bool convert = !p.first_step_only || i == 0;
+    std::vector<uint32_t> calls;
+    TimeNs gpu = t0 + 10 * kUs;  // where the stream's next kernel starts
+    const auto launch = [&](const std::string& name, TimeNs call, TimeNs d) {
+      const uint32_t c = b.api("cudaLaunchKernel", call, call + 2 * kUs);
+      gpu = std::max(gpu, call + 10 * kUs);
+      b.kernel(name, gpu, gpu + d, p.linked ? c : 0);
+      gpu += d;
+      calls.push_back(c);
+    };
+    if (convert) launch(p.to_nhwc_name, t0, p.to_nhwc);
+    launch("sm90_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc_tilesize128x128x64_kernel", t0 + gap, p.conv);
+    if (convert)
+      launch(
+          "void cudnn::ops::nhwcToNchwKernel<__half, __half, float, true, false, (cudnnKernelDataType_t)0>"
+          "(cudnn::ops::nhwc2nchw_params_t<float>, __half const*, __half*)",
+          t0 + 2 * gap, p.to_nchw);
+    if (!p.host_bound) b.api("cudaDeviceSynchronize", t0 + 60 * kUs, gpu + 10 * kUs);
+    if (p.torch) {
+      tt.op("aten::conv2d", t0 - 2 * kUs, t0 + 2 * gap + 4 * kUs);
+      tt.op("aten::cudnn_convolution", t0 - 1 * kUs, t0 + 2 * gap + 3 * kUs, calls);
+    }
+  }
+  tt.sort_ops();
+  return b.trace();
+}
+
+TEST(RuleLayoutConversions, ConversionsAroundConvolutionsFireWithTheOpAndChannelsLast) {
+  const auto fs = run_rules(conv_steps({}));
+  const auto f = find(fs, "layout_conversions");
+  ASSERT_TRUE(f) << rules_of(fs);
+  // Steps 2..8 judged: 7 x (150 + 100) us of conversions in 7 x 1250 us of GPU busy time.
+  ASSERT_GE(f->evidence.size(), 4u);
+  EXPECT_NE(f->evidence[0].find("14 conversion kernels (7 NCHW to NHWC, 7 NHWC to NCHW), 1.75 ms (20.0% of GPU "
+                                "busy time, 8.75 ms"),
+            std::string::npos)
+      << f->evidence[0];
+  EXPECT_EQ(f->evidence[1].rfind("void cudnn::ops::nchwToNhwcKernel<", 0), 0u) << f->evidence[1];
+  EXPECT_NE(f->evidence[1].find(": 7 launches, 1.05 ms, launched by aten::conv2d > aten::cudnn_convolution"),
+            std::string::npos)
+      << f->evidence[1];
+  EXPECT_NE(f->evidence[2].find("nhwcToNchwKernel"), std::string::npos) << f->evidence[2];
+  EXPECT_EQ(f->evidence[3], "launched by aten::conv2d > aten::cudnn_convolution (forward): 14");
+  // GPU-bound, every step ends in a sync: re-timed without the conversions, each step 250 us shorter.
+  ASSERT_TRUE(f->saving_ns);
+  EXPECT_NEAR(*f->saving_ns / 1e6, 7 * 0.25, 0.005);
+  EXPECT_NE(f->estimate.find("re-timed"), std::string::npos) << f->estimate;
+  EXPECT_NE(f->advice.find("model = model.to(memory_format=torch.channels_last)"), std::string::npos) << f->advice;
+  EXPECT_NE(f->advice.find("x = x.to(memory_format=torch.channels_last)"), std::string::npos) << f->advice;
+  ASSERT_FALSE(f->spans.empty());
+  for (const EvidenceSpan& s : f->spans) EXPECT_LE(s.end - s.start, 150 * kUs);  // conversions, not the conv
+}
+
+TEST(RuleLayoutConversions, FiresFromThreePercentOfGpuBusyTime) {
+  ConvSteps p;
+  p.conv = 2000 * kUs;
+  p.to_nhwc = 30 * kUs, p.to_nchw = 20 * kUs;  // 50 / 2050 us = 2.4 %: saving 350 us, worth it, yet too small a share
+  EXPECT_FALSE(find(run_rules(conv_steps(p)), "layout_conversions"));
+  p.to_nhwc = 40 * kUs, p.to_nchw = 30 * kUs;  // 70 / 2070 us = 3.4 %
+  const auto f = find(run_rules(conv_steps(p)), "layout_conversions");
+  ASSERT_TRUE(f);
+  EXPECT_NEAR(*f->saving_ns / 1e6, 7 * 0.07, 0.005);
+}
+
+TEST(RuleLayoutConversions, ConversionsOutsideTheJudgedStepsDoNotCount) {
+  ConvSteps p;
+  p.first_step_only = true;  // step 1 only: 250 us, 3.6 % of the judged busy time if it counted
+  EXPECT_FALSE(find(run_rules(conv_steps(p)), "layout_conversions"));
+}
+
+// Without host ops, by the mangled name; the advice for a program that calls cuDNN itself.
+TEST(RuleLayoutConversions, MangledNamesWithoutPyTorchAdviseNhwcDescriptors) {
+  ConvSteps p;
+  p.torch = false;
+  p.to_nhwc_name =
+      "_ZN5cudnn3ops16nchwToNhwcKernelI6__halfS2_fLb0ELb1EL21cudnnKernelDataType_t0EEEvNS0_18nchw2nhwc_params_tIT1_"
+      "EEPKT_PT0_";
+  const auto f = find(run_rules(conv_steps(p)), "layout_conversions");
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->evidence[0].find("14 conversion kernels"), std::string::npos) << f->evidence[0];
+  for (const std::string& e : f->evidence) EXPECT_EQ(e.find("launched by"), std::string::npos) << e;
+  EXPECT_NE(f->advice.find("CUDNN_TENSOR_NHWC"), std::string::npos) << f->advice;
+  EXPECT_EQ(f->advice.find("torch"), std::string::npos) << f->advice;
+}
+
+// Host-bound steps (the GPU waits for each launch): removing the conversions saves nothing on the
+// critical path, so nothing is reported. Without launch calls to re-time, their GPU time is the
+// estimate, an upper bound.
+TEST(RuleLayoutConversions, HostBoundStepsSaveOnlyWhatIsOnTheCriticalPath) {
+  ConvSteps p;
+  p.host_bound = true;
+  EXPECT_FALSE(find(run_rules(conv_steps(p)), "layout_conversions"));
+  p.linked = false;
+  const auto f = find(run_rules(conv_steps(p)), "layout_conversions");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(*f->saving_ns, 7 * 250 * kUs);
+  EXPECT_NE(f->estimate.find("not re-timed: 14 of them"), std::string::npos) << f->estimate;
 }
 
 // The real MLP captures (launch-bound fp32 MLP, for-each AdamW): PyTorch fixes rank first.

@@ -66,16 +66,9 @@ class Fp32MatmulRule final : public Rule {
   std::optional<Finding> check(const RuleContext& ctx) const override {
     const Trace& t = ctx.trace;
     std::map<StringId, bool> simt;  // name -> matches, each name judged once
-    struct Group {
-      std::string name;
-      size_t n = 0;
-      TimeNs ns = 0;
-      std::map<std::string, size_t> ops;
-    };
-    std::map<StringId, Group> groups;
+    KernelTally tally;
     Scenario s;
     TimeNs direct = 0, all_ns = 0;
-    size_t unlinked = 0, judged = 0;
     std::vector<EvidenceSpan> covers;
     double large_speedup = 0;  // the slowest GPU's, when several
     for (const Device& d : t.devices) {
@@ -94,25 +87,15 @@ class Fp32MatmulRule final : public Rule {
       if (!it->second) continue;
       covers.push_back(span_of(k));  // every launch: the other kernel rules judge them all
       if (!ctx.judged(k.start)) continue;
-      Group& g = groups[k.name];
-      if (g.name.empty()) g.name = detail::kernel_name(t, k);
-      ++g.n, g.ns = add_saturated(g.ns, d);
-      const uint32_t op = ctx.torch->op_of_call(k.run_id, k.pid, k.correlation_id);
-      if (op != detail::kNoOp) {  // "aten::linear > aten::addmm in Sequential.0 (forward)"
-        const uint32_t user = ctx.torch->user_op(op);
-        ++g.ops[user == op ? ctx.torch->describe(op) : ctx.torch->name(user) + " > " + ctx.torch->describe(op)];
-      }
+      tally.add(ctx, k);
       const bool large = d >= kLargeKernelNs;
       (large ? large_ns : small_ns) = add_saturated(large ? large_ns : small_ns, d);
       const TimeNs faster = static_cast<TimeNs>(static_cast<double>(d) / (large ? large_speedup : small_speedup));
       s.kernel_ns[i] = faster;
       direct = add_saturated(direct, d - faster);
-      ++judged;
-      if (k.correlation_id == 0 || !has_call(ctx, k)) ++unlinked;
     }
-    if (groups.empty()) return std::nullopt;
-    const bool retimed = unlinked == 0 && ctx.retimer;
-    const TimeNs saving = retimed ? ctx.saving(s) : direct;
+    if (tally.empty()) return std::nullopt;
+    const TimeNs saving = kernel_saving(ctx, tally, s, direct);
     if (!ctx.worth(saving)) return std::nullopt;
 
     Finding f;
@@ -124,30 +107,12 @@ class Fp32MatmulRule final : public Rule {
         "ratio), "
         "shorter ones ({}) {:.1f}x; {}",
         ms(kLargeKernelNs), ms(large_ns), large_speedup, kPeakShare, ms(small_ns), small_speedup,
-        retimed
-            ? "re-timed with the shorter kernels"
-            : fmt::format("their time less the faster kernels', not re-timed: {} of them are not in the main thread's "
-                          "replay (no launch call recorded); an upper bound when the GPU is not the bottleneck",
-                          unlinked));
-    std::vector<const Group*> by_time;
-    for (const auto& [id, g] : groups) by_time.push_back(&g);
-    std::sort(by_time.begin(), by_time.end(), [](const Group* a, const Group* b) { return a->ns > b->ns; });
-    TimeNs total = 0;
-    for (const Group* g : by_time) total = add_saturated(total, g->ns);
-    f.evidence.push_back(fmt::format("{} kernels, {} ({:.1f}% of all kernel time)", judged, ms(total),
-                                     all_ns ? 100.0 * total / all_ns : 0.0));
-    std::vector<std::string> names;
-    for (size_t j = 0; j < by_time.size() && j < 4; ++j) {
-      const Group& g = *by_time[j];
-      std::string line = fmt::format("{}: {} launches, {}", g.name, g.n, ms(g.ns));
-      std::vector<std::pair<size_t, std::string>> ops;
-      for (const auto& [op, n] : g.ops) ops.emplace_back(n, op);
-      std::sort(ops.rbegin(), ops.rend());
-      for (size_t o = 0; o < ops.size() && o < 3; ++o) line += (o ? "; " : ", launched by ") + ops[o].second;
-      f.evidence.push_back(line);
-    }
-    for (const Group* g : by_time) names.push_back(g->name);
-    f.spans = kernel_launch_spans(t, names);
+        retimed(ctx, tally) ? "re-timed with the shorter kernels"
+                            : "their time less the faster kernels', " + not_retimed(tally));
+    f.evidence.push_back(fmt::format("{} kernels, {} ({:.1f}% of all kernel time)", tally.launches(), ms(tally.ns()),
+                                     all_ns ? 100.0 * tally.ns() / all_ns : 0.0));
+    for (std::string& line : tally.lines(4)) f.evidence.push_back(std::move(line));
+    f.spans = kernel_launch_spans(t, tally.names());
     f.covers = std::move(covers);
     f.explains = {"low_occupancy", "fp16_without_tensor_cores", "far_from_roofline"};
     f.advice =
@@ -159,12 +124,6 @@ class Fp32MatmulRule final : public Rule {
               "cublasSetMathMode(CUBLAS_TF32_TENSOR_OP_MATH)), cuDNN's TF32 math type, or bf16/fp16 inputs with "
               "fp32 accumulation.";
     return f;
-  }
-
- private:
-  // Whether the main thread's replay has the kernel's launch call (only those are re-timed).
-  static bool has_call(const RuleContext& ctx, const Kernel& k) {
-    return ctx.main && ctx.retimer && k.pid == ctx.main->pid && ctx.retimer->replays(k.correlation_id);
   }
 };
 

@@ -26,6 +26,7 @@ namespace rules {
   X(launch_bound)           \
   X(unfused_optimizer)      \
   X(fp32_matmul)            \
+  X(layout_conversions)     \
   X(low_occupancy)          \
   X(tail_effect)            \
   X(unstable_timings)       \

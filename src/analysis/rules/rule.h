@@ -3,6 +3,7 @@
 // reporting; it never renders anything.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,6 +78,46 @@ struct RuleContext {
 };
 
 RuleContext make_context(const Trace& trace, const RuleInputs& inputs);
+
+// The kernels a rule judges by name (fp32_matmul, layout_conversions), grouped by name for the
+// evidence: launches, GPU time and, with host ops, the ops that launched them; and how many of
+// them the main thread's replay lacks, which decides how kernel_saving() estimates.
+class KernelTally {
+ public:
+  void add(const RuleContext& ctx, const Kernel& k);  // a judged launch
+  bool empty() const { return groups_.empty(); }
+  size_t launches() const { return launches_; }
+  TimeNs ns() const { return ns_; }
+  // Launches without their launch call in the main thread's replay (none recorded, another
+  // process or thread): a re-timed scenario would not see them change.
+  size_t unlinked() const { return unlinked_; }
+  // "NAME: 7 launches, 1.20 ms, launched by OP; OP" for the `most` names with the most time;
+  // OP as "aten::linear > aten::addmm in Sequential.0 (forward)", the three most frequent.
+  std::vector<std::string> lines(size_t most) const;
+  std::vector<std::string> names() const;  // every name, the most time first
+
+ private:
+  struct Group {
+    std::string name;
+    size_t n = 0;
+    TimeNs ns = 0;
+    std::map<std::string, size_t> ops;
+  };
+  std::vector<const Group*> by_time() const;
+  std::map<StringId, Group> groups_;
+  size_t launches_ = 0, unlinked_ = 0;
+  TimeNs ns_ = 0;
+};
+
+// The run time saved by a scenario that shortens or removes the tallied kernels
+// (Scenario::kernel_ns): re-timed (ctx.saving) when the replay has every one's launch call, so
+// only GPU time on the critical path counts; else `direct`, the GPU time they lose, an upper
+// bound when the GPU is not the bottleneck.
+TimeNs kernel_saving(const RuleContext& ctx, const KernelTally& kernels, const Scenario& s, TimeNs direct);
+bool retimed(const RuleContext& ctx, const KernelTally& kernels);  // whether kernel_saving re-times
+// For an estimate that was not re-timed: "not re-timed: N of them are not in the main thread's
+// replay (no launch call recorded); an upper bound when the GPU is not the bottleneck".
+std::string not_retimed(const KernelTally& kernels);
 
 class Rule {
  public:
