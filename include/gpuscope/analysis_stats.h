@@ -47,6 +47,10 @@ TimeNs union_length(std::vector<Interval> intervals);
 // Duration of [start, end), clamped at 0 for unfinished or inverted records.
 inline TimeNs duration(TimeNs start, TimeNs end) { return end > start ? end - start : 0; }
 
+// A record with valid times: started (start > 0) and not inverted (end >= start). Records
+// without them enter no time (the timeline layout, tracks.h, counts them as untimed).
+inline bool timed(TimeNs start, TimeNs end) { return start > 0 && end >= start; }
+
 // a + b, held at the int64 limits instead of overflowing. For sums of durations: validation
 // (importers/validate.cpp) keeps every time within [-2^60, 2^62] ns, so one duration fits, but
 // two records each lasting that whole span (1.25 * 2^62 ns) already sum past 2^63. A held sum

@@ -7,12 +7,13 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "gpuscope/analysis_stats.h"
 #include "gpuscope/metric_sets.h"
 
 namespace gpuscope::tracks {
 namespace {
 
-bool timed(TimeNs start, TimeNs end) { return start > 0 && end >= start; }
+using analysis::timed;
 
 // Builds the layout; groups and tracks are made on first use, keyed by what they show.
 class Builder {

@@ -60,6 +60,9 @@ std::optional<Section> build_startup_section(const Trace& trace, const std::opti
 // nn.Module paths with their forward and backward GPU time, when the trace has module ranges
 // (build_modules.cpp).
 std::optional<Section> build_modules_section(const Trace& trace, size_t top);
+// One row per CUDA graph, when the trace has graph work (build_graphs.cpp). `gpu_busy_ns`: the
+// run's GPU busy time (ExecutiveSummary::gpu_busy_ns), of which each graph's share is shown.
+std::optional<Section> build_graphs_section(const Trace& trace, size_t top, TimeNs gpu_busy_ns);
 // Two or more GPU processes (the ranks of a job) side by side, with the straggler (build_ranks.cpp).
 std::optional<Section> build_ranks_section(const Trace& trace, size_t top);
 // The same from analyze_ranks(trace) (RuleInputs::ranks), so that a report computes it once.

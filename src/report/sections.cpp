@@ -73,6 +73,11 @@ std::vector<Section> kernels(const SectionInputs& in) {
   return sections;
 }
 
+// Each graph's share of the run's GPU busy time, as the Executive summary counts it.
+std::vector<Section> graphs(const SectionInputs& in) {
+  return maybe(build_graphs_section(in.trace, in.top, in.shared->summary.gpu_busy_ns));
+}
+
 std::vector<Section> kernel_metrics(const SectionInputs& in) { return build_kernel_metric_sections(in.trace, in.top); }
 std::vector<Section> gpu_utilization(const SectionInputs& in) { return maybe(build_gpu_utilization_section(in.trace)); }
 std::vector<Section> memory(const SectionInputs& in) { return one(build_memory_section(in.trace, in.top)); }
@@ -100,6 +105,7 @@ const std::vector<SectionSpec>& report_sections() {
       {"PyTorch ops", true, ops},
       {"PyTorch modules", true, modules},
       {"Kernels and launch configurations", true, kernels},
+      {"CUDA graphs", false, graphs},
       {"Kernel metrics, one section per topic", true, kernel_metrics},
       {"GPU utilization", true, gpu_utilization},
       {"Memory", true, memory},
