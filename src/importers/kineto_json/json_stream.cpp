@@ -82,9 +82,7 @@ JsonType JsonStream::next_type() {
     default:
       if (c == '-' || (c >= '0' && c <= '9')) return JsonType::Number;
       if (static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7F)
-        // Built with append, not operator+: GCC 12 at -O2 takes string + char + literal for an
-        // out-of-bounds copy (-Warray-bounds, GCC bug 105329's family) once <string> is precompiled.
-        fail(std::string("unexpected character '").append(1, c).append("' where a value should be"));
+        fail(std::string("unexpected character '") + c + "' where a value should be");
       fail("unexpected byte " + std::to_string(static_cast<unsigned char>(c)) + " where a value should be");
   }
 }
