@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "gpuscope/model.h"
@@ -51,6 +52,10 @@ inline constexpr std::tuple kRecordTableList{
 };
 inline constexpr size_t kRecordTables = std::tuple_size_v<decltype(kRecordTableList)>;
 inline constexpr size_t kTraceFields = kRecordTables + 4;  // + strings, run, runs, source_gaps
+
+// The row type of a RecordTable, as for_each_record_table's callbacks receive it (`const auto&`).
+template <class Table>
+using RowOf = typename std::remove_cvref_t<Table>::RowType;
 
 // Calls f with each RecordTable of the list, in its order.
 template <class F>

@@ -124,7 +124,7 @@ void validate_times(Trace& trace) {
   Removed removed;
   // Every table's timed rows; a process keeps its row with its times cleared (above).
   for_each_record_table([&](const auto& table) {
-    if constexpr (!std::is_same_v<typename std::remove_cvref_t<decltype(table)>::RowType, Process>)
+    if constexpr (!std::is_same_v<RowOf<decltype(table)>, Process>)
       remove_outside(trace.*table.rows, w, table.what, removed);
   });
   add_removed_rows(trace, removed, kInvalidTimes,

@@ -97,7 +97,7 @@ Trace load_tables(const std::string& path) {
   trace.source_gaps = store::load_rows(db, store::table_spec<SourceGap>(), codec);
   try {
     for_each_record_table([&](const auto& table) {
-      using Row = typename std::remove_cvref_t<decltype(table)>::RowType;
+      using Row = RowOf<decltype(table)>;
       trace.*table.rows = store::load_rows(db, store::table_spec<Row>(), codec);
     });
   } catch (const Error& e) {

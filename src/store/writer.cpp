@@ -44,13 +44,13 @@ void write_all(store::Database& db, const Trace& trace) {
   write_table(db, store::table_spec<BenchRun>(), trace.runs, codec);
   write_table(db, store::table_spec<SourceGap>(), trace.source_gaps, codec);
   for_each_record_table([&](const auto& table) {
-    using Row = typename std::remove_cvref_t<decltype(table)>::RowType;
+    using Row = RowOf<decltype(table)>;
     write_table(db, store::table_spec<Row>(), trace.*table.rows, codec);
   });
   write_table(db, store::table_spec<store::KernelLaunch>(), codec.launches, codec);  // filled by the kernels
   // The packed tables' views first: the *_named views are built on them.
   for_each_record_table([&](const auto& table) {
-    using Row = typename std::remove_cvref_t<decltype(table)>::RowType;
+    using Row = RowOf<decltype(table)>;
     if (!store::table_spec<Row>().view_name.empty()) store::create_view(db, store::table_spec<Row>());
   });
   for (const auto& view : store::view_statements()) db.exec(view);
