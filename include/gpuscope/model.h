@@ -131,6 +131,23 @@ struct Synchronization {
   uint32_t run_id = 0;  // bench run (see BenchRun); 0 in a single capture
 };
 
+// How a stream was created, as CUPTI reports it. Legacy is the NULL stream of CUDA's legacy
+// default-stream semantics: work on it waits for, and holds up, every blocking stream of its
+// context. Blocking streams (created without cudaStreamNonBlocking) synchronize with it.
+enum class StreamFlag : uint8_t { Unknown = 0, Blocking, NonBlocking, Legacy };
+
+// One CUDA stream of a process, as created: its flag and priority (lower numbers are scheduled
+// first; 0 is the default, PyTorch's and NCCL's high-priority streams are negative). A stream
+// created before the capture started has no row.
+struct Stream {
+  uint32_t pid = 0;
+  uint32_t context = 0, stream = 0;  // CUPTI's ids, as in Kernel
+  StreamFlag flag = StreamFlag::Unknown;
+  int32_t priority = 0;
+  uint32_t correlation_id = 0;  // of the call that created it; 0 if unknown
+  uint32_t run_id = 0;          // bench run (see BenchRun); 0 in a single capture
+};
+
 enum class NvtxKind : uint8_t { PushPop = 0, StartEnd = 1 };
 
 struct NvtxRange {
@@ -400,9 +417,10 @@ struct Trace {
   std::vector<SourceGap> source_gaps;  // empty for gpuscope's own captures
   std::vector<HostOp> host_ops;
   std::vector<ExternalCorrelation> external_correlations;
-  std::vector<CaptureWindow> capture_windows;    // v7
-  std::vector<ApiCount> api_counts;              // v7
-  std::vector<CollectiveCall> collective_calls;  // v10
+  std::vector<CaptureWindow> capture_windows;
+  std::vector<ApiCount> api_counts;
+  std::vector<CollectiveCall> collective_calls;
+  std::vector<Stream> streams;
 
   // The source does not record `what` (a kGap* name): show "not in the source", not zero.
   bool lacks(std::string_view what) const { return gap(what) != nullptr; }
@@ -415,6 +433,7 @@ const char* to_string(SyncKind kind);
 const char* to_string(ApiDomain domain);
 const char* to_string(NvtxKind kind);
 const char* to_string(MemoryOp op);
+const char* to_string(StreamFlag flag);
 
 // NCCL's communication kernels: ncclDevKernel_AllReduce_Sum_f32_RING_LL, older
 // ncclKernel_AllReduce_RING_LL_Sum_float, ncclDevKernel_SendRecv, ...

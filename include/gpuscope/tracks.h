@@ -66,7 +66,7 @@ struct Track {
   TrackKind kind = TrackKind::Thread;
   uint32_t tid = 0;     // Thread: the OS thread id
   uint32_t stream = 0;  // Stream: CUPTI's stream id
-  std::string name;     // "thread 4711", "stream 7"
+  std::string name;     // "thread 4711", "stream 7", "stream 13 (non-blocking, priority -3)"
   uint32_t rows = 0;
   bool nests = true;
   std::vector<Slice> slices;

@@ -13,9 +13,20 @@ from typing import Any
 
 # The capture schema this module reads, and the only one (docs/schema.md, "Versions");
 # kSchemaVersion in the C++ store.
-SCHEMA_VERSION = 10
-# What reads older captures (src/common/older_formats.h): the refusal names it, as the CLI's does.
-_OLDER_FORMATS_READER = "gpuscope 0.1.0 built from commit f998382"
+SCHEMA_VERSION = 11
+# What reads older captures (src/common/older_formats.h, kOlderReaders): the refusal names the
+# newest build that reads the file's schema, as the CLI's does. (build, first schema, last schema)
+_OLDER_READERS = [
+    ("gpuscope 0.1.0 built from commit f998382", 1, 10),
+    ("gpuscope 0.1.0 built from commit 4ceb3eb", 10, 10),
+]
+
+
+def _older_reader_of(schema: int) -> str:
+    for build, first, last in reversed(_OLDER_READERS):
+        if first <= schema <= last:
+            return f"{build}, which reads schemas v{first}" + ("" if first == last else f" to v{last}")
+    return "an older gpuscope"
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -290,8 +301,7 @@ class Capture:
         version = int(text)
         if version < SCHEMA_VERSION:
             raise Error(f"{self.path}: written by an older gpuscope (schema v{version}; this one reads "
-                        f"only v{SCHEMA_VERSION}): open it with {_OLDER_FORMATS_READER}, which reads "
-                        "schemas v1 to v10")
+                        f"only v{SCHEMA_VERSION}): open it with {_older_reader_of(version)}")
         if version > SCHEMA_VERSION:
             raise Error(f"{self.path}: written by a newer gpuscope (schema v{version}; this one reads "
                         f"only v{SCHEMA_VERSION}); upgrade gpuscope")

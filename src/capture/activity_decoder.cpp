@@ -59,6 +59,17 @@ uint8_t to_sync_kind(uint32_t type) {
   return static_cast<uint8_t>(out);
 }
 
+uint8_t to_stream_code(uint32_t flag) {
+  sp::StreamCode out = sp::StreamCode::Unknown;
+  switch (flag) {
+    case CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT: out = sp::StreamCode::Blocking; break;
+    case CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING: out = sp::StreamCode::NonBlocking; break;
+    case CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL: out = sp::StreamCode::Legacy; break;
+    default: break;
+  }
+  return static_cast<uint8_t>(out);
+}
+
 bool to_memory_op(uint32_t operation, uint8_t& op) {
   switch (operation) {
     case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION:
@@ -164,6 +175,7 @@ bool ActivityDecoder::decode(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
       produced = sync(*reinterpret_cast<const CUpti_ActivitySynchronization2*>(record));
       break;
+    case CUPTI_ACTIVITY_KIND_STREAM: produced = stream(*reinterpret_cast<const CUpti_ActivityStream*>(record)); break;
     case CUPTI_ACTIVITY_KIND_MARKER: produced = marker(*reinterpret_cast<const CUpti_ActivityMarker2*>(record)); break;
     case CUPTI_ACTIVITY_KIND_OVERHEAD:
       produced = overhead(*reinterpret_cast<const CUpti_ActivityOverhead3*>(record));
@@ -331,6 +343,17 @@ bool ActivityDecoder::sync(const CUpti_ActivitySynchronization2& r) {
   s.correlation_id = r.correlationId;
   s.sync_kind = to_sync_kind(r.type);
   sink_.add(sp::RecordKind::Sync, s);
+  return true;
+}
+
+bool ActivityDecoder::stream(const CUpti_ActivityStream& r) {
+  sp::StreamRecord s{};
+  s.context = r.contextId;
+  s.stream = r.streamId;
+  s.priority = static_cast<int32_t>(r.priority);
+  s.correlation_id = r.correlationId;
+  s.flag = to_stream_code(r.flag);
+  sink_.add(sp::RecordKind::Stream, s);
   return true;
 }
 

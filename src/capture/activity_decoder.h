@@ -1,7 +1,7 @@
 // Pure decoding of CUDA 13 CUPTI activity records into spool records.
 //
 // In: a CUpti_Activity* (CUpti_ActivityKernel10, Memcpy6, MemcpyPtoP4, Memset4,
-// Memory4, API, Synchronization2, Marker2, Overhead3, Device5). Out: spool structs
+// Memory4, API, Synchronization2, Marker2, Overhead3, Device5, Stream). Out: spool structs
 // appended to a RecordSink, with names interned through it. No CUPTI or CUDA function
 // is called from here: the two things that need a live process (API function names and
 // extra device attributes) come in as plain function pointers, so tests can drive the
@@ -71,6 +71,7 @@ class ActivityDecoder {
   bool memory(const CUpti_ActivityMemory4& r);
   bool api(const CUpti_ActivityAPI& r, CUpti_CallbackDomain domain);
   bool sync(const CUpti_ActivitySynchronization2& r);
+  bool stream(const CUpti_ActivityStream& r);
   bool marker(const CUpti_ActivityMarker2& r);
   bool overhead(const CUpti_ActivityOverhead3& r);
   bool device(const CUpti_ActivityDevice5& r);
@@ -87,6 +88,7 @@ class ActivityDecoder {
 uint8_t to_copy_kind(uint32_t cupti_memcpy_kind);    // -> gpuscope::CopyKind
 uint8_t to_memory_kind(uint32_t cupti_memory_kind);  // -> gpuscope::MemoryKind
 uint8_t to_sync_kind(uint32_t cupti_sync_type);      // -> gpuscope::SyncKind
+uint8_t to_stream_code(uint32_t cupti_stream_flag);  // -> spool::StreamCode
 // -> gpuscope::MemoryOp; false when the operation is neither allocation nor release.
 bool to_memory_op(uint32_t cupti_memory_operation, uint8_t& op);
 

@@ -30,6 +30,7 @@ constexpr KindSpec kKinds[] = {
     {CUPTI_ACTIVITY_KIND_MARKER, "MARKER", false},
     {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", false},
     {CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", false},
+    {CUPTI_ACTIVITY_KIND_STREAM, "STREAM", false},
 };
 constexpr KindSpec kDriverKind{CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", false};
 

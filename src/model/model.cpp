@@ -68,6 +68,16 @@ const char* to_string(NvtxKind kind) { return kind == NvtxKind::StartEnd ? "star
 
 const char* to_string(MemoryOp op) { return op == MemoryOp::Free ? "free" : "alloc"; }
 
+const char* to_string(StreamFlag flag) {
+  switch (flag) {
+    case StreamFlag::Blocking: return "blocking";
+    case StreamFlag::NonBlocking: return "non_blocking";
+    case StreamFlag::Legacy: return "legacy_default";
+    case StreamFlag::Unknown: break;
+  }
+  return "unknown";
+}
+
 const SourceGap* Trace::gap(std::string_view what) const {
   for (const SourceGap& g : source_gaps)
     if (g.what == what) return &g;

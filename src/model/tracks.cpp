@@ -60,6 +60,26 @@ class Builder {
     return name;
   }
 
+  // "stream 13 (non-blocking, priority -3)": how the stream was created, where the capture saw it.
+  std::string stream_name(uint32_t group, uint32_t stream) const {
+    std::string name = "stream " + std::to_string(stream);
+    const Group& g = layout_.groups[group];
+    for (const Stream& s : trace_.streams) {
+      if (s.pid != g.pid || s.run_id != g.run_id || s.stream != stream) continue;
+      std::string how;
+      switch (s.flag) {
+        case StreamFlag::Blocking: how = "blocking"; break;
+        case StreamFlag::NonBlocking: how = "non-blocking"; break;
+        case StreamFlag::Legacy: how = "legacy default stream"; break;
+        case StreamFlag::Unknown: break;
+      }
+      if (s.priority != 0) how += (how.empty() ? "" : ", ") + std::string("priority ") + std::to_string(s.priority);
+      if (!how.empty()) name += " (" + how + ")";
+      break;
+    }
+    return name;
+  }
+
   uint32_t process_group(uint32_t pid, uint32_t run_id) {
     auto [it, added] = process_groups_.try_emplace({run_id, pid}, 0);
     if (!added) return it->second;
@@ -109,7 +129,7 @@ class Builder {
           break;
         case TrackKind::Stream:
           t.stream = id;
-          t.name = "stream " + std::to_string(id);
+          t.name = stream_name(group, id);
           break;
         case TrackKind::NvtxRanges: t.name = "NVTX start/end ranges"; break;
         case TrackKind::Overhead: t.name = "profiler overhead"; break;

@@ -32,7 +32,7 @@
 namespace gpuscope::spool {
 
 inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
-inline constexpr uint32_t kVersion = 5;
+inline constexpr uint32_t kVersion = 6;
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
 
@@ -73,9 +73,10 @@ enum class RecordKind : uint16_t {
   ApiCount = 18,          // ApiCountRecord
   CaptureWindow = 19,     // CaptureWindowRecord
   CommCall = 20,          // CommCallRecord
+  Stream = 21,            // StreamRecord
 };
 // The highest kind: a new one is added above and named here (its layout then must exist, layouts.cpp).
-inline constexpr RecordKind kLastRecordKind = RecordKind::CommCall;
+inline constexpr RecordKind kLastRecordKind = RecordKind::Stream;
 
 // The spool's own codes for what the model keeps as enums. They are written to disk, so each value
 // is pinned here and never reordered; the capture maps CUPTI's values to them and the importer
@@ -128,6 +129,7 @@ enum class SyncCode : uint8_t {
   StreamSynchronize = 3,
   ContextSynchronize = 4
 };
+enum class StreamCode : uint8_t { Unknown = 0, Blocking = 1, NonBlocking = 2, Legacy = 3 };
 
 struct StringDef {
   uint32_t id;
@@ -323,6 +325,15 @@ struct CommCallRecord {
   uint32_t correlation_id;  // Launch: CUPTI's id of the launch; else 0
 };
 
+// One CUDA stream, when CUPTI sees it created: how (its flag and priority).
+struct StreamRecord {
+  uint32_t context, stream;
+  int32_t priority;
+  uint32_t correlation_id;  // of the creating call
+  uint8_t flag;             // StreamCode
+  uint8_t pad[3];
+};
+
 // One range-profiler metric value of one kernel launch; correlation_id is the launch's
 // CUPTI correlation id, the same as in its KernelRecord.
 struct KernelMetricRecord {
@@ -375,6 +386,7 @@ static_assert(sizeof(EndRecord) == 24);
 static_assert(sizeof(ApiCountRecord) == 24);
 static_assert(sizeof(CaptureWindowRecord) == 16);
 static_assert(sizeof(CommCallRecord) == 48);
+static_assert(sizeof(StreamRecord) == 20);
 static_assert(sizeof(KernelMetricRecord) == 16);
 static_assert(sizeof(GpuSampleRecord) == 32);
 static_assert(sizeof(MetricCollectionRecord) == 48);

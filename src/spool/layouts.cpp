@@ -118,6 +118,9 @@ constexpr std::array<Layout, kKindSlots> make_layouts() {
       sizeof(CommCallRecord), {F(CommCallRecord, start_ns), F(CommCallRecord, bytes), F(CommCallRecord, comm),
                                F(CommCallRecord, tid), F(CommCallRecord, peer), F(CommCallRecord, ranks),
                                F(CommCallRecord, rank), F(CommCallRecord, call), F(CommCallRecord, correlation_id)});
+  at(RecordKind::Stream) = layout(sizeof(StreamRecord),
+                                  {F(StreamRecord, stream), F(StreamRecord, context), F(StreamRecord, priority),
+                                   F(StreamRecord, flag), F(StreamRecord, correlation_id)});
   return t;
 }
 

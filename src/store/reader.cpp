@@ -50,8 +50,8 @@ void check_schema_version(store::Database& db) {
     throw Error(db.path() + ": corrupt capture (bad schema version '" + text + "')");
   if (version < kSchemaVersion)
     throw Error(db.path() + ": written by an older gpuscope (schema v" + std::to_string(version) +
-                "; this one reads only v" + std::to_string(kSchemaVersion) + "): open it with " + kOlderFormatsReader +
-                ", which reads schemas v1 to v10");
+                "; this one reads only v" + std::to_string(kSchemaVersion) + "): open it with " +
+                older_reader_of(static_cast<int>(version), false));
   if (version > kSchemaVersion)
     throw Error(db.path() + ": written by a newer gpuscope (schema v" + std::to_string(version) +
                 "; this one reads only v" + std::to_string(kSchemaVersion) + "); upgrade gpuscope");

@@ -164,6 +164,17 @@ const TableSpec<ApiCount>& table_spec<ApiCount>() {
   return spec;
 }
 
+template <>
+const TableSpec<Stream>& table_spec<Stream>() {
+  static const TableSpec<Stream> spec{"streams",
+                                      {integer_column("pid", &Stream::pid), integer_column("context", &Stream::context),
+                                       integer_column("stream", &Stream::stream), enum_column("flag", &Stream::flag, 4),
+                                       integer_column("priority", &Stream::priority),
+                                       integer_column("correlation_id", &Stream::correlation_id),
+                                       run_id_column<Stream>()}};
+  return spec;
+}
+
 const std::vector<std::string>& view_statements() {
   static const std::vector<std::string> views{
       "CREATE VIEW kernels_named AS SELECT k.*, s.value AS name, m.value AS mangled_name "

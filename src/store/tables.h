@@ -126,6 +126,8 @@ template <>
 const TableSpec<CollectiveCall>& table_spec<CollectiveCall>();
 template <>
 const TableSpec<ApiCount>& table_spec<ApiCount>();
+template <>
+const TableSpec<Stream>& table_spec<Stream>();
 
 // The high-volume event tables, packed (tables_packed.cpp).
 template <>

@@ -47,6 +47,7 @@ void every_record(testing::SpoolBuilder& b) {
       .record(RecordKind::CommCall,
               spool::CommCallRecord{2300, 0, 0xc0ffee, 4242, -1, 0, -1, uint8_t(spool::CommCallCode::Launch), {}, 10})
       .record(RecordKind::Memory, spool::MemoryRecord{2250, 0x7f0000000000, 1 << 20, 0, 1, 7, 12, 0, 3, {}})
+      .record(RecordKind::Stream, spool::StreamRecord{1, 13, -3, 9, uint8_t(spool::StreamCode::NonBlocking), {}})
       .flush();
   b.record(
        RecordKind::Kernel,

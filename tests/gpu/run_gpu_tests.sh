@@ -45,6 +45,7 @@ expect "device recorded" "$(q storm.gpuscope "SELECT COUNT(*) FROM devices WHERE
 expect "launch_storm --streams 4 exit code" $? -eq 0
 expect "launch_storm 4 streams used" "$(q storm4.gpuscope "SELECT COUNT(DISTINCT stream) FROM kernels_named WHERE name LIKE '%tiny%'")" -eq 4
 expect "launch_storm 4 streams kernels" "$(q storm4.gpuscope "SELECT COUNT(*) FROM kernels_named WHERE name LIKE '%tiny%'")" -eq 4000
+expect "launch_storm's 4 streams recorded as non-blocking" "$(q storm4.gpuscope "SELECT COUNT(*) FROM streams WHERE flag = 'non_blocking' AND stream IN (SELECT stream FROM kernels_named WHERE name LIKE '%tiny%')")" -eq 4
 expect "--driver-api records driver calls" "$(q storm4.gpuscope "SELECT COUNT(*) FROM api_calls WHERE domain = 'driver'")" -ge 4000
 
 # 2. bsr_spmm baseline: per-iteration allocations and pageable copies, as in the seed.

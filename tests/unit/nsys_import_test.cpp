@@ -157,6 +157,25 @@ TEST(NsysImport, MultiProcessExportGivesProcessesWithTheirDevices) {
   EXPECT_EQ(std::count_if(t.memcpys.begin(), t.memcpys.end(), [](const Memcpy& m) { return m.async; }), async);
 }
 
+// TARGET_INFO_CUDA_STREAM: every stream with its process, flag and signed priority (the file
+// stores CUPTI's unsigned field: 4294967293 is -3).
+TEST(NsysImport, StreamsComeWithTheirFlagAndPriority) {
+  const std::string path = nsys_fixture("h100_2gpu_1s");
+  GPUSCOPE_NEED_NSYS_FIXTURE(path);
+  const Trace t = load_trace(path);
+  EXPECT_EQ(static_cast<int64_t>(t.streams.size()), sql_integer(path, "SELECT COUNT(*) FROM TARGET_INFO_CUDA_STREAM"));
+  const auto count = [&](StreamFlag flag, int32_t priority) {
+    return std::count_if(t.streams.begin(), t.streams.end(),
+                         [&](const Stream& s) { return s.flag == flag && s.priority == priority; });
+  };
+  EXPECT_EQ(count(StreamFlag::NonBlocking, -3),
+            sql_integer(path, "SELECT COUNT(*) FROM TARGET_INFO_CUDA_STREAM WHERE flag = 2 AND priority = 4294967293"));
+  EXPECT_GT(count(StreamFlag::NonBlocking, -3), 0);
+  EXPECT_EQ(count(StreamFlag::Blocking, 0),
+            sql_integer(path, "SELECT COUNT(*) FROM TARGET_INFO_CUDA_STREAM WHERE flag = 1"));
+  for (const Stream& s : t.streams) EXPECT_TRUE(s.pid == 111u || s.pid == 112u) << s.pid;
+}
+
 TEST(NsysImport, DevicePropertiesAndWallClockTimes) {
   const std::string path = nsys_fixture("mock");
   GPUSCOPE_NEED_NSYS_FIXTURE(path);

@@ -431,5 +431,30 @@ TEST(SpoolImporter, UnknownEnumValuesBecomeUnknownNotTheLastKind) {
   EXPECT_EQ(trace.synchronizations[0].kind, SyncKind::Unknown);
 }
 
+TEST(SpoolImporter, StreamsKeepTheirFlagAndPriority) {
+  const std::string dir = testing::scratch_dir("streams");
+  spool::StreamRecord nccl{};
+  nccl.context = 1, nccl.stream = 13, nccl.priority = -3, nccl.correlation_id = 40;
+  nccl.flag = static_cast<uint8_t>(spool::StreamCode::NonBlocking);
+  spool::StreamRecord legacy{};
+  legacy.context = 1, legacy.stream = 7, legacy.flag = static_cast<uint8_t>(spool::StreamCode::Legacy);
+  spool::StreamRecord newer = nccl;
+  newer.stream = 14, newer.flag = 9;  // a code this reader does not know
+  SpoolBuilder b(9);
+  b.record(RecordKind::Stream, nccl).record(RecordKind::Stream, legacy).record(RecordKind::Stream, newer);
+  b.flush().end(100);
+  b.write(dir + "/a.9.spool");
+  const Trace trace = import_spool(dir + "/a.9.spool");
+  ASSERT_EQ(trace.streams.size(), 3u);
+  EXPECT_EQ(trace.streams[0].pid, 9u);
+  EXPECT_EQ(trace.streams[0].stream, 13u);
+  EXPECT_EQ(trace.streams[0].context, 1u);
+  EXPECT_EQ(trace.streams[0].priority, -3);
+  EXPECT_EQ(trace.streams[0].correlation_id, 40u);
+  EXPECT_EQ(trace.streams[0].flag, StreamFlag::NonBlocking);
+  EXPECT_EQ(trace.streams[1].flag, StreamFlag::Legacy);
+  EXPECT_EQ(trace.streams[2].flag, StreamFlag::Unknown);
+}
+
 }  // namespace
 }  // namespace gpuscope

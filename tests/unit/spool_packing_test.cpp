@@ -39,7 +39,8 @@ const Pad kPads[] = {GS_PAD(ProcessRecord, Process),
                      GS_PAD(OverheadRecord, Overhead),
                      GS_PAD(ApiCountRecord, ApiCount),
                      GS_PAD(MetricCollectionRecord, MetricCollection),
-                     GS_PAD(CommCallRecord, CommCall)};
+                     GS_PAD(CommCallRecord, CommCall),
+                     GS_PAD(StreamRecord, Stream)};
 #undef GS_PAD
 
 std::vector<RecordKind> fixed_kinds() {

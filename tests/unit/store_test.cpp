@@ -62,6 +62,7 @@ Trace sample_trace() {
   t.nvtx_marks.push_back({100, 7, 0, t.strings.intern("mark"), 5000});
   t.overheads.push_back({100, t.strings.intern("cupti_buffer_flush"), 10, 20});
   t.data_loss.push_back({100, "cupti_dropped_records", 12, "buffers full"});
+  t.streams.push_back({100, 1, 13, StreamFlag::NonBlocking, -3, 40});
   t.source_gaps.push_back({kGapSynchronization, "not traced"});
   t.host_ops.push_back({100, 7, t.strings.intern("aten::addmm"), t.strings.intern("cpu_op"), 5500, 6500, 42, 17,
                         t.strings.intern("[[64, 512], [512, 512]]"), 1, 0});
@@ -120,6 +121,11 @@ TEST(Store, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.overheads.size(), 1u);
   ASSERT_EQ(back.data_loss.size(), 1u);
   EXPECT_EQ(back.data_loss[0].count, 12u);
+  ASSERT_EQ(back.streams.size(), 1u);
+  EXPECT_EQ(back.streams[0].flag, StreamFlag::NonBlocking);
+  EXPECT_EQ(back.streams[0].priority, -3);
+  EXPECT_EQ(back.streams[0].stream, 13u);
+  EXPECT_EQ(back.streams[0].correlation_id, 40u);
 }
 
 TEST(Store, FileIsPlainSqliteWithNamedViews) {

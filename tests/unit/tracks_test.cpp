@@ -43,6 +43,26 @@ TEST(Tracks, ProcessThenDeviceGroupsWithNamedTracks) {
   EXPECT_EQ(l.names[only_track(l, TrackKind::Stream).slices[0].name], "gemm");
 }
 
+// A stream's track says how the capture saw it created; a stream without a row (created before
+// the capture, or another process's) keeps its plain name.
+TEST(Tracks, StreamTracksSayHowTheStreamWasCreated) {
+  TraceBuilder b;
+  b.run(1000, 90000);
+  b.kernel("legacy", 2000, 3000, 1, 7).kernel("nccl", 2000, 3000, 2, 13).kernel("copy", 2000, 3000, 3, 14);
+  b.kernel("old", 2000, 3000, 4, 15);
+  Trace t = b.trace();
+  t.streams.push_back({1, 1, 7, StreamFlag::Legacy, 0, 0});
+  t.streams.push_back({1, 1, 13, StreamFlag::NonBlocking, -3, 20});
+  t.streams.push_back({1, 1, 14, StreamFlag::Blocking, 0, 21});
+  t.streams.push_back({2, 1, 15, StreamFlag::NonBlocking, -1, 22});  // another process's stream 15
+  std::vector<std::string> names;
+  for (const tracks::Track& track : tracks::layout_tracks(t).tracks)
+    if (track.kind == TrackKind::Stream) names.push_back(track.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"stream 7 (legacy default stream)", "stream 13 (non-blocking, priority -3)",
+                                      "stream 14 (blocking)", "stream 15"}));
+}
+
 TEST(Tracks, NestedSlicesTakeRowsByDepthAndNest) {
   TraceBuilder b;
   b.range("step", 1000, 9000);

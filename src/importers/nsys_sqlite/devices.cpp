@@ -176,4 +176,26 @@ void read_diagnostics(NsysSource& source) {
   if (unlisted) source.skipped("nsys_diagnostic", unlisted, "further warnings and errors in " + table + " not listed");
 }
 
+void read_streams(NsysSource& source) {
+  const std::string table = source.table("TARGET_INFO_CUDA_STREAM");
+  if (table.empty()) return;
+  enum : size_t { kPid, kContext, kStream, kPriority, kFlag };
+  static constexpr std::string_view kColumns[] = {"processId", "contextId", "streamId", "priority", "flag"};
+  NsysTable rows(source, table, kColumns);
+  rows.require(kStream);
+  // The flag is CUPTI's CUpti_ActivityStreamFlag (ENUM_CUPTI_STREAM_TYPE): 1 default (blocking),
+  // 2 non-blocking, 3 the NULL stream. The priority is CUPTI's unsigned field: 4294967293 is -3.
+  static constexpr StreamFlag kFlags[] = {StreamFlag::Unknown, StreamFlag::Blocking, StreamFlag::NonBlocking,
+                                          StreamFlag::Legacy};
+  while (rows.next()) {
+    Stream& s = source.trace().streams.emplace_back();
+    s.pid = static_cast<uint32_t>(rows.integer(kPid));
+    s.context = static_cast<uint32_t>(rows.integer(kContext));
+    s.stream = static_cast<uint32_t>(rows.integer(kStream));
+    s.priority = static_cast<int32_t>(static_cast<uint32_t>(rows.integer(kPriority)));
+    const int64_t flag = rows.integer(kFlag);
+    s.flag = flag >= 0 && flag < 4 ? kFlags[static_cast<size_t>(flag)] : StreamFlag::Unknown;
+  }
+}
+
 }  // namespace gpuscope::nsys

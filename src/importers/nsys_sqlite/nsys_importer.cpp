@@ -80,6 +80,7 @@ void read_nsys_export(const std::string& path, Trace& trace) {
   nsys::read_diagnostics(source);
   nsys::read_processes(source);
   nsys::read_devices(source);
+  nsys::read_streams(source);
 
   if (trace.kernels.empty() && trace.api_calls.empty() && trace.memcpys.empty() && trace.memsets.empty())
     throw Error(path + ": the nsys export holds no CUDA kernels, API calls or copies");

@@ -24,6 +24,7 @@ void read_processes(NsysSource& source);                 // one Process per pid 
 // devices.cpp
 void read_devices(NsysSource& source);      // a Device per (pid, device) the records use
 void read_diagnostics(NsysSource& source);  // nsys's own warnings and errors -> data loss
+void read_streams(NsysSource& source);      // TARGET_INFO_CUDA_STREAM: how each stream was created
 
 // host_activity.cpp
 void read_api_calls(NsysSource& source);         // CUPTI_ACTIVITY_KIND_RUNTIME and _DRIVER

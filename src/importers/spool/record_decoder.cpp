@@ -291,6 +291,12 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       comm_calls_.push_back(r);
       return true;
     }
+    case RecordKind::Stream: {
+      StreamRecord r;
+      if (!read_body(body, bytes, r)) return false;
+      trace_.streams.push_back({pid, r.context, r.stream, stream_flag_of(r.flag), r.priority, r.correlation_id});
+      return true;
+    }
   }
   return false;  // unknown record kind: treat the chunk as damaged
 }

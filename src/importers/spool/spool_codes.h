@@ -59,4 +59,14 @@ inline SyncKind sync_kind_of(uint8_t code) {
   return SyncKind::Unknown;
 }
 
+inline StreamFlag stream_flag_of(uint8_t code) {
+  switch (static_cast<StreamCode>(code)) {
+    case StreamCode::Blocking: return StreamFlag::Blocking;
+    case StreamCode::NonBlocking: return StreamFlag::NonBlocking;
+    case StreamCode::Legacy: return StreamFlag::Legacy;
+    case StreamCode::Unknown: break;
+  }
+  return StreamFlag::Unknown;
+}
+
 }  // namespace gpuscope::spool

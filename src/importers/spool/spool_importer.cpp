@@ -29,7 +29,7 @@ spool::FileHeader read_file_header(std::ifstream& in, const std::string& path) {
                               std::to_string(spool::kVersion);
   if (header.version < spool::kVersion)
     throw Error(path + ": this spool was written by an older gpuscope (" + version + "): import it with " +
-                kOlderFormatsReader + ", which reads spool formats v1 to v5");
+                older_reader_of(static_cast<int>(header.version), true));
   if (header.version > spool::kVersion)
     throw Error(path + ": this spool was written by a newer gpuscope (" + version + "); upgrade gpuscope");
   if (header.header_bytes < sizeof header) throw Error(path + ": corrupt spool header");

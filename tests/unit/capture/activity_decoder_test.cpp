@@ -363,6 +363,26 @@ TEST_F(DecoderTest, Synchronization) {
   EXPECT_EQ(s.sync_kind, static_cast<uint8_t>(SyncKind::StreamSynchronize));
 }
 
+TEST_F(DecoderTest, Stream) {
+  CUpti_ActivityStream r{};
+  r.kind = CUPTI_ACTIVITY_KIND_STREAM;
+  r.contextId = 1;
+  r.streamId = 13;
+  r.priority = static_cast<uint32_t>(-3);  // CUPTI's field is unsigned; CUDA's priorities are not
+  r.flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING;
+  r.correlationId = 40;
+  decoder.decode(reinterpret_cast<CUpti_Activity*>(&r));
+  auto s = sink.only<sp::StreamRecord>(sp::RecordKind::Stream);
+  EXPECT_EQ(s.context, 1u);
+  EXPECT_EQ(s.stream, 13u);
+  EXPECT_EQ(s.priority, -3);
+  EXPECT_EQ(s.correlation_id, 40u);
+  EXPECT_EQ(s.flag, static_cast<uint8_t>(sp::StreamCode::NonBlocking));
+  EXPECT_EQ(to_stream_code(CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL), static_cast<uint8_t>(sp::StreamCode::Legacy));
+  EXPECT_EQ(to_stream_code(CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT), static_cast<uint8_t>(sp::StreamCode::Blocking));
+  EXPECT_EQ(to_stream_code(0x7fff), static_cast<uint8_t>(sp::StreamCode::Unknown));
+}
+
 CUpti_ActivityMarker2 make_marker(uint32_t flags, CUpti_ActivityObjectKind object, const char* name,
                                   const char* domain) {
   CUpti_ActivityMarker2 m{};
