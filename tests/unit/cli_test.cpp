@@ -222,7 +222,7 @@ TEST(Cli, OlderCapturesAndSpoolsAreOneLineNamingTheirReader) {
   EXPECT_NE(r.err.find("old.gpuscope: written by an older gpuscope (schema v3; this one reads only v"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find(std::string("open it with ") + kOlderFormatsReader), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("open it with " + older_reader_of(3, false)), std::string::npos) << r.err;
 
   testing::SpoolBuilder spool(126, 1, 1000, spool::kVersion - 1);
   spool.end(2000);
@@ -234,7 +234,9 @@ TEST(Cli, OlderCapturesAndSpoolsAreOneLineNamingTheirReader) {
       r.err.find("this spool was written by an older gpuscope (spool format v" + std::to_string(spool::kVersion - 1)),
       std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find(std::string("import it with ") + kOlderFormatsReader), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("import it with " + older_reader_of(static_cast<int>(spool::kVersion) - 1, true)),
+            std::string::npos)
+      << r.err;
 }
 
 // A path the system refuses (here: components past NAME_MAX) is one line naming the path, never

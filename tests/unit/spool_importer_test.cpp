@@ -196,7 +196,7 @@ TEST(SpoolImporter, OtherVersionsAreRefusedWithOneLine) {
     const std::string message = error_of(version);
     EXPECT_NE(message.find("this spool was written by an older gpuscope (spool format v" + std::to_string(version) +
                            "; this one reads only v" + std::to_string(spool::kVersion) + "): import it with " +
-                           kOlderFormatsReader),
+                           older_reader_of(static_cast<int>(version), true)),
               std::string::npos)
         << message;
   }

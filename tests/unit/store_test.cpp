@@ -194,10 +194,14 @@ TEST(Store, OlderSchemasAreRefusedWithTheReaderToUse) {
     const std::string message = error_of(path);
     EXPECT_TRUE(contains(message, "written by an older gpuscope (schema v" + std::to_string(version) +
                                       "; this one reads only v" + std::to_string(kSchemaVersion) + "): open it with " +
-                                      kOlderFormatsReader))
+                                      older_reader_of(version, false)))
         << message;
     EXPECT_EQ(message.find('\n'), std::string::npos);
   }
+  // The newest build that reads the file is named, with what it reads.
+  EXPECT_EQ(older_reader_of(10, false), "gpuscope 0.1.0 built from commit 4ceb3eb, which reads schemas v10");
+  EXPECT_EQ(older_reader_of(3, false), "gpuscope 0.1.0 built from commit f998382, which reads schemas v1 to v10");
+  EXPECT_EQ(older_reader_of(5, true), "gpuscope 0.1.0 built from commit 4ceb3eb, which reads spool formats v5");
 }
 
 // A capture written by other means lacks a column: the message names the table as well.
