@@ -20,7 +20,7 @@ import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import {
-  PAGE_TIMEOUT_MS, gpuscope, htmlReport, kernelWindow, lastDraw, launchBrowser, locate, openPage, query,
+  PAGE_TIMEOUT_MS, SETUP_TIMEOUT_MS, gpuscope, htmlReport, kernelWindow, lastDraw, launchBrowser, locate, openPage, query,
   queryNumber, screenshot, selection, setView, sqlText, synthCapture, view,
 } from './lib.mjs';
 
@@ -78,14 +78,19 @@ const DURATION = /\d(\.\d+)?\s*(ns|µs|us|ms|s)\b/;
 export function describeReportPage(label, captureOrFn, options = {}) {
   describe(`report page: ${label}`, () => {
     const ctx = {};
-    before(async () => {
+    // The files first, with time for a sanitizer build to make a 2M-record page (minutes): the
+    // page's own timeout starts with the browser.
+    before(() => {
       ctx.capture = typeof captureOrFn === 'function' ? captureOrFn() : captureOrFn;
       // A foreign file (options.source) makes the page itself, as users run it; ctx.capture is its import.
       ctx.html = htmlReport(options.source || ctx.capture, label);
       // What the page's times are checked against: the capture itself, or, for one made with
       // --metrics, its program timeline with the metric collection time cut out (as the page shows).
       ctx.reference = options.cut ? synthCapture(`${label}.cut.gpuscope`, '--cut-profiler-time', ctx.capture) : ctx.capture;
-      ctx.browser = await launchBrowser();
+    }, { timeout: SETUP_TIMEOUT_MS });
+    before(async () => {
+      ctx.launch = launchBrowser();
+      ctx.browser = await ctx.launch;
       Object.assign(ctx, await openPage(ctx.browser, ctx.html));
       ctx.origin = BigInt(await ctx.page.evaluate(() => gpuscope.origin()));
       ctx.home = await view(ctx.page);  // where the page opens: its steady-state steps or GPU activity
@@ -96,7 +101,11 @@ export function describeReportPage(label, captureOrFn, options = {}) {
       ctx.counts = Object.fromEntries(['kernels', 'memcpys', 'memory_events', 'gpu_metric_samples', 'nvtx_ranges']
         .map((table) => [table, rowCount(ctx.reference, table)]));
     }, T);
-    after(async () => { if (ctx.browser) await ctx.browser.close(); });
+    // Also a browser whose launch outlived a timed-out hook: left open, it would keep node alive.
+    after(async () => {
+      const browser = ctx.browser || (ctx.launch && (await ctx.launch.catch(() => null)));
+      if (browser) await browser.close();
+    });
     const page = () => ctx.page;
     const rel = (column) => `(${column} - ${ctx.origin})`;
 

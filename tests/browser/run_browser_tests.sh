@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The browser tests (ctest -L browser, one test per file): node's test runner drives Debian's chromium headless
+# The browser tests (ctest browser_tests): node's test runner drives Debian's chromium headless
 # through puppeteer-core over the HTML pages of gpuscope report / diff.
 #   tests/browser/run_browser_tests.sh GPUSCOPE GPUSCOPE_SYNTH OUT_DIR [TEST_FILE...]
 # Pages, synthetic captures (the 1M-launch one is made once) and screenshots go to OUT_DIR.
