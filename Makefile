@@ -9,13 +9,12 @@ GPUSCOPE_WERROR ?= OFF
 # a quarter less compile time), a developer's build keeps full -g for the debugger.
 GPUSCOPE_DEBUG_INFO ?= -g
 # Sanitizers for every C++ object, e.g. address,undefined (CI's test build, .ci/run) or thread
-# (scripts/sanitize.sh): the build then leaves out the CUDA samples and the benchmarks, and its
-# tests fail on any sanitizer report (scripts/run_tests.sh). ASan+UBSan builds at -O0: it compiles
-# in 72 % of the CPU time of -O1 and its tests run about 1.3 to 1.7 times longer, a net gain for CI
-# (docs/testing.md); TSan at -O1, where its capture-library tests stay fast. Give each its own
-# BUILD folder.
+# (scripts/sanitize.sh): the build is then at -O1 (ASan's advice: fast enough, exact reports) and
+# leaves out the CUDA samples and the benchmarks; its tests fail on any sanitizer report
+# (scripts/run_tests.sh). -O0 compiles faster but CI gains nothing (docs/testing.md). Give each its
+# own BUILD folder.
 SANITIZE ?=
-OPTIMIZE := $(if $(SANITIZE),$(if $(findstring thread,$(SANITIZE)),-O1,-O0),-O2)
+OPTIMIZE := $(if $(SANITIZE),-O1,-O2)
 # Only these targets (default: all).
 TARGETS ?=
 # ccache (scripts/setup.sh installs it) where it is installed. Paths relative to the checkout, so
