@@ -16,14 +16,6 @@
 
 namespace gpuscope::analysis {
 
-// Where on the timeline a finding's evidence lies: one instance it talks about (a call, a copy, a
-// kernel, an idle gap) or the time range it judges. The HTML report zooms there when the finding
-// is clicked. Capture clock, ns; pid 0 when the span is not one process's.
-struct EvidenceSpan {
-  uint32_t pid = 0;
-  TimeNs start = 0, end = 0;
-};
-
 // A finding keeps at most this many spans: the ones that weigh most (longest first).
 inline constexpr size_t kMaxEvidenceSpans = 64;
 

@@ -15,11 +15,12 @@
 
 namespace gpuscope::check {
 
-enum class RuleKind { Total, Kernel, Baseline, Metric };
+enum class GateKind { Total, Kernel, Baseline, Metric };
 
-// One [[total]], [[kernel]], [[baseline]] or [[metric]] table.
-struct Rule {
-  RuleKind kind = RuleKind::Total;
+// One [[total]], [[kernel]], [[baseline]] or [[metric]] table of a rules file: a limit that
+// `gpuscope check` holds the capture to (the diagnosis rules are analysis::rules::Rule).
+struct Gate {
+  GateKind kind = GateKind::Total;
   std::string id;                 // `id = "..."`, or "<kind>#<n>" (n counts rules of that kind from 1)
   int line = 0;                   // where the table starts in the rules file
   std::string name;               // total: wall | gpu_busy | kernel | api | copy; metric: the metric's name
@@ -36,15 +37,16 @@ struct Rule {
   bool needs_baseline() const;
 };
 
-struct RuleSet {
+// A rules file's gates, in the file's order.
+struct GateSet {
   std::string source;  // the rules file, for messages
-  std::vector<Rule> rules;
+  std::vector<Gate> rules;
   bool needs_baseline() const;
 };
 
 // Parses TOML text; `source` names the file in error messages ("rules.toml:12: ...").
-RuleSet parse_rules(const std::string& text, const std::string& source);
-RuleSet read_rules(const std::string& path);
+GateSet parse_rules(const std::string& text, const std::string& source);
+GateSet read_rules(const std::string& path);
 
 // The outcome of one rule on one matched item. Numbers stay numbers here; the
 // renderers format them with their units.
@@ -79,7 +81,7 @@ struct CheckResult {
 // Evaluates every rule. baseline may be null when no rule needs it. With
 // iteration specs (non-empty range), [[baseline]] rules compare iterations
 // (analysis_diff.h); other rules are not affected.
-CheckResult evaluate(const RuleSet& rules, const Trace& trace, const Trace* baseline,
+CheckResult evaluate(const GateSet& rules, const Trace& trace, const Trace* baseline,
                      const analysis::CompareOptions& options, const analysis::IterationSpec& baseline_iterations = {},
                      const analysis::IterationSpec& trace_iterations = {});
 

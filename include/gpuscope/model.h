@@ -38,6 +38,14 @@ class StringTable {
   std::unordered_map<std::string, StringId> index_;
 };
 
+// A place on the timeline that a finding's evidence, or a report table's row, talks about: one
+// instance (a call, a copy, a kernel, an idle gap) or a time range judged. The HTML report zooms
+// there when the row is clicked. pid 0 when it is not one process's.
+struct EvidenceSpan {
+  uint32_t pid = 0;
+  TimeNs start = 0, end = 0;
+};
+
 enum class ApiDomain : uint8_t { Runtime = 0, Driver = 1 };
 
 struct ApiCall {

@@ -16,11 +16,11 @@
 namespace gpuscope::check {
 namespace {
 
-bool within(const Rule& rule, double value) {
+bool within(const Gate& rule, double value) {
   return (!rule.min || value >= *rule.min) && (!rule.max || value <= *rule.max);
 }
 
-Outcome outcome_of(const Rule& rule, const std::string& target, Measure measure, double value) {
+Outcome outcome_of(const Gate& rule, const std::string& target, Measure measure, double value) {
   Outcome o;
   o.rule_id = rule.id;
   o.rule_line = rule.line;
@@ -33,9 +33,9 @@ Outcome outcome_of(const Rule& rule, const std::string& target, Measure measure,
   return o;
 }
 
-std::string where(const RuleSet& set, const Rule& rule) { return fmt::format("{}:{}", set.source, rule.line); }
+std::string where(const GateSet& set, const Gate& rule) { return fmt::format("{}:{}", set.source, rule.line); }
 
-void check_total(const Rule& rule, const analysis::ExecutiveSummary& s,
+void check_total(const Gate& rule, const analysis::ExecutiveSummary& s,
                  const std::optional<analysis::RanksAnalysis>& ranks, std::vector<Outcome>& out,
                  const std::string& at) {
   bool duration = true;
@@ -67,7 +67,7 @@ double stat_of(const analysis::Stats& s, const std::string& stat) {
   return s.median;
 }
 
-void check_kernels(const Rule& rule, const Trace& trace, std::vector<Outcome>& out, const std::string& at) {
+void check_kernels(const Gate& rule, const Trace& trace, std::vector<Outcome>& out, const std::string& at) {
   size_t matched = 0;
   for (const analysis::KernelGroup& g : analysis::summarize_kernels(trace)) {
     if (!glob_match(rule.match, g.name)) continue;
@@ -86,7 +86,7 @@ bool kind_matches(const std::string& kind, analysis::DiffCategory c) {
   return kind == "any" || kind == analysis::to_string(c);
 }
 
-void check_baseline(const Rule& rule, const analysis::DiffResult& diff, std::vector<Outcome>& out,
+void check_baseline(const Gate& rule, const analysis::DiffResult& diff, std::vector<Outcome>& out,
                     const std::string& at) {
   size_t matched = 0;
   for (const analysis::DiffItem& item : diff.items) {
@@ -120,7 +120,7 @@ size_t CheckResult::failures() const {
       std::count_if(outcomes.begin(), outcomes.end(), [](const Outcome& o) { return !o.passed; }));
 }
 
-CheckResult evaluate(const RuleSet& rules, const Trace& capture, const Trace* baseline,
+CheckResult evaluate(const GateSet& rules, const Trace& capture, const Trace* baseline,
                      const analysis::CompareOptions& options, const analysis::IterationSpec& baseline_iterations,
                      const analysis::IterationSpec& trace_iterations) {
   // The program's timeline, without the profiler's time (a capture made with --metrics);
@@ -130,28 +130,28 @@ CheckResult evaluate(const RuleSet& rules, const Trace& capture, const Trace* ba
   if (rules.needs_baseline() && !baseline)
     throw Error(rules.source + ": [[baseline]] rules and [[metric]] change limits need --baseline BASE.gpuscope");
   // Metrics first: a capture without them fails fast, before any output.
-  for (const Rule& rule : rules.rules) {
-    if (rule.kind != RuleKind::Metric) continue;
+  for (const Gate& rule : rules.rules) {
+    if (rule.kind != GateKind::Metric) continue;
     detail::require_metric(rule, trace, "capture", where(rules, rule));
     if (rule.needs_baseline()) detail::require_metric(rule, *baseline, "baseline", where(rules, rule));
   }
 
   CheckResult result;
   const analysis::ExecutiveSummary summary = analysis::summarize_executive(trace);
-  const bool gates_ranks = std::any_of(rules.rules.begin(), rules.rules.end(), [](const Rule& r) {
+  const bool gates_ranks = std::any_of(rules.rules.begin(), rules.rules.end(), [](const Gate& r) {
     bool duration = true;
-    return r.kind == RuleKind::Total && detail::is_ranks_total(r.name, duration);
+    return r.kind == GateKind::Total && detail::is_ranks_total(r.name, duration);
   });
   const std::optional<analysis::RanksAnalysis> ranks = gates_ranks ? analysis::analyze_ranks(trace) : std::nullopt;
   std::optional<analysis::DiffResult> diff;
   if (baseline) diff = analysis::diff_traces(*baseline, trace, options, baseline_iterations, trace_iterations);
-  for (const Rule& rule : rules.rules) {
+  for (const Gate& rule : rules.rules) {
     const std::string at = where(rules, rule);
     switch (rule.kind) {
-      case RuleKind::Total: check_total(rule, summary, ranks, result.outcomes, at); break;
-      case RuleKind::Kernel: check_kernels(rule, trace, result.outcomes, at); break;
-      case RuleKind::Baseline: check_baseline(rule, *diff, result.outcomes, at); break;
-      case RuleKind::Metric: detail::check_metric(rule, trace, diff ? &*diff : nullptr, result.outcomes, at); break;
+      case GateKind::Total: check_total(rule, summary, ranks, result.outcomes, at); break;
+      case GateKind::Kernel: check_kernels(rule, trace, result.outcomes, at); break;
+      case GateKind::Baseline: check_baseline(rule, *diff, result.outcomes, at); break;
+      case GateKind::Metric: detail::check_metric(rule, trace, diff ? &*diff : nullptr, result.outcomes, at); break;
     }
   }
   return result;

@@ -77,7 +77,7 @@ std::map<std::string, std::vector<double>> values_by_kernel(const Trace& trace, 
 
 // "gemm (SM throughput)": the kernel and the metric's label (its name when unknown), so a
 // table or JUnit line says what was measured without the rules file at hand.
-Outcome outcome(const Rule& rule, const std::string& kernel, Measure measure, double value) {
+Outcome outcome(const Gate& rule, const std::string& kernel, Measure measure, double value) {
   const MetricInfo* info = find_metric(rule.name);
   Outcome o;
   o.rule_id = rule.id;
@@ -89,7 +89,7 @@ Outcome outcome(const Rule& rule, const std::string& kernel, Measure measure, do
   return o;
 }
 
-void check_absolute(const Rule& rule, const Trace& trace, std::vector<Outcome>& out, const std::string& at) {
+void check_absolute(const Gate& rule, const Trace& trace, std::vector<Outcome>& out, const std::string& at) {
   const auto values = values_by_kernel(trace, rule.name);
   size_t matched = 0;
   for (const analysis::KernelGroup& g : analysis::summarize_kernels(trace)) {  // kernel-summary order
@@ -120,7 +120,7 @@ double change_of(const analysis::Comparison& c) {
   return std::copysign(std::numeric_limits<double>::infinity(), c.new_median);
 }
 
-void check_change(const Rule& rule, const analysis::DiffResult& diff, std::vector<Outcome>& out,
+void check_change(const Gate& rule, const analysis::DiffResult& diff, std::vector<Outcome>& out,
                   const std::string& at) {
   size_t matched = 0;
   for (const analysis::MetricDiffItem& item : diff.metrics) {
@@ -147,14 +147,14 @@ void check_change(const Rule& rule, const analysis::DiffResult& diff, std::vecto
 
 }  // namespace
 
-void require_metric(const Rule& rule, const Trace& trace, const std::string& label, const std::string& at) {
+void require_metric(const Gate& rule, const Trace& trace, const std::string& label, const std::string& at) {
   const std::set<std::string> names = metric_names(trace);
   if (names.count(rule.name)) return;
   throw Error(fmt::format("{}: metric {} not in {} ({})", at, rule.name, label,
                           names.empty() ? why_none(trace) : "it has: " + some_of(names)));
 }
 
-void check_metric(const Rule& rule, const Trace& trace, const analysis::DiffResult* diff, std::vector<Outcome>& out,
+void check_metric(const Gate& rule, const Trace& trace, const analysis::DiffResult* diff, std::vector<Outcome>& out,
                   const std::string& at) {
   if (rule.min || rule.max) check_absolute(rule, trace, out, at);
   if (rule.needs_baseline()) check_change(rule, *diff, out, at);

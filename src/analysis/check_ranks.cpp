@@ -65,7 +65,7 @@ std::string ranks_total_names() {
          "comm, waited, comm_hidden_pct";
 }
 
-RanksValue ranks_total(const Rule& rule, const std::optional<analysis::RanksAnalysis>& ranks, const std::string& at) {
+RanksValue ranks_total(const Gate& rule, const std::optional<analysis::RanksAnalysis>& ranks, const std::string& at) {
   const auto p = parse(rule.name);
   if (!p) throw Error(fmt::format("{}: unknown total '{}'", at, rule.name));
   if (!ranks)

@@ -25,6 +25,6 @@ struct RanksValue {
   bool duration = true;
   double value = 0;
 };
-RanksValue ranks_total(const Rule& rule, const std::optional<analysis::RanksAnalysis>& ranks, const std::string& at);
+RanksValue ranks_total(const Gate& rule, const std::optional<analysis::RanksAnalysis>& ranks, const std::string& at);
 
 }  // namespace gpuscope::check::detail

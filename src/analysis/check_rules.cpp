@@ -79,7 +79,7 @@ std::string one_of(const std::set<std::string>& names) {
 
 // [[metric]] limits on the change against --baseline, in %: max_change_pct bounds both
 // directions; max_increase_pct / max_decrease_pct one each.
-void parse_change_limits(const Reader& r, const toml::table& t, Rule& rule) {
+void parse_change_limits(const Reader& r, const toml::table& t, Gate& rule) {
   auto percent = [&](const char* key) {
     const std::optional<double> v = r.number_at(t, key);
     if (v && *v < 0) r.fail(*t.get(key), fmt::format("'{}' must be a percentage >= 0", key));
@@ -93,8 +93,8 @@ void parse_change_limits(const Reader& r, const toml::table& t, Rule& rule) {
   if (both) rule.max_increase_percent = rule.max_decrease_percent = both;
 }
 
-Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, const toml::table& t, int index) {
-  Rule rule;
+Gate parse_rule(const Reader& r, GateKind kind, const std::string& table_name, const toml::table& t, int index) {
+  Gate rule;
   rule.kind = kind;
   rule.line = static_cast<int>(t.source().begin.line);
   rule.id = r.string_at(t, "id").value_or(fmt::format("{}#{}", table_name, index));
@@ -106,7 +106,7 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
     return *v;
   };
   switch (kind) {
-    case RuleKind::Total:
+    case GateKind::Total:
       allowed.insert({"name", "min", "max"});
       rule.name = required_string("name");
       if (!kTotalNames.count(rule.name) && !detail::is_ranks_total(rule.name, rule.duration))
@@ -115,7 +115,7 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
       rule.min = rule.duration ? r.duration_at(t, "min") : r.number_at(t, "min");
       rule.max = rule.duration ? r.duration_at(t, "max") : r.number_at(t, "max");
       break;
-    case RuleKind::Kernel:
+    case GateKind::Kernel:
       allowed.insert({"match", "stat", "min", "max"});
       rule.match = required_string("match");
       rule.stat = r.string_at(t, "stat").value_or("median");
@@ -125,7 +125,7 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
       rule.min = rule.duration ? r.duration_at(t, "min") : r.number_at(t, "min");
       rule.max = rule.duration ? r.duration_at(t, "max") : r.number_at(t, "max");
       break;
-    case RuleKind::Baseline:
+    case GateKind::Baseline:
       allowed.insert({"kind", "match", "max_slower_pct"});
       rule.item_kind = r.string_at(t, "kind").value_or("any");
       if (!kItemKinds.count(rule.item_kind))
@@ -136,7 +136,7 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
       if (!rule.max_slower_percent || *rule.max_slower_percent < 0)
         r.fail(t, "[[baseline]] needs 'max_slower_pct', a percentage >= 0");
       break;
-    case RuleKind::Metric:
+    case GateKind::Metric:
       allowed.insert({"name", "match", "min", "max", "max_change_pct", "max_increase_pct", "max_decrease_pct"});
       rule.name = required_string("name");
       rule.match = r.string_at(t, "match").value_or("*");
@@ -150,11 +150,11 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
   for (const auto& [key, node] : t)
     if (!allowed.count(std::string(key.str())))
       r.fail(node, fmt::format("unknown key '{}' in [[{}]] (allowed: {})", key.str(), table_name, one_of(allowed)));
-  if (kind == RuleKind::Metric && !rule.min && !rule.max && !rule.needs_baseline())
+  if (kind == GateKind::Metric && !rule.min && !rule.max && !rule.needs_baseline())
     r.fail(t,
            "[[metric]] needs 'min' or 'max', or a change limit against --baseline "
            "('max_change_pct', 'max_increase_pct', 'max_decrease_pct')");
-  if (kind != RuleKind::Baseline && kind != RuleKind::Metric && !rule.min && !rule.max)
+  if (kind != GateKind::Baseline && kind != GateKind::Metric && !rule.min && !rule.max)
     r.fail(t, fmt::format("[[{}]] needs 'min' or 'max' (or both)", table_name));
   if (rule.min && rule.max && *rule.min > *rule.max) r.fail(t, "'min' is larger than 'max'");
   return rule;
@@ -162,13 +162,13 @@ Rule parse_rule(const Reader& r, RuleKind kind, const std::string& table_name, c
 
 }  // namespace
 
-bool Rule::needs_baseline() const { return kind == RuleKind::Baseline || max_increase_percent || max_decrease_percent; }
+bool Gate::needs_baseline() const { return kind == GateKind::Baseline || max_increase_percent || max_decrease_percent; }
 
-bool RuleSet::needs_baseline() const {
-  return std::any_of(rules.begin(), rules.end(), [](const Rule& r) { return r.needs_baseline(); });
+bool GateSet::needs_baseline() const {
+  return std::any_of(rules.begin(), rules.end(), [](const Gate& r) { return r.needs_baseline(); });
 }
 
-RuleSet parse_rules(const std::string& text, const std::string& source) {
+GateSet parse_rules(const std::string& text, const std::string& source) {
   toml::table root;
   try {
     root = toml::parse(escape_non_ascii(text, source), source);
@@ -176,11 +176,11 @@ RuleSet parse_rules(const std::string& text, const std::string& source) {
     throw Error(fmt::format("{}:{}: {}", source, e.source().begin.line, e.description()));
   }
   const Reader reader{source};
-  static const std::pair<const char*, RuleKind> kinds[] = {{"total", RuleKind::Total},
-                                                           {"kernel", RuleKind::Kernel},
-                                                           {"baseline", RuleKind::Baseline},
-                                                           {"metric", RuleKind::Metric}};
-  RuleSet set;
+  static const std::pair<const char*, GateKind> kinds[] = {{"total", GateKind::Total},
+                                                           {"kernel", GateKind::Kernel},
+                                                           {"baseline", GateKind::Baseline},
+                                                           {"metric", GateKind::Metric}};
+  GateSet set;
   for (const auto& [key, node] : root) {
     const std::string name(key.str());
     const auto kind = std::find_if(std::begin(kinds), std::end(kinds), [&](const auto& k) { return name == k.first; });
@@ -197,7 +197,7 @@ RuleSet parse_rules(const std::string& text, const std::string& source) {
   if (set.rules.empty())
     throw Error(source + ": no rules (expected [[total]], [[kernel]], [[baseline]] or [[metric]] tables)");
   // toml++ iterates tables by key; users read results in file order.
-  std::stable_sort(set.rules.begin(), set.rules.end(), [](const Rule& a, const Rule& b) { return a.line < b.line; });
+  std::stable_sort(set.rules.begin(), set.rules.end(), [](const Gate& a, const Gate& b) { return a.line < b.line; });
   set.source = source;
   return set;
 }
@@ -205,7 +205,7 @@ RuleSet parse_rules(const std::string& text, const std::string& source) {
 // Rules files are a few KB; the bound keeps `--rules /dev/zero` or a huge file from filling memory.
 constexpr std::uintmax_t kMaxRulesBytes = 1 << 20;
 
-RuleSet read_rules(const std::string& path) {
+GateSet read_rules(const std::string& path) {
   // Only regular files: a device never ends and opening a FIFO blocks until someone writes to it.
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);

@@ -41,7 +41,7 @@ enum class Mode { Instances, Runs, Iterations };
 
 // The sample unit of each record: its run id, or with iterations the index of
 // the iteration it belongs to (nullopt: outside every iteration, left out).
-struct Units {
+struct SampleUnits {
   Mode mode = Mode::Instances;
   const Iterations* iterations[2] = {nullptr, nullptr};
 
@@ -88,7 +88,7 @@ std::map<std::pair<uint32_t, uint32_t>, std::string> copy_of_call(const Trace& t
   return out;
 }
 
-void gather_kernels(const Trace* traces[2], const Units& units, Groups& groups) {
+void gather_kernels(const Trace* traces[2], const SampleUnits& units, Groups& groups) {
   const detail::KernelKeys keys(*traces[0], *traces[1]);
   for (int side = 0; side < 2; ++side)
     for (const Kernel& k : traces[side]->kernels)
@@ -96,7 +96,7 @@ void gather_kernels(const Trace* traces[2], const Units& units, Groups& groups) 
         add(groups[keys.of(*traces[side], k)], side, *unit, duration(k.start, k.end));
 }
 
-void gather_memory(const Trace* traces[2], const Units& units, Groups& groups) {
+void gather_memory(const Trace* traces[2], const SampleUnits& units, Groups& groups) {
   std::map<CopyKind, std::set<MemoryKind>> kinds[2];
   for (int side = 0; side < 2; ++side)
     for (const Memcpy& m : traces[side]->memcpys) kinds[side][m.kind].insert(detail::host_side(m));
@@ -127,7 +127,7 @@ void gather_memory(const Trace* traces[2], const Units& units, Groups& groups) {
   }
 }
 
-void gather_api(const Trace* traces[2], const Units& units, Groups& groups) {
+void gather_api(const Trace* traces[2], const SampleUnits& units, Groups& groups) {
   for (int side = 0; side < 2; ++side) {
     const auto copies = copy_of_call(*traces[side]);
     for (const ApiCall& c : traces[side]->api_calls) {
@@ -142,7 +142,7 @@ void gather_api(const Trace* traces[2], const Units& units, Groups& groups) {
   }
 }
 
-void gather_nvtx(const Trace* traces[2], const Units& units, Groups& groups) {
+void gather_nvtx(const Trace* traces[2], const SampleUnits& units, Groups& groups) {
   for (int side = 0; side < 2; ++side)
     for (const NvtxRange& r : traces[side]->nvtx_ranges) {
       const std::optional<uint32_t> unit = units.range(side, r);
@@ -153,7 +153,7 @@ void gather_nvtx(const Trace* traces[2], const Units& units, Groups& groups) {
 }
 
 // The GPU time launched inside each closed range instance (the NVTX report's GPU time column).
-void gather_nvtx_gpu(const Trace* traces[2], const Units& units, Groups& groups) {
+void gather_nvtx_gpu(const Trace* traces[2], const SampleUnits& units, Groups& groups) {
   for (int side = 0; side < 2; ++side) {
     const Trace& trace = *traces[side];
     const NvtxGpuProjection projection = project_nvtx_gpu(trace);
@@ -187,7 +187,7 @@ void gather_ops(const Trace* traces[2], Groups& groups) {
 // one value per iteration: the item's summed time in it, 0 where it did not
 // occur (the time the item adds to an iteration). An item absent from a side
 // has no sample there (only in base / only in new).
-std::vector<double> samples_of(const Gathered& g, int side, const Units& units) {
+std::vector<double> samples_of(const Gathered& g, int side, const SampleUnits& units) {
   if (units.mode == Mode::Runs) return per_run_medians(g.instances[side]);
   if (units.mode == Mode::Iterations)
     return g.instances[side].empty() ? std::vector<double>{} : units.iterations[side]->sums(g.instances[side]);
@@ -196,7 +196,7 @@ std::vector<double> samples_of(const Gathered& g, int side, const Units& units) 
   return values;
 }
 
-void append_items(DiffCategory category, Groups& groups, const CompareOptions& options, const Units& units,
+void append_items(DiffCategory category, Groups& groups, const CompareOptions& options, const SampleUnits& units,
                   std::vector<DiffItem>& out) {
   std::vector<DiffItem> items;
   for (auto& [key, g] : groups) {
@@ -261,7 +261,7 @@ void append_run_totals(const Trace* traces[2], const CompareOptions& options, bo
 
 // Totals per iteration, judged: the iteration's own duration, and the summed
 // time of its kernels, API calls and memory operations (as attributed).
-void append_iteration_totals(const Units& units, const Groups& kernels, const Groups& memory, const Groups& api,
+void append_iteration_totals(const SampleUnits& units, const Groups& kernels, const Groups& memory, const Groups& api,
                              const CompareOptions& options, std::vector<DiffItem>& out) {
   std::vector<double> durations[2] = {units.iterations[0]->durations(), units.iterations[1]->durations()};
   append_total("Iteration time", durations, options, out);
@@ -332,7 +332,7 @@ DiffResult diff_traces(const Trace& base_capture, const Trace& new_capture, cons
   result.base_runs = base.runs.size();
   result.new_runs = next.runs.size();
   const Trace* traces[2] = {&base, &next};
-  Units units;
+  SampleUnits units;
   std::optional<Iterations> found[2];
   if (!base_iterations.range.empty() || !new_iterations.range.empty()) {
     // Every item needs min_samples iterations a side for a verdict: fewer is an error, not a quiet "too few".

@@ -24,7 +24,7 @@ struct CheckOptions {
 int run_check(const CheckOptions& options) {
   const ReportFormat& format = parse_report_format(options.format);
   // The rules first: a broken rules file is reported before any capture is read.
-  const check::RuleSet rules = check::read_rules(options.rules);
+  const check::GateSet rules = check::read_rules(options.rules);
   if (!options.baseline.empty() && !rules.needs_baseline())
     throw Error("--baseline given, but " + options.rules +
                 " has no rule that compares with it ([[baseline]], or [[metric]] with a max_*_pct change limit)");

@@ -107,7 +107,7 @@ Section build_recommendations_section(const Trace& trace, TimeNs wall_ns, const 
         t.notes.push_back("Not additive with " + other + ": both estimates count some of the same time.");
     t.notes.push_back("Do: " + f.advice);
     t.empty_text = "rule " + f.rule;
-    for (const auto& sp : f.spans) t.spans.push_back({sp.pid, sp.start, sp.end});
+    t.spans.insert(t.spans.end(), f.spans.begin(), f.spans.end());
     s.tables.push_back(std::move(t));
   }
   return s;

@@ -60,7 +60,7 @@ struct LaunchConfig {
 
 class TimelineEncoder {
  public:
-  TimelineEncoder(const Timeline& timeline, Columns& columns)
+  TimelineEncoder(const TimelineView& timeline, Columns& columns)
       : trace_(*timeline.trace), layout_(timeline.layout), columns_(columns) {}
 
   Json encode() {
@@ -239,7 +239,7 @@ Json evidence(const Report& report, TimeNs origin) {
     for (const Table& t : s.tables) {
       if (t.spans.empty()) continue;
       Json spans = Json::array();
-      for (const Span& span : t.spans) spans.push_back({span.start - origin, span.end - origin});
+      for (const EvidenceSpan& span : t.spans) spans.push_back({span.start - origin, span.end - origin});
       j[evidence_id(t)] = std::move(spans);
     }
   return j;

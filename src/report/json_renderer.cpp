@@ -55,7 +55,7 @@ Json table_json(const Table& t) {
   // Only tables that point at the timeline (findings) carry spans: other output stays as it was.
   if (!t.spans.empty()) {
     Json spans = Json::array();
-    for (const Span& s : t.spans) spans.push_back({{"pid", s.pid}, {"start", s.start}, {"end", s.end}});
+    for (const EvidenceSpan& s : t.spans) spans.push_back({{"pid", s.pid}, {"start", s.start}, {"end", s.end}});
     j["spans"] = std::move(spans);
   }
   return j;

@@ -57,13 +57,6 @@ struct Column {
   bool for_machines = false;
 };
 
-// A place on the run's timeline that a table talks about (a finding's evidence). Capture
-// clock, ns; pid 0 when it is not one process's.
-struct Span {
-  uint32_t pid = 0;
-  TimeNs start = 0, end = 0;
-};
-
 struct Table {
   std::string key;
   std::string title;
@@ -72,7 +65,7 @@ struct Table {
   size_t omitted_rows = 0;  // rows dropped by --top; the note says so
   std::string empty_text = "none captured";
   std::vector<std::string> notes;
-  std::vector<Span> spans;  // where the evidence lies; the HTML report zooms there
+  std::vector<EvidenceSpan> spans;  // where the evidence lies; the HTML report zooms there
 };
 
 // One "label: value" line, e.g. "Wall time: 228.3 ms (launcher start to exit)".
@@ -96,12 +89,12 @@ struct Section {
 
 // The run laid out for the formats that draw it (ReportFormat::draws_timeline): the trace's
 // tracks and the trace they refer to, which the caller of the renderer keeps alive.
-struct Timeline {
+struct TimelineView {
   const Trace* trace = nullptr;
   tracks::Layout layout;
   TimeNs profiler_time_cut = 0;  // the metric collection time cut out of `trace` (the page says so)
 };
-std::shared_ptr<const Timeline> make_timeline(const Trace& trace, TimeNs profiler_time_cut = 0);
+std::shared_ptr<const TimelineView> make_timeline(const Trace& trace, TimeNs profiler_time_cut = 0);
 
 // The steady-state steps (2..N of the launched process) that the Steps, Bottleneck and ranked
 // fixes judge: where the HTML timeline opens.
@@ -115,8 +108,8 @@ struct SteadyWindow {
 struct Report {
   std::string title = "gpuscope report";
   std::vector<Section> sections;
-  std::shared_ptr<const Timeline> timeline;  // null unless the format draws the run
-  std::optional<SteadyWindow> steady;        // none without steps
+  std::shared_ptr<const TimelineView> timeline;  // null unless the format draws the run
+  std::optional<SteadyWindow> steady;            // none without steps
 };
 
 // ---- Helpers for the builders ----------------------------------------------

@@ -40,11 +40,6 @@ class Database {
   sqlite3* db_ = nullptr;
   std::string path_;
   friend class Statement;
-
-  // Checks an SQLite file's header before SQLite opens it: throws Error with a one-line message
-  // when `path` is not an SQLite database ("not <expected>") or is shorter than its header says
-  // (a copy cut short). `expected` names what the caller wanted, e.g. "a gpuscope capture".
-  void check_sqlite_file(const std::string& path, const std::string& expected);
 };
 
 // A prepared statement. Bind indices start at 1, column indices at 0.

@@ -37,7 +37,7 @@ gpuscope::Trace fixed_trace() {
 
 void gpuscope::fuzz::fuzz_one(std::string_view bytes) {
   static const Trace trace = fixed_trace();
-  const check::RuleSet rules = check::parse_rules(std::string(bytes), "rules.toml");
+  const check::GateSet rules = check::parse_rules(std::string(bytes), "rules.toml");
   const check::CheckResult result = check::evaluate(rules, trace, &trace, analysis::CompareOptions{});
   for (const ReportFormat& format : report_formats()) check::render_check(result, format);
   check::render_junit(result);

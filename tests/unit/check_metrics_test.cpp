@@ -43,7 +43,7 @@ std::string error_of(const std::string& rules, const Trace& trace, const Trace* 
 }
 
 TEST(CheckMetricRules, ParsesLimitsAndRefusesBadOnes) {
-  const RuleSet set = parse_rules(R"(
+  const GateSet set = parse_rules(R"(
 [[metric]]
 name = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 match = "gemm*"

@@ -16,7 +16,7 @@ using SpanTimes = std::vector<std::pair<TimeNs, TimeNs>>;
 
 inline SpanTimes span_times(const analysis::Finding& f) {
   SpanTimes out;
-  for (const analysis::EvidenceSpan& s : f.spans) out.emplace_back(s.start, s.end);
+  for (const EvidenceSpan& s : f.spans) out.emplace_back(s.start, s.end);
   return out;
 }
 
@@ -26,7 +26,7 @@ inline void expect_spans_in_run(const analysis::Finding& f, const Trace& t) {
   SCOPED_TRACE(f.rule);
   EXPECT_FALSE(f.spans.empty());
   EXPECT_LE(f.spans.size(), analysis::kMaxEvidenceSpans);
-  for (const analysis::EvidenceSpan& s : f.spans) {
+  for (const EvidenceSpan& s : f.spans) {
     EXPECT_GT(s.start, 0);
     EXPECT_GE(s.start, t.run.start);
     EXPECT_LE(s.start, s.end);
@@ -35,9 +35,7 @@ inline void expect_spans_in_run(const analysis::Finding& f, const Trace& t) {
         << "pid " << s.pid;
   }
   EXPECT_TRUE(std::is_sorted(f.spans.begin(), f.spans.end(),
-                             [](const analysis::EvidenceSpan& a, const analysis::EvidenceSpan& b) {
-                               return a.start < b.start;
-                             }));
+                             [](const EvidenceSpan& a, const EvidenceSpan& b) { return a.start < b.start; }));
 }
 
 }  // namespace gpuscope::testing

@@ -137,7 +137,7 @@ TEST(TorchCaptures, DiffComparesOpsAndNvtxGpuTime) {
 
 TEST(TorchCaptures, CheckGatesAnOpAgainstTheBaseline) {
   const Trace t = load_trace(capture("mlp_train_modules.gpuscope"));
-  const check::RuleSet rules = check::parse_rules(
+  const check::GateSet rules = check::parse_rules(
       "[[baseline]]\nkind = \"op\"\nmatch = \"aten::mm\"\nmax_slower_pct = 5\n", "rules.toml");
   const check::CheckResult result = check::evaluate(rules, t, &t, {});
   ASSERT_EQ(result.outcomes.size(), 1u);

@@ -11,16 +11,6 @@
 
 namespace gpuscope::ncu {
 
-namespace {
-
-int column(const std::vector<std::string>& header, std::string_view name) {
-  for (size_t c = 0; c < header.size(); ++c)
-    if (header[c] == name) return static_cast<int>(c);
-  return -1;
-}
-
-}  // namespace
-
 void read_details_page(const std::vector<std::string>& header, CsvReader& reader, File& file) {
   const LaunchColumns launch_columns(header);
   const int section_col = column(header, "Section Name");

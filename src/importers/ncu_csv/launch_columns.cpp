@@ -9,12 +9,12 @@
 
 namespace gpuscope::ncu {
 
-namespace {
-
 int column(const std::vector<std::string>& header, std::string_view name) {
   const auto it = std::find(header.begin(), header.end(), name);
   return it == header.end() ? -1 : static_cast<int>(it - header.begin());
 }
+
+namespace {
 
 template <class T>
 T number(const std::string& text) {

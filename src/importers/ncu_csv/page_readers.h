@@ -3,12 +3,16 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "importers/ncu_csv/csv_reader.h"
 #include "importers/ncu_csv/ncu_file.h"
 
 namespace gpuscope::ncu {
+
+// The position of the column called `name` in `header`; -1 when there is none.
+int column(const std::vector<std::string>& header, std::string_view name);
 
 // Where ncu's launch columns are in one header; -1 when the file has no such column.
 struct LaunchColumns {
