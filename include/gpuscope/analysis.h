@@ -199,9 +199,15 @@ struct DataQuality {
   std::vector<CaptureProblem> capture_problems;           // capture_status not "ok"
   TimeNs cupti_overhead_ns = 0;                           // sum of overhead record durations
   size_t overhead_records = 0;
+  bool no_cuda_activity = false;  // not one CUDA call, kernel, copy or memset recorded
   bool complete() const {
     return losses.empty() && truncated_pids.empty() && capture_problems.empty() && shared_cupti_silences.empty() &&
            outside_run.records == 0;
+  }
+  // "incomplete" (anything lost or suspect), else "empty" (nothing to judge), else "complete".
+  const char* grade() const {
+    if (!complete()) return "incomplete";
+    return no_cuda_activity ? "empty" : "complete";
   }
 };
 

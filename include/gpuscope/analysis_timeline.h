@@ -121,14 +121,14 @@ Timeline analyze_timeline(const Trace& trace, const TimelineOptions& options = {
 // first to the last timed record. {0, 0} when there is none.
 Interval wall_window(const Trace& trace);
 
-enum class TimeCategory { Startup, KernelCompute, MemoryOps, Allocation, SyncWait, OtherApi, HostOutsideCuda, Count };
+enum class TimeCategory { CudaInit, KernelCompute, MemoryOps, Allocation, SyncWait, OtherApi, HostOutsideCuda, Count };
 const char* to_string(TimeCategory c);
 
 struct Attribution {
   TimeNs wall_ns = 0;
   TimeNs by_category[static_cast<int>(TimeCategory::Count)] = {};
   std::optional<MainThread> thread;  // whose timeline was attributed
-  TimeNs context_creation_ns = 0;    // part of Startup
+  TimeNs context_creation_ns = 0;    // part of CudaInit
   TimeNs context_creation_at = 0;    // start of the call that created the context; 0 if none
   TimeNs start = 0;                  // of the attributed window (run.start or first event)
   bool steady = false;               // the window is the steady state (no start-up in it)

@@ -127,6 +127,8 @@ DataQuality assess_data_quality(const Trace& trace) {
   for (const CuptiOverhead& o : trace.overheads)
     q.cupti_overhead_ns = add_saturated(q.cupti_overhead_ns, duration(o.start, o.end));
   q.overhead_records = trace.overheads.size();
+  q.no_cuda_activity = trace.api_calls.empty() && trace.kernels.empty() && trace.memcpys.empty() &&
+                       trace.memsets.empty();
   return q;
 }
 

@@ -111,7 +111,7 @@ TimeCategory category_of(ApiClass c) {
 
 const char* to_string(TimeCategory c) {
   switch (c) {
-    case TimeCategory::Startup: return "startup";
+    case TimeCategory::CudaInit: return "cuda_init";
     case TimeCategory::KernelCompute: return "kernel_compute";
     case TimeCategory::MemoryOps: return "memory_operations";
     case TimeCategory::Allocation: return "allocation";
@@ -151,11 +151,11 @@ Attribution attribute_wall_time(const Trace& trace, std::optional<Interval> stea
   for (const ApiCall* c : calls) {
     TimeNs s = std::max(c->start, cursor), e = std::min(c->end, w.end);
     if (e <= s) continue;
-    at.add(first ? TimeCategory::Startup : TimeCategory::HostOutsideCuda, s - cursor);
+    at.add(first ? TimeCategory::CudaInit : TimeCategory::HostOutsideCuda, s - cursor);
     first = false;
     if (ctx && &trace.api_calls[ctx->api_index] == c) {
       const TimeNs startup = std::min(ctx->excess_ns, e - s);
-      at.add(TimeCategory::Startup, startup);
+      at.add(TimeCategory::CudaInit, startup);
       a.context_creation_ns = startup;
       a.context_creation_at = c->start;
       s += startup;
@@ -165,7 +165,7 @@ Attribution attribute_wall_time(const Trace& trace, std::optional<Interval> stea
     else at.add(category_of(cls), e - s);
     cursor = e;
   }
-  at.add(first ? TimeCategory::Startup : TimeCategory::HostOutsideCuda, w.end - cursor);
+  at.add(first ? TimeCategory::CudaInit : TimeCategory::HostOutsideCuda, w.end - cursor);
   return a;
 }
 

@@ -15,7 +15,7 @@ namespace {
 const char* category_title(analysis::TimeCategory c) {
   using analysis::TimeCategory;
   switch (c) {
-    case TimeCategory::Startup: return "Startup (before CUDA, context creation)";
+    case TimeCategory::CudaInit: return "Before CUDA + context creation";
     case TimeCategory::KernelCompute: return "Kernel compute (host waiting)";
     case TimeCategory::MemoryOps: return "Memory operations";
     case TimeCategory::Allocation: return "Allocation / free";
@@ -40,7 +40,8 @@ Table attribution_table(const analysis::Attribution& a) {
                       opt_num(analysis::share_percent(ns, static_cast<double>(a.wall_ns)), Unit::Percent)});
   }
   t.notes.push_back(
-      "Each ns of wall time counts once, by precedence: startup > allocation call > copy/memset call > "
+      "Each ns of wall time counts once, by precedence: before CUDA + context creation > allocation call > copy/memset "
+      "call > "
       "sync call (blamed on the kernel or copy it waited for) > other CUDA call > outside CUDA.");
   return t;
 }
@@ -140,7 +141,7 @@ Section build_bottleneck_section(const Trace& trace, size_t top, const analysis:
   }
   if (!inputs.steady)  // the steady state holds no context creation: the Start-up section shows it
     s.lines.push_back({"context_creation", "Context creation", num(double(a.context_creation_ns), Unit::Ns),
-                       "excess of the first call that needed a context; part of startup"});
+                       "excess of the first call that needed a context; part of start-up"});
   if (a.context_creation_ns > 0)
     s.lines.push_back({"context_creation_at", "Context created at",
                        num(double(a.context_creation_at - a.start), Unit::Ns), "since the run started"});

@@ -20,8 +20,10 @@ Section build_quality_section(const analysis::DataQuality& q, TimeNs wall_ns, si
   Section s;
   s.key = "data_quality";
   s.title = "Data quality";
-  s.lines.push_back({"status", "Status", text(q.complete() ? "complete" : "incomplete"),
-                     q.complete() ? "no loss, truncation or capture problem recorded" : ""});
+  const char* status_note = !q.complete()        ? ""
+                            : q.no_cuda_activity ? "no loss recorded, and no CUDA call or GPU work either"
+                                                 : "no loss, truncation or capture problem recorded";
+  s.lines.push_back({"status", "Status", text(q.grade()), status_note});
 
   s.lines.push_back(
       {"truncated_processes", "Truncated processes", num(static_cast<double>(q.truncated_pids.size()), Unit::Count),

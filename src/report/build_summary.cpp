@@ -51,8 +51,8 @@ Section build_summary_section(const analysis::ExecutiveSummary& e, const analysi
   s.lines.push_back({"bytes_copied", "Bytes copied", num(static_cast<double>(e.memcpy_bytes), Unit::Bytes), ""});
   s.lines.push_back({"sync_wait_time", "Sync wait time", num(static_cast<double>(e.sync_wait_ns), Unit::Ns),
                      "CPU waiting in " + plural(e.sync_count, "synchronization", "synchronizations")});
-  s.lines.push_back({"data_quality", "Data quality", text(quality.complete() ? "complete" : "incomplete"),
-                     quality.complete() ? "" : "see Data quality below"});
+  s.lines.push_back(
+      {"data_quality", "Data quality", text(quality.grade()), quality.complete() ? "" : "see Data quality below"});
   return s;
 }
 

@@ -41,7 +41,7 @@ TEST(Timeline, SingleKernel) {
 
   const Attribution a = attribute_wall_time(b.trace());
   EXPECT_EQ(a.wall_ns, 900);
-  EXPECT_EQ(a.get(TimeCategory::Startup), 100);  // run start to the first CUDA call
+  EXPECT_EQ(a.get(TimeCategory::CudaInit), 100);  // run start to the first CUDA call
   EXPECT_EQ(a.get(TimeCategory::OtherApi), 50);
   EXPECT_EQ(a.get(TimeCategory::HostOutsideCuda), 750);
   EXPECT_EQ(attributed_sum(a), a.wall_ns);
@@ -105,7 +105,7 @@ TEST(Attribution, SyncIsBlamedOnTheKernelItWaitsForAndContextCreationIsStartup) 
 
   const Attribution a = attribute_wall_time(b.trace());
   EXPECT_EQ(a.context_creation_ns, 29'900'000);
-  EXPECT_EQ(a.get(TimeCategory::Startup), 9'000'000 + 29'900'000);
+  EXPECT_EQ(a.get(TimeCategory::CudaInit), 9'000'000 + 29'900'000);
   EXPECT_EQ(a.get(TimeCategory::Allocation), 100'000 * 3);
   EXPECT_EQ(a.get(TimeCategory::KernelCompute), 10'000'000);
   EXPECT_EQ(a.get(TimeCategory::SyncWait), 1'000'000);
@@ -144,7 +144,7 @@ TEST(Attribution, AOneOffCudaSetDeviceIsContextCreation) {
   EXPECT_EQ(ctx->api_index, 1u);
   EXPECT_EQ(ctx->excess_ns, 190'000'000);
   // run start to the first call (1 ms) + the context creation
-  EXPECT_EQ(attribute_wall_time(b.trace()).get(TimeCategory::Startup), 1'000'000 + 190'000'000);
+  EXPECT_EQ(attribute_wall_time(b.trace()).get(TimeCategory::CudaInit), 1'000'000 + 190'000'000);
 
   testing::TraceBuilder quick;  // a 0.2 ms cudaSetDevice: the context already existed
   quick.api("cudaSetDevice", 3'000'000, 3'200'000);
