@@ -4,7 +4,15 @@
 
 #include <string>
 
+#include "gpuscope/model.h"
+
 namespace gpuscope::testing {
+
+// tests/data/NAME.
+std::string test_data(const std::string& name);
+
+// The capture tests/data/NAME, read as stored.
+Trace read_test_capture(const std::string& name);
 
 // The whole file; empty when it cannot be read.
 std::string read_text_file(const std::string& path);

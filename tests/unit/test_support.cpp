@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "gpuscope/store.h"
 #include "spool_builder.h"
 #include "test_files.h"
 
@@ -21,6 +22,10 @@ std::string scratch_dir(const std::string& test_name) {
   std::filesystem::create_directories(dir);
   return dir.string();
 }
+
+std::string test_data(const std::string& name) { return std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name; }
+
+Trace read_test_capture(const std::string& name) { return read_trace(test_data(name)); }
 
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
