@@ -15,6 +15,9 @@ GPUSCOPE_DEBUG_INFO ?= -g
 # own BUILD folder.
 SANITIZE ?=
 OPTIMIZE := $(if $(SANITIZE),-O1,-O2)
+# ON compiles the biggest targets' sources in batches (a unity build, CMakeLists.txt): faster
+# from cold (CI sets it: .ci/run), slower to rebuild after a change.
+UNITY ?= OFF
 # Only these targets (default: all).
 TARGETS ?=
 # ccache (scripts/setup.sh installs it) where it is installed. Paths relative to the checkout, so
@@ -32,7 +35,7 @@ setup:
 	@scripts/setup.sh
 
 build:
-	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSCOPE_WERROR=$(GPUSCOPE_WERROR) \
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUSCOPE_WERROR=$(GPUSCOPE_WERROR) -DGPUSCOPE_UNITY=$(UNITY) \
 	       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(OPTIMIZE) $(GPUSCOPE_DEBUG_INFO) -DNDEBUG" \
 	       -DGPUSCOPE_SANITIZE=$(SANITIZE) $(if $(SANITIZE),-DGPUSCOPE_BUILD_BENCH=OFF -DGPUSCOPE_BUILD_SAMPLES=OFF) \
 	       $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null

@@ -13,13 +13,9 @@ namespace {
 constexpr std::string_view kExtension = ".gpuscope";
 constexpr std::string_view kInjectLibrary = "libgpuscope_inject.so";
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 // The pid in PREFIX.<pid>.spool, or 0 if the name has another shape.
 uint32_t spool_pid(const std::string& file_name, const std::string& prefix_name) {
-  if (file_name.rfind(prefix_name + ".", 0) != 0 || !ends_with(file_name, ".spool")) return 0;
+  if (file_name.rfind(prefix_name + ".", 0) != 0 || !file_name.ends_with(".spool")) return 0;
   const std::string middle = file_name.substr(prefix_name.size() + 1, file_name.size() - prefix_name.size() - 7);
   if (middle.empty() || !std::all_of(middle.begin(), middle.end(), ::isdigit) || middle.size() > 9) return 0;
   return static_cast<uint32_t>(std::stoul(middle));
@@ -27,7 +23,7 @@ uint32_t spool_pid(const std::string& file_name, const std::string& prefix_name)
 }  // namespace
 
 std::string capture_path(const std::string& name) {
-  std::string path = ends_with(name, kExtension) ? name : name + std::string(kExtension);
+  std::string path = name.ends_with(kExtension) ? name : name + std::string(kExtension);
   return fs::absolute(path).lexically_normal().string();
 }
 
@@ -41,8 +37,8 @@ void refuse_existing_output(const std::string& path, bool force, const std::stri
 }
 
 std::string spool_prefix(const std::string& capture_path) {
-  return ends_with(capture_path, kExtension) ? capture_path.substr(0, capture_path.size() - kExtension.size())
-                                             : capture_path;
+  return capture_path.ends_with(kExtension) ? capture_path.substr(0, capture_path.size() - kExtension.size())
+                                            : capture_path;
 }
 
 std::vector<std::string> find_spools(const std::string& prefix) {

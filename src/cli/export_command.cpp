@@ -38,10 +38,6 @@ struct ExportOptions {
   bool force = false;           // overwrite an existing output
 };
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 // Writes to OUT.tmp and renames it at the end, so a failed export leaves no half file behind.
 void write_file(const std::string& path, bool gzip, const std::function<void(std::ostream&)>& write) {
   const std::string tmp = path + ".tmp";
@@ -69,8 +65,8 @@ void write_file(const std::string& path, bool gzip, const std::function<void(std
 // format's extension gets it after: job -> job_rank0.
 std::string rank_path(const std::string& output, const ExportFormat& format, int32_t rank) {
   std::string stem = output, tail;
-  if (ends_with(stem, ".gz")) stem.resize(stem.size() - 3), tail = ".gz";
-  if (ends_with(stem, format.extension))
+  if (stem.ends_with(".gz")) stem.resize(stem.size() - 3), tail = ".gz";
+  if (stem.ends_with(format.extension))
     stem.resize(stem.size() - format.extension.size()), tail = format.extension + tail;
   return stem + "_rank" + std::to_string(rank) + tail;
 }
@@ -113,7 +109,7 @@ int export_per_rank(const ExportOptions& options, const ExportFormat& format, co
     throw Error(options.input + " has " + std::to_string(ranks.size()) +
                 " process(es) that ran GPU work; --per-rank needs a job of several ranks");
   for (const RankProcess& r : ranks) refuse_existing_output(rank_path(options.output, format, r.rank), options.force);
-  const bool gzip = options.gzip || ends_with(options.output, ".gz");
+  const bool gzip = options.gzip || options.output.ends_with(".gz");
   for (const RankProcess& r : ranks) {
     const Trace mine = select_process(trace, r.pid);
     const analysis::AnalysisView view(mine);
@@ -143,7 +139,7 @@ int run_export(const ExportOptions& options) {
   }
   const analysis::AnalysisView view(trace);
   const tracks::Layout layout = tracks::layout_tracks(view.trace(), {options.run});
-  const bool gzip = options.gzip || ends_with(options.output, ".gz");
+  const bool gzip = options.gzip || options.output.ends_with(".gz");
   write_file(options.output, gzip,
              [&](std::ostream& out) { format.write(view.trace(), layout, {options.details}, out); });
   report_written(options.output, format, layout);

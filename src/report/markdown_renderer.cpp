@@ -43,7 +43,7 @@ std::string cell_markdown(const Cell& cell, bool as_code) {
   return escape(cell_text(cell));  // numbers and "-"
 }
 
-void render_table(std::string& out, const Table& t) {
+void render_markdown_table(std::string& out, const Table& t) {
   out += "### " + escape(t.title) + "\n\n";
   if (t.rows.empty()) {
     out += "_" + escape(t.empty_text) + "_\n";
@@ -78,7 +78,7 @@ std::string render_markdown(const Report& report) {
     }
     for (size_t i = 0; i < s.tables.size(); ++i) {
       if (i > 0 || !s.lines.empty()) out += "\n";
-      render_table(out, without_machine_columns(s.tables[i]));
+      render_markdown_table(out, without_machine_columns(s.tables[i]));
     }
     for (const std::string& note : s.notes) out += "\n" + escape(note) + "\n";
   }

@@ -105,7 +105,7 @@ std::string note_lines(const std::string& note) {
   return out;
 }
 
-void render_table(std::string& out, const Table& t) {
+void render_text_table(std::string& out, const Table& t) {
   if (t.rows.empty()) {
     out += one_line(t.title) + ": " + one_line(t.empty_text) + "\n";
   } else {
@@ -149,7 +149,7 @@ std::string render_text(const Report& report) {
     if (!s.lines.empty()) render_lines(out, s.lines);
     for (size_t i = 0; i < s.tables.size(); ++i) {
       if (i > 0 || !s.lines.empty()) out += "\n";
-      render_table(out, without_machine_columns(s.tables[i]));
+      render_text_table(out, without_machine_columns(s.tables[i]));
     }
     if (!s.notes.empty()) out += "\n";
     for (const std::string& note : s.notes) out += note_lines(note);

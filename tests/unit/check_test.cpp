@@ -16,8 +16,6 @@
 namespace gpuscope::check {
 namespace {
 
-Trace load(const std::string& name) { return read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name); }
-
 // The message of the Error that parsing `text` throws ("" when none).
 std::string parse_error(const std::string& text) {
   try {
@@ -29,14 +27,14 @@ std::string parse_error(const std::string& text) {
 }
 
 CheckResult run(const std::string& rules, const std::string& file, const std::string& baseline = "") {
-  const Trace trace = load(file);
+  const Trace trace = testing::read_test_capture(file);
   Trace base;
-  if (!baseline.empty()) base = load(baseline);
+  if (!baseline.empty()) base = testing::read_test_capture(baseline);
   return evaluate(parse_rules(rules, "rules.toml"), trace, baseline.empty() ? nullptr : &base, {});
 }
 
 TEST(CheckRules, ParsesEveryRuleKindInFileOrder) {
-  RuleSet set = parse_rules(R"(
+  GateSet set = parse_rules(R"(
 [[total]]
 name = "wall"
 max = "1.5 s"
@@ -57,12 +55,12 @@ max = "2ms"
 )",
                             "rules.toml");
   ASSERT_EQ(set.rules.size(), 4u);
-  EXPECT_EQ(set.rules[0].kind, RuleKind::Total);
+  EXPECT_EQ(set.rules[0].kind, GateKind::Total);
   EXPECT_DOUBLE_EQ(*set.rules[0].max, 1.5e9);
   EXPECT_EQ(set.rules[1].id, "spmm");
   EXPECT_FALSE(set.rules[1].duration);
   EXPECT_DOUBLE_EQ(*set.rules[1].min, 5);
-  EXPECT_EQ(set.rules[2].kind, RuleKind::Baseline);
+  EXPECT_EQ(set.rules[2].kind, GateKind::Baseline);
   EXPECT_EQ(set.rules[2].item_kind, "any");
   EXPECT_EQ(set.rules[3].id, "kernel#2");
   EXPECT_DOUBLE_EQ(*set.rules[3].min, 1e4);
@@ -107,7 +105,7 @@ TEST(CheckRules, BadFilesAreLineNumberedErrors) {
 // as escapes: in "strings" it reads as before; elsewhere it is refused with its line
 // (BadFilesAreLineNumberedErrors).
 TEST(CheckRules, NonAsciiTextOnlyInStringsAndComments) {
-  const RuleSet set = parse_rules(
+  const GateSet set = parse_rules(
       "# größte Wandzeit\n[[total]]\nid = \"wall \\u00b5 é中😀\"\nname = \"wall\"\n"
       "max = \"2500 µs\"\nmin = \"\"\"1 \\\n   µs\"\"\"\n",
       "rules.toml");
@@ -146,7 +144,7 @@ TEST(CheckGates, ThresholdsPassAndFail) {
   EXPECT_NE(junit.find("<failure message=\"measured 330.4 ms, limit &lt;= 100.0 ms\""), std::string::npos) << junit;
 }
 
-// Rule ids and kernel names may hold any bytes; the JUnit file must still be XML 1.0 that parses.
+// Gate ids and kernel names may hold any bytes; the JUnit file must still be XML 1.0 that parses.
 TEST(CheckGates, JunitHoldsOnlyXmlCharacters) {
   CheckResult result;
   result.file = "run\x01.gpuscope";

@@ -7,11 +7,10 @@
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/diff_report.h"
 #include "gpuscope/store.h"
+#include "test_files.h"
 
 namespace gpuscope::analysis {
 namespace {
-
-Trace load(const std::string& name) { return read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name); }
 
 const DiffItem* find(const DiffResult& d, DiffCategory c, const std::string& name,
                      const std::string& detail_part = "") {
@@ -124,7 +123,8 @@ TEST(Diff, EmptyTracesGiveNoItemsAndRender) {
 }
 
 TEST(Diff, RealBsrSpmmFixIsFasterOnCopiesAndNeutralOnTheKernel) {
-  const DiffResult d = diff_traces(load("bsr_spmm_baseline.gpuscope"), load("bsr_spmm_fixed.gpuscope"), {});
+  const DiffResult d = diff_traces(testing::read_test_capture("bsr_spmm_baseline.gpuscope"),
+                                   testing::read_test_capture("bsr_spmm_fixed.gpuscope"), {});
   // The kernel is the same code on the same data: no significant change.
   const auto kernel = std::find_if(d.items.begin(), d.items.end(), [](const DiffItem& i) {
     return i.category == DiffCategory::Kernel && i.name.find("bsr_spmm_kernel") != std::string::npos;
@@ -154,12 +154,14 @@ TEST(Diff, RealBsrSpmmFixIsFasterOnCopiesAndNeutralOnTheKernel) {
   for (const DiffItem* r : regressions_over(d, 10))
     EXPECT_NE((r->name + r->detail).find("[4 KiB, 8 KiB)"), std::string::npos) << r->name << " " << r->detail;
   // ...and the reverse comparison is a large regression.
-  const DiffResult back = diff_traces(load("bsr_spmm_fixed.gpuscope"), load("bsr_spmm_baseline.gpuscope"), {});
+  const DiffResult back = diff_traces(testing::read_test_capture("bsr_spmm_fixed.gpuscope"),
+                                      testing::read_test_capture("bsr_spmm_baseline.gpuscope"), {});
   EXPECT_FALSE(regressions_over(back, 100).empty());
 }
 
 TEST(Diff, OutputIsDeterministicInEveryFormat) {
-  const Trace a = load("bsr_spmm_baseline.gpuscope"), b = load("bsr_spmm_fixed.gpuscope");
+  const Trace a = testing::read_test_capture("bsr_spmm_baseline.gpuscope"),
+              b = testing::read_test_capture("bsr_spmm_fixed.gpuscope");
   for (ReportFormat f : {parse_report_format("text"), parse_report_format("markdown"), parse_report_format("json")}) {
     const std::string one = render_diff(diff_traces(a, b, {}), {"base", "new", 5.0, 0}, f);
     const std::string two = render_diff(diff_traces(a, b, {}), {"base", "new", 5.0, 0}, f);

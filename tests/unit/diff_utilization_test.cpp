@@ -11,12 +11,13 @@
 #include "gpuscope/runs.h"
 #include "metrics_builder.h"
 #include "metrics_trace.h"
+#include "time_units.h"
 
 namespace gpuscope {
 namespace {
 
 using analysis::Verdict;
-constexpr TimeNs kMs = 1'000'000;
+using testing::kMs;
 constexpr const char* kSm = "gpm__sm_active.pct";
 constexpr const char* kTensor = "gpm__tensor_active.pct";
 

@@ -12,11 +12,10 @@
 #include "gpuscope/diff_report.h"
 #include "gpuscope/runs.h"
 #include "gpuscope/store.h"
+#include "test_files.h"
 
 namespace gpuscope::analysis {
 namespace {
-
-Trace load(const std::string& name) { return read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name); }
 
 // Synthetic records; times in ns.
 struct Builder {
@@ -190,7 +189,8 @@ TEST(Iterations, DiffComparesOneValuePerIterationWithTiesAndAbsentItems) {
 }
 
 TEST(Iterations, RealBsrSpmmIterationsAreFasterAndTheKernelIsNot) {
-  const Trace base = load("bsr_spmm_baseline.gpuscope"), fixed = load("bsr_spmm_fixed.gpuscope");
+  const Trace base = testing::read_test_capture("bsr_spmm_baseline.gpuscope"),
+              fixed = testing::read_test_capture("bsr_spmm_fixed.gpuscope");
   for (size_t skip : {0u, 1u}) {
     const DiffResult d = diff_traces(base, fixed, {}, spec("iteration", skip), spec("iteration", skip));
     EXPECT_EQ(d.base_iterations.kept, 5u - skip);
@@ -228,7 +228,7 @@ TEST(Iterations, RealBsrSpmmIterationsAreFasterAndTheKernelIsNot) {
 
 TEST(Iterations, BenchSpreadPoolsTheIterationsOfEveryRun) {
   Trace bench;
-  const Trace run = load("bsr_spmm_fixed.gpuscope");
+  const Trace run = testing::read_test_capture("bsr_spmm_fixed.gpuscope");
   for (uint32_t id : {1u, 2u}) {
     append_run(bench, run, id);
     bench.runs.push_back({id, 0, 1, 0, 0});

@@ -16,14 +16,12 @@
 namespace gpuscope {
 namespace {
 
-const std::string kDir = std::string(GPUSCOPE_TEST_DATA_DIR) + "/kineto/";
-
 std::string event(const std::string& fields) { return R"({"traceEvents": [)" + fields + "]}"; }
 
 // (name, bytes) of every bad input.
 std::vector<std::pair<std::string, std::string>> bad_inputs() {
-  const std::string plain = testing::read_text_file(kDir + "mlp_train.json");
-  const std::string gzip = testing::read_text_file(kDir + "mlp_train.json.gz");
+  const std::string plain = testing::read_text_file(testing::test_data("kineto/mlp_train.json"));
+  const std::string gzip = testing::read_text_file(testing::test_data("kineto/mlp_train.json.gz"));
   std::string deep = R"({"traceEvents": [{"ph": "X", "args": {"x": )";
   deep += std::string(100000, '[');
   return {
@@ -88,7 +86,7 @@ TEST(KinetoBadInput, CliSaysOneLineAndExits2) {
 // A poor man's fuzzing: the real trace cut at many places and with bytes flipped imports or
 // fails with one line, never crashes or hangs.
 TEST(KinetoBadInput, CutsAndFlippedBytesNeverCrash) {
-  const std::string plain = testing::read_text_file(kDir + "mlp_train.json");
+  const std::string plain = testing::read_text_file(testing::test_data("kineto/mlp_train.json"));
   ASSERT_FALSE(plain.empty());
   uint64_t state = 12345;  // a fixed LCG: the same cases every run
   auto next = [&]() { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };

@@ -19,10 +19,9 @@
 namespace gpuscope {
 namespace {
 
-const std::string kDir = std::string(GPUSCOPE_TEST_DATA_DIR) + "/kineto/";
-const std::string kPlain = kDir + "mlp_train.json";
-const std::string kGzip = kDir + "mlp_train.json.gz";
-const std::string kFused = kDir + "mlp_train_fused.json.gz";
+const std::string kPlain = testing::test_data("kineto/mlp_train.json");
+const std::string kGzip = testing::test_data("kineto/mlp_train.json.gz");
+const std::string kFused = testing::test_data("kineto/mlp_train_fused.json.gz");
 
 // What the JSON holds, counted the obvious way.
 struct Counts {

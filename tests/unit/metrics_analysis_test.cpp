@@ -7,12 +7,13 @@
 
 #include "gpuscope/analysis_metrics.h"
 #include "metrics_trace.h"
+#include "time_units.h"
 
 namespace gpuscope::analysis {
 namespace {
 
+using testing::kMs;
 using testing::TraceBuilder;
-constexpr TimeNs kMs = 1'000'000;
 
 const KernelMetrics& only(const std::vector<KernelMetrics>& ks) {
   EXPECT_EQ(ks.size(), 1u);

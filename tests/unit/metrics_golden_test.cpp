@@ -11,6 +11,7 @@
 #include "gpuscope/report.h"
 #include "metrics_trace.h"
 #include "test_files.h"
+#include "time_units.h"
 
 namespace gpuscope {
 namespace {
@@ -19,7 +20,7 @@ using testing::expect_golden;
 
 using testing::Metrics;
 constexpr TimeNs kT0 = 1761897600'000'000'000;  // 2025-10-31 08:00:00 UTC
-constexpr TimeNs kMs = 1'000'000;
+using testing::kMs;
 
 struct KernelPlan {
   const char* name;

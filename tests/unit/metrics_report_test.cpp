@@ -8,13 +8,14 @@
 #include "gpuscope/report.h"
 #include "metrics_trace.h"
 #include "report/units.h"
+#include "time_units.h"
 
 namespace gpuscope {
 namespace {
 
 using nlohmann::json;
+using testing::kMs;
 using testing::TraceBuilder;
-constexpr TimeNs kMs = 1'000'000;
 const char* const kMetricSections[] = {"speed_of_light", "memory_workload", "achieved_occupancy", "warp_stalls",
                                        "tensor_cores",   "roofline",        "gpu_utilization"};
 

@@ -8,14 +8,15 @@
 #include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
 #include "metrics_trace.h"
+#include "time_units.h"
 
 namespace gpuscope::analysis {
 namespace {
 
 using testing::find;
+using testing::kMs;
 using testing::Metrics;
 using testing::TraceBuilder;
-constexpr TimeNs kMs = 1'000'000;
 const char* const kMetricRules[] = {"far_from_roofline", "shared_bank_conflicts",  "memory_bound_kernel",
                                     "dominant_stall",    "achieved_occupancy_gap", "fp16_without_tensor_cores"};
 

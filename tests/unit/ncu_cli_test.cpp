@@ -17,8 +17,6 @@ namespace {
 using testing::CliResult;
 using testing::expect_one_line_error;
 
-std::string data(const std::string& name) { return std::string(GPUSCOPE_TEST_DATA_DIR) + "/ncu/" + name; }
-
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 class NcuCli : public ::testing::Test {
@@ -39,7 +37,7 @@ class NcuCli : public ::testing::Test {
 };
 
 TEST_F(NcuCli, ReportOnACsvAloneFillsTheMetricsSections) {
-  const CliResult r = run("report " + data("metrics_kernels_raw.csv") + " --format json");
+  const CliResult r = run("report " + testing::test_data("ncu/metrics_kernels_raw.csv") + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   for (const char* key : {"speed_of_light", "memory_workload", "achieved_occupancy", "warp_stalls", "roofline"}) {
@@ -54,12 +52,12 @@ TEST_F(NcuCli, ReportOnACsvAloneFillsTheMetricsSections) {
 }
 
 TEST_F(NcuCli, MetricsFromAttachesToTheCapture) {
-  const CliResult plain = run("report " + data("bsr_spmm_small.gpuscope") + " --format json");
+  const CliResult plain = run("report " + testing::test_data("ncu/bsr_spmm_small.gpuscope") + " --format json");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(section(nlohmann::json::parse(plain.out), "speed_of_light"), nullptr);
 
-  const CliResult r = run("report " + data("bsr_spmm_small.gpuscope") + " --metrics-from " +
-                          data("bsr_spmm_full_raw.csv") + " --format json");
+  const CliResult r = run("report " + testing::test_data("ncu/bsr_spmm_small.gpuscope") + " --metrics-from " +
+                          testing::test_data("ncu/bsr_spmm_full_raw.csv") + " --format json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   const auto* sol = section(doc, "speed_of_light");
@@ -79,31 +77,33 @@ TEST_F(NcuCli, CheckGatesOnNcusValues) {
       "[[metric]]\nname = \"launch__registers_per_thread\"\nmatch = \"*bsr_spmm_kernel*\"\nmax = 255\n");
   const std::string fail = write(
       "fail.toml", "[[metric]]\nname = \"gpu__time_duration.sum\"\nmatch = \"*bsr_spmm_kernel*\"\nmax = 50000\n");
-  const std::string metrics = " --metrics-from " + data("bsr_spmm_full_raw.csv");
-  const CliResult ok = run("check " + data("bsr_spmm_small.gpuscope") + " --rules " + pass + metrics);
+  const std::string metrics = " --metrics-from " + testing::test_data("ncu/bsr_spmm_full_raw.csv");
+  const CliResult ok = run("check " + testing::test_data("ncu/bsr_spmm_small.gpuscope") + " --rules " + pass + metrics);
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
-  const CliResult bad = run("check " + data("bsr_spmm_small.gpuscope") + " --rules " + fail + metrics);
+  const CliResult bad = run("check " + testing::test_data("ncu/bsr_spmm_small.gpuscope") + " --rules " + fail +
+                            metrics);
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   EXPECT_TRUE(contains(bad.out, "FAIL")) << bad.out;
   // The CSV alone is a capture too.
-  EXPECT_EQ(run("check " + data("bsr_spmm_full_raw.csv") + " --rules " + pass).exit_code, 0);
+  EXPECT_EQ(run("check " + testing::test_data("ncu/bsr_spmm_full_raw.csv") + " --rules " + pass).exit_code, 0);
   // Without the metrics the gate cannot be judged: an error, never a pass.
-  expect_one_line_error(run("check " + data("bsr_spmm_small.gpuscope") + " --rules " + pass), "gpu__time_duration.sum");
+  expect_one_line_error(run("check " + testing::test_data("ncu/bsr_spmm_small.gpuscope") + " --rules " + pass),
+                        "gpu__time_duration.sum");
 }
 
 TEST_F(NcuCli, ImportWritesACaptureThatKeepsTheSource) {
-  const CliResult r = run("import -o merged " + data("bsr_spmm_small.gpuscope") + " --metrics-from " +
-                          data("bsr_spmm_full_details.csv"));
+  const CliResult r = run("import -o merged " + testing::test_data("ncu/bsr_spmm_small.gpuscope") + " --metrics-from " +
+                          testing::test_data("ncu/bsr_spmm_full_details.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const CliResult q = run("query merged.gpuscope \"SELECT source, kernels_profiled FROM metric_collections\"");
   ASSERT_EQ(q.exit_code, 0) << q.err;
-  EXPECT_EQ(q.out, "ncu CSV " + data("bsr_spmm_full_details.csv") + "\t3\n");
+  EXPECT_EQ(q.out, "ncu CSV " + testing::test_data("ncu/bsr_spmm_full_details.csv") + "\t3\n");
 }
 
 // Each bad input: one line, exit 2, from the CLI and from import_bytes().
 TEST_F(NcuCli, BadInputIsOneLineAndExitTwo) {
-  const std::string raw = testing::read_text_file(data("bsr_spmm_full_raw.csv"));
-  const std::string details = testing::read_text_file(data("metrics_kernels_details.csv"));
+  const std::string raw = testing::read_text_file(testing::test_data("ncu/bsr_spmm_full_raw.csv"));
+  const std::string details = testing::read_text_file(testing::test_data("ncu/metrics_kernels_details.csv"));
   const size_t last_row = raw.rfind("\n\"2\",");
   ASSERT_NE(last_row, std::string::npos);
   const std::string header =
@@ -144,16 +144,17 @@ TEST_F(NcuCli, BadInputIsOneLineAndExitTwo) {
 }
 
 TEST_F(NcuCli, MetricsFromWhatIsNotAnNcuCsv) {
-  const std::string capture = data("bsr_spmm_small.gpuscope");
+  const std::string capture = testing::test_data("ncu/bsr_spmm_small.gpuscope");
   expect_one_line_error(run("report " + capture + " --metrics-from " + capture), "has no per-kernel metrics to attach");
   expect_one_line_error(run("report " + capture + " --metrics-from " + write("x.json", "{\"a\": 1}")),
                         "not a format gpuscope reads");
   // An ncu CSV of another program: no launch matches.
-  expect_one_line_error(run("report " + capture + " --metrics-from " + data("metrics_kernels_raw.csv")),
-                        "none of its 8 launches matches a kernel of the capture");
   expect_one_line_error(
-      run("report " + data("bsr_spmm_full_raw.csv") + " --metrics-from " + data("metrics_kernels_raw.csv")),
-      "none of its 8 launches matches");
+      run("report " + capture + " --metrics-from " + testing::test_data("ncu/metrics_kernels_raw.csv")),
+      "none of its 8 launches matches a kernel of the capture");
+  expect_one_line_error(run("report " + testing::test_data("ncu/bsr_spmm_full_raw.csv") + " --metrics-from " +
+                            testing::test_data("ncu/metrics_kernels_raw.csv")),
+                        "none of its 8 launches matches");
 }
 
 }  // namespace
@@ -166,7 +167,7 @@ namespace {
 // import_bytes. Each must import or give one line, never crash or hang. Fixed seed: repeatable.
 TEST(NcuFuzz, CutAndDamagedFilesNeverCrash) {
   for (const char* name : {"metrics_kernels_details.csv", "metrics_kernels_raw.csv"}) {
-    const std::string text = testing::read_text_file(data(name));
+    const std::string text = testing::read_text_file(testing::test_data(std::string("ncu/") + name));
     ASSERT_FALSE(text.empty());
     uint64_t state = 0x9E3779B97F4A7C15ull;
     auto next = [&] {

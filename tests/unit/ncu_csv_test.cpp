@@ -19,8 +19,6 @@
 namespace gpuscope {
 namespace {
 
-std::string data(const std::string& name) { return std::string(GPUSCOPE_TEST_DATA_DIR) + "/ncu/" + name; }
-
 // Lines of `path` after ncu's header that are launch rows: quoted, with a non-empty first field
 // (the raw page's units row has an empty "ID"); for the details page, distinct IDs.
 size_t launches_in(const std::string& path) {
@@ -154,9 +152,9 @@ TEST(NcuNames, MatchesAtTheStrictestLevelThatFits) {
 }
 
 TEST(NcuRealFiles, RawPageLaunchesAndValues) {
-  const ncu::File f = ncu::read_file(data("bsr_spmm_full_raw.csv"));
+  const ncu::File f = ncu::read_file(testing::test_data("ncu/bsr_spmm_full_raw.csv"));
   EXPECT_EQ(f.page, "raw");
-  ASSERT_EQ(f.launches.size(), launches_in(data("bsr_spmm_full_raw.csv")));
+  ASSERT_EQ(f.launches.size(), launches_in(testing::test_data("ncu/bsr_spmm_full_raw.csv")));
   ASSERT_EQ(f.launches.size(), 3u);
   const ncu::Launch& l = f.launches[0];
   EXPECT_EQ(l.pid, 556u);
@@ -182,7 +180,7 @@ TEST(NcuRealFiles, RawPageLaunchesAndValues) {
 TEST(NcuRealFiles, ScaledUnitsGiveTheSameValues) {
   // The raw page in ncu's scaled units, as --print-units auto prints larger values: the same
   // launch must read back to the same base-unit values.
-  std::string text = testing::read_text_file(data("metrics_kernels_raw.csv"));
+  std::string text = testing::read_text_file(testing::test_data("ncu/metrics_kernels_raw.csv"));
   const ncu::File base = ncu::parse_text(text);
   std::vector<std::string> rows;
   ncu::CsvReader reader(text);
@@ -222,9 +220,9 @@ TEST(NcuRealFiles, ScaledUnitsGiveTheSameValues) {
 }
 
 TEST(NcuRealFiles, DetailsPageLaunchesAndMappedLabels) {
-  const ncu::File f = ncu::read_file(data("bsr_spmm_full_details.csv"));
+  const ncu::File f = ncu::read_file(testing::test_data("ncu/bsr_spmm_full_details.csv"));
   EXPECT_EQ(f.page, "details");
-  ASSERT_EQ(f.launches.size(), launches_in(data("bsr_spmm_full_details.csv")));
+  ASSERT_EQ(f.launches.size(), launches_in(testing::test_data("ncu/bsr_spmm_full_details.csv")));
   ASSERT_EQ(f.launches.size(), 3u);
   // Launch 0 as the file prints it: Duration "89,088" ns, Registers Per Thread 236, Achieved
   // Occupancy 12.12 %, Static Shared Memory Per Block "18,944" byte/block.
@@ -243,8 +241,8 @@ TEST(NcuRealFiles, DetailsPageLaunchesAndMappedLabels) {
 // occupancy limits, instruction counts); within 3 % (or 1 point of a percentage) for measured
 // times and throughputs, after the first, cold launch.
 TEST(NcuRealFiles, RawAndDetailsPagesAgree) {
-  const ncu::File raw = ncu::read_file(data("bsr_spmm_full_raw.csv"));
-  const ncu::File details = ncu::read_file(data("bsr_spmm_full_details.csv"));
+  const ncu::File raw = ncu::read_file(testing::test_data("ncu/bsr_spmm_full_raw.csv"));
+  const ncu::File details = ncu::read_file(testing::test_data("ncu/bsr_spmm_full_details.csv"));
   ASSERT_EQ(raw.launches.size(), details.launches.size());
   size_t compared = 0;
   for (size_t i = 1; i < raw.launches.size(); ++i) {
@@ -268,7 +266,7 @@ TEST(NcuRealFiles, RawAndDetailsPagesAgree) {
 }
 
 TEST(NcuRealFiles, MetricsOnlyCaptureFromTheRawPage) {
-  const Trace t = load_trace(data("bsr_spmm_full_raw.csv"));
+  const Trace t = load_trace(testing::test_data("ncu/bsr_spmm_full_raw.csv"));
   EXPECT_EQ(t.run.source_tool, "ncu");
   EXPECT_EQ(t.run.source_schema, "CSV raw page");
   ASSERT_EQ(t.kernels.size(), 3u);
@@ -295,15 +293,16 @@ TEST(NcuRealFiles, MetricsOnlyCaptureFromTheRawPage) {
 }
 
 TEST(NcuRealFiles, AttachedToTheCaptureOfTheSameProgram) {
-  Trace t = load_trace(data("metrics_kernels.gpuscope"), {data("metrics_kernels_raw.csv")});
-  const ncu::File f = ncu::read_file(data("metrics_kernels_raw.csv"));
+  Trace t = load_trace(testing::test_data("ncu/metrics_kernels.gpuscope"),
+                       {testing::test_data("ncu/metrics_kernels_raw.csv")});
+  const ncu::File f = ncu::read_file(testing::test_data("ncu/metrics_kernels_raw.csv"));
   // Every ncu launch found its kernel: each of the 8 launches' values are attached.
   size_t values = 0;
   for (const ncu::Launch& l : f.launches) values += l.metrics.size();
   EXPECT_EQ(t.kernel_metrics.size(), values);
   ASSERT_EQ(t.metric_collections.size(), 1u);
   EXPECT_EQ(t.metric_collections[0].kernels_profiled, 8u);
-  EXPECT_EQ(t.metric_collections[0].source, "ncu CSV " + data("metrics_kernels_raw.csv"));
+  EXPECT_EQ(t.metric_collections[0].source, "ncu CSV " + testing::test_data("ncu/metrics_kernels_raw.csv"));
   for (const DataLoss& loss : t.data_loss) EXPECT_NE(loss.what, "ncu_launches_unmatched") << loss.detail;
   // The i-th ncu launch of a kernel is the i-th launch of it in the capture: the second triad.
   std::vector<const Kernel*> triads;

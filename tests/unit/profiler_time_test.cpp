@@ -5,13 +5,14 @@
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/analysis_timeline.h"
 #include "gpuscope/report.h"
+#include "time_units.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
 namespace {
 using testing::TraceBuilder;
 
-constexpr TimeNs kMs = 1'000'000;
+using testing::kMs;
 
 void overhead(Trace& t, std::string_view kind, TimeNs start, TimeNs end) {
   CuptiOverhead o;

@@ -10,11 +10,10 @@
 #include "gpuscope/analysis_rules.h"
 #include "gpuscope/report.h"
 #include "gpuscope/store.h"
+#include "test_files.h"
 
 namespace gpuscope {
 namespace {
-
-Trace load(const std::string& name) { return read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name); }
 
 size_t count_api(const Trace& t, const std::string& name) {
   return std::count_if(t.api_calls.begin(), t.api_calls.end(),
@@ -31,7 +30,7 @@ bool report_contains(const Trace& t, const std::string& text) {
 }
 
 TEST(RealCapture, BsrSpmmBaselineAllocatesAndCopiesPageableEveryIteration) {
-  const Trace t = load("bsr_spmm_baseline.gpuscope");
+  const Trace t = testing::read_test_capture("bsr_spmm_baseline.gpuscope");
   ASSERT_EQ(t.processes.size(), 1u);
   EXPECT_TRUE(t.processes[0].clean_shutdown);
   EXPECT_EQ(t.processes[0].capture_status, "ok");
@@ -51,7 +50,7 @@ TEST(RealCapture, BsrSpmmBaselineAllocatesAndCopiesPageableEveryIteration) {
 }
 
 TEST(RealCapture, BsrSpmmFixedAllocatesOnceAndCopiesPinned) {
-  const Trace t = load("bsr_spmm_fixed.gpuscope");
+  const Trace t = testing::read_test_capture("bsr_spmm_fixed.gpuscope");
   EXPECT_EQ(t.kernels.size(), 5u);
   EXPECT_EQ(count_api(t, "cudaMalloc"), 5u);
   EXPECT_EQ(count_host_kind(t, MemoryKind::Pageable), 0u);
@@ -62,7 +61,7 @@ TEST(RealCapture, BsrSpmmFixedAllocatesOnceAndCopiesPinned) {
 // `--metrics full` on an H100: every launch measured, and the analysis reads the program's
 // timeline, not the replay's (the same trace findings as a run without metrics).
 TEST(RealCapture, BsrSpmmWithHardwareMetrics) {
-  const Trace t = load("bsr_spmm_metrics.gpuscope");
+  const Trace t = testing::read_test_capture("bsr_spmm_metrics.gpuscope");
   ASSERT_EQ(t.metric_collections.size(), 1u);
   EXPECT_EQ(t.metric_collections[0].status, "ok");
   EXPECT_EQ(t.metric_collections[0].passes, 22u);
@@ -97,7 +96,7 @@ TEST(RealCapture, BsrSpmmWithHardwareMetrics) {
 }
 
 TEST(RealCapture, SegfaultedProgramIsTruncatedButKeepsItsData) {
-  const Trace t = load("crash_segv.gpuscope");
+  const Trace t = testing::read_test_capture("crash_segv.gpuscope");
   EXPECT_EQ(t.run.term_signal, 11);
   ASSERT_EQ(t.processes.size(), 1u);
   EXPECT_FALSE(t.processes[0].clean_shutdown);
@@ -108,7 +107,7 @@ TEST(RealCapture, SegfaultedProgramIsTruncatedButKeepsItsData) {
 }
 
 TEST(RealCapture, ChildProcessesAreCapturedWithTheirPids) {
-  const Trace t = load("spawn.gpuscope");
+  const Trace t = testing::read_test_capture("spawn.gpuscope");
   std::set<uint32_t> pids;
   for (const Kernel& k : t.kernels) pids.insert(k.pid);
   EXPECT_EQ(pids.size(), 2u);
@@ -117,9 +116,9 @@ TEST(RealCapture, ChildProcessesAreCapturedWithTheirPids) {
 }
 
 TEST(RealCapture, ReportsAreDeterministic) {
-  const Trace t = load("bsr_spmm_baseline.gpuscope");
+  const Trace t = testing::read_test_capture("bsr_spmm_baseline.gpuscope");
   for (ReportFormat f : {parse_report_format("text"), parse_report_format("markdown"), parse_report_format("json")})
-    EXPECT_EQ(render_report(t, {}, f), render_report(load("bsr_spmm_baseline.gpuscope"), {}, f));
+    EXPECT_EQ(render_report(t, {}, f), render_report(testing::read_test_capture("bsr_spmm_baseline.gpuscope"), {}, f));
 }
 
 }  // namespace

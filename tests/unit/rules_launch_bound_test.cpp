@@ -15,6 +15,7 @@
 #include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
 #include "span_checks.h"
+#include "time_units.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
@@ -22,9 +23,9 @@ namespace {
 
 using testing::find;
 // The iterations are steps: these tests check the replay over all of them (whole_run_rules).
+using testing::kUs;
 using testing::TraceBuilder;
 using testing::whole_run_rules;
-constexpr TimeNs kUs = 1000;
 constexpr TimeNs kCall = 5870, kLoop = 610, kStartAfterCall = 7830, kKernel = 1670;  // ns, from rp_launch
 constexpr int kIters = 5, kNodes = 200;
 

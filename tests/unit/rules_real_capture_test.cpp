@@ -10,16 +10,12 @@
 #include "gpuscope/analysis_rules.h"
 #include "gpuscope/analysis_timeline.h"
 #include "gpuscope/store.h"
+#include "test_files.h"
 
 namespace gpuscope::analysis {
 namespace {
 
-Trace load(const std::string& name) { return read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name); }
-
-const Finding* find(const std::vector<Finding>& fs, const std::string& rule) {
-  auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.rule == rule; });
-  return it == fs.end() ? nullptr : &*it;
-}
+using testing::find;
 
 // The loop of bsr_spmm: from the end of NVTX range host_setup to the start of verify
 // (iterations, plus the one alloc/free of --persistent), in ns.
@@ -33,12 +29,12 @@ TimeNs loop_ns(const Trace& t) {
 }
 
 TEST(RulesRealCapture, BsrSpmmBaselineRecommendsPinnedMemoryAndPersistentAllocation) {
-  const Trace t = load("bsr_spmm_baseline.gpuscope");
+  const Trace t = testing::read_test_capture("bsr_spmm_baseline.gpuscope");
   const auto fs = run_rules(t);
   ASSERT_GE(fs.size(), 3u);
   EXPECT_EQ(fs[0].rule, "pageable_copies");
-  const Finding* alloc = find(fs, "allocation_in_loop");
-  ASSERT_NE(alloc, nullptr);
+  const auto alloc = find(fs, "allocation_in_loop");
+  ASSERT_TRUE(alloc);
   // 20 cudaMalloc + 20 cudaFree in iterations 2..5; context creation is not in it.
   EXPECT_NEAR(*alloc->saving_ns / 1e6, 3.4, 0.3);
   // Why seed 000 saw "cudaMalloc" as the cost: the loop's first cudaMalloc created the context.
@@ -46,34 +42,34 @@ TEST(RulesRealCapture, BsrSpmmBaselineRecommendsPinnedMemoryAndPersistentAllocat
                                         "context (104.42 ms)"),
             std::string::npos)
       << alloc->evidence.back();
-  const Finding* startup = find(fs, "startup_cost");
-  ASSERT_NE(startup, nullptr);
+  const auto startup = find(fs, "startup_cost");
+  ASSERT_TRUE(startup);
   EXPECT_NEAR(*startup->saving_ns / 1e6, 104.4, 1.0);  // the first cudaMalloc created the context
-  EXPECT_NE(find(fs, "low_occupancy"), nullptr);       // 244 regs/thread: 12.5 %
-  EXPECT_EQ(find(fs, "excessive_sync"), nullptr);      // one event sync per iteration is needed
+  EXPECT_TRUE(find(fs, "low_occupancy"));              // 244 regs/thread: 12.5 %
+  EXPECT_FALSE(find(fs, "excessive_sync"));            // one event sync per iteration is needed
 }
 
 TEST(RulesRealCapture, BsrSpmmFixedHasNoAllocationOrPageableFinding) {
-  const Trace fixed = load("bsr_spmm_fixed.gpuscope");
+  const Trace fixed = testing::read_test_capture("bsr_spmm_fixed.gpuscope");
   const auto fs = run_rules(fixed);
-  EXPECT_EQ(find(fs, "allocation_in_loop"), nullptr);
-  EXPECT_EQ(find(fs, "pageable_copies"), nullptr);
-  EXPECT_EQ(find(fs, "sync_copies"), nullptr);
-  EXPECT_EQ(find(fs, "gpu_idle_gaps"), nullptr);
+  EXPECT_FALSE(find(fs, "allocation_in_loop"));
+  EXPECT_FALSE(find(fs, "pageable_copies"));
+  EXPECT_FALSE(find(fs, "sync_copies"));
+  EXPECT_FALSE(find(fs, "gpu_idle_gaps"));
   // Its context is created by the first cudaMallocHost, judged per byte against the later ones.
   const auto ctx = find_context_creation(fixed, fixed.processes[0].pid);
   ASSERT_TRUE(ctx);
   EXPECT_EQ(fixed.strings.get(fixed.api_calls[ctx->api_index].name), "cudaMallocHost");
   EXPECT_NEAR(ctx->excess_ns / 1e6, 124.0, 1.0);
   // What is left to fix is real: 7.9 ms of copies and 1.05 ms of kernel per iteration run serially.
-  const Finding* overlap = find(fs, "copies_not_overlapped");
-  ASSERT_NE(overlap, nullptr);
+  const auto overlap = find(fs, "copies_not_overlapped");
+  ASSERT_TRUE(overlap);
   EXPECT_NEAR(*overlap->saving_ns / 1e6, 4.2, 0.1);
 }
 
 TEST(RulesRealCapture, BsrSpmmEstimateMatchesWhatPersistentPinnedSaves) {
-  const Trace base = load("bsr_spmm_baseline.gpuscope");
-  const Trace fixed = load("bsr_spmm_fixed.gpuscope");
+  const Trace base = testing::read_test_capture("bsr_spmm_baseline.gpuscope");
+  const Trace fixed = testing::read_test_capture("bsr_spmm_fixed.gpuscope");
   // The measurement below is of the whole loop, iteration 1 included: judge the whole run.
   const auto fs = gpuscope::testing::whole_run_rules(base);
   const TimeNs estimate = *find(fs, "pageable_copies")->saving_ns + *find(fs, "allocation_in_loop")->saving_ns;
@@ -97,7 +93,7 @@ TEST(RulesRealCapture, BsrSpmmEstimateMatchesWhatPersistentPinnedSaves) {
 
 TEST(RulesRealCapture, OtherCapturesDoNotCrashAndAttributionSumsToWall) {
   for (const char* name : {"spawn.gpuscope", "crash_segv.gpuscope", "bsr_spmm_fixed.gpuscope"}) {
-    const Trace t = load(name);
+    const Trace t = testing::read_test_capture(name);
     const Attribution a = attribute_wall_time(t);
     TimeNs sum = 0;
     for (TimeNs ns : a.by_category) sum += ns;

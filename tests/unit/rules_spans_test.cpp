@@ -15,18 +15,19 @@
 #include "gpuscope/store.h"
 #include "metrics_trace.h"
 #include "span_checks.h"
+#include "test_files.h"
+#include "time_units.h"
 
 namespace gpuscope::analysis {
 namespace {
 
 using testing::find;
+using testing::kMs;
+using testing::kUs;
 using testing::Metrics;
 using testing::span_times;
 using testing::SpanTimes;
 using testing::TraceBuilder;
-constexpr TimeNs kUs = 1000, kMs = 1'000'000;
-
-Trace load(const std::string& name) { return read_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/" + name); }
 
 TEST(EvidenceSpans, KeepsTheLongestThenSortsByStartAndDropsUntimedRecords) {
   // 100 spans of 1 us, 10 us apart, and span 50 made the longest (5 us); plus two without times.
@@ -108,7 +109,7 @@ TEST(EvidenceSpans, MetricRulesPointAtTheLaunchesOfTheKernelTheyName) {
 TEST(EvidenceSpans, EveryFindingOnTheRealCapturesPointsIntoTheRun) {
   for (const char* name : {"bsr_spmm_baseline.gpuscope", "bsr_spmm_fixed.gpuscope", "bsr_spmm_metrics.gpuscope"}) {
     SCOPED_TRACE(name);
-    const Trace t = load(name);
+    const Trace t = testing::read_test_capture(name);
     const auto fs = run_rules(t);
     EXPECT_FALSE(fs.empty());
     for (const Finding& f : fs) testing::expect_spans_in_run(f, t);
@@ -117,7 +118,7 @@ TEST(EvidenceSpans, EveryFindingOnTheRealCapturesPointsIntoTheRun) {
 
 // bsr_spmm's loop: 20 cudaMalloc + 20 cudaFree in iterations 2..5 (rules_real_capture_test).
 TEST(EvidenceSpans, BsrSpmmAllocationSpansAreTheLoopsAllocationCalls) {
-  const Trace t = load("bsr_spmm_baseline.gpuscope");
+  const Trace t = testing::read_test_capture("bsr_spmm_baseline.gpuscope");
   const auto f = find(run_rules(t), "allocation_in_loop");
   ASSERT_TRUE(f);
   ASSERT_EQ(f->spans.size(), 40u);
@@ -131,7 +132,7 @@ TEST(EvidenceSpans, BsrSpmmAllocationSpansAreTheLoopsAllocationCalls) {
 }
 
 TEST(EvidenceSpans, JsonReportCarriesThemOnFindingTablesOnly) {
-  const Trace t = load("bsr_spmm_baseline.gpuscope");
+  const Trace t = testing::read_test_capture("bsr_spmm_baseline.gpuscope");
   const auto fs = run_rules(t);
   const auto report = nlohmann::json::parse(render_report(t, {}, parse_report_format("json")));
   size_t with_spans = 0;

@@ -10,16 +10,18 @@
 #include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
 #include "span_checks.h"
+#include "time_units.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
 namespace {
 
 using testing::find;
+using testing::kMs;
+using testing::kUs;
 using testing::span_times;
 using testing::SpanTimes;
 using testing::TraceBuilder;
-constexpr TimeNs kUs = 1000, kMs = 1'000'000;
 
 TEST(RulesEdge, EmptyTraceAndSingleKernelFireNothing) {
   EXPECT_TRUE(run_rules(Trace{}).empty());

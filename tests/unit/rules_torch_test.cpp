@@ -11,6 +11,7 @@
 #include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
 #include "importers/importer.h"
+#include "time_units.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
@@ -24,7 +25,8 @@ std::string rules_of(const std::vector<Finding>& fs) {
   for (const Finding& f : fs) out += f.rule + " " + std::to_string(f.saving_ns.value_or(-1)) + "; ";
   return out;
 }
-constexpr TimeNs kUs = 1000, kMs = 1'000'000;
+using testing::kMs;
+using testing::kUs;
 
 // A python process, whose ops link to calls by external id (one id per op).
 struct TorchTrace {

@@ -11,14 +11,16 @@
 #include "gpuscope/report.h"
 #include "gpuscope/store.h"
 #include "span_checks.h"
+#include "time_units.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
 namespace {
 
 using testing::find;
+using testing::kMs;
+using testing::kUs;
 using testing::TraceBuilder;
-constexpr TimeNs kUs = 1000, kMs = 1'000'000;
 
 // 5 iterations: a burst of `n` synchronous 4 KiB pinned HtoD copies (10 us calls, the 2 us copy
 // 6 us into the call, 1 us of host work between calls), then a 100 us kernel that reads them.

@@ -19,7 +19,7 @@ namespace {
 using spool::RecordKind;
 using testing::SpoolBuilder;
 
-spool::KernelRecord kernel(int64_t start, uint32_t correlation) {
+spool::KernelRecord stream7_kernel(int64_t start, uint32_t correlation) {
   spool::KernelRecord k{};
   k.start_ns = start;
   k.end_ns = start + 1500;
@@ -45,7 +45,7 @@ std::vector<char> packed_chunk(std::vector<size_t>& ends) {
     at = packer.pack(kind, *spool::layout_of(kind), &r, at);
     ends.push_back(static_cast<size_t>(at - base));
   };
-  for (uint32_t i = 0; i < 3; ++i) add(RecordKind::Kernel, kernel(2'000'000 + 5000 * i, 10 + i));
+  for (uint32_t i = 0; i < 3; ++i) add(RecordKind::Kernel, stream7_kernel(2'000'000 + 5000 * i, 10 + i));
   add(RecordKind::Api, spool::ApiRecord{1'999'000, 2'001'000, 4242, 211, 1, -1, 10, 0, {}});
   add(RecordKind::End, spool::EndRecord{9'000'000, 6, 0});
   out.resize(ends.back());
@@ -109,7 +109,7 @@ TEST(SpoolPackedDamage, ImpossibleRecordsAreDamaged) {
 TEST(SpoolPackedDamage, ADamagedChunkEndsTheReadablePart) {
   const std::string dir = testing::scratch_dir("spool_packed_damage");
   SpoolBuilder b(600, 1, 1000);
-  b.string(1, "gemm").record(RecordKind::Kernel, kernel(2000, 10)).flush();
+  b.string(1, "gemm").record(RecordKind::Kernel, stream7_kernel(2000, 10)).flush();
   b.raw({static_cast<uint8_t>(RecordKind::Kernel), 0x80, 0x80, 0x80, 0x80, 0x01});
   b.end(5000);
   b.write(dir + "/d.600.spool");

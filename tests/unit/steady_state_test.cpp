@@ -9,13 +9,16 @@
 #include "gpuscope/analysis_startup.h"
 #include "gpuscope/analysis_steps.h"
 #include "gpuscope/report.h"
+#include "time_units.h"
 #include "trace_builder.h"
 
 namespace gpuscope::analysis {
 namespace {
 
+using testing::kMs;
+using testing::kS;
+using testing::kUs;
 using testing::TraceBuilder;
-constexpr TimeNs kUs = 1000, kMs = 1000 * kUs, kS = 1000 * kMs;
 constexpr int kSteps = 50;
 constexpr TimeNs kFirstStep = 3310 * kMs;  // after 3 s of host work with the GPU idle
 
@@ -91,7 +94,7 @@ TEST(SteadyState, StartUpIsNotTheTopFindingOnceTheStepsAreJudged) {
   EXPECT_EQ(inputs.steady->steps, static_cast<size_t>(kSteps));
   EXPECT_EQ(inputs.steady->start, kFirstStep + kLaunchStep + 2 * kMs);
   EXPECT_EQ(inputs.attribution.wall_ns, (kSteps - 1) * kLaunchStep);
-  EXPECT_EQ(inputs.attribution.get(TimeCategory::Startup), 0);
+  EXPECT_EQ(inputs.attribution.get(TimeCategory::CudaInit), 0);
   const auto fs = run_rules(t, inputs);
   ASSERT_FALSE(fs.empty());
   EXPECT_EQ(fs.front().rule, "launch_bound");
@@ -181,7 +184,7 @@ TEST(SteadyState, WithoutStepsTheWholeRunIsJudgedAndStartUpEndsAtTheFirstLaunch)
   EXPECT_FALSE(inputs.steady);
   const Attribution whole = attribute_wall_time(t);
   EXPECT_EQ(inputs.attribution.wall_ns, whole.wall_ns);
-  EXPECT_EQ(inputs.attribution.get(TimeCategory::Startup), whole.get(TimeCategory::Startup));
+  EXPECT_EQ(inputs.attribution.get(TimeCategory::CudaInit), whole.get(TimeCategory::CudaInit));
   const auto u = analyze_startup(t, std::nullopt);
   ASSERT_TRUE(u);
   EXPECT_FALSE(u->until_first_step);

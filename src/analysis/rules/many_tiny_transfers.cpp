@@ -17,11 +17,11 @@
 namespace gpuscope::analysis::rules {
 namespace {
 
-constexpr uint64_t kSmallBytes = 64 << 10;  // a copy below 64 KiB is "tiny"
-constexpr uint64_t kLargeBytes = 1 << 20;   // copies >= 1 MiB measure the link's bandwidth
-constexpr TimeNs kBurstGapNs = 1'000'000;   // copies > 1 ms apart are separate bursts
-constexpr size_t kMinCopies = 16;           // tiny copies in bursts of >= 2, in all
-constexpr double kMinOverheadShare = 0.5;   // per-copy cost >= half the bursts' copy + call time
+constexpr uint64_t kSmallBytes = 64 << 10;         // a copy below 64 KiB is "tiny"
+constexpr uint64_t kBandwidthCopyBytes = 1 << 20;  // copies >= 1 MiB measure the link's bandwidth
+constexpr TimeNs kBurstGapNs = 1'000'000;          // copies > 1 ms apart are separate bursts
+constexpr size_t kMinCopies = 16;                  // tiny copies in bursts of >= 2, in all
+constexpr double kMinOverheadShare = 0.5;          // per-copy cost >= half the bursts' copy + call time
 
 using Key = std::tuple<uint32_t, CopyKind, MemoryKind>;  // device, direction, host memory kind
 
@@ -54,7 +54,7 @@ class TinyTransfersRule final : public Rule {
       if (m.pid != ctx.main->pid || host_side(m) == MemoryKind::Unknown || m.end < m.start || !ctx.judged(m.start))
         continue;
       const Key key{m.device, m.kind, host_side(m)};
-      if (m.bytes >= kLargeBytes && m.end > m.start) {
+      if (m.bytes >= kBandwidthCopyBytes && m.end > m.start) {
         large[key].first += static_cast<double>(m.bytes), large[key].second += static_cast<double>(m.end - m.start);
       } else if (m.bytes < kSmallBytes && call_of.find(m.correlation_id)) {
         small[key].push_back(i);

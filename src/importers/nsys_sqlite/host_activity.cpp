@@ -15,13 +15,12 @@ uint64_t key(uint32_t pid, uint32_t correlation_id) { return (uint64_t{pid} << 3
 // nsys's ENUM_NSYS_EVENT_CLASS id of driver API calls, when the export lacks the table.
 constexpr int64_t kEventClassDriver = 1;
 
-enum ApiColumn : size_t { kStart, kEnd, kGlobalTid, kCorrelation, kNameId, kReturnValue, kEventClass };
-constexpr std::string_view kApiColumns[] = {"start",  "end",         "globalTid", "correlationId",
-                                            "nameId", "returnValue", "eventClass"};
-
 // nsys writes driver calls into CUPTI_ACTIVITY_KIND_RUNTIME too, told apart by eventClass;
 // a separate _DRIVER table (other versions) is read the same way, driver by default.
 void read_api_table(NsysSource& source, const std::string& table, ApiDomain default_domain, int64_t driver_class) {
+  enum : size_t { kStart, kEnd, kGlobalTid, kCorrelation, kNameId, kReturnValue, kEventClass };
+  constexpr std::string_view kApiColumns[] = {"start",  "end",         "globalTid", "correlationId",
+                                              "nameId", "returnValue", "eventClass"};
   NsysTable rows(source, table, kApiColumns);
   rows.require(kStart);
   rows.require(kEnd);
