@@ -163,8 +163,9 @@ TEST_F(NcuCli, MetricsFromWhatIsNotAnNcuCsv) {
 namespace gpuscope {
 namespace {
 
-// Until the fuzz targets land: the real files cut at many points and with bytes changed, through
-// import_bytes. Each must import or give one line, never crash or hang. Fixed seed: repeatable.
+// Beside the ncu fuzz target (tests/fuzz/ncu_fuzz.cpp): the real files cut at many points and with
+// bytes changed, through import_bytes. Each must import or give one line, never crash or hang.
+// Fixed seed: repeatable.
 TEST(NcuFuzz, CutAndDamagedFilesNeverCrash) {
   for (const char* name : {"metrics_kernels_details.csv", "metrics_kernels_raw.csv"}) {
     const std::string text = testing::read_text_file(testing::test_data(std::string("ncu/") + name));
