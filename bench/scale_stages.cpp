@@ -204,7 +204,7 @@ size_t run_stages(const synth::ScaleOptions& options, const std::string& dir, St
     return uint64_t(render_diff(diff, {"base", "new", std::nullopt, 0}, parse_report_format("text")).size());
   });
   timer.time("check (3 gates, baseline included)", [&] {
-    const check::RuleSet rules = check::parse_rules(kRules, "scale.toml");
+    const check::GateSet rules = check::parse_rules(kRules, "scale.toml");
     const check::CheckResult result = check::evaluate(rules, *trace, &*base, {});
     return uint64_t(check::render_check(result, parse_report_format("text")).size());
   });
