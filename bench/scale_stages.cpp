@@ -121,7 +121,7 @@ void time_outputs(const Trace& trace, const std::string& dir, StageTimer& timer)
     timer.time(std::string("render ") + name, [&] { return uint64_t(format.render(*model).size()); });
   }
   timer.time("render html (timeline included)", [&] {
-    model->timeline = report::make_timeline(trace, 0);
+    model->timeline = report::make_timeline_view(trace, 0);
     return uint64_t(parse_report_format("html").render(*model).size());
   });
   model.reset();

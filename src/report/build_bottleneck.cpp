@@ -40,9 +40,8 @@ Table attribution_table(const analysis::Attribution& a) {
                       opt_num(analysis::share_percent(ns, static_cast<double>(a.wall_ns)), Unit::Percent)});
   }
   t.notes.push_back(
-      "Each ns of wall time counts once, by precedence: before CUDA + context creation > allocation call > copy/memset "
-      "call > "
-      "sync call (blamed on the kernel or copy it waited for) > other CUDA call > outside CUDA.");
+      "Each ns of wall time counts once, by precedence: before CUDA + context creation > allocation call > "
+      "copy/memset call > sync call (blamed on the kernel or copy it waited for) > other CUDA call > outside CUDA.");
   return t;
 }
 

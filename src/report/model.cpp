@@ -40,7 +40,7 @@ void mark_lines_not_in_source(Section& section, const Trace& trace,
       }
 }
 
-std::shared_ptr<const TimelineView> make_timeline(const Trace& trace, TimeNs profiler_time_cut) {
+std::shared_ptr<const TimelineView> make_timeline_view(const Trace& trace, TimeNs profiler_time_cut) {
   auto timeline = std::make_shared<TimelineView>();
   timeline->trace = &trace;
   timeline->profiler_time_cut = profiler_time_cut;

@@ -94,7 +94,7 @@ struct TimelineView {
   tracks::Layout layout;
   TimeNs profiler_time_cut = 0;  // the metric collection time cut out of `trace` (the page says so)
 };
-std::shared_ptr<const TimelineView> make_timeline(const Trace& trace, TimeNs profiler_time_cut = 0);
+std::shared_ptr<const TimelineView> make_timeline_view(const Trace& trace, TimeNs profiler_time_cut = 0);
 
 // The steady-state steps (2..N of the launched process) that the Steps, Bottleneck and ranked
 // fixes judge: where the HTML timeline opens.

@@ -68,7 +68,7 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
 std::string render_report(const Trace& trace, const ReportOptions& options, const ReportFormat& format) {
   const analysis::AnalysisView view(trace);  // the program's timeline, without the profiler's time
   report::Report model = report::build_report(view.trace(), options, view.profiler_time());
-  if (format.draws_timeline) model.timeline = report::make_timeline(view.trace(), view.profiler_time().total_ns());
+  if (format.draws_timeline) model.timeline = report::make_timeline_view(view.trace(), view.profiler_time().total_ns());
   return format.render(model);
 }
 

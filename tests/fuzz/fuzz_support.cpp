@@ -71,7 +71,7 @@ void analyse_everything(const Trace& trace) {
   // As render_report and `export` do it, but the model is built once for every format.
   const analysis::AnalysisView view(trace);
   report::Report model = report::build_report(view.trace(), ReportOptions{}, view.profiler_time());
-  model.timeline = report::make_timeline(view.trace(), view.profiler_time().total_ns());
+  model.timeline = report::make_timeline_view(view.trace(), view.profiler_time().total_ns());
   for (const ReportFormat& format : report_formats()) format.render(model);
   const tracks::Layout layout = tracks::layout_tracks(view.trace());
   for (const ExportFormat& format : export_formats()) {
