@@ -5,9 +5,9 @@
 #
 #   bench/device_call.sh BUILD OUT PART...
 # PART: diag1a, diag1b (the one-GPU workloads in two halves), diag2 (the two-GPU workloads),
-#       cost (bench/pytorch_overhead.sh: --op mm untraced, gpuscope, --no-driver-launches and
-#       torch.profiler; --op add with and without driver launches), pack (score and pack OUT/diag
-#       into reports.tgz and captures.tar; give it last)
+#       cost (bench/pytorch_overhead.sh, pinned to CPUs 4-7: the add loop in its default modes,
+#       gpuscope against torch.profiler; mm with and without driver launches; the 1M launch
+#       storm), pack (score and pack OUT/diag into reports.tgz and captures.tar; give it last)
 # Environment: REPS (untraced repetitions, default 3), DIAG_ARGS (more run.sh options, e.g.
 # --no-profile, --profile-planted-only), ONLY1 (the one-GPU workloads of diag1; default all).
 set -u
@@ -25,10 +25,11 @@ for part in "$@"; do
     diag1b) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 1 --reps "$REPS" --only $second_half $DIAG_ARGS ;;
     diag2) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 2 --reps "$REPS" $DIAG_ARGS ;;
     cost)
-      taskset -c 8-15 "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op mm \
-        --modes untraced,gpuscope,no_driver_launches,torch_cuda --csv "$OUT/cost_mm.csv" >>"$OUT/cost.md"
-      taskset -c 8-15 "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op add \
-        --modes untraced,gpuscope,no_driver_launches --csv "$OUT/cost_add.csv" >>"$OUT/cost.md" ;;
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op add --csv "$OUT/cost_add.csv" >>"$OUT/cost.md"
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op mm --modes untraced,gpuscope,no_driver_launches,torch_cuda \
+        --csv "$OUT/cost_mm.csv" >>"$OUT/cost.md"
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --modes untraced,gpuscope \
+        --csv "$OUT/cost_storm.csv" >>"$OUT/cost.md" ;;
   esac 2>&1 | tee -a "$OUT/log.txt" | tail -40
 done
 # Reports and scores come back; captures only while they fit (the tool takes 16 MiB a file).

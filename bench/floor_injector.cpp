@@ -9,16 +9,37 @@
 //
 // Reads the same GPUSCOPE_INJECT_CONFIG (spool= is ignored). Exports only
 // InitializeInjection; for NVTX markers, point NVTX_INJECTION64_PATH at libcupti itself.
+//
+// To take the cost apart, two variables replace the capture's set (bench/pytorch_overhead.sh's
+// floor: modes set them):
+//   GPUSCOPE_FLOOR_KINDS      comma-separated activity kinds as cupti_session names them
+//                             (CONCURRENT_KERNEL, RUNTIME, DRIVER, ...), plus RUNTIME_LAUNCHES:
+//                             runtime activity records for the launch functions only
+//                             (cuptiActivityEnableRuntimeApi, without the RUNTIME kind);
+//                             empty: no activity at all
+//   GPUSCOPE_FLOOR_CALLBACKS  runtime_launches, driver_launches: a CUPTI callback at each launch
+//                             function's entry and exit that writes a 40-byte record (times,
+//                             thread, correlation id) to a per-thread ring, the least a
+//                             record of one's own costs
 #include <cupti.h>
+
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
+#include <new>
+#include <sstream>
+#include <string>
 
 #include "capture/buffer_pool.h"
 #include "capture/config.h"
 #include "capture/cupti_loader.h"
 #include "capture/cupti_session.h"
+#include "capture/launch_callbacks.h"
 #include "capture/log.h"
 #include "capture/periodic_flusher.h"
 
@@ -57,6 +78,79 @@ void CUPTIAPI on_complete(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t v
   }
 }
 
+// --- Records of one's own, from callbacks ----------------------------------------------------
+
+struct OwnRecord {
+  int64_t start_ns, end_ns;
+  uint32_t tid, cbid, correlation_id, domain;
+  uint64_t pad;
+};
+constexpr uint32_t kRingRecords = 1u << 16;  // per thread; wraps (the floor keeps nothing)
+
+thread_local OwnRecord* t_ring = nullptr;  // allocated at the thread's first launch, never freed
+thread_local uint32_t t_next = 0;
+thread_local int64_t t_entry_ns = 0;
+thread_local uint32_t t_tid = 0;
+
+int64_t realtime_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);  // CUPTI's clock on Linux
+  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+void CUPTIAPI on_launch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
+  const auto& data = *static_cast<const CUpti_CallbackData*>(cbdata);
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    t_entry_ns = realtime_ns();
+    return;
+  }
+  if (t_ring == nullptr) {
+    t_ring = new (std::nothrow) OwnRecord[kRingRecords];
+    t_tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    if (t_ring == nullptr) return;
+  }
+  t_ring[t_next++ % kRingRecords] = OwnRecord{
+      t_entry_ns, realtime_ns(), t_tid, cbid, data.correlationId, static_cast<uint32_t>(domain), 0};
+}
+
+std::string split_error(const std::string& list, const std::function<bool(const std::string&)>& take) {
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty() && !take(item)) return item;
+  return "";
+}
+
+// GPUSCOPE_FLOOR_KINDS and GPUSCOPE_FLOOR_CALLBACKS instead of the capture's set. "" or what failed.
+std::string start_parts(const CuptiApi& api, const char* kinds, const char* callbacks) {
+  std::string bad = split_error(kinds ? kinds : "", [&](const std::string& name) {
+    if (name == "RUNTIME_LAUNCHES") {
+      for (CUpti_CallbackId id : kRuntimeLaunches) api.ActivityEnableRuntimeApi(id, 1);
+      return true;
+    }
+    CUpti_ActivityKind kind;
+    return activity_kind_named(name, kind) && api.ActivityEnable(kind) == CUPTI_SUCCESS;
+  });
+  if (!bad.empty()) return "GPUSCOPE_FLOOR_KINDS: cannot enable " + bad;
+  if (callbacks == nullptr || callbacks[0] == '\0') return "";
+  static CUpti_SubscriberHandle subscriber = nullptr;
+  if (api.profiler.Subscribe(&subscriber, on_launch, nullptr) != CUPTI_SUCCESS) return "cuptiSubscribe failed";
+  bad = split_error(callbacks, [&](const std::string& name) {
+    if (name == "runtime_launches") {
+      for (CUpti_CallbackId id : kRuntimeLaunches)
+        api.profiler.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
+      return true;
+    }
+    if (name == "driver_launches") {
+      for (CUpti_CallbackId id : kDriverLaunches)
+        api.profiler.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+      return true;
+    }
+    return false;
+  });
+  return bad.empty() ? "" : "GPUSCOPE_FLOOR_CALLBACKS: unknown " + bad;
+}
+
 void on_exit() {
   Floor* floor = g_floor.load(std::memory_order_acquire);
   if (floor == nullptr) return;
@@ -83,11 +177,18 @@ void start_floor() {
                                  .flush_ms = static_cast<uint32_t>(parsed.config.options.flush_ms),
                                  .kernels = true,
                                  .buffers_zeroed = true};
-  const SessionResult session = start_activity(cupti.api, settings, on_request, on_complete);
+  const char* kinds = std::getenv("GPUSCOPE_FLOOR_KINDS");
+  const char* callbacks = std::getenv("GPUSCOPE_FLOOR_CALLBACKS");
+  const bool parts = kinds != nullptr || callbacks != nullptr;
+  const SessionResult session = parts ? register_buffers(cupti.api, settings, on_request, on_complete)
+                                      : start_activity(cupti.api, settings, on_request, on_complete);
   if (!session.ok) {
     log_line("floor injector: %s", session.error.c_str());
     return;
   }
+  if (parts)
+    if (const std::string error = start_parts(cupti.api, kinds, callbacks); !error.empty())
+      log_line("floor injector: %s", error.c_str());
   const CuptiApi* api = &cupti.api;
   floor->flusher.start(static_cast<uint32_t>(parsed.config.options.flush_ms), [api] { api->ActivityFlushAll(0); });
   std::atexit(on_exit);

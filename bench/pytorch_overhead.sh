@@ -1,96 +1,153 @@
 #!/usr/bin/env bash
-# Tracing overhead on PyTorch's worst case, the tiny-op loop of issue 14 (samples/pytorch/
-# tiny_ops.py: 20,000 x.add_(1) on 16 floats, one kernel each; it prints its own us_per_op,
-# timed on the host clock around the loop after a warm-up).
+# What tracing costs the program, side by side with torch.profiler, on CPUs pinned for the run.
 #
-#   bench/pytorch_overhead.sh BUILD_DIR [--reps R] [--csv FILE] [--modes a,b,...] [--op add|mm]
+#   bench/pytorch_overhead.sh BUILD_DIR [--op add|mm|storm] [--reps R] [--cpus LIST]
+#                             [--ops N] [--blocks B] [--modes a,b,...] [--csv FILE]
 #
-# --op mm: 16x16 matrix products instead of adds, whose cuBLAS kernels launch through the driver
-# API (what the driver-launch records cost). --modes: a subset of the modes below.
-# Modes, interleaved in every repetition (order rotated):
-#   untraced       python3 tiny_ops.py
-#   gpuscope       gpuscope profile (every API call recorded, the default)
-#   no_driver_launches  gpuscope profile --no-driver-launches (runtime API only: library kernels
-#                  launched through the driver API lose their launch call)
-#   api_lean       gpuscope profile --api lean (pure-query calls counted, not recorded)
-#   pytorch_ops    gpuscope profile --pytorch=ops (every op named, through torch's emit_nvtx)
-#   range_closed   gpuscope profile --capture-range cudaProfilerApi; the program never opens the
-#                  range: the cost of being ready to record
-#   torch_cuda     torch.profiler, CUDA activity only, in the program
-#   torch_cpu_cuda torch.profiler, CPU + CUDA activities, in the program
-# Prints a markdown table of medians and ratios to untraced; raw numbers go to the CSV
-# (default BUILD_DIR/bench/pytorch_overhead.csv). Exit 2 without python3+torch+CUDA.
+# Workloads (--op):
+#   add    samples/pytorch/tiny_ops.py: N x.add_(1) on 16 floats, one kernel each, PyTorch's
+#          worst case. The loop is timed in B equal blocks after a warm-up; a run's value is the
+#          median block's µs per op (one slow block does not move it).
+#   mm     the same with 16x16 torch.mm, whose cuBLAS kernels launch through the driver API.
+#   storm  BUILD_DIR/samples/launch_storm --launches N (default 1,000,000): its ns per launch.
+# Modes, interleaved in every repetition with the order rotated:
+#   untraced        the program alone
+#   gpuscope        gpuscope profile (the default capture)
+#   api_lean        gpuscope profile --api lean (pure-query calls counted, not recorded)
+#   pytorch_ops     gpuscope profile --pytorch=ops (every op named)
+#   no_driver_launches  gpuscope profile --no-driver-launches
+#   range_closed    gpuscope profile --capture-range cudaProfilerApi; the range never opens
+#   torch_cuda      torch.profiler, CUDA activity only, in the program (add, mm)
+#   torch_cpu_cuda  torch.profiler, CPU + CUDA activities, in the program (add, mm)
+#   floor:KINDS[:CALLBACKS]  the raw-CUPTI floor (libgpuscope_floor_inject.so) with only these
+#                   activity kinds, '+'-separated (CONCURRENT_KERNEL+MEMCPY+MEMSET, RUNTIME, ...;
+#                   "-" for none) and callbacks (runtime_launches+driver_launches): what each
+#                   part of tracing costs (bench/floor_injector.cpp)
+# --cpus: the CPUs every run is pinned to with taskset (default 4-7; "" for none). Unpinned, or on
+# two CPUs, traced runs on the GPU hosts are bimodal (docs/performance.md).
+# Prints a markdown table (median and minimum per mode, each against untraced's); raw values go
+# to the CSV (default BUILD_DIR/bench/pytorch_overhead.csv). Exit 2 for bad arguments or a
+# missing python3+torch+CUDA, 1 if a run gave no value.
 set -euo pipefail
 die() { echo "pytorch_overhead.sh: $*" >&2; exit 2; }
-BUILD_DIR="" REPS=7 CSV="" OP=add ONLY=""
+BUILD_DIR="" REPS=7 CSV="" OP=add ONLY="" CPUS=4-7 OPS="" BLOCKS=8
 while [ $# -gt 0 ]; do
   case "$1" in
     --reps) REPS=${2:?}; shift 2 ;;
     --csv) CSV=${2:?}; shift 2 ;;
     --modes) ONLY=${2:?}; shift 2 ;;
     --op) OP=${2:?}; shift 2 ;;
+    --cpus) CPUS=${2?}; shift 2 ;;
+    --ops) OPS=${2:?}; shift 2 ;;
+    --blocks) BLOCKS=${2:?}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1" ;;
     *) BUILD_DIR=$1; shift ;;
   esac
 done
-[ -n "$BUILD_DIR" ] && [ -x "$BUILD_DIR/gpuscope" ] || die "usage: pytorch_overhead.sh BUILD_DIR [--reps R] [--csv FILE]"
+[ -n "$BUILD_DIR" ] && [ -x "$BUILD_DIR/gpuscope" ] || die "usage: pytorch_overhead.sh BUILD_DIR [options] (--help)"
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive integer"
-python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null || die "needs python3 with CUDA torch"
+[[ "$BLOCKS" =~ ^[1-9][0-9]*$ ]] || die "--blocks must be a positive integer"
+[[ -z "$OPS" || "$OPS" =~ ^[1-9][0-9]*$ ]] || die "--ops must be a positive integer"
+[[ " add mm storm " == *" $OP "* ]] || die "--op must be add, mm or storm"
+PIN=()
+if [ -n "$CPUS" ]; then
+  command -v taskset >/dev/null || die "--cpus needs taskset"
+  PIN=(taskset -c "$CPUS")
+  "${PIN[@]}" true 2>/dev/null || die "cannot pin to CPUs $CPUS"
+fi
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
 G=$BUILD_DIR/gpuscope
-TINY=$(cd "$(dirname "$0")/../samples/pytorch" && pwd)/tiny_ops.py
+FLOOR=$BUILD_DIR/libgpuscope_floor_inject.so
+if [ "$OP" = storm ]; then
+  STORM=$BUILD_DIR/samples/launch_storm
+  [ -x "$STORM" ] || die "no $STORM (build the samples)"
+  PROGRAM=("$STORM" --launches "${OPS:-1000000}")
+else
+  python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null || die "needs python3 with CUDA torch"
+  TINY=$(cd "$(dirname "$0")/../samples/pytorch" && pwd)/tiny_ops.py
+  PROGRAM=(python3 "$TINY" --op "$OP" --ops "${OPS:-40000}" --blocks "$BLOCKS")
+fi
 CSV=${CSV:-$BUILD_DIR/bench/pytorch_overhead.csv}
 mkdir -p "$(dirname "$CSV")"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-unset CUDA_INJECTION64_PATH GPUSCOPE_INJECT_CONFIG
+unset CUDA_INJECTION64_PATH GPUSCOPE_INJECT_CONFIG GPUSCOPE_FLOOR_KINDS GPUSCOPE_FLOOR_CALLBACKS
 
-ALL_MODES="untraced gpuscope no_driver_launches api_lean pytorch_ops range_closed torch_cuda torch_cpu_cuda"
+NAMED="untraced gpuscope api_lean pytorch_ops no_driver_launches range_closed torch_cuda torch_cpu_cuda"
 read -r -a MODES <<<"${ONLY//,/ }"
-[ ${#MODES[@]} -gt 0 ] || read -r -a MODES <<<"$ALL_MODES"
-for m in "${MODES[@]}"; do [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode $m (modes: $ALL_MODES)"; done
+[ ${#MODES[@]} -gt 0 ] || MODES=(untraced gpuscope pytorch_ops torch_cuda torch_cpu_cuda)
+for m in "${MODES[@]}"; do
+  case $m in
+    floor:*) [ -f "$FLOOR" ] || die "mode $m needs $FLOOR" ;;
+    torch_*) [ "$OP" != storm ] || die "mode $m runs only with --op add or mm" ;;
+    *) [[ " $NAMED " == *" $m "* ]] || die "unknown mode $m (modes: $NAMED floor:KINDS[:CALLBACKS])" ;;
+  esac
+done
+
 run_mode() {
   local profile=("$G" profile --no-report -f -o "$TMP/cap")
-  local tiny=(python3 "$TINY" --op "$OP")
   case $1 in
-    untraced) "${tiny[@]}" ;;
-    gpuscope) "${profile[@]}" -- "${tiny[@]}" ;;
-    no_driver_launches) "${profile[@]}" --no-driver-launches -- "${tiny[@]}" ;;
-    api_lean) "${profile[@]}" --api lean -- "${tiny[@]}" ;;
-    pytorch_ops) "${profile[@]}" --pytorch=ops -- "${tiny[@]}" ;;
-    range_closed) "${profile[@]}" --capture-range cudaProfilerApi -- "${tiny[@]}" ;;
-    torch_cuda) "${tiny[@]}" --torch-profiler cuda ;;
-    torch_cpu_cuda) "${tiny[@]}" --torch-profiler cpu+cuda ;;
-  esac 2>>"$TMP/stderr" | awk '/^us_per_op/ {print $2}'
+    untraced) "${PIN[@]}" "${PROGRAM[@]}" ;;
+    gpuscope) "${PIN[@]}" "${profile[@]}" -- "${PROGRAM[@]}" ;;
+    api_lean) "${PIN[@]}" "${profile[@]}" --api lean -- "${PROGRAM[@]}" ;;
+    pytorch_ops) "${PIN[@]}" "${profile[@]}" --pytorch=ops -- "${PROGRAM[@]}" ;;
+    no_driver_launches) "${PIN[@]}" "${profile[@]}" --no-driver-launches -- "${PROGRAM[@]}" ;;
+    range_closed) "${PIN[@]}" "${profile[@]}" --capture-range cudaProfilerApi -- "${PROGRAM[@]}" ;;
+    torch_cuda) "${PIN[@]}" "${PROGRAM[@]}" --torch-profiler cuda ;;
+    torch_cpu_cuda) "${PIN[@]}" "${PROGRAM[@]}" --torch-profiler cpu+cuda ;;
+    floor:*)
+      local kinds callbacks=""
+      IFS=: read -r _ kinds callbacks <<<"$1"
+      [ "$kinds" = - ] && kinds=""
+      CUDA_INJECTION64_PATH=$FLOOR GPUSCOPE_FLOOR_KINDS=${kinds//+/,} GPUSCOPE_FLOOR_CALLBACKS=${callbacks//+/,} \
+        "${PIN[@]}" "${PROGRAM[@]}" ;;
+  esac 2>>"$TMP/stderr" | awk '/^us_per_op/ { print $2 }
+    /ns_per_launch=/ { for (i = 1; i <= NF; i++) if ($i ~ /^ns_per_launch=/) { sub(/^ns_per_launch=/, "", $i); print $i } }'
 }
 
-echo "mode,rep,us_per_op" >"$CSV"
+failed=0
+echo "mode,rep,value" >"$CSV"
 for rep in $(seq 1 "$REPS"); do
   n=${#MODES[@]}
   for i in $(seq 0 $((n - 1))); do
     mode=${MODES[$(( (i + rep) % n ))]}
-    value=$(run_mode "$mode")
-    [ -n "$value" ] || { echo "pytorch_overhead.sh: $mode rep $rep failed (see stderr below)" >&2; tail -3 "$TMP/stderr" >&2; continue; }
+    value=$(run_mode "$mode" | head -1) || true
+    if [ -z "$value" ]; then
+      echo "pytorch_overhead.sh: $mode rep $rep gave no value (its stderr ends:)" >&2
+      tail -3 "$TMP/stderr" >&2
+      failed=1
+      continue
+    fi
     echo "$mode,$rep,$value" >>"$CSV"
     echo "rep $rep $mode $value" >&2
   done
 done
 
-echo "### $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), torch $(python3 -c 'import torch; print(torch.__version__)'), --op $OP, $REPS repetitions"
+unit="µs per op"; [ "$OP" = storm ] && unit="ns per launch"
+card=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)
+torch=$([ "$OP" = storm ] || python3 -c 'import torch; print(", torch " + torch.__version__)')
+echo "### $card$torch, --op $OP (${PROGRAM[*]##*/}), $REPS repetitions, CPUs ${CPUS:-not pinned}"
 echo
-echo "| mode | median µs per op | min | runs (µs) | ratio to untraced |"
-echo "|---|---:|---:|---|---:|"
-awk -F, 'NR > 1 { v[$1] = v[$1] " " $3 }
-  function median(list,   a, n, i, j, t) {
-    n = split(list, a, " ")
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
-    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+echo "| mode | median $unit | min | median ×untraced | min ×untraced | runs |"
+echo "|---|---:|---:|---:|---:|---|"
+awk -F, 'NR > 1 { if (!($1 in v)) order[++n] = $1; v[$1] = v[$1] " " $3 }
+  function median(list,   a, c, i, j, t) {
+    c = split(list, a, " ")
+    for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+  }
+  function least(list,   a, c, i, lo) {
+    c = split(list, a, " "); lo = a[1]
+    for (i = 2; i <= c; i++) if (a[i] + 0 < lo + 0) lo = a[i]
+    return lo
   }
   END {
-    n = split(modes, order, " ")
-    base = median(v["untraced"])
-    for (k = 1; k <= n; k++) { m = order[k]; if (!(m in v)) continue
-      med = median(v[m]); c = split(v[m], r, " "); lo = r[1]; for (i = 2; i <= c; i++) if (r[i] + 0 < lo + 0) lo = r[i]
-      printf "| %s | %.2f | %.2f |%s | %.2f |\n", m, med, lo, v[m], (base > 0 ? med / base : 0) }
-  }' modes="$ALL_MODES" "$CSV"
+    base = ("untraced" in v) ? median(v["untraced"]) : 0
+    base_min = ("untraced" in v) ? least(v["untraced"]) : 0
+    for (k = 1; k <= n; k++) { m = order[k]
+      med = median(v[m]); lo = least(v[m])
+      printf "| %s | %.2f | %.2f | %s | %s |%s |\n", m, med, lo,
+        (base > 0 ? sprintf("%.2f", med / base) : ""), (base_min > 0 ? sprintf("%.2f", lo / base_min) : ""), v[m] }
+  }' "$CSV"
+exit $failed

@@ -2,9 +2,12 @@
 """The tiny-op loop: OPS in-place adds on 16 floats, each one kernel launch through the runtime
 API (or, with --op mm, OPS 16x16 matrix products, whose cuBLAS kernels launch through the driver
 API). Prints `us_per_op` measured on the host clock around the timed loop (after a warm-up and a
-synchronize), so the cost a profiler adds per op is visible.
+synchronize), so the cost a profiler adds per op is visible. With --blocks B the loop is timed in
+B equal blocks (each ending with a synchronize), printed on a `block_us_per_op` line, and
+`us_per_op` is the median block's.
 
-    python3 tiny_ops.py [--ops 20000] [--warmup 2000] [--op add|mm] [--torch-profiler cuda|cpu+cuda]
+    python3 tiny_ops.py [--ops 20000] [--warmup 2000] [--op add|mm] [--blocks 1]
+                        [--torch-profiler cuda|cpu+cuda]
 """
 import argparse
 import time
@@ -29,6 +32,8 @@ def main():
     parser.add_argument("--warmup", type=int, default=2000)
     parser.add_argument("--op", default="add", choices=["add", "mm"])
     parser.add_argument("--torch-profiler", default="", choices=["", "cuda", "cpu+cuda"])
+    parser.add_argument("--blocks", type=int, default=1,
+                        help="time the loop in this many equal blocks; us_per_op is their median")
     args = parser.parse_args()
     x = torch.zeros(16, device="cuda") if args.op == "add" else torch.full((16, 16), 0.01, device="cuda")
     step = loop if args.op == "add" else mm_loop
@@ -40,13 +45,21 @@ def main():
         activities = [ProfilerActivity.CUDA] + ([ProfilerActivity.CPU] if args.torch_profiler == "cpu+cuda" else [])
         profiler = profile(activities=activities)
         profiler.__enter__()
-    begin = time.perf_counter()
-    step(x, args.ops)
-    torch.cuda.synchronize()
-    elapsed = time.perf_counter() - begin
+    per_block = args.ops // max(1, args.blocks)
+    block_us = []
+    for _ in range(max(1, args.blocks)):
+        begin = time.perf_counter()
+        step(x, per_block)
+        torch.cuda.synchronize()
+        block_us.append((time.perf_counter() - begin) * 1e6 / per_block)
     if profiler is not None:
         profiler.__exit__(None, None, None)
-    print("us_per_op %.3f value %.0f" % (elapsed * 1e6 / args.ops, x.flatten()[0].item()))
+    ordered = sorted(block_us)
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    if n > 1:
+        print("block_us_per_op " + " ".join("%.3f" % v for v in block_us))
+    print("us_per_op %.3f value %.0f" % (median, x.flatten()[0].item()))
 
 
 if __name__ == "__main__":

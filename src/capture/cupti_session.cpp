@@ -179,6 +179,17 @@ SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings)
   return result;
 }
 
+bool activity_kind_named(std::string_view name, CUpti_ActivityKind& kind) {
+  for (const KindSpec& spec : kKinds)
+    if (name == spec.name) {
+      kind = spec.kind;
+      return true;
+    }
+  if (name != kDriverKind.name) return false;
+  kind = kDriverKind.kind;
+  return true;
+}
+
 void stop_activity(const CuptiApi& api, const SessionSettings& settings) {
   for (const KindSpec& spec : kKinds) disable(api, spec.kind);
   if (settings.driver_api || settings.driver_launches) disable(api, kDriverKind.kind);

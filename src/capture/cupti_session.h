@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "capture/cupti_loader.h"
 
@@ -51,6 +52,11 @@ SessionResult register_buffers(const CuptiApi& api, const SessionSettings& setti
                                CUpti_BuffersCallbackRequestFunc on_request,
                                CUpti_BuffersCallbackCompleteFunc on_complete);
 SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings);
+
+// The kind start_activity enables under `name` (its CUPTI name without the prefix, e.g.
+// "CONCURRENT_KERNEL", "DRIVER"); false for any other name. For the overhead floor's
+// per-kind measurements.
+bool activity_kind_named(std::string_view name, CUpti_ActivityKind& kind);
 
 // Disables every kind start_activity enables (for a start that fails after it).
 void stop_activity(const CuptiApi& api, const SessionSettings& settings);

@@ -90,5 +90,23 @@ TEST(DriverLaunches, ALibcuptiWithoutThePerFunctionSwitchRecordsNoDriverCallsAnd
   }
 }
 
+TEST(ActivityKindNamed, NamesEveryKindTheCaptureEnablesAndNothingElse) {
+  // The overhead floor's per-kind measurements name kinds this way (bench/floor_injector.cpp).
+  CuptiApi api = stub_api(/*with_switch=*/true);
+  SessionSettings settings;
+  settings.driver_api = true;
+  ASSERT_TRUE(enable_kinds(api, settings).ok);
+  for (const char* name : {"RUNTIME", "DRIVER", "CONCURRENT_KERNEL", "MEMCPY", "MEMCPY2", "MEMSET", "MEMORY2",
+                           "SYNCHRONIZATION", "MARKER", "OVERHEAD", "DEVICE", "STREAM"}) {
+    CUpti_ActivityKind kind{};
+    ASSERT_TRUE(activity_kind_named(name, kind)) << name;
+    EXPECT_EQ(g_enabled.count(kind), 1u) << name;
+  }
+  CUpti_ActivityKind kind{};
+  EXPECT_FALSE(activity_kind_named("KERNEL", kind));
+  EXPECT_FALSE(activity_kind_named("memcpy", kind));
+  EXPECT_FALSE(activity_kind_named("", kind));
+}
+
 }  // namespace
 }  // namespace gpuscope::capture
