@@ -7,7 +7,9 @@
 # PART: diag1a, diag1b (the one-GPU workloads in two halves), diag2 (the two-GPU workloads),
 #       cost (bench/pytorch_overhead.sh, pinned to CPUs 4-7: the add loop in its default modes,
 #       gpuscope against torch.profiler; mm with and without driver launches; the 1M launch
-#       storm), pack (score and pack OUT/diag into reports.tgz and captures.tar; give it last)
+#       storm), cost_parts (the add loop under the overhead floor with kernel tracing alone,
+#       then one more activity kind or our own launch records at a time), pack (score and pack
+#       OUT/diag into reports.tgz and captures.tar; give it last)
 # Environment: REPS (untraced repetitions, default 3), DIAG_ARGS (more run.sh options, e.g.
 # --no-profile, --profile-planted-only), ONLY1 (the one-GPU workloads of diag1; default all).
 set -u
@@ -30,6 +32,15 @@ for part in "$@"; do
         --csv "$OUT/cost_mm.csv" >>"$OUT/cost.md"
       "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --modes untraced,gpuscope \
         --csv "$OUT/cost_storm.csv" >>"$OUT/cost.md" ;;
+    cost_parts)
+      # Kernel tracing alone, then one more kind (or our own launch records) at a time.
+      base=CONCURRENT_KERNEL+MEMCPY+MEMSET modes=untraced,gpuscope,torch_cuda,floor:$base
+      for extra in RUNTIME RUNTIME_LAUNCHES DRIVER MEMCPY2 MEMORY2 SYNCHRONIZATION MARKER OVERHEAD DEVICE STREAM; do
+        modes+=,floor:$base+$extra
+      done
+      modes+=,floor:$base:runtime_launches+driver_launches
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 5 --op add --modes "$modes" --csv "$OUT/cost_parts.csv" \
+        >>"$OUT/cost.md" ;;
   esac 2>&1 | tee -a "$OUT/log.txt" | tail -40
 done
 # Reports and scores come back; captures only while they fit (the tool takes 16 MiB a file).
