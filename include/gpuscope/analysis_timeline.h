@@ -13,22 +13,10 @@
 #include <vector>
 
 #include "gpuscope/analysis_stats.h"
+#include "gpuscope/api_class.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::analysis {
-
-// ---- CUDA API classes -------------------------------------------------------
-
-enum class ApiClass { Allocation, Memory, Synchronization, Launch, Loading, Other };
-
-// By name: cudaMalloc*/cudaFree*/cuMemAlloc*/cuMemFree*/cudaHostAlloc... are
-// Allocation; cudaMemcpy*/cudaMemset*/cuMemcpy*/cuMemset* Memory;
-// *Synchronize/cudaStreamWaitEvent/cuStreamWaitEvent/cudaStreamQuery excluded Synchronization;
-// cudaLaunch*/cuLaunch*/cudaGraphLaunch Launch; loading code and libraries (cuModuleLoad*,
-// cuModuleGetFunction, cuLibraryLoad*, cuLibraryGet*, cudaFuncGetAttributes, cuFuncGetAttribute,
-// cublasCreate*, cublasLtCreate*, cudnnCreate*) Loading, which the Start-up section shows and the
-// attribution counts as other CUDA API.
-ApiClass classify_api(const std::string& name);
 
 // ---- Startup ----------------------------------------------------------------
 

@@ -13,48 +13,12 @@
 namespace gpuscope::analysis {
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-bool contains(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
-
 // A later call of the same name must exist to tell what "normal" costs; the
 // thresholds keep a large-but-normal allocation from looking like startup.
 constexpr TimeNs kMinContextExcessNs = 1'000'000;
 constexpr double kMinContextRatio = 10.0;
 
-// Calls whose job is to set up the device/context (programs call them once, first, exactly
-// to create the context up front): when one of them is the first long call and has no later
-// peer to compare with, its whole duration is context creation.
-bool creates_context(const std::string& n) {
-  return n == "cudaSetDevice" || n == "cudaInitDevice" || n == "cudaSetDeviceFlags" || n == "cudaFree" ||
-         n == "cuInit" || n == "cuDevicePrimaryCtxRetain" || n.rfind("cuCtxCreate", 0) == 0;
-}
-
 }  // namespace
-
-ApiClass classify_api(const std::string& n) {
-  if (starts_with(n, "cudaMalloc") || starts_with(n, "cudaFree") || starts_with(n, "cudaHostAlloc") ||
-      starts_with(n, "cudaHostRegister") || starts_with(n, "cudaHostUnregister") || starts_with(n, "cuMemAlloc") ||
-      starts_with(n, "cuMemFree") || starts_with(n, "cuMemHostAlloc") || starts_with(n, "cuMemHostRegister") ||
-      starts_with(n, "cuMemCreate") || starts_with(n, "cuMemRelease") || starts_with(n, "cuMemMap") ||
-      starts_with(n, "cuMemUnmap"))
-    return ApiClass::Allocation;
-  if (starts_with(n, "cudaMemcpy") || starts_with(n, "cudaMemset") || starts_with(n, "cuMemcpy") ||
-      starts_with(n, "cuMemset") || starts_with(n, "cudaMemPrefetch") || starts_with(n, "cuMemPrefetch"))
-    return ApiClass::Memory;
-  if (contains(n, "Synchronize") || n == "cudaStreamWaitEvent" || n == "cuStreamWaitEvent" ||
-      starts_with(n, "cudaStreamQuery") || starts_with(n, "cudaEventQuery"))
-    return ApiClass::Synchronization;
-  if (starts_with(n, "cudaLaunch") || starts_with(n, "cuLaunch") || starts_with(n, "cudaGraphLaunch") ||
-      starts_with(n, "cuGraphLaunch"))
-    return ApiClass::Launch;
-  // Lazy module loading (CUDA_MODULE_LOADING=LAZY) runs inside the first launch of a kernel as
-  // nested driver calls; libraries create their handles once.
-  if (starts_with(n, "cuModuleLoad") || n == "cuModuleGetFunction" || starts_with(n, "cuLibraryLoad") ||
-      starts_with(n, "cuLibraryGet") || n == "cudaFuncGetAttributes" || n == "cuFuncGetAttribute" ||
-      starts_with(n, "cublasCreate") || starts_with(n, "cublasLtCreate") || starts_with(n, "cudnnCreate"))
-    return ApiClass::Loading;
-  return ApiClass::Other;
-}
 
 std::optional<MainThread> main_thread(const Trace& trace, uint32_t pid) {
   std::map<uint32_t, TimeNs> api_time;  // tid -> summed call time
