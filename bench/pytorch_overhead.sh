@@ -14,6 +14,7 @@
 #   untraced        the program alone
 #   gpuscope        gpuscope profile (the default capture)
 #   api_lean        gpuscope profile --api lean (pure-query calls counted, not recorded)
+#   api_core        gpuscope profile --api core (the calls the analyses use, by our own callbacks)
 #   pytorch_ops     gpuscope profile --pytorch=ops (every op named)
 #   no_driver_launches  gpuscope profile --no-driver-launches
 #   range_closed    gpuscope profile --capture-range cudaProfilerApi; the range never opens
@@ -74,9 +75,9 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 unset CUDA_INJECTION64_PATH GPUSCOPE_INJECT_CONFIG GPUSCOPE_FLOOR_KINDS GPUSCOPE_FLOOR_CALLBACKS
 
-NAMED="untraced gpuscope api_lean pytorch_ops no_driver_launches range_closed torch_cuda torch_cpu_cuda"
+NAMED="untraced gpuscope api_lean api_core pytorch_ops no_driver_launches range_closed torch_cuda torch_cpu_cuda"
 read -r -a MODES <<<"${ONLY//,/ }"
-[ ${#MODES[@]} -gt 0 ] || MODES=(untraced gpuscope pytorch_ops torch_cuda torch_cpu_cuda)
+[ ${#MODES[@]} -gt 0 ] || MODES=(untraced gpuscope api_core pytorch_ops torch_cuda torch_cpu_cuda)
 for m in "${MODES[@]}"; do
   case $m in
     floor:*) [ -f "$FLOOR" ] || die "mode $m needs $FLOOR" ;;
@@ -91,6 +92,7 @@ run_mode() {
     untraced) "${PIN[@]}" "${PROGRAM[@]}" ;;
     gpuscope) "${PIN[@]}" "${profile[@]}" -- "${PROGRAM[@]}" ;;
     api_lean) "${PIN[@]}" "${profile[@]}" --api lean -- "${PROGRAM[@]}" ;;
+    api_core) "${PIN[@]}" "${profile[@]}" --api core -- "${PROGRAM[@]}" ;;
     pytorch_ops) "${PIN[@]}" "${profile[@]}" --pytorch=ops -- "${PROGRAM[@]}" ;;
     no_driver_launches) "${PIN[@]}" "${profile[@]}" --no-driver-launches -- "${PROGRAM[@]}" ;;
     range_closed) "${PIN[@]}" "${profile[@]}" --capture-range cudaProfilerApi -- "${PROGRAM[@]}" ;;

@@ -25,6 +25,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   try {
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
       const auto& data = *static_cast<const CUpti_CallbackData*>(cbdata);
+      // Not exclusive: a recorded launch is also the kernel profiler's, NCCL's and the range's.
+      if (users.recorder && users.recorder->records(domain, cbid)) users.recorder->on_callback(domain, cbid, data);
       if (users.filter && users.filter->filters(domain, cbid)) {
         users.filter->on_callback(domain, cbid, data);
         return;  // a query: neither a launch nor a profiler start/stop
@@ -76,7 +78,8 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
     enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING,
                     kCost);
   }
-  if (users.filter && users.filter_now) users.filter->enable_callbacks(api, g_hub.subscriber, users.driver_api);
+  if (users.filter && users.window_open) users.filter->enable_callbacks(api, g_hub.subscriber, users.driver_api);
+  if (users.recorder && users.window_open) users.recorder->enable_callbacks(api, g_hub.subscriber);
   if (users.range) users.range->enable_callbacks(api, g_hub.subscriber);
   if (users.nccl) {
     constexpr const char* kCost = "NCCL's calls are not recorded: collectives show no bytes or bandwidth";
@@ -96,10 +99,12 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
   return "";
 }
 
-void enable_filter_callbacks(bool on) {
+void enable_window_callbacks(bool on) {
   std::lock_guard lock(g_hub.mutex);
-  if (g_hub.subscriber == nullptr || g_hub.users.filter == nullptr) return;
-  g_hub.users.filter->enable_callbacks(*g_hub.api, g_hub.subscriber, g_hub.users.driver_api, on);
+  if (g_hub.subscriber == nullptr) return;
+  if (g_hub.users.filter)
+    g_hub.users.filter->enable_callbacks(*g_hub.api, g_hub.subscriber, g_hub.users.driver_api, on);
+  if (g_hub.users.recorder) g_hub.users.recorder->enable_callbacks(*g_hub.api, g_hub.subscriber, on);
 }
 
 std::string release_callbacks() {
@@ -114,6 +119,10 @@ std::string release_callbacks() {
   if (g_hub.users.filter) {
     g_hub.users.filter->set_counting(false);
     lost += "counts of filtered API calls";
+  }
+  if (g_hub.users.recorder) {
+    g_hub.users.recorder->set_recording(false);
+    lost += std::string(lost.empty() ? "" : ", ") + "the core API trace (kernels lose their launch call)";
   }
   if (g_hub.users.range) lost += std::string(lost.empty() ? "" : ", ") + "capture-range callbacks";
   if (g_hub.users.kernels || g_hub.users.sampler) lost += std::string(lost.empty() ? "" : ", ") + "metric callbacks";

@@ -146,8 +146,11 @@ SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings)
   SessionResult result;
   std::string partial;
   std::vector<KindSpec> kinds;
-  for (const KindSpec& spec : kKinds)
-    if (settings.kernels || spec.kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) kinds.push_back(spec);
+  for (const KindSpec& spec : kKinds) {
+    if (!settings.kernels && spec.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
+    if (!settings.runtime_api && spec.kind == CUPTI_ACTIVITY_KIND_RUNTIME) continue;
+    kinds.push_back(spec);
+  }
   if (!settings.kernels) append_partial(partial, "CONCURRENT_KERNEL off (PM sampling needs the instrumentation)");
   const bool driver_launches_only = !settings.driver_api && settings.driver_launches;
   if (settings.driver_api || driver_launches_only) kinds.push_back(kDriverKind);

@@ -14,6 +14,9 @@
 namespace gpuscope::capture {
 
 struct SessionSettings {
+  // CUPTI's RUNTIME kind: every runtime call. Off for the core API trace, whose API records are
+  // gpuscope's own (api_recorder.h).
+  bool runtime_api = true;
   bool driver_api = false;  // also record CUDA driver API calls
   // Without driver_api: record the driver API's launch functions only (cuLaunchKernel[Ex],
   // cooperative and graph launches), so library kernels keep their launch call.
@@ -38,7 +41,7 @@ struct SessionResult {
 };
 
 // Registers the buffer callbacks, sets thread ids to gettid() values, enables the
-// activity kinds and the flush period. Kernels, memcpy, memset and the runtime API are
+// activity kinds and the flush period. Kernels, memcpy, memset and (when on) the runtime API are
 // essential: if CUPTI refuses one of them, everything enabled so far is disabled again.
 // The callbacks stay registered (CUPTI cannot unregister them), so they must cope
 // with being called after a failed start.

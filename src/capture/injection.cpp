@@ -34,6 +34,7 @@
 #include <string>
 
 #include "capture/api_filter.h"
+#include "capture/api_recorder.h"
 #include "capture/buffer_pool.h"
 #include "capture/callback_hub.h"
 #include "capture/capture_range.h"
@@ -77,6 +78,7 @@ struct Capture {
   std::unique_ptr<DeviceSampler> gpu_sampler;       // only with gpu_metrics_hz=
   ApiFilter api_filter;                             // the lean trace (not with api=full)
   bool filter_api = false;                          // lean and its calls can be counted
+  std::unique_ptr<ApiRecorder> recorder;            // the core trace (api=core), until the end
   std::unique_ptr<CaptureRange> range;              // only with range= / delay_ms / duration_ms
   std::unique_ptr<SyncFlush> sync_flush;            // flushes at synchronizations (sync_flush.h)
   SessionSettings session;
@@ -248,18 +250,33 @@ void apply_filter(Capture& capture) {
   }
 }
 
+bool core_api(const Capture& capture) { return capture.recorder && !capture.session.runtime_api; }
+
 std::string begin_tracing(Capture& capture) {
   const SessionResult kinds = enable_kinds(capture.cupti.api, capture.session);
   if (!kinds.ok) return kinds.error;
   apply_filter(capture);
-  if (capture.filter_api) enable_filter_callbacks(true);
+  if (core_api(capture)) capture.recorder->set_recording(true);
+  if (capture.filter_api || core_api(capture)) enable_window_callbacks(true);
   return "";
 }
 
 void end_tracing(Capture& capture) {
   capture.api_filter.set_counting(false);
-  if (capture.filter_api) enable_filter_callbacks(false);
+  if (capture.recorder) capture.recorder->set_recording(false);
+  if (capture.filter_api || core_api(capture)) enable_window_callbacks(false);
   stop_activity(capture.cupti.api, capture.session);
+}
+
+// The core API trace without callbacks: CUPTI's runtime records (and the driver's launches) it is.
+void core_api_off(Capture& capture, const std::string& why) {
+  capture.recorder->set_recording(false);
+  capture.session.runtime_api = true;
+  capture.session.driver_launches = capture.config.options.driver_launches;
+  log_line("no CUPTI callbacks (%s): CUPTI records every runtime call instead (--api full)", why.c_str());
+  if (capture.range) return;  // the kinds go on at each window
+  const SessionResult kinds = enable_kinds(capture.cupti.api, capture.session);
+  if (!kinds.ok) log_line("%s", kinds.error.c_str());
 }
 
 // One subscription for every user of callbacks. Without it: metrics are off, the lean filter
@@ -269,7 +286,8 @@ void subscribe(Capture& capture) {
   users.kernels = capture.kernel_profiler.get();
   users.sampler = capture.gpu_sampler.get();
   users.filter = capture.filter_api ? &capture.api_filter : nullptr;
-  users.filter_now = !capture.range;
+  users.recorder = core_api(capture) ? capture.recorder.get() : nullptr;
+  users.window_open = !capture.range;
   users.range = capture.range && capture.range->needs_callbacks() ? capture.range.get() : nullptr;
   users.sync_flush = capture.sync_flush.get();
   users.nccl = capture.config.options.nccl_calls ? &capture.nccl : nullptr;
@@ -285,13 +303,14 @@ void subscribe(Capture& capture) {
     capture.filter_api = false;
     log_line("no CUPTI callbacks (%s): every API call is recorded (--api full)", error.c_str());
   }
+  if (users.recorder) core_api_off(capture, error);
   if (users.range) {
     log_line("no CUPTI callbacks (%s): the capture range cannot be seen; the whole run is recorded", error.c_str());
     capture.range.reset();
   }
   if (users.sync_flush) {
     // Said only when nothing above was: it costs nothing unless the GPU faults.
-    if (!users.kernels && !users.sampler && !users.filter && !users.range)
+    if (!users.kernels && !users.sampler && !users.filter && !users.recorder && !users.range)
       log_line("no CUPTI callbacks (%s): kernels that end within %u ms of a GPU fault may lose their times",
                error.c_str(), static_cast<unsigned>(capture.config.options.flush_ms));
     capture.sync_flush.reset();
@@ -393,8 +412,17 @@ void start_capture() {
 
   // CUPTI's PM sampling cannot decode while kernels are traced (gpu_sampler.h); NVML GPM can.
   const bool trace_kernels = config.options.gpu_metrics_hz == 0 || config.options.gpu_metrics_source != "pm";
-  capture->session = SessionSettings{.driver_api = config.options.driver_api,
-                                     .driver_launches = config.options.driver_launches,
+  // The core API trace: our own callbacks record the calls, CUPTI's RUNTIME and DRIVER kinds stay off.
+  if (config.options.api == "core") {
+    capture->recorder = std::make_unique<ApiRecorder>();
+    // With --driver-api CUPTI's DRIVER kind records the launches, among every driver call.
+    capture->recorder->choose(api_name, config.options.driver_launches && !config.options.driver_api);
+    capture->recorder->set_recording(config.window.kind == RecordingWindow::Kind::Whole);
+  }
+  const bool core = capture->recorder != nullptr;
+  capture->session = SessionSettings{.runtime_api = !core,
+                                     .driver_api = config.options.driver_api,
+                                     .driver_launches = config.options.driver_launches && !core,
                                      .flush_ms = static_cast<uint32_t>(config.options.flush_ms),
                                      .kernels = trace_kernels,
                                      .buffers_zeroed = true};
@@ -427,6 +455,13 @@ void start_capture() {
   hooks.enrich_device = enrich_device_from_driver;
   hooks.metrics = &capture->metrics;
   hooks.nccl = &capture->nccl;
+  if (capture->recorder) {
+    // Often enough that a thread's ring (ApiRecorder::kRingRecords) never fills between drains.
+    hooks.idle_wait = std::chrono::milliseconds(10);
+    hooks.drain_api_records = [capture](SpoolWriter& out, const auto& api_name_id) {
+      capture->recorder->drain(out, api_name_id);
+    };
+  }
   hooks.cupti_takeover = [capture] {
     return capture->taken_over.load(std::memory_order_acquire) ? capture->takeover_note : std::string();
   };

@@ -7,10 +7,6 @@
 
 namespace gpuscope::capture {
 
-namespace {
-constexpr auto kIdleWait = std::chrono::milliseconds(250);
-}
-
 WriterThread::WriterThread(BufferPool& pool, std::unique_ptr<SpoolWriter> spool, WriterHooks hooks)
     : pool_(pool),
       spool_(std::move(spool)),
@@ -47,7 +43,7 @@ void WriterThread::run() {
     }
     for (;;) {
       FilledBuffer filled;
-      const BufferPool::Pop got = pool_.pop_filled(filled, kIdleWait);
+      const BufferPool::Pop got = pool_.pop_filled(filled, hooks_.idle_wait);
       if (got == BufferPool::Pop::Closed) break;
       if (got == BufferPool::Pop::Got) {
         process(filled);
@@ -67,7 +63,7 @@ void WriterThread::run() {
     // Keep recycling buffers so CUPTI is never starved because of us.
     for (;;) {
       FilledBuffer filled;
-      const BufferPool::Pop got = pool_.pop_filled(filled, kIdleWait);
+      const BufferPool::Pop got = pool_.pop_filled(filled, hooks_.idle_wait);
       if (got == BufferPool::Pop::Closed) break;
       if (got == BufferPool::Pop::Got) pool_.release(filled.data, filled.valid_bytes);
     }
@@ -95,6 +91,7 @@ void WriterThread::update_losses() {
 void WriterThread::drain_outboxes() {
   if (hooks_.metrics != nullptr && spool_->ok()) hooks_.metrics->drain(*spool_);
   if (hooks_.nccl != nullptr && spool_->ok()) hooks_.nccl->drain(*spool_);
+  if (hooks_.drain_api_records && spool_->ok()) hooks_.drain_api_records(*spool_, api_namer());
 }
 
 void WriterThread::append_loss_deltas() {
@@ -141,9 +138,7 @@ void WriterThread::finish() {
   drain_outboxes();
   if (hooks_.on_finish) {
     try {
-      hooks_.on_finish(*spool_, [this](CUpti_CallbackDomain domain, uint32_t cbid) {
-        return decoder_.api_name_id(domain, cbid);
-      });
+      hooks_.on_finish(*spool_, api_namer());
     } catch (...) {
       log_line("could not write the end-of-capture records (API counts, capture windows)");
     }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -45,6 +46,12 @@ struct WriterHooks {
   MetricsOutbox* metrics = nullptr;
   // NCCL's calls (nccl_calls.h; may be null): drained like the metrics.
   NcclCalls* nccl = nullptr;
+  // How long the loop waits for a buffer before it drains the outboxes anyway.
+  std::chrono::milliseconds idle_wait{250};
+  // API records of the core trace (api_recorder.h; may be empty): drained like the metrics, with
+  // `api_name_id` to name their functions.
+  std::function<void(SpoolWriter&, const std::function<uint32_t(CUpti_CallbackDomain, uint32_t)>& api_name_id)>
+      drain_api_records;
   // Once another CUPTI client in the process took the activity callbacks: a line saying
   // when (written once, as a `cupti_taken_over` Loss record); empty until then. May be null.
   std::function<std::string()> cupti_takeover;
@@ -78,6 +85,10 @@ class WriterThread {
   void update_losses();
   void append_loss_deltas();
   void drain_outboxes();
+  // Names an API function as the decoder's Api records do (for records made outside buffers).
+  auto api_namer() {
+    return [this](CUpti_CallbackDomain domain, uint32_t cbid) { return decoder_.api_name_id(domain, cbid); };
+  }
   bool takeover_pending() const;
   void flush_chunk();
   void finish();

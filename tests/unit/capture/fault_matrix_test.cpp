@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "fault_child_runner.h"
@@ -85,13 +86,15 @@ class FaultMatrix : public ::testing::Test {
     if (!::testing::Test::HasFailure()) fs::remove_all(dir_);  // kept to look at when a case fails
   }
 
-  // The capture's environment: the whole trace, the lean API filter, NVML GPU sampling.
+  // The capture's environment: the whole trace, the lean API filter (unless `options` choose
+  // another API trace), NVML GPU sampling.
   std::map<std::string, std::string> captured(const fs::path& dir, const std::string& cupti = GPUSCOPE_FAKE_CUPTI,
                                               const std::string& options = "") const {
     return {{"CUDA_INJECTION64_PATH", GPUSCOPE_INJECT_LIB},
             {"NVTX_INJECTION64_PATH", GPUSCOPE_INJECT_LIB},
             {"GPUSCOPE_INJECT_CONFIG", "spool=" + (dir / "cap").string() + ";cupti=" + cupti +
-                                           ";buffer_kb=64;flush_ms=20;gpu_metrics=50;api=lean" + options},
+                                           ";buffer_kb=64;flush_ms=20;gpu_metrics=50" +
+                                           (options.find(";api=") == std::string::npos ? ";api=lean" : "") + options},
             {"FAULT_CHILD_PRELOAD", GPUSCOPE_PRELOAD_LIB},
             {"FAULT_CHILD_CUDA", GPUSCOPE_FAKE_CUDA},
             {"FAULT_CHILD_NVML", GPUSCOPE_FAKE_NVML},
@@ -150,13 +153,16 @@ class FaultMatrix : public ::testing::Test {
   }
 
   // Runs every function of `fake` x every code (or only `only_code`), with the capture options
-  // `options` added; two children per core: they mostly sleep.
-  void run_matrix(const Fake& fake, const std::string& options = "", int only_code = 0) {
+  // `options` added; two children per core: they mostly sleep. `unused`: functions these options
+  // never call.
+  void run_matrix(const Fake& fake, const std::string& options = "", int only_code = 0,
+                  const std::set<std::string>& unused = {}) {
     ASSERT_FALSE(fake.functions.empty()) << "the fake lists no functions";
     const ChildRun ref = reference();
     ASSERT_TRUE(WIFEXITED(ref.status) && WEXITSTATUS(ref.status) == 3) << ref.status;
     std::vector<Case> cases;
     for (const std::string& function : fake.functions) {
+      if (unused.count(function)) continue;
       for (const Fake::Code& code : fake.codes) {
         if (kNotAStatus.count(function) && &code != &fake.codes.front()) break;
         if (only_code != 0 && code.value != only_code && !kNotAStatus.count(function)) continue;
@@ -265,6 +271,12 @@ TEST_F(FaultMatrix, EveryNvmlCallFailsWithEveryError) { run_matrix(nvml_fake());
 // With a capture range, tracing starts and stops on a timer thread (begin_tracing/end_tracing):
 // every CUPTI call fails there too, with one code (CUPTI_ERROR_UNKNOWN).
 TEST_F(FaultMatrix, EveryCuptiCallFailsInACaptureRange) { run_matrix(cupti_fake(), ";delay=0.005;duration=0.02", 999); }
+
+// The core API trace records launches with callbacks of its own: every CUPTI call fails under it
+// too, with one code. It never switches single functions' activity records on or off.
+TEST_F(FaultMatrix, EveryCuptiCallFailsWithTheCoreApiTrace) {
+  run_matrix(cupti_fake(), ";api=core", 999, {"cuptiActivityEnableDriverApi", "cuptiActivityEnableRuntimeApi"});
+}
 
 // A call that fails only later, after it worked: a flush in mid-run, a sample after a good
 // start, a record in the middle of a buffer, an optional activity kind. The nth calls do not

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "capture_test_support.h"
@@ -189,6 +190,50 @@ TEST_F(InjectionE2E, CleanRunForkedChildAndExitDrain) {
   auto end = r.of(sp::RecordKind::End).at(0).as<sp::EndRecord>();
   EXPECT_EQ(end.records_written + 1, r.total_records);
   EXPECT_EQ(end.records_dropped, 0u);
+}
+
+// --api core: the launches' API records come from our own callbacks, not CUPTI's RUNTIME kind, and
+// every kernel keeps its launch call (same correlation id, the launching thread). With a libcupti
+// that lacks the callback API, CUPTI's runtime records take over.
+TEST_F(InjectionE2E, CoreApiTraceRecordsLaunchesThroughCallbacks) {
+  for (const bool with_callbacks : {true, false}) {
+    const fs::path cupti = with_callbacks ? test_dir() / "libgpuscope_test_fake_cupti_callbacks.so" : fake_;
+    if (!fs::exists(cupti)) GTEST_SKIP() << "build " << cupti;
+    const std::string text = "spool=" + (dir_ / "cap").string() + ";cupti=" + cupti.string() + ";api=core";
+    pid_t pid = 0;
+    const int status = run_child(
+        text,
+        [&](void* inject) {
+          if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+          void* fake = dlopen(cupti.c_str(), RTLD_NOW | RTLD_NOLOAD);
+          if (fake == nullptr) _exit(105);
+          sym<void (*)(int)>(fake, "fake_cupti_launch")(300);
+          exit(9);
+        },
+        &pid);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 9) << status;
+    const test::ReadSpool r = spool_of(pid);
+    EXPECT_TRUE(r.has_end);
+    EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)), "ok");
+    const auto kernels = r.of(sp::RecordKind::Kernel);
+    const auto apis = r.of(sp::RecordKind::Api);
+    ASSERT_EQ(kernels.size(), 300u) << "callbacks: " << with_callbacks;
+    ASSERT_EQ(apis.size(), 300u) << "callbacks: " << with_callbacks;
+    std::set<uint32_t> launches;
+    for (const auto& record : apis) {
+      const auto api = record.as<sp::ApiRecord>();
+      EXPECT_EQ(r.strings.at(api.name), "cudaLaunchKernel");
+      EXPECT_EQ(api.tid, static_cast<uint32_t>(pid));
+      launches.insert(api.correlation_id);
+    }
+    for (const auto& record : kernels) EXPECT_EQ(launches.count(record.as<sp::KernelRecord>().correlation_id), 1u);
+    // The fake's CUPTI stamps its API records with small made-up times; the callbacks use the clock.
+    const int64_t start = apis[0].as<sp::ApiRecord>().start_ns;
+    if (with_callbacks) EXPECT_GT(start, int64_t{1'000'000'000'000'000}) << "records from the callbacks";
+    else EXPECT_LT(start, 1'000'000) << "records from CUPTI's runtime trace";
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
 }
 
 TEST_F(InjectionE2E, SigkillLeavesAReadableTruncatedSpool) {

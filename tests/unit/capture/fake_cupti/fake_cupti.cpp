@@ -41,6 +41,7 @@ std::vector<CUpti_ActivityAPI> g_apis;
 uint32_t g_next_correlation = 1;  // guarded by g_mutex
 std::atomic<int> g_flushes{0}, g_nvtx_inits{0}, g_enabled{0};
 std::atomic<bool> g_dropped_reported{false};
+std::atomic<bool> g_runtime_activity{false};  // the RUNTIME kind is on: launches make API records
 
 uint32_t tid() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
 
@@ -132,11 +133,13 @@ FAKE_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   if (fail != nullptr && std::atoi(fail) == static_cast<int>(kind))
     return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
   ++g_enabled;
+  if (kind == CUPTI_ACTIVITY_KIND_RUNTIME) g_runtime_activity = true;
   return CUPTI_SUCCESS;
 }
-FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind) {
+FAKE_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
   FAULT_POINT();
   --g_enabled;
+  if (kind == CUPTI_ACTIVITY_KIND_RUNTIME) g_runtime_activity = false;
   return CUPTI_SUCCESS;
 }
 // Every libcupti 13 has it: the default capture keeps only the driver's launch functions with it.
@@ -190,6 +193,7 @@ namespace {
 CUpti_CallbackFunc g_callback = nullptr;  // the subscriber's
 void* g_callback_data = nullptr;
 bool g_context_callbacks = false;  // CONTEXT_CREATED enabled
+bool g_launch_callbacks = false;   // cudaLaunchKernel_v7000 (cbid 211) enabled
 int g_subscriber;                  // its address is the subscriber handle
 }  // namespace
 
@@ -207,6 +211,7 @@ FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
   std::lock_guard lock(g_mutex);
   g_callback = nullptr;
   g_context_callbacks = false;
+  g_launch_callbacks = false;
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
@@ -214,6 +219,7 @@ FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHan
   FAULT_POINT();
   std::lock_guard lock(g_mutex);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) g_context_callbacks = enable;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == 211) g_launch_callbacks = enable;
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiGetDeviceId(CUcontext, uint32_t* device) {
@@ -238,6 +244,30 @@ FAKE_EXPORT void fake_cupti_context_created() {
   if (callback != nullptr)
     callback(g_callback_data, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &data);
 }
+
+namespace {
+// A cudaLaunchKernel's entry and exit for the subscriber, when it enabled them (outside g_mutex:
+// the subscriber may call back into CUPTI).
+void launch_callbacks(uint32_t correlation) {
+  CUpti_CallbackFunc callback = nullptr;
+  {
+    std::lock_guard lock(g_mutex);
+    if (g_launch_callbacks) callback = g_callback;
+  }
+  if (callback == nullptr) return;
+  uint64_t shared = 0;
+  int32_t result = 0;  // cudaSuccess
+  CUpti_CallbackData data{};
+  data.functionName = "cudaLaunchKernel";
+  data.correlationId = correlation;
+  data.correlationData = &shared;
+  data.functionReturnValue = &result;
+  for (CUpti_ApiCallbackSite site : {CUPTI_API_ENTER, CUPTI_API_EXIT}) {
+    data.callbackSite = site;
+    callback(g_callback_data, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &data);
+  }
+}
+}  // namespace
 #endif
 
 // --- Test controls -------------------------------------------------------------------
@@ -250,11 +280,19 @@ FAKE_EXPORT int fake_fault_code(int i, const char** name) {
   return kCodes[i].value;
 }
 
-// Records `count` kernel launches (API record + kernel record) made on the calling thread.
+// Records `count` kernel launches made on the calling thread: a kernel record each, an API record
+// while the RUNTIME kind is on, and (with the callback API) the launch's callbacks.
 FAKE_EXPORT void fake_cupti_launch(int count) {
-  std::lock_guard lock(g_mutex);
   for (int i = 0; i < count; ++i) {
-    const uint32_t correlation = g_next_correlation++;
+    uint32_t correlation = 0;
+    {
+      std::lock_guard lock(g_mutex);
+      correlation = g_next_correlation++;
+    }
+#ifdef FAKE_CUPTI_CALLBACKS
+    launch_callbacks(correlation);
+#endif
+    std::lock_guard lock(g_mutex);
     CUpti_ActivityAPI api{};
     api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
     api.cbid = 211;
@@ -262,7 +300,7 @@ FAKE_EXPORT void fake_cupti_launch(int count) {
     api.end = 1010 + correlation;
     api.threadId = tid();
     api.correlationId = correlation;
-    g_apis.push_back(api);
+    if (g_runtime_activity) g_apis.push_back(api);
     CUpti_ActivityKernel10 kernel{};
     kernel.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     kernel.start = 2000 + correlation;

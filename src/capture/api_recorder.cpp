@@ -1,0 +1,167 @@
+#include "capture/api_recorder.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "capture/activity_decoder.h"
+#include "capture/cupti_compat.h"
+#include "capture/launch_callbacks.h"
+#include "capture/process_info.h"
+#include "gpuscope/api_class.h"
+
+namespace gpuscope::capture {
+
+// One thread's records. Its thread is the only writer (head), the writer thread the only reader
+// (tail); a record is published by the release store of head.
+struct ApiRecorder::Ring {
+  std::atomic<uint64_t> head{0};  // records written, ever
+  std::atomic<uint64_t> tail{0};  // records drained, ever
+  uint32_t tid = 0;               // the thread writing it now (under rings_mutex_)
+  std::unique_ptr<spool::ApiRecord[]> records{new spool::ApiRecord[kRingRecords]};
+};
+
+namespace {
+
+std::atomic<uint64_t> g_next_recorder_id{1};
+
+// The calling thread's ring: valid only while `owner` is the recorder asking (ids are never
+// reused, so a ring of a destroyed recorder is never touched again).
+struct ThreadSlot {
+  uint64_t owner = 0;
+  void* ring = nullptr;
+};
+thread_local ThreadSlot t_slot;
+
+uint32_t this_thread_id() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
+
+bool thread_alive(uint32_t tid) {
+  return ::syscall(SYS_tgkill, ::getpid(), static_cast<pid_t>(tid), 0) == 0 || errno != ESRCH;
+}
+
+}  // namespace
+
+ApiRecorder::ApiRecorder() : id_(g_next_recorder_id.fetch_add(1, std::memory_order_relaxed)) {}
+ApiRecorder::~ApiRecorder() = default;
+
+void ApiRecorder::choose(const std::function<const char*(CUpti_CallbackDomain, CUpti_CallbackId)>& name,
+                         bool driver_launches) {
+  for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+    const char* raw = name(CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+    if (raw == nullptr || raw[0] == '\0') continue;
+    const std::string_view function = runtime_api_base_name(raw);
+    if (classify_api(function) != ApiClass::Other || creates_context(function)) runtime_.set(cbid);
+  }
+  if (!driver_launches) return;
+  for (CUpti_CallbackId cbid : kDriverLaunches) driver_.set(cbid);
+  for (CUpti_CallbackId cbid : kDriverGraphLaunches) driver_.set(cbid);
+}
+
+bool ApiRecorder::records(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) return cbid < runtime_.size() && runtime_.test(cbid);
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) return cbid < driver_.size() && driver_.test(cbid);
+  return false;
+}
+
+void ApiRecorder::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber, bool on) const {
+  constexpr const char* kCost = "calls of this function are missing from the core API trace";
+  for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid)
+    if (runtime_.test(cbid)) enable_callback(api, on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, kCost);
+  for (CUpti_CallbackId cbid = 1; cbid < CUPTI_DRIVER_TRACE_CBID_SIZE; ++cbid)
+    if (driver_.test(cbid)) enable_callback(api, on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid, kCost);
+}
+
+ApiRecorder::Ring* ApiRecorder::ring_of_this_thread() {
+  if (t_slot.owner == id_) return static_cast<Ring*>(t_slot.ring);
+  // The thread's first recorded call: once per thread, so a lock and an allocation are fine here.
+  const uint32_t tid = this_thread_id();
+  std::lock_guard lock(rings_mutex_);
+  Ring* ring = nullptr;
+  for (const auto& candidate : rings_)
+    if (candidate->head.load(std::memory_order_relaxed) == candidate->tail.load(std::memory_order_acquire) &&
+        !thread_alive(candidate->tid)) {
+      ring = candidate.get();  // drained, and its thread is gone
+      break;
+    }
+  if (ring == nullptr) {
+    if (rings_.size() >= kMaxRings) return nullptr;
+    rings_.push_back(std::make_unique<Ring>());
+    ring = rings_.back().get();
+  }
+  ring->tid = tid;
+  t_slot = ThreadSlot{id_, ring};
+  return ring;
+}
+
+void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  if (data.correlationData == nullptr) return;
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    // CUPTI keeps this for the same call's exit; 0: the call began outside a window.
+    *data.correlationData = recording_.load(std::memory_order_relaxed) ? static_cast<uint64_t>(realtime_ns()) : 0;
+    return;
+  }
+  const int64_t start = static_cast<int64_t>(*data.correlationData);
+  if (start == 0) return;
+  const int64_t end = realtime_ns();
+  Ring* ring = nullptr;
+  try {
+    ring = ring_of_this_thread();
+  } catch (...) {  // no memory for a ring: this thread's calls are dropped, and counted
+  }
+  if (ring == nullptr) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const uint64_t head = ring->head.load(std::memory_order_relaxed);
+  if (head - ring->tail.load(std::memory_order_acquire) >= kRingRecords) {
+    dropped_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  spool::ApiRecord& r = ring->records[head % kRingRecords];
+  r = spool::ApiRecord{};
+  r.start_ns = start;
+  r.end_ns = end;
+  r.tid = ring->tid;
+  r.cbid = cbid;
+  r.return_code = data.functionReturnValue ? *static_cast<const int32_t*>(data.functionReturnValue) : 0;
+  r.correlation_id = data.correlationId;
+  r.domain = static_cast<uint8_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? spool::ApiDomainCode::Runtime
+                                                                        : spool::ApiDomainCode::Driver);
+  ring->head.store(head + 1, std::memory_order_release);
+}
+
+size_t ApiRecorder::drain(SpoolWriter& out, const std::function<uint32_t(CUpti_CallbackDomain, uint32_t)>& name_id) {
+  std::vector<Ring*> rings;
+  {
+    std::lock_guard lock(rings_mutex_);
+    for (const auto& ring : rings_) rings.push_back(ring.get());
+  }
+  size_t written = 0;
+  for (Ring* ring : rings) {
+    const uint64_t head = ring->head.load(std::memory_order_acquire);
+    const uint64_t tail = ring->tail.load(std::memory_order_relaxed);
+    for (uint64_t i = tail; i < head; ++i) {
+      spool::ApiRecord record = ring->records[i % kRingRecords];
+      const auto domain = record.domain == static_cast<uint8_t>(spool::ApiDomainCode::Runtime)
+                              ? CUPTI_CB_DOMAIN_RUNTIME_API
+                              : CUPTI_CB_DOMAIN_DRIVER_API;
+      record.name = name_id(domain, record.cbid);
+      out.add(spool::RecordKind::Api, record);
+    }
+    ring->tail.store(head, std::memory_order_release);
+    written += head - tail;
+  }
+  const uint64_t dropped = dropped_.load(std::memory_order_relaxed);
+  if (dropped != dropped_written_) {
+    out.add(spool::RecordKind::Loss,
+            spool::LossRecord{dropped - dropped_written_, out.intern("api_records_dropped"),
+                              out.intern("API calls of the core trace dropped: a thread's ring was full, or more "
+                                         "threads than rings made calls")});
+    dropped_written_ = dropped;
+  }
+  return written;
+}
+
+}  // namespace gpuscope::capture

@@ -1,0 +1,79 @@
+// The core API trace (`--api core`): the CUDA calls the analyses use, recorded by gpuscope's own
+// callbacks instead of CUPTI's RUNTIME and DRIVER activity kinds.
+//
+// Why: on the tiny-op loop CUPTI's runtime records of every call (about ten per PyTorch op, eight
+// of them cudaGetDevice) cost ~2 µs per op; a record of our own at each launch cost ~1 µs less
+// (docs/performance.md, "Where the cost goes"). Which functions: every runtime function whose
+// name classify_api() puts in a class the analyses use, or that creates the context
+// (gpuscope/api_class.h), and the driver's launch functions (launch_callbacks.h), so library
+// kernels keep their launch call. Everything else (cudaGetDevice, cudaGetLastError, ...) is
+// neither recorded nor counted.
+//
+// Threads: on_callback runs on the program's threads. Each thread writes to a ring of its own,
+// allocated at its first recorded call (no lock or allocation after that); a full ring drops the
+// record and counts it. drain() runs on the writer thread, the rings' one reader. A ring whose
+// thread has exited is reused by the next new thread once drained, so the memory is bounded by the
+// number of threads alive at once (at most kMaxRings rings; calls of threads beyond are dropped
+// and counted).
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <bitset>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "capture/cupti_loader.h"
+#include "capture/spool_writer.h"
+#include "spool/format.h"
+
+namespace gpuscope::capture {
+
+class ApiRecorder {
+ public:
+  static constexpr uint32_t kRingRecords = 1u << 15;  // per thread: 32,768 x 40 bytes = 1.25 MiB
+  static constexpr size_t kMaxRings = 64;
+
+  ApiRecorder();
+  ~ApiRecorder();
+  ApiRecorder(const ApiRecorder&) = delete;
+  ApiRecorder& operator=(const ApiRecorder&) = delete;
+
+  // Chooses the recorded functions by name (`name` as cuptiGetCallbackName gives it; may
+  // return null), and the driver's launch functions when `driver_launches` (not when CUPTI's
+  // DRIVER kind records them, or nobody wants them). Call once, before enable_callbacks.
+  void choose(const std::function<const char*(CUpti_CallbackDomain, CUpti_CallbackId)>& name, bool driver_launches);
+  bool records(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const;
+  size_t chosen() const { return runtime_.count() + driver_.count(); }
+  // Enables (or disables) the callbacks of the chosen functions on `subscriber`.
+  void enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber, bool on = true) const;
+  // Off outside capture windows; calls in flight when it turns off are still recorded.
+  void set_recording(bool on) { recording_.store(on, std::memory_order_relaxed); }
+
+  // A chosen function's entry or exit, on the program's thread.
+  void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data);
+
+  // On the writer thread: every finished record as an Api record (named by `name_id`, as the
+  // activity decoder names them), and a Loss record for the calls dropped since the last drain.
+  // Returns how many Api records it wrote.
+  size_t drain(SpoolWriter& out, const std::function<uint32_t(CUpti_CallbackDomain, uint32_t)>& name_id);
+
+ private:
+  struct Ring;
+  Ring* ring_of_this_thread();
+
+  std::bitset<CUPTI_RUNTIME_TRACE_CBID_SIZE> runtime_;
+  std::bitset<CUPTI_DRIVER_TRACE_CBID_SIZE> driver_;
+  const uint64_t id_;  // tells this recorder's rings from another's in thread-local slots
+  std::atomic<bool> recording_{true};
+  std::mutex rings_mutex_;                   // a thread's first call, and drain's list walk
+  std::vector<std::unique_ptr<Ring>> rings_;  // never shrinks: threads hold raw pointers
+  std::atomic<uint64_t> dropped_{0};
+  uint64_t dropped_written_ = 0;  // writer thread only
+};
+
+}  // namespace gpuscope::capture
