@@ -252,20 +252,31 @@ void apply_filter(Capture& capture) {
 
 bool core_api(const Capture& capture) { return capture.recorder && !capture.session.runtime_api; }
 
+// The core trace's launch records go on before the kernels' and off after them, so that no kernel
+// of a window lacks its launch call.
+void record_core_api(Capture& capture, bool on) {
+  if (!core_api(capture)) return;
+  capture.recorder->set_recording(on);
+  enable_window_callbacks(on);  // the lean filter's too, but --api is either lean or core
+}
+
 std::string begin_tracing(Capture& capture) {
+  record_core_api(capture, true);
   const SessionResult kinds = enable_kinds(capture.cupti.api, capture.session);
-  if (!kinds.ok) return kinds.error;
+  if (!kinds.ok) {
+    record_core_api(capture, false);
+    return kinds.error;
+  }
   apply_filter(capture);
-  if (core_api(capture)) capture.recorder->set_recording(true);
-  if (capture.filter_api || core_api(capture)) enable_window_callbacks(true);
+  if (capture.filter_api) enable_window_callbacks(true);
   return "";
 }
 
 void end_tracing(Capture& capture) {
   capture.api_filter.set_counting(false);
-  if (capture.recorder) capture.recorder->set_recording(false);
-  if (capture.filter_api || core_api(capture)) enable_window_callbacks(false);
+  if (capture.filter_api) enable_window_callbacks(false);
   stop_activity(capture.cupti.api, capture.session);
+  record_core_api(capture, false);
 }
 
 // The core API trace without callbacks: CUPTI's runtime records (and the driver's launches) it is.

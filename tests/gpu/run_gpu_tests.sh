@@ -228,6 +228,22 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   expect "default (--api full): every cudaGetDevice recorded" "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaGetDevice'")" -ge 1000
   expect "default (--api full): nothing only counted" "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM api_call_counts")" -eq 0
 
+  # The core API trace (--api core): our own callbacks record the calls the analyses use, the
+  # launches of cuBLAS (through the driver API) included; pure queries are not recorded at all.
+  "$gpuscope" profile --no-report --api core -o mlpcore -- python3 "$mlp" --steps 20 >"$logs/mlpcore.out" 2>"$logs/mlpcore.err"
+  expect "core API: exit code" $? -eq 0
+  expect "core API: output unchanged" "$(grep -c -F "$plain" "$logs/mlpcore.out")" -eq 1
+  expect "core API: no gpuscope complaint" "$(grep -c 'gpuscope:' "$logs/mlpcore.err")" -eq 0
+  expect "core API: cudaGetDevice not recorded" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaGetDevice'")" -eq 0
+  expect "core API: every kernel has its launch call" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM kernels k WHERE NOT EXISTS (SELECT 1 FROM api_calls a WHERE a.pid = k.pid AND a.correlation_id = k.correlation_id)")" -eq 0
+  expect "core API: as many kernels as the full trace" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM kernels")" -eq "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM kernels")"
+  expect "core API: driver launches recorded (cuBLAS)" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name LIKE 'cuLaunchKernel%'")" -ge 60
+  expect "core API: synchronizations recorded" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name LIKE '%Synchronize%'")" -ge 1
+  expect "core API: nothing dropped" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM data_loss WHERE what = 'api_records_dropped'")" -eq 0
+  "$gpuscope" profile --no-report --api core --capture-range cudaProfilerApi -o mlpcorecr -- python3 "$mlp" --steps 20 --profile-range 5:10 >"$logs/mlpcorecr.out" 2>"$logs/mlpcorecr.err"
+  expect "core API in a capture range: no call recorded outside" "$(q mlpcorecr.gpuscope "SELECT COUNT(*) FROM api_calls a, capture_windows w WHERE a.start_ns < w.start_ns OR a.start_ns > w.end_ns")" -eq 0
+  expect "core API in a capture range: its kernels have their launch call" "$(q mlpcorecr.gpuscope "SELECT COUNT(*) FROM kernels k WHERE NOT EXISTS (SELECT 1 FROM api_calls a WHERE a.pid = k.pid AND a.correlation_id = k.correlation_id)")" -eq 0
+
   # Capture ranges: torch.cuda.profiler.start()/stop() around steps 5..9, and NVTX train_step.
   "$gpuscope" profile --no-report --capture-range cudaProfilerApi -o mlpcr -- python3 "$mlp" --steps 20 --profile-range 5:10 >"$logs/mlpcr.out" 2>"$logs/mlpcr.err"
   expect "capture range cudaProfilerApi: output unchanged" "$(grep -c -F "$plain" "$logs/mlpcr.out")" -eq 1
