@@ -70,7 +70,7 @@ class ApiRecorder {
   std::bitset<CUPTI_DRIVER_TRACE_CBID_SIZE> driver_;
   const uint64_t id_;  // tells this recorder's rings from another's in thread-local slots
   std::atomic<bool> recording_{true};
-  std::mutex rings_mutex_;                   // a thread's first call, and drain's list walk
+  std::mutex rings_mutex_;                    // a thread's first call, and drain's list walk
   std::vector<std::unique_ptr<Ring>> rings_;  // never shrinks: threads hold raw pointers
   std::atomic<uint64_t> dropped_{0};
   uint64_t dropped_written_ = 0;  // writer thread only

@@ -20,8 +20,8 @@ ApiClass classify_api(std::string_view n) {
   // Lazy module loading (CUDA_MODULE_LOADING=LAZY) runs inside the first launch of a kernel as
   // nested driver calls; libraries create their handles once.
   if (starts("cuModuleLoad") || n == "cuModuleGetFunction" || starts("cuLibraryLoad") || starts("cuLibraryGet") ||
-      n == "cudaFuncGetAttributes" || n == "cuFuncGetAttribute" || starts("cublasCreate") ||
-      starts("cublasLtCreate") || starts("cudnnCreate"))
+      n == "cudaFuncGetAttributes" || n == "cuFuncGetAttribute" || starts("cublasCreate") || starts("cublasLtCreate") ||
+      starts("cudnnCreate"))
     return ApiClass::Loading;
   return ApiClass::Other;
 }

@@ -124,8 +124,8 @@ TEST_F(ApiRecorderTest, EachThreadsCallsBecomeApiRecordsWithTimesThreadAndResult
     } else {
       EXPECT_EQ(api.tid, other_tid);
       EXPECT_EQ(api.return_code, api.correlation_id == 2 ? 2 : 0);
-      EXPECT_EQ(api.domain, static_cast<uint8_t>(api.correlation_id == 2 ? sp::ApiDomainCode::Runtime
-                                                                         : sp::ApiDomainCode::Driver));
+      EXPECT_EQ(api.domain,
+                static_cast<uint8_t>(api.correlation_id == 2 ? sp::ApiDomainCode::Runtime : sp::ApiDomainCode::Driver));
     }
   }
   EXPECT_TRUE(drained().of(sp::RecordKind::Api).empty());  // each record is drained once
