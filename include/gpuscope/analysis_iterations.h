@@ -101,6 +101,17 @@ class Iterations {
   // 6% of `report` on a 1M-record capture) nor a hash map (slower still: its lookups miss the cache
   // where binary searches of keys looked up in nearly sorted order do not).
   std::vector<std::pair<CallKey, std::optional<uint32_t>>> calls_;
+  // Each process's block of calls_, with, when its correlation ids are dense (CUPTI numbers a
+  // process's calls 1, 2, 3, ...), the index into calls_ by id - first_id: a lookup without a
+  // search. Sparse ids (an imported file's) are binary-searched within the block.
+  struct CallBlock {
+    ProcessKey process;
+    size_t begin, end;  // calls_[begin, end)
+    uint32_t first_id;
+    std::vector<uint32_t> by_id;  // index into calls_, or UINT32_MAX: no call of that id; empty: sparse
+  };
+  std::vector<CallBlock> call_blocks_;  // by process
+  void index_calls();
   std::set<StringId> names_;  // the range names that matched spec.range (ids of the trace's string table)
 };
 

@@ -129,6 +129,7 @@ Iterations find_iterations(const Trace& trace, const IterationSpec& spec) {
     else it.calls_[unique++] = call;
   }
   it.calls_.resize(unique);
+  it.index_calls();
   for (const NvtxRange& r : trace.nvtx_ranges) {
     bool ambiguous = false;
     if (!it.names_.count(r.name)) it.locate(r.run_id, r.pid, r.tid, r.start, &ambiguous);
@@ -180,10 +181,40 @@ std::optional<uint32_t> Iterations::of_gpu(uint32_t run_id, uint32_t pid, uint32
   return found ? *found : std::nullopt;
 }
 
+void Iterations::index_calls() {
+  for (size_t begin = 0; begin < calls_.size();) {
+    const auto& [run, pid, first_id] = calls_[begin].first;
+    size_t end = begin;
+    while (end < calls_.size() && std::get<0>(calls_[end].first) == run && std::get<1>(calls_[end].first) == pid) ++end;
+    CallBlock block{{run, pid}, begin, end, first_id, {}};
+    // Dense: the table costs at most 4 bytes per id, about twice the calls' own keys.
+    const uint64_t span = uint64_t{std::get<2>(calls_[end - 1].first)} - first_id + 1;
+    if (span <= 2 * (end - begin) + 1024 && end < UINT32_MAX) {
+      block.by_id.assign(span, UINT32_MAX);
+      for (size_t i = begin; i < end; ++i)
+        block.by_id[std::get<2>(calls_[i].first) - first_id] = static_cast<uint32_t>(i);
+    }
+    call_blocks_.push_back(std::move(block));
+    begin = end;
+  }
+}
+
 const std::optional<uint32_t>* Iterations::find_call(const CallKey& key) const {
-  const auto found = std::lower_bound(calls_.begin(), calls_.end(), key,
+  const auto& [run, pid, id] = key;
+  const ProcessKey process{run, pid};
+  const auto block = std::lower_bound(call_blocks_.begin(), call_blocks_.end(), process,
+                                      [](const CallBlock& b, const ProcessKey& p) { return b.process < p; });
+  if (block == call_blocks_.end() || block->process != process || id < block->first_id) return nullptr;
+  if (!block->by_id.empty()) {
+    const size_t offset = id - block->first_id;
+    if (offset >= block->by_id.size() || block->by_id[offset] == UINT32_MAX) return nullptr;
+    return &calls_[block->by_id[offset]].second;
+  }
+  const auto begin = calls_.begin() + static_cast<ptrdiff_t>(block->begin);
+  const auto end = calls_.begin() + static_cast<ptrdiff_t>(block->end);
+  const auto found = std::lower_bound(begin, end, key,
                                       [](const auto& call, const CallKey& k) { return call.first < k; });
-  return found != calls_.end() && found->first == key ? &found->second : nullptr;
+  return found != end && found->first == key ? &found->second : nullptr;
 }
 
 std::optional<uint32_t> Iterations::of_range(const NvtxRange& range) const {
