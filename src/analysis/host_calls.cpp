@@ -71,7 +71,9 @@ std::optional<uint32_t> root_pid(const Trace& trace) {
     return std::nullopt;
   }
   std::set<uint32_t> with_kernels;
-  for (const Kernel& k : trace.kernels) with_kernels.insert(k.pid);
+  // A process's kernels come in runs: one set insertion per run, not per kernel.
+  for (size_t i = 0; i < trace.kernels.size(); ++i)
+    if (i == 0 || trace.kernels[i].pid != trace.kernels[i - 1].pid) with_kernels.insert(trace.kernels[i].pid);
   if (with_kernels.count(launched->pid)) return launched->pid;
   // A launcher (torchrun, mpirun, srun, ...): it ran no kernels while processes it started did. Its
   // first rank is the program: the lowest rank the launcher set, else the earliest to start.

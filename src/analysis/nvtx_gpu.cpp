@@ -3,8 +3,10 @@
 #include "gpuscope/analysis_nvtx_gpu.h"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
+#include "analysis/radix_sort.h"
 #include "gpuscope/analysis_stats.h"
 
 namespace gpuscope::analysis {
@@ -26,17 +28,50 @@ struct Launch {
   auto key() const { return std::tie(run, pid, tid, at); }
 };
 
+// Sorts items by (group(item), key(item)): a bucket per group (a trace has few processes and
+// threads), each radix-sorted by key, where std::sort on the whole tuple compares ~log2(n) times
+// per item. Items of equal group and key end in no particular order.
+template <class T, class GroupFn, class KeyFn>
+void sort_by_group(std::vector<T>& items, GroupFn group, KeyFn key) {
+  using Group = decltype(group(items.front()));
+  std::map<Group, std::vector<T>> buckets;
+  std::vector<T>* bucket = nullptr;
+  Group last{};
+  for (const T& item : items) {
+    const Group g = group(item);
+    if (!bucket || g != last) bucket = &buckets[g], last = g;
+    bucket->push_back(item);
+  }
+  items.clear();
+  for (auto& [g, sorted] : buckets) {
+    radix_sort(sorted, key);
+    items.insert(items.end(), sorted.begin(), sorted.end());
+  }
+}
+
+// By key (run, pid, correlation id); calls sharing an id in no particular order (launch_of picks).
 std::vector<Call> launch_calls(const Trace& trace) {
   std::vector<Call> calls;
   calls.reserve(trace.api_calls.size());
   for (const ApiCall& c : trace.api_calls)
     if (c.correlation_id != 0) calls.push_back({c.run_id, c.pid, c.correlation_id, c.tid, c.start});
-  // By key, then start: of two calls sharing a correlation id the earlier one is taken.
-  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
-    return std::tie(a.run, a.pid, a.correlation, a.start, a.tid) <
-           std::tie(b.run, b.pid, b.correlation, b.start, b.tid);
-  });
+  sort_by_group(
+      calls, [](const Call& c) { return std::pair(c.run, c.pid); },
+      [](const Call& c) { return uint64_t{c.correlation}; });
   return calls;
+}
+
+// The call that launched GPU work of this id: of calls sharing it, the earliest (then the lowest
+// thread id); nullptr when none.
+const Call* launch_of(const std::vector<Call>& calls, uint32_t run, uint32_t pid, uint32_t correlation) {
+  const auto wanted = std::tie(run, pid, correlation);
+  auto call = std::lower_bound(calls.begin(), calls.end(), wanted,
+                               [](const Call& c, const auto& k) { return c.key() < k; });
+  if (call == calls.end() || call->key() != wanted) return nullptr;
+  const Call* best = &*call;
+  for (++call; call != calls.end() && call->key() == wanted; ++call)
+    if (std::tie(call->start, call->tid) < std::tie(best->start, best->tid)) best = &*call;
+  return best;
 }
 
 }  // namespace
@@ -58,10 +93,8 @@ NvtxGpuProjection project_nvtx_gpu(const Trace& trace) {
       ++out.unlaunched;
       return;
     }
-    const auto wanted = std::tie(run, pid, correlation);
-    const auto call = std::lower_bound(calls.begin(), calls.end(), wanted,
-                                       [](const Call& c, const auto& k) { return c.key() < k; });
-    if (call == calls.end() || call->key() != wanted) {
+    const Call* call = launch_of(calls, run, pid, correlation);
+    if (!call) {
       ++out.unlaunched;
       return;
     }
@@ -71,9 +104,10 @@ NvtxGpuProjection project_nvtx_gpu(const Trace& trace) {
   for (const Kernel& k : trace.kernels) add(k.run_id, k.pid, k.correlation_id, k.start, k.end, true);
   for (const Memcpy& m : trace.memcpys) add(m.run_id, m.pid, m.correlation_id, m.start, m.end, false);
   for (const Memset& m : trace.memsets) add(m.run_id, m.pid, m.correlation_id, m.start, m.end, false);
-  std::sort(launches.begin(), launches.end(), [](const Launch& a, const Launch& b) {
-    return std::tie(a.run, a.pid, a.tid, a.at, a.start, a.end) < std::tie(b.run, b.pid, b.tid, b.at, b.start, b.end);
-  });
+  // By (run, pid, tid, at); what a range sums of its launches does not depend on their order.
+  sort_by_group(
+      launches, [](const Launch& l) { return std::tuple(l.run, l.pid, l.tid); },
+      [](const Launch& l) { return time_key(l.at); });
 
   // A range's launches are one contiguous run of `launches`: its thread, at in [start, end).
   auto first_at = [&](uint32_t run, uint32_t pid, uint32_t tid, TimeNs at) {
