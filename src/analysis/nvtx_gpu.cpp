@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "analysis/radix_sort.h"
 #include "gpuscope/analysis_stats.h"
@@ -28,25 +29,20 @@ struct Launch {
   auto key() const { return std::tie(run, pid, tid, at); }
 };
 
-// Sorts items by (group(item), key(item)): a bucket per group (a trace has few processes and
-// threads), each radix-sorted by key, where std::sort on the whole tuple compares ~log2(n) times
-// per item. Items of equal group and key end in no particular order.
+// Sorts items by (group(item), key(item)): radix-sorted by key (a stable sort), then placed stably
+// by group (a trace has few processes and threads), where std::sort on the whole tuple compares
+// ~log2(n) times per item. Items of equal group and key end in no particular order.
 template <class T, class GroupFn, class KeyFn>
 void sort_by_group(std::vector<T>& items, GroupFn group, KeyFn key) {
-  using Group = decltype(group(items.front()));
-  std::map<Group, std::vector<T>> buckets;
-  std::vector<T>* bucket = nullptr;
-  Group last{};
-  for (const T& item : items) {
-    const Group g = group(item);
-    if (!bucket || g != last) bucket = &buckets[g], last = g;
-    bucket->push_back(item);
-  }
-  items.clear();
-  for (auto& [g, sorted] : buckets) {
-    radix_sort(sorted, key);
-    items.insert(items.end(), sorted.begin(), sorted.end());
-  }
+  radix_sort(items, key);
+  std::map<decltype(group(items.front())), size_t> next;  // group -> its items' count, then next slot
+  for (const T& item : items) ++next[group(item)];
+  if (next.size() < 2) return;
+  size_t offset = 0;
+  for (auto& [g, slot] : next) offset += std::exchange(slot, offset);
+  std::vector<T> placed(items.size());
+  for (const T& item : items) placed[next[group(item)]++] = item;
+  items.swap(placed);
 }
 
 // By key (run, pid, correlation id); calls sharing an id in no particular order (launch_of picks).

@@ -7,23 +7,23 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace gpuscope::analysis {
 
-// Sorts `items` by key(item), ascending; items of equal keys end in no particular order (for
-// callers to whom they are alike). Small arrays go to std::sort, where the passes' fixed cost
-// (and the second buffer) would dominate.
+// Sorts `items` by key(item), ascending and stably: items of equal keys keep their order. Small
+// arrays go to std::stable_sort, where the passes' fixed cost (and the second buffer) would dominate.
 template <class T, class KeyFn>
 void radix_sort(std::vector<T>& items, KeyFn key) {
   constexpr size_t kMinItems = 1024;
   const size_t n = items.size();
   // Records mostly arrive in time order: checking is one pass that stops at the first item out of
-  // order, where sorting is several. (This sort is stable, so skipping it changes no order.)
+  // order, where sorting is several.
   if (std::is_sorted(items.begin(), items.end(), [&](const T& a, const T& b) { return key(a) < key(b); })) return;
   if (n < kMinItems) {
-    std::sort(items.begin(), items.end(), [&](const T& a, const T& b) { return key(a) < key(b); });
+    std::stable_sort(items.begin(), items.end(), [&](const T& a, const T& b) { return key(a) < key(b); });
     return;
   }
   std::array<std::array<size_t, 256>, 8> counts{};  // per byte of the key: items per value
@@ -44,5 +44,12 @@ void radix_sort(std::vector<T>& items, KeyFn key) {
 
 // A signed time as a radix_sort key of the same order.
 inline uint64_t time_key(int64_t t) { return static_cast<uint64_t>(t) ^ (uint64_t{1} << 63); }
+
+// Any integer (a time, an id, a count) as a radix_sort key of the same order.
+template <class Int>
+uint64_t integer_key(Int v) {
+  if constexpr (std::is_signed_v<Int>) return time_key(v);
+  else return static_cast<uint64_t>(v);
+}
 
 }  // namespace gpuscope::analysis

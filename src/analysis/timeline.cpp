@@ -83,8 +83,11 @@ std::map<uint32_t, CallIndex> index_calls(const Trace& t) {
   std::map<uint32_t, CallIndex> out;
   for (const ApiCall& c : t.api_calls) out[c.pid].by_start.push_back(&c);
   for (auto& [pid, idx] : out) {
-    stable_sort_unless_sorted(idx.by_start.begin(), idx.by_start.end(),
-                              [](const ApiCall* a, const ApiCall* b) { return a->start < b->start; });
+    std::vector<const ApiCall*> by_start;
+    by_start.reserve(idx.by_start.size());
+    for (uint32_t i : stable_order(idx.by_start.size(), [&](size_t i) { return idx.by_start[i]->start; }))
+      by_start.push_back(idx.by_start[i]);
+    idx.by_start = std::move(by_start);
     idx.max_end.reserve(idx.by_start.size());
     for (const ApiCall* c : idx.by_start)
       idx.max_end.push_back(idx.max_end.empty() ? c->end : std::max(idx.max_end.back(), c->end));
@@ -175,13 +178,12 @@ std::vector<StreamBusy> stream_busy(const Trace& t, const std::optional<Interval
 Stats launch_delays(const Trace& t, const std::optional<Interval>& window) {
   auto key = [](uint32_t pid, uint32_t corr) { return (static_cast<uint64_t>(pid) << 32) | corr; };
   using Keyed = std::pair<uint64_t, TimeNs>;  // (pid, correlation), start
-  const auto by_key = [](const Keyed& a, const Keyed& b) { return a.first < b.first; };
   // API calls by key (stable: of equal keys the first call is the launch call).
   std::vector<Keyed> calls;
   calls.reserve(t.api_calls.size());
   for (const ApiCall& c : t.api_calls)
     if (c.correlation_id != 0) calls.push_back({key(c.pid, c.correlation_id), c.start});
-  stable_sort_unless_sorted(calls.begin(), calls.end(), by_key);
+  radix_sort(calls, [](const Keyed& k) { return k.first; });  // stable
   // A kernel replayed for metrics has no measured start (the importer places it), so no delay.
   std::vector<uint64_t> replayed;
   for (const KernelMetric& m : t.kernel_metrics) replayed.push_back(key(m.pid, m.correlation_id));
@@ -194,7 +196,7 @@ Stats launch_delays(const Trace& t, const std::optional<Interval>& window) {
     const uint64_t id = key(k.pid, k.correlation_id);
     if (!std::binary_search(replayed.begin(), replayed.end(), id)) kernels.push_back({id, k.start});
   }
-  stable_sort_unless_sorted(kernels.begin(), kernels.end(), by_key);
+  radix_sort(kernels, [](const Keyed& k) { return k.first; });
   std::vector<double> delays;
   delays.reserve(kernels.size());
   auto call = calls.begin();

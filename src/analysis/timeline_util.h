@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -55,11 +56,15 @@ void stable_sort_unless_sorted(It first, It last, Less less) {
 
 // The order a stable sort by key(i) puts indices 0..n-1 in: (key, index) pairs sorted, so equal
 // keys keep index order. For large records, sorting these small pairs beats moving the records.
+// An integer key (a time, an id) takes the radix sort, which is stable: the same order.
 template <class KeyFn>
 std::vector<uint32_t> stable_order(size_t n, KeyFn key) {
-  std::vector<std::pair<decltype(key(size_t{0})), uint32_t>> keyed(n);
+  using Key = decltype(key(size_t{0}));
+  std::vector<std::pair<Key, uint32_t>> keyed(n);
   for (size_t i = 0; i < n; ++i) keyed[i] = {key(i), static_cast<uint32_t>(i)};
-  if (!std::is_sorted(keyed.begin(), keyed.end())) std::sort(keyed.begin(), keyed.end());
+  if constexpr (std::is_integral_v<Key>)
+    radix_sort(keyed, [](const std::pair<Key, uint32_t>& k) { return integer_key(k.first); });
+  else if (!std::is_sorted(keyed.begin(), keyed.end())) std::sort(keyed.begin(), keyed.end());
   std::vector<uint32_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = keyed[i].second;
   return order;
