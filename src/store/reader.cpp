@@ -57,15 +57,8 @@ void check_schema_version(store::Database& db) {
                 "; this one reads only v" + std::to_string(kSchemaVersion) + "); upgrade gpuscope");
 }
 
-// Lets the connection read the file's pages through a memory map (SQLite caps the size, 2 GB by
-// default) instead of copying each page out of the OS cache: the integrity check revisits pages,
-// which through SQLite's default 2 MB page cache doubled its time. A capture is renamed into place
-// whole, never truncated while read (that would be SIGBUS here, not an Error).
-void map_pages(store::Database& db) { db.exec("PRAGMA mmap_size = 2147483648"); }
-
 bool passes_integrity_check(const std::string& path) {
   store::Database db(path, store::Database::Mode::ReadOnly);
-  map_pages(db);
   auto check = db.prepare("PRAGMA quick_check");
   return check.next() && check.text(0) == "ok";
 }
@@ -88,7 +81,6 @@ void load_strings(store::Database& db, StringTable& strings) {
 
 Trace load_tables(const std::string& path) {
   store::Database db(path, store::Database::Mode::ReadOnly);
-  map_pages(db);
   check_schema_version(db);
   Trace trace;
   load_strings(db, trace.strings);
@@ -108,7 +100,6 @@ Trace load_tables(const std::string& path) {
     // of their own; `codec` is only read from here on.
     auto api_calls = std::async(std::launch::async, [&path, &codec] {
       store::Database own(path, store::Database::Mode::ReadOnly);
-      map_pages(own);
       return store::load_rows(own, store::table_spec<ApiCall>(), codec);
     });
     for_each_record_table([&](const auto& table) {
