@@ -24,7 +24,6 @@
 #include <cupti.h>
 
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -42,6 +41,7 @@
 #include "capture/launch_callbacks.h"
 #include "capture/log.h"
 #include "capture/periodic_flusher.h"
+#include "capture/process_info.h"
 
 namespace gpuscope::capture {
 namespace {
@@ -92,12 +92,6 @@ thread_local uint32_t t_next = 0;
 thread_local int64_t t_entry_ns = 0;
 thread_local uint32_t t_tid = 0;
 
-int64_t realtime_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);  // CUPTI's clock on Linux
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
 void CUPTIAPI on_launch(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
   const auto& data = *static_cast<const CUpti_CallbackData*>(cbdata);
   if (data.callbackSite == CUPTI_API_ENTER) {
@@ -125,7 +119,9 @@ std::string split_error(const std::string& list, const std::function<bool(const 
 std::string start_parts(const CuptiApi& api, const char* kinds, const char* callbacks) {
   std::string bad = split_error(kinds ? kinds : "", [&](const std::string& name) {
     if (name == "RUNTIME_LAUNCHES") {
-      for (CUpti_CallbackId id : kRuntimeLaunches) api.ActivityEnableRuntimeApi(id, 1);
+      if (api.ActivityEnableRuntimeApi == nullptr) return false;  // an older libcupti
+      for (CUpti_CallbackId id : kRuntimeLaunches)
+        if (api.ActivityEnableRuntimeApi(id, 1) != CUPTI_SUCCESS) return false;
       return true;
     }
     CUpti_ActivityKind kind;
@@ -134,6 +130,8 @@ std::string start_parts(const CuptiApi& api, const char* kinds, const char* call
   if (!bad.empty()) return "GPUSCOPE_FLOOR_KINDS: cannot enable " + bad;
   if (callbacks == nullptr || callbacks[0] == '\0') return "";
   static CUpti_SubscriberHandle subscriber = nullptr;
+  if (api.profiler.Subscribe == nullptr || api.profiler.EnableCallback == nullptr)
+    return "this libcupti lacks the callback API";
   if (api.profiler.Subscribe(&subscriber, on_launch, nullptr) != CUPTI_SUCCESS) return "cuptiSubscribe failed";
   bad = split_error(callbacks, [&](const std::string& name) {
     if (name == "runtime_launches") {

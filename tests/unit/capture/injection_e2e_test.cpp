@@ -4,6 +4,7 @@
 // and then exits or dies; the parent checks the exit status and reads the spool.
 // Skipped when the libraries are not built next to this test.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,6 +14,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -431,6 +434,40 @@ TEST_F(InjectionE2E, AProgramThatRegisteredFirstKeepsItsRecords) {
   EXPECT_NE(capture_status.find("registered for CUDA's activity records before CUDA started"), std::string::npos)
       << capture_status;
   EXPECT_TRUE(r.of(sp::RecordKind::Kernel).empty());
+}
+
+// The overhead floor's per-kind switches (bench/floor_injector.cpp): a kind or callback set it
+// cannot enable is one "floor injector:" line, and the program runs on with its own exit status.
+TEST_F(InjectionE2E, OverheadFloorSaysWhichPartItCannotEnable) {
+  const fs::path floor = test_dir().parent_path() / "libgpuscope_floor_inject.so";
+  if (!fs::exists(floor)) GTEST_SKIP() << "build gpuscope_floor_inject first";
+  // The floor started in a child with these switches: its stderr, once the child exited with 6.
+  auto floor_says = [&](const char* kinds, const char* callbacks) {
+    const fs::path err = dir_ / "stderr.txt";
+    fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || dup2(fd, 2) < 0) _exit(100);
+      setenv("GPUSCOPE_INJECT_CONFIG", ("cupti=" + fake_.string()).c_str(), 1);
+      setenv("GPUSCOPE_FLOOR_KINDS", kinds, 1);
+      setenv("GPUSCOPE_FLOOR_CALLBACKS", callbacks, 1);
+      void* lib = dlopen(floor.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (lib == nullptr || sym<int (*)()>(lib, "InitializeInjection")() != 1) _exit(101);
+      exit(6);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 6) << status;
+    std::ifstream in(err);
+    return std::string((std::istreambuf_iterator<char>(in)), {});
+  };
+  std::string said = floor_says("CONCURRENT_KERNEL,NO_SUCH_KIND", "");
+  EXPECT_NE(said.find("GPUSCOPE_FLOOR_KINDS: cannot enable NO_SUCH_KIND"), std::string::npos) << said;
+  said = floor_says("CONCURRENT_KERNEL", "runtime_launches");  // the fake lacks the callback API
+  EXPECT_NE(said.find("floor injector: this libcupti lacks the callback API"), std::string::npos) << said;
+  said = floor_says("CONCURRENT_KERNEL,MEMCPY", "");
+  EXPECT_EQ(said.find("floor injector"), std::string::npos) << said;
 }
 
 TEST_F(InjectionE2E, MissingConfigDoesNothing) {
