@@ -7,7 +7,7 @@
 // on the free list. Whatever gpuscope costs above this floor is the cost of our own
 // decoding and writing.
 //
-// Reads the same GPUSCOPE_INJECT_CONFIG (spool= is ignored). Exports only
+// Reads the same GPUSCOPE_INJECT_CONFIG (spool= is ignored; unset: the defaults). Exports only
 // InitializeInjection; for NVTX markers, point NVTX_INJECTION64_PATH at libcupti itself.
 //
 // To take the cost apart, two variables replace the capture's set (bench/pytorch_overhead.sh's
@@ -157,7 +157,9 @@ void on_exit() {
 }
 
 void start_floor() {
-  const ConfigResult parsed = parse_config(std::getenv(kConfigEnvVar), /*require_spool=*/false);
+  // Without a config (a benchmark that loads the floor alone), the capture's defaults.
+  const char* text = std::getenv(kConfigEnvVar);
+  const ConfigResult parsed = parse_config(text != nullptr ? text : "", /*require_spool=*/false);
   if (!parsed.ok) {
     log_line("floor injector: %s", parsed.error.c_str());
     return;
