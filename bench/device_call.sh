@@ -28,13 +28,13 @@ for part in "$@"; do
     diag2) "$HERE/diagnosis/run.sh" "$BUILD" "$OUT/diag" --gpus 2 --reps "$REPS" $DIAG_ARGS ;;
     cost)
       "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op add --csv "$OUT/cost_add.csv" >>"$OUT/cost.md"
-      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op mm --modes untraced,gpuscope,api_core,no_driver_launches,torch_cuda \
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op mm --modes untraced,gpuscope,api_full,no_driver_launches,torch_cuda \
         --csv "$OUT/cost_mm.csv" >>"$OUT/cost.md"
-      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --modes untraced,gpuscope,api_core \
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --modes untraced,gpuscope,api_full \
         --csv "$OUT/cost_storm.csv" >>"$OUT/cost.md" ;;
     cost_parts)
       # Kernel tracing alone, then one more kind (or our own launch records) at a time.
-      base=CONCURRENT_KERNEL+MEMCPY+MEMSET modes=untraced,gpuscope,api_core,torch_cuda,floor:$base
+      base=CONCURRENT_KERNEL+MEMCPY+MEMSET modes=untraced,gpuscope,api_full,torch_cuda,floor:$base
       for extra in RUNTIME RUNTIME_LAUNCHES DRIVER MEMCPY2 MEMORY2 SYNCHRONIZATION MARKER OVERHEAD DEVICE STREAM; do
         modes+=,floor:$base+$extra
       done

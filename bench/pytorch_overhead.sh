@@ -12,10 +12,11 @@
 #   storm  BUILD_DIR/samples/launch_storm --launches N (default 1,000,000): its ns per launch.
 # Modes, interleaved in every repetition with the order rotated:
 #   untraced        the program alone
-#   gpuscope        gpuscope profile (the default capture)
+#   gpuscope        gpuscope profile (the default capture: the core API trace)
+#   api_full        gpuscope profile --api full (every API call, CUPTI's runtime records)
 #   api_lean        gpuscope profile --api lean (pure-query calls counted, not recorded)
-#   api_core        gpuscope profile --api core (the calls the analyses use, by our own callbacks)
 #   pytorch_ops     gpuscope profile --pytorch=ops (every op named)
+#   ops_full        gpuscope profile --pytorch=ops --api full
 #   no_driver_launches  gpuscope profile --no-driver-launches
 #   range_closed    gpuscope profile --capture-range cudaProfilerApi; the range never opens
 #   torch_cuda      torch.profiler, CUDA activity only, in the program (add, mm)
@@ -26,8 +27,10 @@
 #                   part of tracing costs (bench/floor_injector.cpp)
 # --cpus: the CPUs every run is pinned to with taskset (default 4-7; "" for none). Unpinned, or on
 # two CPUs, traced runs on the GPU hosts are bimodal (docs/performance.md).
-# Prints a markdown table (median and minimum per mode, each against untraced's); raw values go
-# to the CSV (default BUILD_DIR/bench/pytorch_overhead.csv). Exit 2 for bad arguments or a
+# Prints a markdown table (median and minimum per mode, each against untraced's, and for the
+# PyTorch loops the 25th percentile of every timed block of every run: the host switches between
+# a fast and a slow state, and this follows the fast one); raw values go to the CSV (default
+# BUILD_DIR/bench/pytorch_overhead.csv; its blocks column lists each run's block values). Exit 2 for bad arguments or a
 # missing python3+torch+CUDA, 1 if a run gave no value.
 set -euo pipefail
 die() { echo "pytorch_overhead.sh: $*" >&2; exit 2; }
@@ -75,9 +78,9 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 unset CUDA_INJECTION64_PATH GPUSCOPE_INJECT_CONFIG GPUSCOPE_FLOOR_KINDS GPUSCOPE_FLOOR_CALLBACKS
 
-NAMED="untraced gpuscope api_lean api_core pytorch_ops no_driver_launches range_closed torch_cuda torch_cpu_cuda"
+NAMED="untraced gpuscope api_full api_lean pytorch_ops ops_full no_driver_launches range_closed torch_cuda torch_cpu_cuda"
 read -r -a MODES <<<"${ONLY//,/ }"
-[ ${#MODES[@]} -gt 0 ] || MODES=(untraced gpuscope api_core pytorch_ops torch_cuda torch_cpu_cuda)
+[ ${#MODES[@]} -gt 0 ] || MODES=(untraced gpuscope api_full pytorch_ops ops_full torch_cuda torch_cpu_cuda)
 for m in "${MODES[@]}"; do
   case $m in
     floor:*) [ -f "$FLOOR" ] || die "mode $m needs $FLOOR" ;;
@@ -92,8 +95,9 @@ run_mode() {
     untraced) "${PIN[@]}" "${PROGRAM[@]}" ;;
     gpuscope) "${PIN[@]}" "${profile[@]}" -- "${PROGRAM[@]}" ;;
     api_lean) "${PIN[@]}" "${profile[@]}" --api lean -- "${PROGRAM[@]}" ;;
-    api_core) "${PIN[@]}" "${profile[@]}" --api core -- "${PROGRAM[@]}" ;;
+    api_full) "${PIN[@]}" "${profile[@]}" --api full -- "${PROGRAM[@]}" ;;
     pytorch_ops) "${PIN[@]}" "${profile[@]}" --pytorch=ops -- "${PROGRAM[@]}" ;;
+    ops_full) "${PIN[@]}" "${profile[@]}" --pytorch=ops --api full -- "${PROGRAM[@]}" ;;
     no_driver_launches) "${PIN[@]}" "${profile[@]}" --no-driver-launches -- "${PROGRAM[@]}" ;;
     range_closed) "${PIN[@]}" "${profile[@]}" --capture-range cudaProfilerApi -- "${PROGRAM[@]}" ;;
     torch_cuda) "${PIN[@]}" "${PROGRAM[@]}" --torch-profiler cuda ;;
@@ -104,12 +108,13 @@ run_mode() {
       [ "$kinds" = - ] && kinds=""
       CUDA_INJECTION64_PATH=$FLOOR GPUSCOPE_FLOOR_KINDS=${kinds//+/,} GPUSCOPE_FLOOR_CALLBACKS=${callbacks//+/,} \
         "${PIN[@]}" "${PROGRAM[@]}" ;;
-  esac 2>>"$TMP/stderr" | awk '/^us_per_op/ { print $2 }
-    /ns_per_launch=/ { for (i = 1; i <= NF; i++) if ($i ~ /^ns_per_launch=/) { sub(/^ns_per_launch=/, "", $i); print $i } }'
+  esac 2>>"$TMP/stderr" | awk '/^us_per_op/ { value = $2 } /^block_us_per_op/ { $1 = ""; blocks = substr($0, 2) }
+    /ns_per_launch=/ { for (i = 1; i <= NF; i++) if ($i ~ /^ns_per_launch=/) { sub(/^ns_per_launch=/, "", $i); value = $i } }
+    END { if (value != "") print value "," blocks }'
 }
 
 failed=0
-echo "mode,rep,value" >"$CSV"
+echo "mode,rep,value,blocks" >"$CSV"
 for rep in $(seq 1 "$REPS"); do
   n=${#MODES[@]}
   for i in $(seq 0 $((n - 1))); do
@@ -122,7 +127,7 @@ for rep in $(seq 1 "$REPS"); do
       continue
     fi
     echo "$mode,$rep,$value" >>"$CSV"
-    echo "rep $rep $mode $value" >&2
+    echo "rep $rep $mode ${value%%,*}" >&2
   done
 done
 
@@ -131,9 +136,15 @@ card=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/n
 torch=$([ "$OP" = storm ] || python3 -c 'import torch; print(", torch " + torch.__version__)')
 echo "### $card$torch, --op $OP (${PROGRAM[*]##*/}), $REPS repetitions, CPUs ${CPUS:-not pinned}"
 echo
-echo "| mode | median $unit | min | median ×untraced | min ×untraced | runs |"
-echo "|---|---:|---:|---:|---:|---|"
-awk -F, 'NR > 1 { if (!($1 in v)) order[++n] = $1; v[$1] = v[$1] " " $3 }
+echo "| mode | median $unit | min | median ×untraced | min ×untraced | blocks p25 | p25 ×untraced | runs |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|"
+awk -F, 'NR > 1 { if (!($1 in v)) order[++n] = $1; v[$1] = v[$1] " " $3; b[$1] = b[$1] " " $4 }
+  function p25(list,   a, c, i, j, t) {
+    c = split(list, a, " ")
+    if (c == 0) return 0
+    for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return a[int((c - 1) / 4) + 1]
+  }
   function median(list,   a, c, i, j, t) {
     c = split(list, a, " ")
     for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
@@ -147,9 +158,11 @@ awk -F, 'NR > 1 { if (!($1 in v)) order[++n] = $1; v[$1] = v[$1] " " $3 }
   END {
     base = ("untraced" in v) ? median(v["untraced"]) : 0
     base_min = ("untraced" in v) ? least(v["untraced"]) : 0
+    base_p25 = ("untraced" in b) ? p25(b["untraced"]) : 0
     for (k = 1; k <= n; k++) { m = order[k]
-      med = median(v[m]); lo = least(v[m])
-      printf "| %s | %.2f | %.2f | %s | %s |%s |\n", m, med, lo,
-        (base > 0 ? sprintf("%.2f", med / base) : ""), (base_min > 0 ? sprintf("%.2f", lo / base_min) : ""), v[m] }
+      med = median(v[m]); lo = least(v[m]); q = p25(b[m])
+      printf "| %s | %.2f | %.2f | %s | %s | %s | %s |%s |\n", m, med, lo,
+        (base > 0 ? sprintf("%.2f", med / base) : ""), (base_min > 0 ? sprintf("%.2f", lo / base_min) : ""),
+        (q > 0 ? sprintf("%.2f", q) : ""), (q > 0 && base_p25 > 0 ? sprintf("%.2f", q / base_p25) : ""), v[m] }
   }' "$CSV"
 exit $failed

@@ -223,6 +223,9 @@ struct Process {
   // What limited recording to windows (--capture-range, --delay, --duration), e.g.
   // "between cudaProfilerStart and cudaProfilerStop"; empty: the whole run was recorded.
   std::string capture_range;
+  // Which CUDA API calls its api_calls hold (gpuscope captures): "full" (every call), "lean" (pure
+  // queries only counted) or "core" (only the calls the analyses use); empty: not said.
+  std::string api_trace;
   // Its place in a distributed job, from the launcher's environment (torchrun's
   // RANK/LOCAL_RANK/WORLD_SIZE, Open MPI's, Slurm's) or Kineto's distributedInfo; -1 and 0:
   // unknown (not launched as one of several ranks).

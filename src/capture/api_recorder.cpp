@@ -17,10 +17,14 @@ namespace gpuscope::capture {
 // One thread's records. Its thread is the only writer (head), the writer thread the only reader
 // (tail); a record is published by the release store of head.
 struct ApiRecorder::Ring {
+  struct Entry {
+    spool::ApiRecord api;
+    uint32_t context;  // CUPTI's context id; kept for the synchronizations' Sync records
+  };
   std::atomic<uint64_t> head{0};  // records written, ever
   std::atomic<uint64_t> tail{0};  // records drained, ever
   uint32_t tid = 0;               // the thread writing it now (under rings_mutex_)
-  std::unique_ptr<spool::ApiRecord[]> records{new spool::ApiRecord[kRingRecords]};
+  std::unique_ptr<Entry[]> records{new Entry[kRingRecords]};
 };
 
 namespace {
@@ -36,6 +40,19 @@ struct ThreadSlot {
 thread_local ThreadSlot t_slot;
 
 uint32_t this_thread_id() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
+
+// The kind of synchronization CUPTI's SYNCHRONIZATION records give the runtime function
+// `function` (its name without the version suffix); Unknown for any other function.
+spool::SyncCode explicit_sync(std::string_view function) {
+  for (std::string_view per_thread : {"_ptsz", "_ptds"})
+    if (function.ends_with(per_thread)) function.remove_suffix(per_thread.size());
+  if (function == "cudaDeviceSynchronize" || function == "cudaThreadSynchronize")
+    return spool::SyncCode::ContextSynchronize;
+  if (function == "cudaStreamSynchronize") return spool::SyncCode::StreamSynchronize;
+  if (function == "cudaEventSynchronize") return spool::SyncCode::EventSynchronize;
+  if (function == "cudaStreamWaitEvent") return spool::SyncCode::StreamWaitEvent;
+  return spool::SyncCode::Unknown;
+}
 
 bool thread_alive(uint32_t tid) {
   return ::syscall(SYS_tgkill, ::getpid(), static_cast<pid_t>(tid), 0) == 0 || errno != ESRCH;
@@ -53,6 +70,7 @@ void ApiRecorder::choose(const std::function<const char*(CUpti_CallbackDomain, C
     if (raw == nullptr || raw[0] == '\0') continue;
     const std::string_view function = runtime_api_base_name(raw);
     if (classify_api(function) != ApiClass::Other || creates_context(function)) runtime_.set(cbid);
+    sync_of_[cbid] = explicit_sync(function);
   }
   if (!driver_launches) return;
   for (CUpti_CallbackId cbid : kDriverLaunches) driver_.set(cbid);
@@ -119,7 +137,9 @@ void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  spool::ApiRecord& r = ring->records[head % kRingRecords];
+  Ring::Entry& entry = ring->records[head % kRingRecords];
+  entry.context = data.contextUid;
+  spool::ApiRecord& r = entry.api;
   r = spool::ApiRecord{};
   r.start_ns = start;
   r.end_ns = end;
@@ -143,12 +163,20 @@ size_t ApiRecorder::drain(SpoolWriter& out, const std::function<uint32_t(CUpti_C
     const uint64_t head = ring->head.load(std::memory_order_acquire);
     const uint64_t tail = ring->tail.load(std::memory_order_relaxed);
     for (uint64_t i = tail; i < head; ++i) {
-      spool::ApiRecord record = ring->records[i % kRingRecords];
-      const auto domain = record.domain == static_cast<uint8_t>(spool::ApiDomainCode::Runtime)
-                              ? CUPTI_CB_DOMAIN_RUNTIME_API
-                              : CUPTI_CB_DOMAIN_DRIVER_API;
-      record.name = name_id(domain, record.cbid);
+      const Ring::Entry& entry = ring->records[i % kRingRecords];
+      spool::ApiRecord record = entry.api;
+      const bool runtime = record.domain == static_cast<uint8_t>(spool::ApiDomainCode::Runtime);
+      record.name = name_id(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, record.cbid);
       out.add(spool::RecordKind::Api, record);
+      const spool::SyncCode sync = runtime ? sync_of_[record.cbid] : spool::SyncCode::Unknown;
+      if (sync != spool::SyncCode::Unknown && record.return_code == 0)
+        out.add(spool::RecordKind::Sync, spool::SyncRecord{record.start_ns,
+                                                           record.end_ns,
+                                                           entry.context,
+                                                           0,
+                                                           record.correlation_id,
+                                                           static_cast<uint8_t>(sync),
+                                                           {}});
     }
     ring->tail.store(head, std::memory_order_release);
     written += head - tail;

@@ -7,7 +7,10 @@
 // name classify_api() puts in a class the analyses use, or that creates the context
 // (gpuscope/api_class.h), and the driver's launch functions (launch_callbacks.h), so library
 // kernels keep their launch call. Everything else (cudaGetDevice, cudaGetLastError, ...) is
-// neither recorded nor counted.
+// neither recorded nor counted. The explicit synchronizations (cudaDeviceSynchronize,
+// cudaStreamSynchronize, cudaEventSynchronize, cudaStreamWaitEvent) also become Sync records, as
+// CUPTI's SYNCHRONIZATION kind (off with this trace) would give them, with their context but
+// stream 0 (unknown).
 //
 // Threads: on_callback runs on the program's threads. Each thread writes to a ring of its own,
 // allocated at its first recorded call (no lock or allocation after that); a full ring drops the
@@ -19,6 +22,7 @@
 
 #include <cupti.h>
 
+#include <array>
 #include <atomic>
 #include <bitset>
 #include <cstdint>
@@ -35,7 +39,7 @@ namespace gpuscope::capture {
 
 class ApiRecorder {
  public:
-  static constexpr uint32_t kRingRecords = 1u << 15;  // per thread: 32,768 x 40 bytes = 1.25 MiB
+  static constexpr uint32_t kRingRecords = 1u << 15;  // per thread: 32,768 x 48 bytes = 1.5 MiB
   static constexpr size_t kMaxRings = 64;
 
   ApiRecorder();
@@ -58,8 +62,8 @@ class ApiRecorder {
   void on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data);
 
   // On the writer thread: every finished record as an Api record (named by `name_id`, as the
-  // activity decoder names them), and a Loss record for the calls dropped since the last drain.
-  // Returns how many Api records it wrote.
+  // activity decoder names them), a Sync record for each explicit synchronization, and a Loss
+  // record for the calls dropped since the last drain. Returns how many Api records it wrote.
   size_t drain(SpoolWriter& out, const std::function<uint32_t(CUpti_CallbackDomain, uint32_t)>& name_id);
 
  private:
@@ -68,6 +72,7 @@ class ApiRecorder {
 
   std::bitset<CUPTI_RUNTIME_TRACE_CBID_SIZE> runtime_;
   std::bitset<CUPTI_DRIVER_TRACE_CBID_SIZE> driver_;
+  std::array<spool::SyncCode, CUPTI_RUNTIME_TRACE_CBID_SIZE> sync_of_{};  // Unknown: not a synchronization
   const uint64_t id_;  // tells this recorder's rings from another's in thread-local slots
   std::atomic<bool> recording_{true};
   std::mutex rings_mutex_;                    // a thread's first call, and drain's list walk

@@ -149,6 +149,7 @@ SessionResult enable_kinds(const CuptiApi& api, const SessionSettings& settings)
   for (const KindSpec& spec : kKinds) {
     if (!settings.kernels && spec.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) continue;
     if (!settings.runtime_api && spec.kind == CUPTI_ACTIVITY_KIND_RUNTIME) continue;
+    if (!settings.synchronizations && spec.kind == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) continue;
     kinds.push_back(spec);
   }
   if (!settings.kernels) append_partial(partial, "CONCURRENT_KERNEL off (PM sampling needs the instrumentation)");

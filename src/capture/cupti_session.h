@@ -17,6 +17,10 @@ struct SessionSettings {
   // CUPTI's RUNTIME kind: every runtime call. Off for the core API trace, whose API records are
   // gpuscope's own (api_recorder.h).
   bool runtime_api = true;
+  // CUPTI's SYNCHRONIZATION kind. Off for the core API trace, which records the explicit
+  // synchronizations from its own callbacks: the kind alone costs ~1.4 us per op on the tiny-op
+  // loop, which never synchronizes inside a block (H200, docs/performance.md).
+  bool synchronizations = true;
   bool driver_api = false;  // also record CUDA driver API calls
   // Without driver_api: record the driver API's launch functions only (cuLaunchKernel[Ex],
   // cooperative and graph launches), so library kernels keep their launch call.

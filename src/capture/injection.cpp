@@ -79,8 +79,12 @@ struct Capture {
   ApiFilter api_filter;                             // the lean trace (not with api=full)
   bool filter_api = false;                          // lean and its calls can be counted
   std::unique_ptr<ApiRecorder> recorder;            // the core trace (api=core), until the end
-  std::unique_ptr<CaptureRange> range;              // only with range= / delay_ms / duration_ms
-  std::unique_ptr<SyncFlush> sync_flush;            // flushes at synchronizations (sync_flush.h)
+  // Which calls the API records hold, for the spool's ApiTrace text: "core", "lean" or "full"
+  // (also when core or lean fell back for want of callbacks). Set on the thread that sets up the
+  // capture, read by the writer thread.
+  std::atomic<const char*> api_trace{"full"};
+  std::unique_ptr<CaptureRange> range;    // only with range= / delay_ms / duration_ms
+  std::unique_ptr<SyncFlush> sync_flush;  // flushes at synchronizations (sync_flush.h)
   SessionSettings session;
   std::mutex note_mutex;       // guards callbacks_note (not lifecycle: on_exit
   std::string callbacks_note;  // holds that while the writer finishes)
@@ -283,6 +287,8 @@ void end_tracing(Capture& capture) {
 void core_api_off(Capture& capture, const std::string& why) {
   capture.recorder->set_recording(false);
   capture.session.runtime_api = true;
+  capture.session.synchronizations = true;
+  capture.api_trace.store("full", std::memory_order_release);
   capture.session.driver_launches = capture.config.options.driver_launches;
   log_line("no CUPTI callbacks (%s): CUPTI records every runtime call instead (--api full)", why.c_str());
   if (capture.range) return;  // the kinds go on at each window
@@ -312,6 +318,7 @@ void subscribe(Capture& capture) {
   if (capture.gpu_sampler) capture.gpu_sampler->abandon(error);
   if (users.filter) {
     capture.filter_api = false;
+    capture.api_trace.store("full", std::memory_order_release);
     log_line("no CUPTI callbacks (%s): every API call is recorded (--api full)", error.c_str());
   }
   if (users.recorder) core_api_off(capture, error);
@@ -432,6 +439,7 @@ void start_capture() {
   }
   const bool core = capture->recorder != nullptr;
   capture->session = SessionSettings{.runtime_api = !core,
+                                     .synchronizations = !core,
                                      .driver_api = config.options.driver_api,
                                      .driver_launches = config.options.driver_launches && !core,
                                      .flush_ms = static_cast<uint32_t>(config.options.flush_ms),
@@ -452,6 +460,7 @@ void start_capture() {
   }
   spool->append_text(spool::TextKey::CaptureStatus, session.status);
   capture->filter_api = config.options.api == "lean";
+  if (core || capture->filter_api) capture->api_trace.store(core ? "core" : "lean", std::memory_order_release);
   if (config.window.kind != RecordingWindow::Kind::Whole) {
     capture->range = std::make_unique<CaptureRange>(
         config.window, [capture] { return begin_tracing(*capture); }, [capture] { end_tracing(*capture); });
@@ -476,10 +485,14 @@ void start_capture() {
   hooks.cupti_takeover = [capture] {
     return capture->taken_over.load(std::memory_order_acquire) ? capture->takeover_note : std::string();
   };
+  // The API trace is said at the start (a killed process still says it) and again at the end,
+  // after any fallback for want of callbacks (the importer keeps the last).
   hooks.on_start = [capture](SpoolWriter& out) {
     out.add(spool::RecordKind::Process, process_record(*capture, cuda_runtime_version()));
+    out.append_text(spool::TextKey::ApiTrace, capture->api_trace.load(std::memory_order_acquire));
   };
   hooks.on_finish = [capture](SpoolWriter& out, const auto& api_name_id) {
+    out.append_text(spool::TextKey::ApiTrace, capture->api_trace.load(std::memory_order_acquire));
     capture->api_filter.write(out, api_name_id);  // nothing unless the lean filter was applied
     if (capture->range) capture->range->write_windows(out);
     std::lock_guard lock(capture->note_mutex);

@@ -165,14 +165,14 @@ const std::vector<OptionSpec>& capture_option_table() {
                            "A GPU fault (an illegal address) takes the times of every record CUPTI still holds; this "
                            "bounds the loss to the last N ms ([capture.md](capture.md#gpu-faults)).");
     sync.min = 0, sync.max = 60000;
-    add("api", OptionType::Choice, &O::api, "full|lean|core",
-        "full: record every CUDA API call; lean: pure-query calls (cudaGetDevice, cudaGetLastError, ...) are "
-        "counted and timed, not recorded one by one; core: only the calls the analyses use (launches, copies, "
-        "memsets, synchronizations, allocations, module loading, context set-up), recorded by gpuscope's own "
-        "callbacks",
-        "lean gives smaller traces, not faster ones ([capture.md](capture.md#the-lean-api-trace---api-lean)); core "
-        "records no CUPTI API activity at all ([capture.md](capture.md#the-core-api-trace---api-core)).")
-        .choices = "full|lean|core";
+    add("api", OptionType::Choice, &O::api, "core|full|lean",
+        "core: only the calls the analyses use (launches, copies, memsets, synchronizations, allocations, module "
+        "loading, context set-up), recorded by gpuscope's own callbacks; full: record every CUDA API call; lean: "
+        "every call, but pure queries (cudaGetDevice, cudaGetLastError, ...) only counted and timed",
+        "core costs least ([capture.md](capture.md#the-core-api-trace---api-core)); full is for the API table of "
+        "every call; lean gives smaller traces than full, not faster ones "
+        "([capture.md](capture.md#the-lean-api-trace---api-lean)).")
+        .choices = "core|full|lean";
     OptionSpec& pytorch = add(
         "pytorch", OptionType::Choice, &O::pytorch, "LEVEL",
         "Python programs using PyTorch: name every kernel's op (ops), with input shapes (shapes), and nn.Module "

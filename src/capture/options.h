@@ -27,7 +27,7 @@ struct CaptureOptions {
   bool nccl_calls = true;
   uint64_t flush_ms = 500;
   uint64_t sync_flush_ms = 10;
-  std::string api = "full";
+  std::string api = "core";
   std::string pytorch;        // ops, shapes or modules; empty: off
   std::string capture_range;  // cudaProfilerApi or nvtx:NAME[@DOMAIN]; empty: the whole run
   std::string capture_range_end = "stop";

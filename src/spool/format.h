@@ -144,6 +144,7 @@ enum class TextKey : uint32_t {
   CuptiShared = 4,    // "1": the program had loaded that libcupti itself (e.g. PyTorch's)
   CaptureRange = 5,   // what limited recording to windows, e.g. "cudaProfilerStart/Stop"
   Distributed = 6,    // "RANK LOCAL_RANK WORLD_SIZE" from the launcher's environment (-1: unset)
+  ApiTrace = 7,       // which CUDA API calls the Api records hold: "full", "lean" or "core" (last wins)
 };
 
 struct ProcessRecord {

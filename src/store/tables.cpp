@@ -39,7 +39,8 @@ const TableSpec<Process>& table_spec<Process>() {
        text_column("capture_status", &Process::capture_status), run_id_column<Process>(),
        text_column("cupti_path", &Process::cupti_path), integer_column("cupti_shared", &Process::cupti_shared),
        text_column("capture_range", &Process::capture_range), integer_column("rank", &Process::rank),
-       integer_column("local_rank", &Process::local_rank), integer_column("world_size", &Process::world_size)}};
+       integer_column("local_rank", &Process::local_rank), integer_column("world_size", &Process::world_size),
+       text_column("api_trace", &Process::api_trace)}};
   return spec;
 }
 

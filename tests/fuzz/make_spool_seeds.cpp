@@ -31,6 +31,7 @@ void every_record(testing::SpoolBuilder& b) {
       .string(static_cast<uint32_t>(spool::TextKey::CaptureRange), "cudaProfilerStart/Stop", true)
       .string(static_cast<uint32_t>(spool::TextKey::CuptiShared), "1", true)
       .string(static_cast<uint32_t>(spool::TextKey::Distributed), "0 0 2", true)
+      .string(static_cast<uint32_t>(spool::TextKey::ApiTrace), "core", true)
       .record(RecordKind::Process, spool::ProcessRecord{1500, 100, 99, 13000, 13000, 130001, 0})
       .record(RecordKind::Device,
               spool::DeviceRecord{

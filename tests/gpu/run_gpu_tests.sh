@@ -218,27 +218,31 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   "$gpuscope" report mlpmod.gpuscope >"$logs/mlpmod.report" 2>>"$logs/report.err"
   expect "--pytorch: report names ops and modules" "$(grep -c -E 'aten::addmm|Sequential\.2' "$logs/mlpmod.report")" -ge 2
 
-  # The lean API trace (--api lean) and the default, every call.
+  # The lean API trace (--api lean) and the full one, every call.
   "$gpuscope" profile --no-report --api lean -o mlplean -- python3 "$mlp" --steps 20 >"$logs/mlplean.out" 2>"$logs/mlplean.err"
   expect "lean API: output unchanged" "$(grep -c -F "$plain" "$logs/mlplean.out")" -eq 1
   expect "lean API: cudaGetDevice counted" "$(q mlplean.gpuscope "SELECT COALESCE(SUM(calls), 0) FROM api_call_counts_named WHERE name = 'cudaGetDevice'")" -ge 1000
   expect "lean API: only its first call recorded" "$(q mlplean.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaGetDevice'")" -eq 1
   expect "lean API: launches still recorded" "$(q mlplean.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name LIKE 'cudaLaunchKernel%'")" -ge 600
-  "$gpuscope" profile --no-report -o mlpfull -- python3 "$mlp" --steps 20 >"$logs/mlpfull.out" 2>"$logs/mlpfull.err"
-  expect "default (--api full): every cudaGetDevice recorded" "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaGetDevice'")" -ge 1000
-  expect "default (--api full): nothing only counted" "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM api_call_counts")" -eq 0
+  "$gpuscope" profile --no-report --api full -o mlpfull -- python3 "$mlp" --steps 20 >"$logs/mlpfull.out" 2>"$logs/mlpfull.err"
+  expect "--api full: every cudaGetDevice recorded" "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaGetDevice'")" -ge 1000
+  expect "--api full: nothing only counted" "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM api_call_counts")" -eq 0
 
-  # The core API trace (--api core): our own callbacks record the calls the analyses use, the
-  # launches of cuBLAS (through the driver API) included; pure queries are not recorded at all.
+  # The core API trace (--api core, the default): our own callbacks record the calls the analyses
+  # use, the launches of cuBLAS (through the driver API) included; pure queries are not recorded.
   "$gpuscope" profile --no-report --api core -o mlpcore -- python3 "$mlp" --steps 20 >"$logs/mlpcore.out" 2>"$logs/mlpcore.err"
   expect "core API: exit code" $? -eq 0
   expect "core API: output unchanged" "$(grep -c -F "$plain" "$logs/mlpcore.out")" -eq 1
-  expect "core API: no gpuscope complaint" "$(grep -c 'gpuscope:' "$logs/mlpcore.err")" -eq 0
+  expect "core API: no gpuscope complaint" "$(grep -v 'program exit code' "$logs/mlpcore.err" | grep -c 'gpuscope:')" -eq 0
+  expect "core API: the processes say core" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM processes WHERE api_trace <> 'core'")" -eq 0
+  expect "--api full: the processes say full" "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM processes WHERE api_trace <> 'full'")" -eq 0
   expect "core API: cudaGetDevice not recorded" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name = 'cudaGetDevice'")" -eq 0
   expect "core API: every kernel has its launch call" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM kernels k WHERE NOT EXISTS (SELECT 1 FROM api_calls a WHERE a.pid = k.pid AND a.correlation_id = k.correlation_id)")" -eq 0
   expect "core API: as many kernels as the full trace" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM kernels")" -eq "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM kernels")"
   expect "core API: driver launches recorded (cuBLAS)" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name LIKE 'cuLaunchKernel%'")" -ge 60
   expect "core API: synchronizations recorded" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM api_calls_named WHERE name LIKE '%Synchronize%'")" -ge 1
+  expect "core API: as many synchronization records as CUPTI's" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM synchronizations")" -eq "$(q mlpfull.gpuscope "SELECT COUNT(*) FROM synchronizations")"
+  expect "core API: the same kinds of synchronization" "$(q mlpcore.gpuscope "SELECT GROUP_CONCAT(sync_kind) FROM (SELECT DISTINCT sync_kind FROM synchronizations ORDER BY sync_kind)")" = "$(q mlpfull.gpuscope "SELECT GROUP_CONCAT(sync_kind) FROM (SELECT DISTINCT sync_kind FROM synchronizations ORDER BY sync_kind)")"
   expect "core API: nothing dropped" "$(q mlpcore.gpuscope "SELECT COUNT(*) FROM data_loss WHERE what = 'api_records_dropped'")" -eq 0
   "$gpuscope" profile --no-report --api core --capture-range cudaProfilerApi -o mlpcorecr -- python3 "$mlp" --steps 20 --profile-range 5:10 >"$logs/mlpcorecr.out" 2>"$logs/mlpcorecr.err"
   expect "core API in a capture range: no call recorded outside" "$(q mlpcorecr.gpuscope "SELECT COUNT(*) FROM api_calls a, capture_windows w WHERE a.start_ns < w.start_ns OR a.start_ns > w.end_ns")" -eq 0

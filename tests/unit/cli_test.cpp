@@ -148,7 +148,7 @@ TEST(Cli, ProfileScopeOptionErrorsComeBeforeTheProgramRuns) {
       {"--sync-flush-ms 60001", "--sync-flush-ms: expected between 0 and 60000"},
       {"--sync-flush-ms -1", "--sync-flush-ms: expected between 0 and 60000"},
       {"--flush-ms 60001", "--flush-ms: expected between 0 and 60000"},
-      {"--api thin", "--api: expected one of full,lean"},
+      {"--api thin", "--api: expected one of core,full,lean"},
   };
   expect_option_errors_before_the_program(dir, cases);
   // --pytorch with a capture library that has no Python start-up hook beside it.

@@ -62,6 +62,28 @@ TEST(ReportEmpty, EveryFormatRendersAndSaysNoneCaptured) {
   EXPECT_EQ(find_section(j, "summary")["lines"][0]["unit"], "ns");
 }
 
+TEST(ReportApi, SaysWhenOnlyTheCoreCallsWereRecorded) {
+  for (const std::string trace_kind : {"core", "full", ""}) {
+    Trace t = trace_with_kernels({"k"});
+    Process p;
+    p.pid = 1;
+    p.api_trace = trace_kind;
+    t.processes.push_back(p);
+    ApiCall call;
+    call.pid = 1;
+    call.name = t.strings.intern("cudaLaunchKernel");
+    call.start = 500;
+    call.end = 900;
+    t.api_calls.push_back(call);
+    const json j = json::parse(render_report(t, {}, parse_report_format("json")));
+    std::string notes;
+    for (const json& table : find_section(j, "api")["tables"])
+      if (table["key"] == "runtime_api")
+        for (const json& note : table["notes"]) notes += note.get<std::string>();
+    EXPECT_EQ(notes.find("core API trace") != std::string::npos, trace_kind == "core") << trace_kind << ": " << notes;
+  }
+}
+
 TEST(ReportText, FitsInto120ColumnsWithLongNames) {
   std::string long_name = "void cutlass::Kernel2<cutlass::gemm::kernel::GemmUniversal<";
   for (int i = 0; i < 20; ++i) long_name += "cutlass::gemm::collective::CollectiveMma<" + std::to_string(i) + ">, ";

@@ -199,6 +199,7 @@ TEST(Store, OlderSchemasAreRefusedWithTheReaderToUse) {
     EXPECT_EQ(message.find('\n'), std::string::npos);
   }
   // The newest build that reads the file is named, with what it reads.
+  EXPECT_EQ(older_reader_of(11, false), "gpuscope 0.1.0 built from commit 7491957, which reads schemas v11");
   EXPECT_EQ(older_reader_of(10, false), "gpuscope 0.1.0 built from commit 4ceb3eb, which reads schemas v10");
   EXPECT_EQ(older_reader_of(3, false), "gpuscope 0.1.0 built from commit f998382, which reads schemas v1 to v10");
   EXPECT_EQ(older_reader_of(5, true), "gpuscope 0.1.0 built from commit 4ceb3eb, which reads spool formats v5");

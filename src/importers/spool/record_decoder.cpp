@@ -95,6 +95,7 @@ bool RecordDecoder::define_string(const char* body, uint32_t bytes, bool is_text
     case TextKey::CuptiShared: process_.cupti_shared = text == "1"; break;
     case TextKey::CaptureRange: process_.capture_range = std::move(text); break;
     case TextKey::Distributed: parse_distributed(text, process_); break;
+    case TextKey::ApiTrace: process_.api_trace = std::move(text); break;
   }
   return true;
 }

@@ -25,6 +25,10 @@ const char* name_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000: return "cudaLaunchKernel_v7000";
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020: return "cudaMemcpyAsync_v3020";
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020: return "cudaStreamSynchronize_v3020";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000: return "cudaStreamSynchronize_ptsz_v7000";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020: return "cudaDeviceSynchronize_v3020";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020: return "cudaStreamWaitEvent_v3020";
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020: return "cudaStreamQuery_v3020";
     case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020: return "cudaMalloc_v3020";
     case CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020: return "cudaSetDevice_v3020";
     case CUPTI_RUNTIME_TRACE_CBID_cudaFuncGetAttributes_v3020: return "cudaFuncGetAttributes_v3020";
@@ -37,10 +41,11 @@ const char* name_of(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 // One call of `cbid` on the calling thread, as CUPTI delivers it: entry, then exit with the same
 // correlation data.
 void call(ApiRecorder& recorder, CUpti_CallbackId cbid, uint32_t correlation, int32_t result = 0,
-          CUpti_CallbackDomain domain = CUPTI_CB_DOMAIN_RUNTIME_API) {
+          CUpti_CallbackDomain domain = CUPTI_CB_DOMAIN_RUNTIME_API, uint32_t context = 0) {
   uint64_t shared = 0;
   CUpti_CallbackData data{};
   data.correlationId = correlation;
+  data.contextUid = context;
   data.correlationData = &shared;
   data.functionReturnValue = &result;
   data.callbackSite = CUPTI_API_ENTER;
@@ -97,7 +102,7 @@ TEST_F(ApiRecorderTest, WithoutDriverLaunchesOnlyRuntimeFunctionsAreChosen) {
   recorder.choose(name_of, /*driver_launches=*/false);
   EXPECT_TRUE(recorder.records(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000));
   EXPECT_FALSE(recorder.records(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx));
-  EXPECT_EQ(recorder.chosen(), 6u);
+  EXPECT_EQ(recorder.chosen(), 10u);
 }
 
 TEST_F(ApiRecorderTest, EachThreadsCallsBecomeApiRecordsWithTimesThreadAndResult) {
@@ -129,6 +134,31 @@ TEST_F(ApiRecorderTest, EachThreadsCallsBecomeApiRecordsWithTimesThreadAndResult
     }
   }
   EXPECT_TRUE(drained().of(sp::RecordKind::Api).empty());  // each record is drained once
+}
+
+TEST_F(ApiRecorderTest, ExplicitSynchronizationsAlsoBecomeSyncRecordsAsCuptiWouldGiveThem) {
+  call(recorder_, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 1, 0, CUPTI_CB_DOMAIN_RUNTIME_API, 5);
+  call(recorder_, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, 2, 0, CUPTI_CB_DOMAIN_RUNTIME_API, 5);
+  call(recorder_, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, 3, 0, CUPTI_CB_DOMAIN_RUNTIME_API, 6);
+  call(recorder_, CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, 4, 0, CUPTI_CB_DOMAIN_RUNTIME_API, 6);
+  call(recorder_, CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020, 5);  // a query, not a synchronization
+  call(recorder_, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, 6, /*result=*/700);  // failed
+  call(recorder_, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 7);
+  const test::ReadSpool spool = drained();
+  EXPECT_EQ(spool.of(sp::RecordKind::Api).size(), 7u) << "every call is an API record too";
+  const auto syncs = spool.of(sp::RecordKind::Sync);
+  ASSERT_EQ(syncs.size(), 4u);
+  const sp::SyncCode expected[] = {sp::SyncCode::StreamSynchronize, sp::SyncCode::StreamSynchronize,
+                                   sp::SyncCode::ContextSynchronize, sp::SyncCode::StreamWaitEvent};
+  for (size_t i = 0; i < syncs.size(); ++i) {
+    const auto sync = syncs[i].as<sp::SyncRecord>();
+    EXPECT_EQ(sync.correlation_id, i + 1);
+    EXPECT_EQ(sync.sync_kind, static_cast<uint8_t>(expected[i])) << i;
+    EXPECT_EQ(sync.context, i < 2 ? 5u : 6u);
+    EXPECT_EQ(sync.stream, 0u) << "the callbacks do not resolve stream ids";
+    EXPECT_GT(sync.start_ns, 0);
+    EXPECT_GE(sync.end_ns, sync.start_ns);
+  }
 }
 
 TEST_F(ApiRecorderTest, CallsThatBeginOutsideAWindowAreNotRecorded) {

@@ -78,6 +78,23 @@ TEST(DriverLaunches, OffLeavesTheDriverKindOff) {
   EXPECT_TRUE(g_driver_switches.empty());
 }
 
+TEST(CoreApiTrace, LeavesTheRuntimeAndSynchronizationKindsToItsOwnCallbacks) {
+  const CuptiApi api = stub_api(true);
+  SessionSettings settings;
+  settings.runtime_api = false;
+  settings.synchronizations = false;
+  ASSERT_TRUE(enable_kinds(api, settings).ok);
+  EXPECT_FALSE(g_enabled.count(CUPTI_ACTIVITY_KIND_RUNTIME));
+  EXPECT_FALSE(g_enabled.count(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION));
+  EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_MEMCPY));
+  EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_MARKER)) << "NVTX ranges stay CUPTI's";
+
+  ASSERT_TRUE(enable_kinds(stub_api(true), SessionSettings{}).ok);
+  EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_RUNTIME));
+  EXPECT_TRUE(g_enabled.count(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION)) << "the full trace keeps CUPTI's";
+}
+
 TEST(DriverLaunches, ALibcuptiWithoutThePerFunctionSwitchRecordsNoDriverCallsAndSaysSo) {
   for (const bool has_switch : {false, true}) {
     const CuptiApi api = stub_api(has_switch);

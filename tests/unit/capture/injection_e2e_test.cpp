@@ -218,6 +218,8 @@ TEST_F(InjectionE2E, CoreApiTraceRecordsLaunchesThroughCallbacks) {
     const test::ReadSpool r = spool_of(pid);
     EXPECT_TRUE(r.has_end);
     EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)), "ok");
+    // Without callbacks the core trace falls back to CUPTI's records of every call, and says so.
+    EXPECT_EQ(r.texts.at(static_cast<uint32_t>(sp::TextKey::ApiTrace)), with_callbacks ? "core" : "full");
     const auto kernels = r.of(sp::RecordKind::Kernel);
     const auto apis = r.of(sp::RecordKind::Api);
     ASSERT_EQ(kernels.size(), 300u) << "callbacks: " << with_callbacks;
