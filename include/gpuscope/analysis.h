@@ -112,6 +112,10 @@ struct ApiCountGroup {
 };
 std::vector<ApiCountGroup> summarize_api_counts(const Trace& trace);
 
+// Which CUDA API traces the capture's processes recorded (Process::api_trace: core, full, lean),
+// sorted, distinct, ", "-joined; empty when no process says (imported files).
+std::string api_traces(const Trace& trace);
+
 // ---- Memory operations ----------------------------------------------------
 
 struct MemoryGroup {

@@ -123,6 +123,9 @@ struct DiffResult {
   bool base_has_samples = false, new_has_samples = false;
   // Ranks, only when both captures have several GPU processes.
   std::optional<RanksDiff> ranks;
+  // Which CUDA API traces each file recorded (api_traces()): when they differ, API rows of calls
+  // that only one trace records compare nothing.
+  std::string base_api_traces, new_api_traces;
 };
 
 // Iteration specs with an empty range: compare instances (or whole runs).

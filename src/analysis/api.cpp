@@ -3,6 +3,7 @@
 // calls; adding them would count the same wall time twice.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 #include "analysis/grouping.h"
@@ -52,6 +53,15 @@ std::vector<ApiCountGroup> summarize_api_counts(const Trace& trace) {
   for (auto& [key, g] : groups) out.push_back(std::move(g));
   std::stable_sort(out.begin(), out.end(),
                    [](const ApiCountGroup& a, const ApiCountGroup& b) { return a.total_ns > b.total_ns; });
+  return out;
+}
+
+std::string api_traces(const Trace& trace) {
+  std::set<std::string> seen;
+  for (const Process& p : trace.processes)
+    if (!p.api_trace.empty()) seen.insert(p.api_trace);
+  std::string out;
+  for (const std::string& kind : seen) out += (out.empty() ? "" : ", ") + kind;
   return out;
 }
 

@@ -331,6 +331,8 @@ DiffResult diff_traces(const Trace& base_capture, const Trace& new_capture, cons
   result.options = options;
   result.base_runs = base.runs.size();
   result.new_runs = next.runs.size();
+  result.base_api_traces = api_traces(base);
+  result.new_api_traces = api_traces(next);
   const Trace* traces[2] = {&base, &next};
   SampleUnits units;
   std::optional<Iterations> found[2];

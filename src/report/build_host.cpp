@@ -1,19 +1,7 @@
 // Host-side sections: CUDA API calls, synchronization waits, NVTX ranges.
 #include "report/builder.h"
 
-#include <algorithm>
-
 namespace gpuscope::report {
-
-namespace {
-
-// Whether a process of the capture recorded only the core set of API calls (Process::api_trace).
-bool core_api_trace(const Trace& trace) {
-  return std::any_of(trace.processes.begin(), trace.processes.end(),
-                     [](const Process& p) { return p.api_trace == "core"; });
-}
-
-}  // namespace
 
 Section build_api_section(const Trace& trace, size_t top) {
   Section s;
@@ -41,7 +29,7 @@ Section build_api_section(const Trace& trace, size_t top) {
     if (!t.rows.empty())
       t.notes.push_back("Time %: share of all " + std::string(to_string(summary.domain)) +
                         " API time, summed over threads.");
-    if (runtime && core_api_trace(trace))
+    if (runtime && analysis::api_traces(trace).find("core") != std::string::npos)
       t.notes.push_back(
           "Captured with the core API trace (--api core, the default): only the calls the analyses use "
           "(launches, copies, memsets, synchronizations, allocations, module loading, context set-up) were "

@@ -205,6 +205,12 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
       : diff.by_runs     ? "runs"
                          : "instances"));
   if (diff.by_iterations) add_iteration_notes(diff, s);
+  if (diff.base_api_traces != diff.new_api_traces && !diff.base_api_traces.empty() && !diff.new_api_traces.empty())
+    s.notes.push_back(fmt::format(
+        "The files recorded different CUDA API traces (base: {}, new: {}): CUDA API rows of functions that only "
+        "one of them records (the core trace leaves out cudaGetDevice, cudaGetLastError, ...) compare the "
+        "capture, not the program.",
+        diff.base_api_traces, diff.new_api_traces));
   if (info.fail_if_slower_percent) {
     const auto regressions = analysis::regressions_over(diff, *info.fail_if_slower_percent);
     std::string line = fmt::format("Gate --fail-if-slower {:g}%: ", *info.fail_if_slower_percent);

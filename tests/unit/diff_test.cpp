@@ -122,6 +122,20 @@ TEST(Diff, EmptyTracesGiveNoItemsAndRender) {
   EXPECT_NE(text.find("none in either capture"), std::string::npos);
 }
 
+TEST(Diff, SaysWhenTheFilesRecordedDifferentApiTraces) {
+  Trace full, core;
+  full.processes.push_back(Process{.pid = 1, .api_trace = "full"});
+  core.processes.push_back(Process{.pid = 2, .api_trace = "core"});
+  const DiffResult d = diff_traces(full, core, {});
+  EXPECT_EQ(d.base_api_traces, "full");
+  EXPECT_EQ(d.new_api_traces, "core");
+  const std::string text = render_diff(d, {"a", "b", std::nullopt, 0}, parse_report_format("text"));
+  EXPECT_NE(text.find("different CUDA API traces (base: full, new: core)"), std::string::npos) << text;
+  const std::string same = render_diff(diff_traces(core, core, {}), {"a", "b", std::nullopt, 0},
+                                       parse_report_format("text"));
+  EXPECT_EQ(same.find("different CUDA API traces"), std::string::npos);
+}
+
 TEST(Diff, RealBsrSpmmFixIsFasterOnCopiesAndNeutralOnTheKernel) {
   const DiffResult d = diff_traces(testing::read_test_capture("bsr_spmm_baseline.gpuscope"),
                                    testing::read_test_capture("bsr_spmm_fixed.gpuscope"), {});
