@@ -8,8 +8,10 @@
 #       cost (bench/pytorch_overhead.sh, pinned to CPUs 4-7: the add loop in its default modes,
 #       gpuscope against torch.profiler; mm with and without driver launches; the 1M launch
 #       storm), cost_parts (the add loop under the overhead floor with kernel tracing alone,
-#       then one more activity kind or our own launch records at a time), pack (score and pack
-#       OUT/diag into reports.tgz and captures.tar; give it last)
+#       then one more activity kind or our own launch records at a time), gpu_tests
+#       (tests/gpu/run_gpu_tests.sh: its summary in gpu_tests.txt, its logs in gpu_logs.tgz; BUILD
+#       needs the samples), pack (score and pack OUT/diag into reports.tgz and captures.tar; give
+#       it last)
 # Environment: REPS (untraced repetitions, default 3), DIAG_ARGS (more run.sh options, e.g.
 # --no-profile, --profile-planted-only), ONLY1 (the one-GPU workloads of diag1; default all).
 set -u
@@ -32,6 +34,10 @@ for part in "$@"; do
         --csv "$OUT/cost_mm.csv" >>"$OUT/cost.md"
       "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --modes untraced,gpuscope,api_full \
         --csv "$OUT/cost_storm.csv" >>"$OUT/cost.md" ;;
+    gpu_tests)
+      "$HERE/../tests/gpu/run_gpu_tests.sh" "$BUILD" "$OUT/gpu_logs" >"$OUT/gpu_tests.txt" 2>&1
+      (cd "$OUT" && tar czf gpu_logs.tgz gpu_logs && rm -rf gpu_logs)
+      grep -E '^FAIL|passed' "$OUT/gpu_tests.txt" ;;
     cost_parts)
       # Kernel tracing alone, then one more kind (or our own launch records) at a time.
       base=CONCURRENT_KERNEL+MEMCPY+MEMSET modes=untraced,gpuscope,api_full,torch_cuda,floor:$base
