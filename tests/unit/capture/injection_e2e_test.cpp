@@ -211,6 +211,7 @@ TEST_F(InjectionE2E, CoreApiTraceRecordsLaunchesThroughCallbacks) {
           void* fake = dlopen(cupti.c_str(), RTLD_NOW | RTLD_NOLOAD);
           if (fake == nullptr) _exit(105);
           sym<void (*)(int)>(fake, "fake_cupti_launch")(300);
+          sym<void (*)()>(fake, "fake_cupti_synchronize")();
           exit(9);
         },
         &pid);
@@ -223,13 +224,22 @@ TEST_F(InjectionE2E, CoreApiTraceRecordsLaunchesThroughCallbacks) {
     const auto kernels = r.of(sp::RecordKind::Kernel);
     const auto apis = r.of(sp::RecordKind::Api);
     ASSERT_EQ(kernels.size(), 300u) << "callbacks: " << with_callbacks;
-    ASSERT_EQ(apis.size(), 300u) << "callbacks: " << with_callbacks;
+    ASSERT_EQ(apis.size(), 301u) << "callbacks: " << with_callbacks;
     std::set<uint32_t> launches;
     for (const auto& record : apis) {
       const auto api = record.as<sp::ApiRecord>();
-      EXPECT_EQ(r.strings.at(api.name), "cudaLaunchKernel");
       EXPECT_EQ(api.tid, static_cast<uint32_t>(pid));
-      launches.insert(api.correlation_id);
+      if (r.strings.at(api.name) == "cudaLaunchKernel") launches.insert(api.correlation_id);
+      else EXPECT_EQ(r.strings.at(api.name), "cudaDeviceSynchronize");
+    }
+    EXPECT_EQ(launches.size(), 300u);
+    // The core trace's own synchronization record (CUPTI's SYNCHRONIZATION kind is off with it); the
+    // fake's CUPTI makes none, so the fallback has none either.
+    const auto syncs = r.of(sp::RecordKind::Sync);
+    ASSERT_EQ(syncs.size(), with_callbacks ? 1u : 0u);
+    if (with_callbacks) {
+      EXPECT_EQ(syncs[0].as<sp::SyncRecord>().sync_kind, static_cast<uint8_t>(sp::SyncCode::ContextSynchronize));
+      EXPECT_EQ(syncs[0].as<sp::SyncRecord>().context, 1u);
     }
     for (const auto& record : kernels) EXPECT_EQ(launches.count(record.as<sp::KernelRecord>().correlation_id), 1u);
     // The fake's CUPTI stamps its API records with small made-up times; the callbacks use the clock.

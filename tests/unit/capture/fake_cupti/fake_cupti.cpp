@@ -16,6 +16,7 @@
 //                                             CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED
 //   FAKE_CUPTI_FAIL=<function>[:<code>[:<nth>]],...  any call fails (fault_plan.h)
 #include <cupti_callbacks.h>
+#include <cupti_runtime_cbid.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -105,7 +106,9 @@ FAKE_EXPORT CUptiResult cuptiGetResultString(CUptiResult rc, const char** text) 
 }
 FAKE_EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain, uint32_t cbid, const char** name) {
   FAULT_POINT();
-  *name = cbid == 211 ? "cudaLaunchKernel_v7000" : "cudaSomething_v3020";
+  *name = cbid == 211                                                    ? "cudaLaunchKernel_v7000"
+          : cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020 ? "cudaDeviceSynchronize_v3020"
+                                                                         : "cudaSomething_v3020";
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType) {
@@ -194,6 +197,7 @@ CUpti_CallbackFunc g_callback = nullptr;  // the subscriber's
 void* g_callback_data = nullptr;
 bool g_context_callbacks = false;  // CONTEXT_CREATED enabled
 bool g_launch_callbacks = false;   // cudaLaunchKernel_v7000 (cbid 211) enabled
+bool g_sync_callbacks = false;     // cudaDeviceSynchronize_v3020 enabled
 int g_subscriber;                  // its address is the subscriber handle
 }  // namespace
 
@@ -212,6 +216,7 @@ FAKE_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle) {
   g_callback = nullptr;
   g_context_callbacks = false;
   g_launch_callbacks = false;
+  g_sync_callbacks = false;
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle, CUpti_CallbackDomain domain,
@@ -220,6 +225,8 @@ FAKE_EXPORT CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHan
   std::lock_guard lock(g_mutex);
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) g_context_callbacks = enable;
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == 211) g_launch_callbacks = enable;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020)
+    g_sync_callbacks = enable;
   return CUPTI_SUCCESS;
 }
 FAKE_EXPORT CUptiResult cuptiGetDeviceId(CUcontext, uint32_t* device) {
@@ -246,25 +253,26 @@ FAKE_EXPORT void fake_cupti_context_created() {
 }
 
 namespace {
-// A cudaLaunchKernel's entry and exit for the subscriber, when it enabled them (outside g_mutex:
-// the subscriber may call back into CUPTI).
-void launch_callbacks(uint32_t correlation) {
+// A runtime call's entry and exit for the subscriber, when it enabled them (`enabled`; outside
+// g_mutex: the subscriber may call back into CUPTI). Context id 1.
+void runtime_callbacks(const bool& enabled, CUpti_CallbackId cbid, const char* name, uint32_t correlation) {
   CUpti_CallbackFunc callback = nullptr;
   {
     std::lock_guard lock(g_mutex);
-    if (g_launch_callbacks) callback = g_callback;
+    if (enabled) callback = g_callback;
   }
   if (callback == nullptr) return;
   uint64_t shared = 0;
   int32_t result = 0;  // cudaSuccess
   CUpti_CallbackData data{};
-  data.functionName = "cudaLaunchKernel";
+  data.functionName = name;
   data.correlationId = correlation;
   data.correlationData = &shared;
   data.functionReturnValue = &result;
+  data.contextUid = 1;
   for (CUpti_ApiCallbackSite site : {CUPTI_API_ENTER, CUPTI_API_EXIT}) {
     data.callbackSite = site;
-    callback(g_callback_data, CUPTI_CB_DOMAIN_RUNTIME_API, 211, &data);
+    callback(g_callback_data, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &data);
   }
 }
 }  // namespace
@@ -290,7 +298,7 @@ FAKE_EXPORT void fake_cupti_launch(int count) {
       correlation = g_next_correlation++;
     }
 #ifdef FAKE_CUPTI_CALLBACKS
-    launch_callbacks(correlation);
+    runtime_callbacks(g_launch_callbacks, 211, "cudaLaunchKernel", correlation);
 #endif
     std::lock_guard lock(g_mutex);
     CUpti_ActivityAPI api{};
@@ -311,6 +319,28 @@ FAKE_EXPORT void fake_cupti_launch(int count) {
     kernel.blockX = kernel.blockY = kernel.blockZ = 32;
     g_kernels.push_back(kernel);
   }
+}
+// A cudaDeviceSynchronize on the calling thread: its callbacks (with the callback API) and an API
+// record while the RUNTIME kind is on. No SYNCHRONIZATION record: the capture's own are tested.
+FAKE_EXPORT void fake_cupti_synchronize() {
+  uint32_t correlation = 0;
+  {
+    std::lock_guard lock(g_mutex);
+    correlation = g_next_correlation++;
+  }
+#ifdef FAKE_CUPTI_CALLBACKS
+  runtime_callbacks(g_sync_callbacks, CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize",
+                    correlation);
+#endif
+  std::lock_guard lock(g_mutex);
+  CUpti_ActivityAPI api{};
+  api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+  api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020;
+  api.start = 1000 + correlation;
+  api.end = 1500 + correlation;
+  api.threadId = tid();
+  api.correlationId = correlation;
+  if (g_runtime_activity) g_apis.push_back(api);
 }
 FAKE_EXPORT int fake_cupti_flushes() { return g_flushes.load(); }
 FAKE_EXPORT int fake_cupti_nvtx_inits() { return g_nvtx_inits.load(); }
