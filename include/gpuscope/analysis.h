@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -112,9 +113,9 @@ struct ApiCountGroup {
 };
 std::vector<ApiCountGroup> summarize_api_counts(const Trace& trace);
 
-// Which CUDA API traces the capture's processes recorded (Process::api_trace: core, full, lean),
-// sorted, distinct, ", "-joined; empty when no process says (imported files).
-std::string api_traces(const Trace& trace);
+// Which CUDA API traces the capture's processes recorded (Process::api_trace: core, full, lean);
+// empty when no process says (imported files).
+std::set<std::string> api_traces(const Trace& trace);
 
 // ---- Memory operations ----------------------------------------------------
 

@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -125,7 +126,7 @@ struct DiffResult {
   std::optional<RanksDiff> ranks;
   // Which CUDA API traces each file recorded (api_traces()): when they differ, API rows of calls
   // that only one trace records compare nothing.
-  std::string base_api_traces, new_api_traces;
+  std::set<std::string> base_api_traces, new_api_traces;
 };
 
 // Iteration specs with an empty range: compare instances (or whole runs).

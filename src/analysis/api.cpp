@@ -56,13 +56,11 @@ std::vector<ApiCountGroup> summarize_api_counts(const Trace& trace) {
   return out;
 }
 
-std::string api_traces(const Trace& trace) {
+std::set<std::string> api_traces(const Trace& trace) {
   std::set<std::string> seen;
   for (const Process& p : trace.processes)
     if (!p.api_trace.empty()) seen.insert(p.api_trace);
-  std::string out;
-  for (const std::string& kind : seen) out += (out.empty() ? "" : ", ") + kind;
-  return out;
+  return seen;
 }
 
 }  // namespace gpuscope::analysis

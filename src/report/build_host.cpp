@@ -29,7 +29,7 @@ Section build_api_section(const Trace& trace, size_t top) {
     if (!t.rows.empty())
       t.notes.push_back("Time %: share of all " + std::string(to_string(summary.domain)) +
                         " API time, summed over threads.");
-    if (runtime && analysis::api_traces(trace).find("core") != std::string::npos)
+    if (runtime && analysis::api_traces(trace).count("core"))
       t.notes.push_back(
           "Captured with the core API trace (--api core, the default): only the calls the analyses use "
           "(launches, copies, memsets, synchronizations, allocations, module loading, context set-up) were "

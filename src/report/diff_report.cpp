@@ -3,6 +3,7 @@
 #include "gpuscope/diff_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -210,7 +211,7 @@ Section summary_section(const analysis::DiffResult& diff, const DiffReportInfo& 
         "The files recorded different CUDA API traces (base: {}, new: {}): CUDA API rows of functions that only "
         "one of them records (the core trace leaves out cudaGetDevice, cudaGetLastError, ...) compare the "
         "capture, not the program.",
-        diff.base_api_traces, diff.new_api_traces));
+        fmt::join(diff.base_api_traces, ", "), fmt::join(diff.new_api_traces, ", ")));
   if (info.fail_if_slower_percent) {
     const auto regressions = analysis::regressions_over(diff, *info.fail_if_slower_percent);
     std::string line = fmt::format("Gate --fail-if-slower {:g}%: ", *info.fail_if_slower_percent);

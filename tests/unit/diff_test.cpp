@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/diff_report.h"
@@ -127,8 +128,8 @@ TEST(Diff, SaysWhenTheFilesRecordedDifferentApiTraces) {
   full.processes.push_back(Process{.pid = 1, .api_trace = "full"});
   core.processes.push_back(Process{.pid = 2, .api_trace = "core"});
   const DiffResult d = diff_traces(full, core, {});
-  EXPECT_EQ(d.base_api_traces, "full");
-  EXPECT_EQ(d.new_api_traces, "core");
+  EXPECT_EQ(d.base_api_traces, std::set<std::string>{"full"});
+  EXPECT_EQ(d.new_api_traces, std::set<std::string>{"core"});
   const std::string text = render_diff(d, {"a", "b", std::nullopt, 0}, parse_report_format("text"));
   EXPECT_NE(text.find("different CUDA API traces (base: full, new: core)"), std::string::npos) << text;
   const std::string same = render_diff(diff_traces(core, core, {}), {"a", "b", std::nullopt, 0},
