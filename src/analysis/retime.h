@@ -56,6 +56,12 @@ class Retimer {
   bool replays(uint32_t correlation_id) const {
     return std::binary_search(replayed_ids_.begin(), replayed_ids_.end(), correlation_id);
   }
+  // GPU operations (kernels, copies, memsets) the call at this trace.api_calls index issued: the
+  // nodes it becomes in a CUDA graph. A query (cudaGetDevice, cudaPeekAtLastError) becomes none.
+  size_t gpu_ops(size_t api_index) const {
+    const auto [lo, hi] = ops_of(api_index);
+    return static_cast<size_t>(hi - lo);
+  }
 
  private:
   static constexpr uint32_t kNoCopy = UINT32_MAX;

@@ -125,8 +125,8 @@ TEST(Diff, EmptyTracesGiveNoItemsAndRender) {
 
 TEST(Diff, SaysWhenTheFilesRecordedDifferentApiTraces) {
   Trace full, core;
-  full.processes.push_back(Process{.pid = 1, .api_trace = "full"});
-  core.processes.push_back(Process{.pid = 2, .api_trace = "core"});
+  full.processes.emplace_back().api_trace = "full";
+  core.processes.emplace_back().api_trace = "core";
   const DiffResult d = diff_traces(full, core, {});
   EXPECT_EQ(d.base_api_traces, std::set<std::string>{"full"});
   EXPECT_EQ(d.new_api_traces, std::set<std::string>{"core"});

@@ -10,6 +10,7 @@
 
 #include "find_finding.h"
 #include "gpuscope/analysis_rules.h"
+#include "gpuscope/api_class.h"
 #include "importers/importer.h"
 #include "time_units.h"
 #include "trace_builder.h"
@@ -337,6 +338,23 @@ TEST(RulesTorchCaptures, MlpTrainRanksCudaGraphsOptimizerAndTf32First) {
     EXPECT_NE(lb->advice.find("reduce-overhead"), std::string::npos);
     EXPECT_NE(lb->advice.find("train_step"), std::string::npos);
   }
+}
+
+// The core API trace records no pure queries (cudaGetDevice, cudaPeekAtLastError, ...): a graph of
+// the step holds the same GPU work either way, so the MLP's estimate does not move with the trace.
+TEST(RulesTorchCaptures, LaunchBoundEstimateIsTheSameFromTheCoreApiTrace) {
+  const Trace full = load_trace(std::string(GPUSCOPE_TEST_DATA_DIR) + "/pytorch/mlp_train.gpuscope");
+  Trace core = full;
+  std::erase_if(core.api_calls, [&](const ApiCall& c) {
+    const std::string& name = core.strings.get(c.name);
+    return classify_api(name) == ApiClass::Other && !creates_context(name);
+  });
+  ASSERT_LT(core.api_calls.size(), full.api_calls.size() * 9 / 10);
+  const auto in_full = find(run_rules(full), "launch_bound");
+  const auto in_core = find(run_rules(core), "launch_bound");
+  ASSERT_TRUE(in_full && in_core);
+  EXPECT_NEAR(static_cast<double>(*in_core->saving_ns) / static_cast<double>(*in_full->saving_ns), 1.0, 0.02)
+      << *in_core->saving_ns << " ns from the core trace, " << *in_full->saving_ns << " ns from the full one";
 }
 
 // torch.profiler traces of the same MLP: per-parameter AdamW (aten::mul_, lerp_, addcdiv_ per

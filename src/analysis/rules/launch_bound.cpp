@@ -129,8 +129,15 @@ class LaunchBoundRule final : public Rule {
     size_t past = 0;                  // in `kernels`, past the stretch's calls
     for (auto& st : stretches) {
       past += st.size();
-      if (st.size() < 2) continue;  // one launch gains nothing from a graph
-      const double n = static_cast<double>(st.size());
+      // Graph nodes: a step's calls that only query (cudaGetDevice, ...) become none, and cost
+      // nothing in the replay, so the API trace (core or full) does not move the estimate.
+      size_t nodes = st.size();
+      if (whole_steps) {
+        nodes = 0;
+        for (size_t i : st) nodes += ctx.retimer->gpu_ops(i);
+      }
+      if (nodes < 2) continue;  // one launch gains nothing from a graph
+      const double n = static_cast<double>(nodes);
       const TimeNs last_end = t.api_calls[st.back()].end;
       const TimeNs span_end = whole_steps ? last_end : std::max(last_end, kernels[past - 1]->end);
       spans.push_back({ctx.main->pid, t.api_calls[st.front()].start, span_end});
