@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Import speed and memory on a large torch.profiler trace (issue 13 targets: >= 100 MB/s of JSON,
+# Import speed and memory on a large torch.profiler trace (targets: >= 100 MB/s of JSON,
 # peak RSS <= 2x the capture written). Generates a trace of --mb MiB from a real one
 # (build/bench/kineto_trace_gen: its events repeated, shifted in time and ids), then times
 # `gpuscope import` --runs times and `gpuscope report` (in memory, JSON to /dev/null) once, each

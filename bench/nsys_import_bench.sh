@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nsys SQLite import throughput (issue 13 target: >= 1M rows/s on the CPU machine).
+# nsys SQLite import throughput (target: >= 1M rows/s on the CPU machine).
 #   bench/nsys_import_bench.sh BUILD [FIXTURE] [DOUBLINGS] [RUNS]
 # Builds a large export from a real one by doubling every record table DOUBLINGS times (default
 # 7: x128, 3.5M rows from h100_2gpu_1s.sqlite), each copy shifted later in time by the span of

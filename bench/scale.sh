@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times every post-processing stage of gpuscope on training-shaped synthetic captures (issue 16).
+# Times every post-processing stage of gpuscope on training-shaped synthetic captures.
 #   bench/scale.sh BUILD [SIZES] [--svg docs/images/scale.svg]
 # SIZES: records per capture, comma-separated, with K/M suffixes (default 1M,3M,10M). Each size
 # runs in its own process (build/bench/scale_bench), under nice; the rows go to

@@ -1,5 +1,5 @@
 // scale_bench: every post-processing stage of gpuscope timed on a training-shaped synthetic capture
-// of N records (tests/tools/synth.h, scale_run), with the peak memory of each (issue 16). CPU-only.
+// of N records (tests/tools/synth.h, scale_run), with the peak memory of each. CPU-only.
 //
 //   build/bench/scale_bench --records 10000000 [--csv scale.csv] [--dir /tmp]
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Data-parallel training for the multi-GPU work of issue 17: an MLP (4096-wide, 4 layers) or a
+"""Data-parallel training: an MLP (4096-wide, 4 layers) or a
 transformer block (--model transformer: attention + MLP, 1024 wide) under DistributedDataParallel
 with NCCL, STEPS steps each inside an NVTX range `train_step`, launched by
 torchrun (one process per GPU). A planted straggler: rank --straggler-rank sleeps --straggler-ms

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The training loop of issue 14: a 3-layer MLP, AdamW, STEPS steps, each inside an NVTX range
+"""A training loop: a 3-layer MLP, AdamW, STEPS steps, each inside an NVTX range
 `train_step`. Prints one checksum line of the final losses so a traced run can be compared with
 an untraced one (the profiler must not change results).
 

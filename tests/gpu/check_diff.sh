@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Operating characteristics of `gpuscope diff` on a real GPU (issue 5, "Done when"):
+# Operating characteristics of `gpuscope diff` on a real GPU:
 #
 #   A/A   PAIRS pairs of captures of the same program; every judged item (kernel, copy, API
 #         call, NVTX range with >= 3 instances on both sides) should be "no significant

@@ -353,7 +353,7 @@ expect "gpu metrics: report has the GPU utilization section" "$(grep -c '^GPU ut
 expect "gpu metrics with --metrics: refused with exit 2" $? -eq 2
 expect "gpu metrics with --metrics: program not started" "$(grep -c RESULT "$logs/gpmx.out")" -eq 0
 
-# 13. Several GPUs (issue 17): DDP on 2 GPUs with a planted straggler (rank 1 sleeps 20 ms before
+# 13. Several GPUs: DDP on 2 GPUs with a planted straggler (rank 1 sleeps 20 ms before
 #     every backward pass): results unchanged, each process's rank recorded, the Ranks section
 #     names rank 1 with its median lateness per step within 10 % of 20 ms and host gaps as the
 #     cause, and the all-reduces' sizes (NCCL's NVTX payloads) give their bus bandwidth. On 4 GPUs

@@ -39,7 +39,7 @@ struct StormOptions {
 //   nvtx_ranges   `step`, `load`, `forward` per step, `backward` per step of 2+ launches, + 2
 Trace launch_storm(const StormOptions& options);
 
-// A capture shaped like a data-parallel training run, for the scale benchmark (issue 16): one
+// A capture shaped like a data-parallel training run, for the scale benchmark: one
 // process (a bench capture of `runs` processes when runs > 1, run ids 1..runs) with one host
 // thread per device launching its steps and a loader thread copying every step's input in.
 // A step: NVTX `train_step` > `forward` / `backward` > `layer_N` (kKernelsPerLayer kernels each,

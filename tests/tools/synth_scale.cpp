@@ -1,5 +1,5 @@
 // scale_run(): a capture shaped like a data-parallel training run, sized by its record count, for
-// the scale benchmark (bench/scale_bench.cpp, issue 16). See synth.h for the shape.
+// the scale benchmark (bench/scale_bench.cpp). See synth.h for the shape.
 //
 // One host thread per device launches its step; a loader thread feeds every device. Threads are
 // generated step by step in turn, each with its own clock, so the records come out nearly in time

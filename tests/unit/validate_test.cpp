@@ -1,6 +1,6 @@
 // Validation at the boundary (importers/validate.h) and the arithmetic it protects: each case
 // here once crashed `report` (SIGFPE in the occupancy calculation), overflowed (UBSan), or let
-// a check rule pass everything (issue 15).
+// a check rule pass everything.
 #include <gtest/gtest.h>
 
 #include <climits>

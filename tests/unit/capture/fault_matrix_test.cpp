@@ -1,4 +1,4 @@
-// The fault-injection matrix (issue 15, item 4). Every function the capture calls in the fake
+// The fault-injection matrix. Every function the capture calls in the fake
 // libcupti and the fake NVML fails, one function at a time, with every error code the library
 // defines; fault_child's stdout and exit status must stay those of its run without capture, and
 // the capture must say which call failed and with which error (a "gpuscope:" line or a string
