@@ -11,6 +11,7 @@
 #include <optional>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gpuscope/model.h"
@@ -80,6 +81,10 @@ struct AppendMap {
 // Appends every row of `from`'s tables to `into`'s, changed as `map` says, with its names
 // re-interned into into's string table. into's run, runs and source_gaps are left alone.
 void append_records(Trace& into, const Trace& from, const AppendMap& map);
+
+// The earliest and latest time point of the trace: every row's start, end and timestamp and the
+// run's window, 0 (no time) left out; nullopt when there is none.
+std::optional<std::pair<TimeNs, TimeNs>> time_span(const Trace& trace);
 
 // The order analyses expect: events by start (allocations and marks by timestamp), processes by
 // pid, devices by (pid, ordinal), metric collections by (pid, kind), host ops as sort_host_ops.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "gpuscope/analysis_stats.h"
 #include "gpuscope/merge.h"
 #include "gpuscope/trace_tables.h"
 
@@ -71,6 +72,42 @@ std::optional<std::string> decide_shift(const MergedInput& first, MergedInput& i
            first.file + ": merged unshifted, its times may not line up with the others'";
   }
   return std::nullopt;
+}
+
+// A shift that would carry one of the input's times past the range of a time is refused, and so
+// is an offset given by --offset that moves its times clear of the reference's: neither can be
+// the clock of one job's hosts, and its ranks would be compared with nothing.
+void check_shift(const MergeInput& first, const MergeInput& input, TimeNs shift, bool given) {
+  const auto span = time_span(input.trace);
+  if (!span) return;
+  TimeNs from = 0, to = 0;
+  if (__builtin_add_overflow(span->first, shift, &from) || __builtin_add_overflow(span->second, shift, &to))
+    throw Error(input.file + ": shifted by " + std::to_string(shift) + " ns, its times (" +
+                std::to_string(span->first) + " to " + std::to_string(span->second) +
+                " ns) leave the range of a time: not a clock offset of one job");
+  const auto reference = time_span(first.trace);
+  if (!given || !reference || (to >= reference->first && from <= reference->second)) return;
+  const bool before = to < reference->first;
+  throw Error("--offset " + input.file + "=" + std::to_string(shift) + ": shifted by that, its records end " +
+              (before ? ms(subtract_saturated(reference->first, to)) + " before " + first.file + "'s begin"
+                      : ms(subtract_saturated(from, reference->second)) + " after " + first.file + "'s end") +
+              ": the wrong offset or sign, or not the same job");
+}
+
+// Two files of one capture (a copy, or a file given under two names): the same host, launcher
+// window and pids.
+bool same_capture(const Trace& a, const Trace& b) {
+  return a.run.host == b.run.host && a.run.start == b.run.start && a.run.end == b.run.end && pids_of(a) == pids_of(b);
+}
+
+// Each rank once: two inputs with a process of the same rank are the same capture given twice or
+// captures of two jobs, and a rank's figures (and a gate on it) would mix them.
+void check_ranks(const MergeReport& report, const MergedInput& input) {
+  for (int32_t rank : input.ranks)
+    for (const MergedInput& other : report.inputs)
+      if (std::find(other.ranks.begin(), other.ranks.end(), rank) != other.ranks.end())
+        throw Error(input.file + ": rank " + std::to_string(rank) + " is in " + other.file +
+                    " too: the same capture twice, or ranks of two jobs");
 }
 
 std::string join(const std::vector<std::string>& parts, const char* sep) {
@@ -170,6 +207,12 @@ std::vector<std::string> merge_note_lines(const Run& run) {
 
 Trace merge_traces(std::vector<MergeInput> inputs, const MergeOptions& options, MergeReport& report) {
   if (inputs.size() < 2) throw Error("merge needs at least two captures");
+  for (size_t i = 1; i < inputs.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      if (inputs[i].file == inputs[j].file) throw Error(inputs[i].file + ": given twice");
+      if (same_capture(inputs[i].trace, inputs[j].trace))
+        throw Error(inputs[i].file + ": the same capture as " + inputs[j].file + " (host, run and processes)");
+    }
   for (const auto& [file, ns] : options.offsets) {
     if (file == inputs.front().file) throw Error("--offset " + file + ": the first input is the reference clock");
     if (std::none_of(inputs.begin(), inputs.end(), [&](const MergeInput& in) { return in.file == file; }))
@@ -193,6 +236,7 @@ Trace merge_traces(std::vector<MergeInput> inputs, const MergeOptions& options, 
     if (i > 0) {
       in.clock = estimate_clock_offset(inputs.front().trace, t);
       warning = decide_shift(report.inputs.front(), in, options);
+      if (in.shift_ns) check_shift(inputs.front(), inputs[i], in.shift_ns, options.offsets.count(in.file));
     }
 
     AppendMap map;
@@ -210,6 +254,7 @@ Trace merge_traces(std::vector<MergeInput> inputs, const MergeOptions& options, 
       in.pids.push_back(merged.processes[p].pid);
       if (merged.processes[p].rank >= 0) in.ranks.push_back(merged.processes[p].rank);
     }
+    check_ranks(report, in);
     for (const SourceGap& gap : t.source_gaps)
       if (!merged.lacks(gap.what)) merged.source_gaps.push_back({gap.what, gap.detail + " (" + in.file + ")"});
     if (warning) {  // stored too: a report of the merged capture must not present its times as aligned

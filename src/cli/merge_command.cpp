@@ -53,7 +53,11 @@ void print_table(const analysis::MergeReport& report, std::ostream& out) {
   }
 }
 
-// "FILE=NS" (--offset): the file as given and a whole number of ns, either sign.
+// The largest --offset taken, ns: a day. Hosts of one job keep their clocks within seconds (NTP);
+// an offset of days or years is a typo or another job, and its times would overflow or mislead.
+constexpr TimeNs kMaxClockOffsetNs = 86'400'000'000'000;
+
+// "FILE=NS" (--offset): the file as given and a whole number of ns, either sign, at most a day.
 std::pair<std::string, TimeNs> parse_offset(const std::string& text) {
   const size_t eq = text.rfind('=');
   const std::string ns = eq == std::string::npos ? "" : text.substr(eq + 1);
@@ -66,6 +70,8 @@ std::pair<std::string, TimeNs> parse_offset(const std::string& text) {
   }
   if (eq == 0 || ns.empty() || used != ns.size())
     throw Error("--offset " + text + ": expected FILE=NS, NS a whole number of nanoseconds (e.g. a.gpuscope=-1500)");
+  if (value > kMaxClockOffsetNs || value < -kMaxClockOffsetNs)
+    throw Error("--offset " + text + ": more than a day; the clocks of one job's hosts are not that far apart");
   return {text.substr(0, eq), value};
 }
 

@@ -3,6 +3,7 @@
 #include "gpuscope/trace_tables.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <tuple>
 #include <type_traits>
 
@@ -95,6 +96,28 @@ void append_records(Trace& into, const Trace& from, const AppendMap& map) {
         }
       },
       into, from);
+}
+
+std::optional<std::pair<TimeNs, TimeNs>> time_span(const Trace& trace) {
+  TimeNs first = INT64_MAX, last = INT64_MIN;
+  const auto see = [&](TimeNs t) {
+    if (t != 0) first = std::min(first, t), last = std::max(last, t);
+  };
+  see(trace.run.start), see(trace.run.end);
+  for_each_table(
+      [&](const auto& rows) {
+        for (const auto& row : rows) {
+          if constexpr (requires {
+                          row.start;
+                          row.end;
+                        })
+            see(row.start), see(row.end);
+          if constexpr (requires { row.timestamp; }) see(row.timestamp);
+        }
+      },
+      trace);
+  if (first > last) return std::nullopt;
+  return std::pair{first, last};
 }
 
 void sort_host_ops(std::vector<HostOp>& ops) {

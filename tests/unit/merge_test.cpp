@@ -307,6 +307,50 @@ TEST(Merge, ACaptureSplitPerHostAndShiftedIsRealignedAndFindsTheStragglerAgain) 
                Error);
 }
 
+// Shifts that cannot be a clock offset of one job are refused with one line: one that moves an
+// input's times out of the range of a time (INT64_MAX ns), or a given one that moves them clear of
+// the reference's; so are the same input twice and the same rank in two inputs.
+TEST(Merge, ImpossibleShiftsTheSameInputTwiceAndCollidingRanksAreRefused) {
+  constexpr TimeNs kShift = 3'700'000'000;
+  Split s = split_capture(kShift, "node-a", "node-b");
+  MergeReport report;
+  const auto refusal = [&](const std::vector<MergeInput>& inputs, const MergeOptions& options) {
+    try {
+      analysis::merge_traces(inputs, options, report);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("merged");
+  };
+  MergeOptions options;
+  options.offsets["rank1.gpuscope"] = INT64_MAX;
+  EXPECT_NE(refusal({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, options)
+                .find("rank1.gpuscope: shifted by 9223372036854775807 ns, its times ("),
+            std::string::npos);
+  options.offsets["rank1.gpuscope"] = -kShift + 3'600'000'000'000;  // an hour off
+  const std::string late = refusal({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, options);
+  EXPECT_NE(late.find("--offset rank1.gpuscope=3596300000000: shifted by that, its records end"), std::string::npos)
+      << late;
+  EXPECT_NE(late.find("after rank0.gpuscope's end: the wrong offset or sign, or not the same job"), std::string::npos)
+      << late;
+  options.offsets["rank1.gpuscope"] = -kShift - 3'600'000'000'000;
+  EXPECT_NE(refusal({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, options)
+                .find("before rank0.gpuscope's begin"),
+            std::string::npos);
+  options.offsets["rank1.gpuscope"] = -kShift;  // the right one
+  EXPECT_EQ(refusal({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, options), "merged");
+
+  EXPECT_EQ(refusal({{"rank0.gpuscope", s.rank0}, {"rank0.gpuscope", s.rank0}}, {}), "rank0.gpuscope: given twice");
+  EXPECT_EQ(refusal({{"rank0.gpuscope", s.rank0}, {"copy.gpuscope", s.rank0}}, {}),
+            "copy.gpuscope: the same capture as rank0.gpuscope (host, run and processes)");
+  for (Process& p : s.rank0.processes) p.rank = p.pid == 794 ? 0 : -1;
+  for (Process& p : s.rank1.processes) p.rank = 0;  // RANK=0 on both hosts: two jobs' rank 0
+  EXPECT_EQ(refusal({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, {}),
+            "rank1.gpuscope: rank 0 is in rank0.gpuscope too: the same capture twice, or ranks of two jobs");
+  for (Process& p : s.rank1.processes) p.rank = 1;
+  EXPECT_EQ(refusal({{"rank0.gpuscope", s.rank0}, {"rank1.gpuscope", s.rank1}}, {}), "merged");
+}
+
 // Rank 1's capture lacks its first 3 all-reduces (it started late: a profiler schedule): pairing
 // each kind's k-th instances would be off by three; the pairing that agrees best skips them.
 TEST(Merge, ACaptureThatStartedSomeCollectivesLaterIsPairedFromWhereItStarted) {
@@ -383,6 +427,11 @@ TEST(MergeCli, MergesFilesAndRefusesBadInputInOneLine) {
                                  "expected FILE=NS", "bad --offset");
   testing::expect_one_line_error(testing::run_gpuscope(dir, "merge -o x --offset other.json=15 " + k0 + " " + k1),
                                  "not one of the inputs", "--offset of no input");
+  testing::expect_one_line_error(
+      testing::run_gpuscope(dir, "merge -o x --offset " + k1 + "=9223372036854775807 " + k0 + " " + k1),
+      "more than a day; the clocks of one job's hosts are not that far apart", "--offset of years");
+  testing::expect_one_line_error(testing::run_gpuscope(dir, "merge -o x " + k0 + " " + k0), "given twice",
+                                 "the same input twice");
   EXPECT_FALSE(std::filesystem::exists(dir + "/x.gpuscope"));
 
   // Two hosts and no collectives to align on: merged, with a warning line on stderr.
