@@ -317,6 +317,24 @@ TEST(NsysImport, NewestTableVersionWinsAndUnknownTablesAreListed) {
   EXPECT_TRUE(listed);
 }
 
+// Times near INT64_MAX (a hostile export): one line naming the time, not a wrapped one.
+TEST(NsysImport, ATimePastTheRangeOfATimeIsAnError) {
+  const std::string path = nsys_fixture("mock");
+  GPUSCOPE_NEED_NSYS_FIXTURE(path);
+  const std::string dir = testing::scratch_dir("nsys_time_range");
+  const std::string copy = edited_copy(path, dir, "late.sqlite",
+                                       "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET end = 9223372036854775807;");
+  try {
+    (void)load_trace(copy);
+    ADD_FAILURE() << "imported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("late.sqlite: a time out of range: 9223372036854775807 ns after a session "
+                                         "start of "),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(NsysImport, ThroughImportBytes) {
   const std::string path = nsys_fixture("mock");
   GPUSCOPE_NEED_NSYS_FIXTURE(path);

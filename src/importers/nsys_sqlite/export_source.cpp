@@ -102,6 +102,11 @@ StringId NsysSource::cached(int64_t string_id, bool api, std::vector<StringId>& 
   return it->second;
 }
 
+void NsysSource::throw_time_out_of_range(int64_t session_ns) const {
+  throw Error(path_ + ": a time out of range: " + std::to_string(session_ns) + " ns after a session start of " +
+              std::to_string(session_start_) + " ns (a damaged export)");
+}
+
 StringId NsysSource::name(int64_t string_id) { return cached(string_id, false, dense_names_, sparse_names_); }
 
 StringId NsysSource::api_name(int64_t string_id) {

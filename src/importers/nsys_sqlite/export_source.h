@@ -44,9 +44,14 @@ class NsysSource {
   const std::set<std::string>& tables() const { return tables_; }
   const std::set<std::string>& read_tables() const { return read_tables_; }
 
-  // nsys times are ns since the session started; the model wants CLOCK_REALTIME ns.
+  // nsys times are ns since the session started; the model wants CLOCK_REALTIME ns. A sum past
+  // the range of a time (a damaged or hostile export) is an error, never a wrapped time.
   void set_session_start(TimeNs utc_ns) { session_start_ = utc_ns; }
-  TimeNs time(int64_t session_ns) const { return session_start_ + session_ns; }
+  TimeNs time(int64_t session_ns) const {
+    TimeNs t = 0;
+    if (__builtin_add_overflow(session_start_, session_ns, &t)) throw_time_out_of_range(session_ns);
+    return t;
+  }
 
   // A StringIds name, interned once per id. An id the export does not hold becomes a visible
   // placeholder ("<nsys string 42>") and is counted as data loss at the end.
@@ -71,6 +76,8 @@ class NsysSource {
   StringId resolve(int64_t string_id, bool api);
   StringId cached(int64_t string_id, bool api, std::vector<StringId>& dense,
                   std::unordered_map<int64_t, StringId>& sparse);
+
+  [[noreturn]] void throw_time_out_of_range(int64_t session_ns) const;
 
   std::string path_;
   Trace& trace_;
