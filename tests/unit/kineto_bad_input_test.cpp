@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "export/gzip.h"
 #include "importers/importer.h"
 #include "spool_builder.h"
 #include "test_files.h"
@@ -81,6 +82,17 @@ TEST(KinetoBadInput, CliSaysOneLineAndExits2) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << name << ": " << r.err;
     EXPECT_EQ(r.err.rfind("gpuscope: ", 0), 0u) << name << ": " << r.err;
   }
+}
+
+// A gzip bomb: 120 KB that inflate to a 32 MiB kernel name. Refused when the string passes
+// 16 MiB, while it is read, not after the whole of it is in memory.
+TEST(KinetoBadInput, AGzipBombIsRefusedWhileItsStringGrows) {
+  const std::string bomb = gzip_bytes(
+      event(R"({"ph": "X", "cat": "kernel", "name": ")" + std::string(32 << 20, 'a') + R"(", "ts": 1})"), 9);
+  EXPECT_LT(bomb.size(), 200'000u);
+  Trace trace;
+  const std::string error = import_bytes(bomb, trace);
+  EXPECT_NE(error.find("a string longer than 16 MiB"), std::string::npos) << error;
 }
 
 // A poor man's fuzzing: the real trace cut at many places and with bytes flipped imports or

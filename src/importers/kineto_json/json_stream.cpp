@@ -132,7 +132,10 @@ void JsonStream::read_string_into(std::string* out) {
     const char* end = buf_.data() + len_;
     const char* p = begin;
     while (p < end && *p != '"' && *p != '\\' && static_cast<unsigned char>(*p) >= 0x20) ++p;
-    if (out) out->append(begin, p);
+    if (out) {
+      out->append(begin, p);
+      if (out->size() > kMaxStringBytes) fail("a string longer than 16 MiB");
+    }
     pos_ += static_cast<size_t>(p - begin);
     if (p == end) continue;
     ++pos_;

@@ -34,6 +34,9 @@ class JsonStream {
   // After '[' or ',' inside an array: true when another element follows, false at ']'.
   bool next_element(bool first);
 
+  // The longest string (key or value) read into memory, bytes: a kernel name or an op's input
+  // shapes are kilobytes; a gzip bomb's one string could be gigabytes, refused as it grows.
+  static constexpr size_t kMaxStringBytes = size_t{16} << 20;
   void read_string(std::string& out);
   // The next number's text, validated against JSON's grammar (at most 64 characters).
   std::string_view read_number();
