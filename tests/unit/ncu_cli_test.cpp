@@ -124,6 +124,10 @@ TEST_F(NcuCli, BadInputIsOneLineAndExitTwo) {
       {"nsys_stats.csv", "\"Time (%)\",\"Total Time (ns)\",\"Instances\",\"Name\"\n\"90.0\",\"1000\",\"3\",\"k\"\n",
        "not a format gpuscope reads"},
       {"bad_header_quote.csv", "\"ID\",\"Process ID\",\"Kernel Name\",\"gpu__time", "quoted field is not closed"},
+      // Two files joined, the second from its header on (its own ncu lines and program output dropped).
+      {"two_joined.csv", raw + raw.substr(raw.find("\"ID\"")), "the header again (two ncu CSVs joined into one file?)"},
+      {"two_joined_details.csv", details + details.substr(details.find("\"ID\"")),
+       "the header again (two ncu CSVs joined into one file?)"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -34,6 +34,14 @@ void CsvReader::skip_tool_lines() {
 }
 
 bool CsvReader::next(std::vector<std::string>& fields) {
+  if (!read_record(fields)) return false;
+  if (!header_.empty() && fields == header_)
+    throw Error("line " + std::to_string(record_line_) +
+                ": the header again (two ncu CSVs joined into one file?); give each file on its own");
+  return true;
+}
+
+bool CsvReader::read_record(std::vector<std::string>& fields) {
   skip_tool_lines();
   fields.clear();
   if (pos_ >= text_.size()) return false;

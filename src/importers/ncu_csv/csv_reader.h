@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpuscope::ncu {
@@ -24,6 +25,10 @@ class CsvReader {
   // the end. Advances past the line end.
   bool next_line(std::string_view& line);
 
+  // From here on, a record equal to `header` is an error: a second table's header, where two
+  // ncu CSVs were joined into one file, would otherwise read as a launch named "Kernel Name".
+  void refuse_repeats_of(std::vector<std::string> header) { header_ = std::move(header); }
+
   // 1-based line of the record next() returned last.
   size_t line() const { return record_line_; }
 
@@ -32,12 +37,14 @@ class CsvReader {
 
  private:
   void skip_tool_lines();
+  bool read_record(std::vector<std::string>& fields);
 
   std::string_view text_;
   size_t pos_ = 0;
   size_t line_ = 1;         // line of pos_
   size_t record_line_ = 0;  // line where the last record started
   std::vector<std::string_view> tool_lines_;
+  std::vector<std::string> header_;  // refuse_repeats_of's
 };
 
 // The fields of one line read leniently, for format detection on the start of a file: a line

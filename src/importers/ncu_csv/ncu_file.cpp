@@ -79,6 +79,7 @@ File parse_text(std::string_view text) {
   if (!found) throw Error("no ncu CSV header (a line naming the columns \"ID\" and \"Kernel Name\")");
   std::vector<std::string> header;
   CsvReader(line).next(header);  // throws when the header itself is cut inside a quote
+  reader.refuse_repeats_of(header);
 
   const bool details = has(header, "Metric Name") && has(header, "Metric Value");
   file.page = details ? "details" : "raw";
