@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "importers/importer.h"
 #include "spool_builder.h"
@@ -124,6 +125,13 @@ TEST_F(NcuCli, BadInputIsOneLineAndExitTwo) {
       {"nsys_stats.csv", "\"Time (%)\",\"Total Time (ns)\",\"Instances\",\"Name\"\n\"90.0\",\"1000\",\"3\",\"k\"\n",
        "not a format gpuscope reads"},
       {"bad_header_quote.csv", "\"ID\",\"Process ID\",\"Kernel Name\",\"gpu__time", "quoted field is not closed"},
+      // A duration labelled as a rate would be scaled by 10^9 and stored as ns.
+      {"time_in_a_rate.csv",
+       header + "\"\",\"\",\"\",\"\",\"\",\"Kbyte/usecond\"\n\"0\",\"1\",\"app\",\"h\",\"k(int)\",\"5\"\n",
+       "gpu__time_duration.sum in 'Kbyte/usecond', not a time"},
+      {"details_time_in_bytes.csv",
+       std::regex_replace(details, std::regex("\"Duration\",\"ns\""), "\"Duration\",\"Kbyte\""),
+       "Duration in 'Kbyte', not a time"},
       // Two files joined, the second from its header on (its own ncu lines and program output dropped).
       {"two_joined.csv", raw + raw.substr(raw.find("\"ID\"")), "the header again (two ncu CSVs joined into one file?)"},
       {"two_joined_details.csv", details + details.substr(details.find("\"ID\"")),

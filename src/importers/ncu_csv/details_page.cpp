@@ -19,8 +19,13 @@ void read_details_page(const std::vector<std::string>& header, CsvReader& reader
   const size_t value_col = static_cast<size_t>(column(header, "Metric Value"));
 
   std::unordered_map<uint64_t, size_t> launch_of;  // ncu's ID -> index in file.launches
-  // Labels already looked up: (section + '\n' + label) -> metric index, or -1 when unmapped.
-  std::unordered_map<std::string, int64_t> mapped;
+  // Labels already looked up: (section + '\n' + label) -> metric index (-1 when unmapped) and
+  // gpuscope's description of the metric (null when it has none).
+  struct Mapped {
+    int64_t index = -1;
+    const MetricInfo* known = nullptr;
+  };
+  std::unordered_map<std::string, Mapped> mapped;
   std::vector<std::string> row;
   while (reader.next(row)) {
     // ncu ends a metric's row after "Metric Value" (the rule columns left out, 16 fields of 20);
@@ -38,15 +43,15 @@ void read_details_page(const std::vector<std::string>& header, CsvReader& reader
     Launch& launch = file.launches[at->second];
 
     const std::string key = section + '\n' + label;
-    auto [it, first] = mapped.try_emplace(key, -1);
+    auto [it, first] = mapped.try_emplace(key);
     if (first) {
       const std::string name = label.find("__") != std::string::npos ? label : perfworks_name(section, label);
-      if (!name.empty()) it->second = file.metric_index(name);
+      if (!name.empty()) it->second = {file.metric_index(name), find_metric(name)};
     }
     const Value v = parse_value(row[value_col]);
     if (v.kind == ValueKind::Missing) {
       ++file.skipped.not_available;
-    } else if (it->second < 0) {
+    } else if (it->second.index < 0) {
       // No exact Perfworks name: counted, never guessed. Text values (a cache configuration) too.
       ++file.skipped.unmapped;
       file.skipped.unmapped_labels.insert(section.empty() ? label : section + ": " + label);
@@ -56,7 +61,10 @@ void read_details_page(const std::vector<std::string>& header, CsvReader& reader
                                            std::to_string(reader.line()) + ")";
     } else {
       const std::string unit = unit_col >= 0 ? row[static_cast<size_t>(unit_col)] : std::string();
-      launch.metrics.emplace_back(static_cast<uint32_t>(it->second), v.number * unit_scale(unit));
+      if (it->second.known && !unit_fits(unit, it->second.known->unit))
+        throw Error("line " + std::to_string(reader.line()) + ": " + label + " in '" + unit + "', not " +
+                    unit_kind(it->second.known->unit) + " (a damaged or edited file)");
+      launch.metrics.emplace_back(static_cast<uint32_t>(it->second.index), v.number * unit_scale(unit));
     }
   }
 }

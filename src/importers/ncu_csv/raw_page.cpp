@@ -48,7 +48,11 @@ void read_raw_page(const std::vector<std::string>& header, CsvReader& reader, Fi
     m.device_attribute = name.rfind(kDeviceAttribute, 0) == 0;
     if (!m.device_attribute) m.metric = file.metric_index(name);
     m.scale = unit_scale(units[c]);
-    m.numeric = !units[c].empty() || find_metric(name) != nullptr;
+    const MetricInfo* known = m.device_attribute ? nullptr : find_metric(name);
+    if (known && !unit_fits(units[c], known->unit))
+      throw Error("line " + std::to_string(reader.line()) + ": " + name + " in '" + units[c] + "', not " +
+                  unit_kind(known->unit) + " (a damaged or edited file)");
+    m.numeric = !units[c].empty() || known != nullptr;
     metrics.push_back(m);
   }
 

@@ -49,7 +49,54 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+// The dimension of a unit as far as the checks need it.
+enum class Dimension { Time, Bytes, Rate, Percent, Other };
+
+bool is_bytes(std::string_view word) {
+  return word == "byte" || (word.size() > 4 && word.ends_with("byte") && prefix_of(word) > 1);
+}
+
+Dimension dimension_of(std::string_view unit) {
+  const size_t slash = unit.find('/');
+  const std::string_view num = unit.substr(0, slash);
+  const std::string_view den = slash == std::string_view::npos ? std::string_view() : unit.substr(slash + 1);
+  const std::string num_lower = lower(num);
+  if (ns_of(den) > 0 || (den.empty() && num_lower.ends_with("hz"))) return Dimension::Rate;
+  if (!den.empty()) return Dimension::Other;  // inst/cycle, register/thread, byte/cycle ...
+  if (num == "%") return Dimension::Percent;
+  if (ns_of(num) > 0) return Dimension::Time;
+  if (is_bytes(num)) return Dimension::Bytes;
+  return Dimension::Other;
+}
+
+Dimension dimension_of(MetricUnit stored) {
+  switch (stored) {
+    case MetricUnit::Nanoseconds: return Dimension::Time;
+    case MetricUnit::Bytes: return Dimension::Bytes;
+    case MetricUnit::PerSecond:
+    case MetricUnit::BytesPerSecond: return Dimension::Rate;
+    case MetricUnit::Percent: return Dimension::Percent;
+    default: return Dimension::Other;
+  }
+}
+
 }  // namespace
+
+bool unit_fits(std::string_view unit, MetricUnit stored) {
+  unit = trim(unit);
+  return unit.empty() || dimension_of(unit) == dimension_of(stored);
+}
+
+const char* unit_kind(MetricUnit stored) {
+  switch (dimension_of(stored)) {
+    case Dimension::Time: return "a time";
+    case Dimension::Bytes: return "bytes";
+    case Dimension::Rate: return "a rate per second";
+    case Dimension::Percent: return "a percentage";
+    case Dimension::Other: break;
+  }
+  return "a count (no time, bytes, rate or percentage)";
+}
 
 Value parse_value(std::string_view cell) {
   cell = trim(cell);

@@ -9,6 +9,8 @@
 
 #include <string_view>
 
+#include "gpuscope/metric_sets.h"
+
 namespace gpuscope::ncu {
 
 enum class ValueKind { Number, Missing, Text };  // Missing: empty or "n/a"
@@ -26,5 +28,15 @@ Value parse_value(std::string_view cell);
 // 1e9), a scaled count to the count ("Kbyte" -> 1e3, "Minst" -> 1e6). Units it does not know
 // ("%", "inst/cycle", "register/thread") are already base: 1.
 double unit_scale(std::string_view unit);
+
+// Whether a value labelled `unit` can be a metric gpuscope stores in `stored`: a time for ns,
+// bytes for bytes, a rate or a clock for per-second units, "%" for percentages; a count, cycles,
+// sectors or a ratio in any unit that is none of those. An empty unit (no units row) fits. A
+// value that does not fit would be scaled into a wrong number (a duration in "Kbyte/usecond"
+// stored as 10^9 times its value in ns), so the readers refuse it.
+bool unit_fits(std::string_view unit, MetricUnit stored);
+
+// What unit_fits wants for `stored`, for the message: "a time", "bytes", ...
+const char* unit_kind(MetricUnit stored);
 
 }  // namespace gpuscope::ncu
