@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/glob.h"
 #include "gpuscope/analysis_stats.h"
+#include "gpuscope/torch_annotations.h"
 
 namespace gpuscope::analysis {
 namespace {
@@ -55,10 +56,21 @@ Iterations find_iterations(const Trace& trace, const IterationSpec& spec) {
   s.range = spec.range;
   std::map<StringId, bool> matches;  // glob results per distinct name
   std::vector<Iteration> found;
+  std::map<StringId, bool> gpu_spans;          // per domain: torch.profiler's GPU spans?
+  std::optional<StringId> cpu_name, gpu_name;  // a matching range of each side, for the error
   for (const NvtxRange& r : trace.nvtx_ranges) {
     auto m = matches.find(r.name);
     if (m == matches.end()) m = matches.emplace(r.name, glob_match(spec.range, trace.strings.get(r.name))).first;
     if (!m->second) continue;
+    auto gpu = gpu_spans.find(r.domain);
+    if (gpu == gpu_spans.end())
+      gpu = gpu_spans.emplace(r.domain, trace.strings.get(r.domain) == kGpuAnnotationDomain).first;
+    if (std::optional<StringId>& first = gpu->second ? gpu_name : cpu_name; !first) first = r.name;
+    if (cpu_name && gpu_name)
+      throw Error(fmt::format(
+          "NVTX range '{}' in {} matches both CPU ranges ('{}') and torch.profiler's GPU spans of them ('{}'), "
+          "whose times are not the steps': name the CPU ones (e.g. 'ProfilerStep#*')",
+          spec.range, where(spec), trace.strings.get(*cpu_name), trace.strings.get(*gpu_name)));
     it.names_.insert(r.name);
     if (r.end <= r.start) {
       ++s.unclosed;  // never closed: no duration, no interval to attribute to

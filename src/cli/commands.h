@@ -40,6 +40,8 @@ struct ReportSettings {
 // Flags several commands take (flags.cpp).
 void add_format_flag(CLI::App& command, std::string& format, const std::string& what);
 void add_report_flags(CLI::App& command, ReportSettings& settings);  // --format, --top
+// --iteration-range's check: an empty name (a shell variable left unset) matches no range.
+CLI::Validator range_name_check();
 void add_metrics_from_flag(CLI::App& command, std::vector<std::string>& files);
 // What every command that reads a capture accepts (docs/import.md).
 extern const char* const kInputHelp;

@@ -37,11 +37,19 @@ void add_stats_flags(CLI::App& command, StatsSettings& settings) {
       ->check(CLI::Range(0.0, 1000.0));
 }
 
+CLI::Validator range_name_check() {
+  return CLI::Validator(
+      [](const std::string& name) { return name.empty() ? std::string("an empty NVTX range name") : std::string(); },
+      "");
+}
+
 void add_iteration_flags(CLI::App& command, IterationSettings& settings, const std::string& what) {
-  auto* range = command.add_option(
-      "--iteration-range", settings.range,
-      "Each instance of this NVTX range (name or glob, e.g. 'ProfilerStep#*') is one iteration: " + what +
-          " (docs/diff.md, Iterations)");
+  auto* range = command
+                    .add_option("--iteration-range", settings.range,
+                                "Each instance of this NVTX range (name or glob, e.g. 'ProfilerStep#*') is one "
+                                "iteration: " +
+                                    what + " (docs/diff.md, Iterations)")
+                    ->check(range_name_check());
   command
       .add_option("--skip-iterations", settings.skip,
                   "Leave out the first K iterations of each process (warm-up; default 0)")

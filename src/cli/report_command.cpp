@@ -52,10 +52,12 @@ Command add_report_command(CLI::App& app) {
   add_metrics_from_flag(*command, o.metrics_from);
   command->add_option("-o,--output", o.output, "Write the report here instead of stdout");
   add_report_flags(*command, o.report);
-  command->add_option("--iteration-range", o.report.iteration_range,
-                      "The NVTX range (name or glob) whose instances are the steps the report leads with; default: "
-                      "'ProfilerStep#*', else the outermost range repeating 3+ times on the main thread. With "
-                      "steps, the Bottleneck and the Recommendations judge steps 2..N (the steady state)");
+  command
+      ->add_option("--iteration-range", o.report.iteration_range,
+                   "The NVTX range (name or glob) whose instances are the steps the report leads with; default: "
+                   "'ProfilerStep#*', else the outermost range repeating 3+ times on the main thread. With "
+                   "steps, the Bottleneck and the Recommendations judge steps 2..N (the steady state)")
+      ->check(range_name_check());
   return {command, [options](const std::vector<std::string>&) { return run_report(*options); }};
 }
 

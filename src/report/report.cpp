@@ -45,8 +45,11 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   const std::string step_range = options.iteration_range.empty() ? analysis::detect_step_range(trace)
                                                                  : options.iteration_range;
   if (!step_range.empty()) shared.steps = analysis::summarize_steps(trace, step_range);
-  if (!shared.steps && !options.iteration_range.empty())
-    throw Error("--iteration-range '" + options.iteration_range + "': no NVTX range of that name in the capture");
+  if (!options.iteration_range.empty()) {  // the user's range: its steps, or a one-line error
+    if (!shared.steps)
+      throw Error("--iteration-range '" + options.iteration_range + "': no NVTX range of that name in the capture");
+    if (!shared.steps->problem.empty()) throw Error("--iteration-range: " + shared.steps->problem);
+  }
   if (shared.steps) shared.steady = analysis::steady_state(trace, *shared.steps);
   shared.rule_inputs = analysis::rule_inputs(trace, shared.steady);
   Built built = build_rows(SectionInputs{trace, options.top, cut, &shared}, false);

@@ -92,6 +92,25 @@ TEST(CliDiff, IterationRangeComparesIterationsAndRefusesWhatItCannotJudge) {
                 .err.find("a verdict needs at least 3 iterations a side"),
             std::string::npos);
   EXPECT_EQ(cli(dir, "diff base.gpuscope fixed.gpuscope --skip-iterations 1").exit_code, 2);  // needs the range
+  // An empty name (an unset shell variable): refused by the flag, for diff and report alike.
+  for (const std::string args :
+       {"diff base.gpuscope fixed.gpuscope --iteration-range ''", "report base.gpuscope --iteration-range ''"}) {
+    CliResult r = cli(dir, args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find("an empty NVTX range name"), std::string::npos) << r.err;
+  }
+}
+
+// report --iteration-range on a torch.profiler trace: a glob that takes in the GPU spans of the
+// steps too is one line and exit 2, not steps of 0.00 ms.
+TEST(CliReport, AnIterationRangeMatchingCpuAndGpuRangesIsRefused) {
+  const std::string dir = testing::scratch_dir("cli_report_mixed_range");
+  const std::string trace = testing::test_data("kineto/mlp_train.json.gz");
+  CliResult r = cli(dir, "report " + trace + " --iteration-range '*Step*'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("matches both CPU ranges ('ProfilerStep#"), std::string::npos) << r.err;
+  EXPECT_EQ(cli(dir, "report " + trace + " --iteration-range 'ProfilerStep#*'").exit_code, 0);
 }
 
 TEST(CliCheck, IterationRangeAppliesToBaselineRules) {

@@ -12,6 +12,7 @@
 #include "gpuscope/diff_report.h"
 #include "gpuscope/runs.h"
 #include "gpuscope/store.h"
+#include "gpuscope/torch_annotations.h"
 #include "test_files.h"
 
 namespace gpuscope::analysis {
@@ -143,6 +144,26 @@ TEST(Iterations, NestedMissingUnclosedAndTooFewAreErrors) {
     EXPECT_NE(std::string(e.what()).find("has 2 instances in the base capture: a verdict needs at least 3"),
               std::string::npos)
         << e.what();
+  }
+}
+
+// torch.profiler's GPU spans of the steps ("GPU: ProfilerStep#1" in their own domain) next to the
+// steps themselves: a glob matching both would mix host and GPU times into one set of steps.
+TEST(Iterations, APatternMatchingTheStepsAndTheirGpuSpansIsAnError) {
+  Builder b;
+  b.range("ProfilerStep#1", 0, 100);
+  b.range("ProfilerStep#2", 100, 200);
+  b.t.nvtx_ranges.push_back({1, 0, NvtxKind::StartEnd, b.t.strings.intern(kGpuAnnotationDomain),
+                             b.t.strings.intern("GPU: ProfilerStep#1"), 40, 140, 0});
+  EXPECT_EQ(find_iterations(b.t, spec("ProfilerStep#*")).kept.size(), 2u);
+  try {
+    find_iterations(b.t, spec("*Step*"));
+    FAIL() << "CPU steps and GPU spans mixed";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "NVTX range '*Step*' in the capture matches both CPU ranges ('ProfilerStep#1') and torch.profiler's GPU "
+              "spans of them ('GPU: ProfilerStep#1'), whose times are not the steps': name the CPU ones (e.g. "
+              "'ProfilerStep#*')");
   }
 }
 

@@ -11,17 +11,15 @@
 #include <nlohmann/json.hpp>
 
 #include "gpuscope/model.h"
+#include "gpuscope/torch_annotations.h"
 #include "importers/kineto_json/kineto_event.h"
 #include "importers/kineto_json/kineto_json.h"
 
 namespace gpuscope::kineto {
 
-// Domains of the NVTX-style ranges made from torch.profiler's annotations.
-inline constexpr char kAnnotationDomain[] = "torch.profiler";
-inline constexpr char kGpuAnnotationDomain[] = "torch.profiler (GPU)";
-// gpu_user_annotation ranges are named "GPU: NAME", so "ProfilerStep#*" and other iteration
-// ranges never match the GPU-side copies of their CPU ranges.
-inline constexpr char kGpuAnnotationPrefix[] = "GPU: ";
+// The ranges' domains and the GPU spans' names: gpuscope/torch_annotations.h. gpu_user_annotation
+// ranges are named "GPU: NAME", so "ProfilerStep#*" and other iteration ranges never match the
+// GPU-side copies of their CPU ranges.
 
 // State of one import: events are mapped as they stream past (kineto_mapping.cpp); what needs
 // the whole file (the time base, which process launched the GPU work, gaps) is done at the
