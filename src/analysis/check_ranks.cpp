@@ -81,13 +81,20 @@ RanksValue ranks_total(const Gate& rule, const std::optional<analysis::RanksAnal
     if (p->measure == "straggler_late_per_step") value = analysis::straggler_late_per_step_ns(*ranks);
     if (p->measure == "max_waited") value = static_cast<double>(j.max_waited_ns);
   } else {
+    // A gate on rank N needs the launcher's word for which process that is: numbering the
+    // processes in pid order would gate some process, not rank N.
+    if (analysis::numbered_by_pid_order(*ranks))
+      throw Error(
+          fmt::format("{}: total '{}': the capture does not say which process is rank {} (no RANK in the "
+                      "processes' environment); gate the job with ranks.<m>, or profile under a launcher "
+                      "that sets RANK (torchrun, mpirun)",
+                      at, rule.name, p->rank));
     const analysis::RankSummary* r = nullptr;
     for (size_t i = 0; i < ranks->ranks.size(); ++i)
       if (analysis::rank_number(*ranks, i) == p->rank) r = &ranks->ranks[i];
     if (!r)
-      throw Error(fmt::format("{}: total '{}' matches nothing: the capture has no rank {} (it has {} GPU processes{})",
-                              at, rule.name, p->rank, ranks->ranks.size(),
-                              analysis::numbered_by_pid_order(*ranks) ? ", numbered 0.. in pid order" : ""));
+      throw Error(fmt::format("{}: total '{}' matches nothing: the capture has no rank {} (it has {} GPU processes)",
+                              at, rule.name, p->rank, ranks->ranks.size()));
     gpu_busy = r->gpu_busy_ns, compute = r->compute_ns, comm = r->comm_ns, overlap = r->overlap_ns,
     waited = r->waited_ns;
     target = fmt::format("rank {} (pid {})", p->rank, r->pid);

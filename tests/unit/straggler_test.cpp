@@ -37,6 +37,14 @@ const Trace& ddp() {
 
 // The DDP run with the straggler's lateness taken out: each NCCL kernel of rank 1 (pid 795) starts
 // no later than rank 0's matching one, so neither rank waits for the other's arrival.
+// The DDP capture as the launcher would have described it: its ranks (it predates the RANK
+// column, so they read -1): 794 is rank 0 and 795 rank 1 (torchrun's environment at the time).
+Trace ranked(Trace t) {
+  for (Process& p : t.processes)
+    if (p.pid == 794 || p.pid == 795) p.rank = static_cast<int32_t>(p.pid - 794), p.world_size = 2;
+  return t;
+}
+
 Trace without_lateness() {
   Trace t = ddp();
   std::map<uint32_t, std::vector<Kernel*>> comm;
@@ -286,7 +294,7 @@ max = 100
 name = "rank.1.compute"
 min = "10 ms"
 )";
-  const check::CheckResult slow = gate(rules, ddp());
+  const check::CheckResult slow = gate(rules, ranked(ddp()));
   ASSERT_EQ(slow.outcomes.size(), 4u);
   EXPECT_FALSE(slow.outcomes[0].passed);  // 22.7 ms per step
   EXPECT_NEAR(slow.outcomes[0].value, 22.7e6, 0.5e6);
@@ -297,7 +305,7 @@ min = "10 ms"
   EXPECT_TRUE(slow.outcomes[3].passed);
   EXPECT_EQ(slow.outcomes[3].target, "rank 1 (pid 795): compute");
 
-  const check::CheckResult fixed = gate(rules, without_lateness());
+  const check::CheckResult fixed = gate(rules, ranked(without_lateness()));
   EXPECT_TRUE(fixed.outcomes[0].passed);
   EXPECT_EQ(fixed.outcomes[0].value, 0.0);
   EXPECT_TRUE(fixed.outcomes[1].passed);
@@ -321,8 +329,14 @@ TEST(RanksCheck, BadNamesAndMissingRanksAreErrors) {
   // A percentage takes a plain number, a duration a unit.
   EXPECT_NE(gate_error("[[total]]\nname = \"ranks.comm_hidden_pct\"\nmin = \"1 ms\"\n", ddp()), "");
   EXPECT_NE(gate_error("[[total]]\nname = \"rank.0.compute\"\nmax = 5\n", ddp()), "");
-  EXPECT_NE(gate_error("[[total]]\nname = \"rank.7.compute\"\nmax = \"1 s\"\n", ddp()).find("no rank 7"),
+  EXPECT_NE(gate_error("[[total]]\nname = \"rank.7.compute\"\nmax = \"1 s\"\n", ranked(ddp())).find("no rank 7"),
             std::string::npos);
+  // Recorded before RANK was: the ranks are unknown, so no gate on one of them (pid order would
+  // pick some process); the job's totals still gate.
+  EXPECT_NE(gate_error("[[total]]\nname = \"rank.1.compute\"\nmin = \"1 ms\"\n", ddp())
+                .find("the capture does not say which process is rank 1 (no RANK in the processes' environment)"),
+            std::string::npos);
+  EXPECT_EQ(gate_error("[[total]]\nname = \"ranks.max_waited\"\nmax = \"1 s\"\n", ddp()), "");
   EXPECT_NE(gate_error("[[total]]\nname = \"ranks.max_waited\"\nmax = \"1 s\"\n", single_process())
                 .find("fewer than two GPU processes"),
             std::string::npos);
