@@ -335,6 +335,24 @@ TEST(NsysImport, ATimePastTheRangeOfATimeIsAnError) {
   }
 }
 
+// A kernel "table" that is a recursive view (a hostile export): never queried, so the import
+// ends at once, without those kernels, and says the view was not read.
+TEST(NsysImport, AViewIsListedNotRun) {
+  const std::string path = nsys_fixture("mock");
+  GPUSCOPE_NEED_NSYS_FIXTURE(path);
+  const std::string dir = testing::scratch_dir("nsys_view");
+  const std::string copy = edited_copy(
+      path, dir, "view.sqlite",
+      "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL;"
+      "CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+      "SELECT i AS start, i + 1 AS end, 0 AS deviceId, 0 AS streamId, 0 AS correlationId FROM n;");
+  const Trace t = load_trace(copy);
+  EXPECT_TRUE(t.kernels.empty());
+  EXPECT_TRUE(std::any_of(t.data_loss.begin(), t.data_loss.end(), [](const DataLoss& d) {
+    return d.what == "nsys_skipped" && d.detail.starts_with("CUPTI_ACTIVITY_KIND_KERNEL: a view, not read");
+  }));
+}
+
 TEST(NsysImport, ThroughImportBytes) {
   const std::string path = nsys_fixture("mock");
   GPUSCOPE_NEED_NSYS_FIXTURE(path);

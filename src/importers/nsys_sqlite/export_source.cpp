@@ -41,8 +41,10 @@ constexpr StringId kNotInterned = UINT32_MAX;
 
 NsysSource::NsysSource(const std::string& path, Trace& trace)
     : path_(path), trace_(trace), db_(path, store::Database::Mode::ReadOnly) {
-  auto list = db_.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')");
-  while (list.next()) tables_.insert(list.text(0));
+  // Tables only: nsys writes no views, and a view (a damaged or hostile file's, perhaps a
+  // recursive one) would run as code on every read. Views are listed, never queried.
+  auto list = db_.prepare("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')");
+  while (list.next()) (list.text(1) == "view" ? views_ : tables_).insert(list.text(0));
 
   const std::string strings = table("StringIds");
   if (strings.empty()) return;

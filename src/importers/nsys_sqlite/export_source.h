@@ -42,6 +42,7 @@ class NsysSource {
   // Marks a table as read, so the end-of-import report of skipped tables leaves it out.
   void mark_read(const std::string& table) { read_tables_.insert(table); }
   const std::set<std::string>& tables() const { return tables_; }
+  const std::set<std::string>& views() const { return views_; }  // never read
   const std::set<std::string>& read_tables() const { return read_tables_; }
 
   // nsys times are ns since the session started; the model wants CLOCK_REALTIME ns. A sum past
@@ -83,6 +84,7 @@ class NsysSource {
   Trace& trace_;
   store::Database db_;
   std::set<std::string> tables_;
+  std::set<std::string> views_;
   std::set<std::string> read_tables_;
   TimeNs session_start_ = 0;
 

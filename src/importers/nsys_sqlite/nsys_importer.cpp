@@ -30,6 +30,8 @@ void report_unread_tables(nsys::NsysSource& source) {
     if (rows > 0)
       source.skipped("nsys_skipped", static_cast<uint64_t>(rows), table + ": not a record kind gpuscope reads");
   }
+  for (const std::string& view : source.views())
+    source.skipped("nsys_skipped", 0, view + ": a view, not read (nsys writes tables; a view runs as code)");
 }
 
 void check_has_cuda_records(nsys::NsysSource& source) {
