@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <string>
 #include <type_traits>
 
@@ -63,6 +64,34 @@ bool passes_integrity_check(const std::string& path) {
   return check.next() && check.text(0) == "ok";
 }
 
+// The views gpuscope writes must read as it wrote them: a rewritten one (recursive, or showing
+// other rows) would hang or mislead `query` and every script reading the file through its public
+// names. A view of the user's own is not gpuscope's to judge.
+void check_views(store::Database& db) {
+  std::map<std::string, std::string> expected;  // view name -> its CREATE VIEW statement
+  for_each_record_table([&](const auto& table) {
+    const auto& spec = store::table_spec<RowOf<decltype(table)>>();
+    if (!spec.view_name.empty()) expected.emplace(spec.view_name, store::view_sql(spec));
+  });
+  for (const std::string& sql : store::view_statements()) {
+    const size_t name = std::strlen("CREATE VIEW ");
+    expected.emplace(sql.substr(name, sql.find(' ', name) - name), sql);
+  }
+  auto views = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'view'");
+  size_t found = 0;
+  while (views.next()) {
+    const auto it = expected.find(views.text(0));
+    if (it == expected.end()) continue;
+    if (views.text(1) != it->second)
+      throw Error(db.path() + ": corrupt capture (its view '" + it->first +
+                  "' is not the one gpuscope writes: the file was edited)");
+    ++found;
+  }
+  if (found != expected.size())
+    throw Error(db.path() + ": corrupt capture (" + std::to_string(expected.size() - found) +
+                " of gpuscope's views are missing)");
+}
+
 void load_strings(store::Database& db, StringTable& strings) {
   auto select = db.prepare("SELECT id, value FROM strings ORDER BY id");
   int64_t expected_id = 0;
@@ -82,6 +111,7 @@ void load_strings(store::Database& db, StringTable& strings) {
 Trace load_tables(const std::string& path) {
   store::Database db(path, store::Database::Mode::ReadOnly);
   check_schema_version(db);
+  check_views(db);
   Trace trace;
   load_strings(db, trace.strings);
   store::RowCodec codec;

@@ -27,16 +27,21 @@ void insert_rows(Database& db, const TableSpec<Row>& spec, const std::vector<Row
   }
 }
 
-// The view that shows a packed table under its public name and columns (TableSpec::view_name).
+// The statement creating the view that shows a packed table under its public name and columns
+// (TableSpec::view_name); the reader holds a file's views to it.
 template <class Row>
-void create_view(Database& db, const TableSpec<Row>& spec) {
-  if (spec.view_name.empty()) return;
+std::string view_sql(const TableSpec<Row>& spec) {
   std::string sql = "CREATE VIEW " + spec.view_name + " AS SELECT ";
   for (size_t i = 0; i < spec.columns.size(); ++i) {
     const Column<Row>& c = spec.columns[i];
     sql += (i ? ", " : "") + (c.view.empty() ? "t." + c.name : c.view);
   }
-  db.exec(sql + " FROM " + spec.name + " t " + spec.view_joins);
+  return sql + " FROM " + spec.name + " t" + (spec.view_joins.empty() ? "" : " " + spec.view_joins);
+}
+
+template <class Row>
+void create_view(Database& db, const TableSpec<Row>& spec) {
+  if (!spec.view_name.empty()) db.exec(view_sql(spec));
 }
 
 // Rows come back in insertion order (rowid), so a round trip is exact.

@@ -14,6 +14,7 @@
 #include "gpuscope/store.h"
 #include "spool_builder.h"
 #include "sql_rows.h"
+#include "test_files.h"
 
 namespace gpuscope {
 namespace {
@@ -147,6 +148,34 @@ TEST(PackedStore, AKernelWithAnUnknownLaunchIsACorruptCapture) {
     EXPECT_NE(message.find("kernel_launches"), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos);
   }
+}
+
+// A view rewritten in the file (here a recursive one, which would never end) is a corrupt
+// capture for every reader of the file, `query` included, before any SQL of the user runs; a view
+// of the user's own beside gpuscope's is left alone.
+TEST(PackedStore, ARewrittenViewIsACorruptCaptureAndQueryNeverRunsIt) {
+  const std::string dir = testing::scratch_dir("packed_rewritten_view");
+  const std::string path = dir + "/a.gpuscope";
+  write_trace(path, coded_trace());
+  exec(path, "CREATE VIEW mine AS SELECT count(*) FROM kernels");
+  EXPECT_NO_THROW(read_trace(path));
+  exec(path,
+       "DROP VIEW kernels_named; DROP VIEW kernel_metrics_named; DROP VIEW mine; DROP VIEW kernels; "
+       "CREATE VIEW kernels AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+       "SELECT i AS pid FROM n");
+  try {
+    read_trace(path);
+    FAIL() << "read a capture whose kernels view was rewritten";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("corrupt capture (its view 'kernels' is not the one gpuscope writes"),
+              std::string::npos)
+        << e.what();
+  }
+  const testing::CliResult r = testing::run_gpuscope(dir, "query a.gpuscope 'SELECT count(*) FROM kernels'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("its view 'kernels' is not the one gpuscope writes"), std::string::npos) << r.err;
+  exec(path, "DROP VIEW kernels");
+  EXPECT_THROW(read_trace(path), Error);  // missing views
 }
 
 // The views are the tables' public face (docs/schema.md): SQL reads these columns, whatever the
