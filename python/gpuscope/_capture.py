@@ -131,6 +131,11 @@ class Capture:
             if self._db is None:
                 self._import()
             self.schema_version = self._read_schema_version()
+            if self.capture_path == self.path:
+                # One reader of truth: the CLI reads the whole capture with every check it makes
+                # (integrity, views, codes, references), so a file it refuses is refused here with
+                # its line, never read into partial or altered rows.
+                _run_cli(["query", str(self.path), "SELECT 1"])
         except Error:
             self.close()
             raise
@@ -280,14 +285,14 @@ class Capture:
         try:
             cursor.execute(f'SELECT * FROM "{name}"')
             rows = cursor.fetchall()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:
             raise Error(f"{self.path}: cannot read {name} ({e})") from None
         return [d[0] for d in cursor.description], rows
 
     def _query(self, sql: str) -> list[tuple[Any, ...]]:
         try:
             return self._require_open().execute(sql).fetchall()
-        except sqlite3.DatabaseError as e:  # e.g. "file is not a database", "malformed"
+        except (sqlite3.Error, UnicodeDecodeError) as e:  # e.g. "file is not a database", "malformed"
             raise Error(f"{self.path}: not a readable capture ({e})") from None
 
     def _read_schema_version(self) -> int:

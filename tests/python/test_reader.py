@@ -245,6 +245,37 @@ class BadFiles(unittest.TestCase):
         db.close()
         self.assert_refused(other, "neither a gpuscope capture nor an nsys export")
 
+    def test_refuses_what_the_cli_refuses_with_its_line(self) -> None:
+        # Damaged captures that SQLite itself reads without complaint: a rewritten view, a kernel
+        # whose launch configuration is missing, the strings out of order, a kernel name that is
+        # not UTF-8. The CLI refuses each; the reader says the same line, and returns no rows.
+        edits = {
+            "view": "DROP VIEW kernels_named; DROP VIEW kernel_metrics_named; DROP VIEW kernels; "
+                    "CREATE VIEW kernels AS SELECT 1 AS pid",
+            "launch": "UPDATE kernels_packed SET launch_id = 100000",
+            "strings": "UPDATE strings SET id = id + 1000000 WHERE id = 3",
+            "utf8": "UPDATE strings SET value = CAST(X'61FF62' AS TEXT) WHERE id = 1",
+        }
+        for name, sql in edits.items():
+            with self.subTest(name):
+                damaged = self.dir / f"damaged_{name}.gpuscope"
+                shutil.copy(DATA / "spawn.gpuscope", damaged)
+                with sqlite3.connect(damaged) as db:
+                    db.executescript(sql)
+                db.close()
+                cli = subprocess.run([gpuscope.find_binary(), "report", str(damaged)], capture_output=True,
+                                     text=True, errors="replace", check=False)
+                if cli.returncode == 0:
+                    # What the CLI reads, the reader reads too, without a raw exception.
+                    with gpuscope.open(damaged, pandas=False) as cap:
+                        for method in ("kernels", "api_calls", "processes"):
+                            getattr(cap, method)()
+                    continue
+                self.assertEqual(cli.returncode, 2, cli.stderr)
+                with self.assertRaises(gpuscope.Error) as caught:
+                    gpuscope.open(damaged)
+                self.assertEqual(str(caught.exception), cli.stderr.strip().removeprefix("gpuscope: "))
+
     def test_no_binary(self) -> None:
         saved = os.environ.get("GPUSCOPE_BINARY")
         os.environ["GPUSCOPE_BINARY"] = str(self.dir / "gpuscope")
