@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "export/gzip.h"
 #include "importers/importer.h"
 #include "spool_builder.h"
 #include "test_files.h"
@@ -144,6 +145,17 @@ TEST_F(NcuCli, BadInputIsOneLineAndExitTwo) {
     const std::string error = import_bytes(c.bytes, trace);
     EXPECT_TRUE(contains(error, c.message)) << error;
   }
+  // A gzip bomb: 1.4 MB that inflate past 256 MiB end at the limit, in one line.
+  {
+    std::ofstream file(write("bomb.csv.gz", ""), std::ios::binary);
+    GzipOstream bomb(file, 1);
+    bomb << header;
+    const std::string row = "\"0\",\"1\",\"app\",\"h\",\"k(int)\",\"" + std::string(1 << 20, '7') + "\"\n";
+    for (int i = 0; i < 300; ++i) bomb << row;
+    bomb.finish();
+  }
+  expect_one_line_error(run("report bomb.csv.gz"), "an ncu CSV of more than 256 MiB (uncompressed)", "gzip bomb");
+
   // A number column with text in it: the value is left out and counted, the rest imports.
   const std::string text_value =
       header + "\"0\",\"1\",\"app\",\"h\",\"k(int)\",\"abc\"\n\"1\",\"1\",\"app\",\"h\",\"k(int)\",\"1,000\"\n";

@@ -90,6 +90,12 @@ File parse_text(std::string_view text) {
   return file;
 }
 
+// The largest CSV read, bytes: it is held whole while parsed, so a small .gz that inflates to
+// gigabytes (a gzip bomb) ends here. The raw page of the full set is 16.4 KB per launch (2238
+// metrics, tests/data/ncu/bsr_spmm_full_raw.csv): 256 MiB holds 16,000 such launches, hours of
+// ncu replay at its pace of a second or more per launch.
+constexpr size_t kMaxCsvBytes = size_t{256} << 20;
+
 File read_file(const std::string& path) {
   // gzread reads a plain file as it is and a gzip file decompressed.
   gzFile in = gzopen(path.c_str(), "rb");
@@ -97,7 +103,13 @@ File read_file(const std::string& path) {
   std::string text;
   char buffer[1 << 16];
   int got = 0;
-  while ((got = gzread(in, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<size_t>(got));
+  while ((got = gzread(in, buffer, sizeof buffer)) > 0) {
+    if (text.size() + static_cast<size_t>(got) > kMaxCsvBytes) {
+      gzclose(in);
+      throw Error(path + ": an ncu CSV of more than 256 MiB (uncompressed); profile fewer launches per file");
+    }
+    text.append(buffer, static_cast<size_t>(got));
+  }
   gzclose(in);
   if (got < 0) throw Error(path + ": cannot read the file (corrupt gzip data)");
   try {
