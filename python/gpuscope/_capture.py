@@ -258,9 +258,13 @@ class Capture:
         # instead of a new empty database. quote() keeps '?' or '#' in a name from ending it.
         uri = "file:" + urllib.parse.quote(str(path.resolve())) + "?mode=ro"
         try:
-            return sqlite3.connect(uri, uri=True)
+            db = sqlite3.connect(uri, uri=True)
         except sqlite3.Error as e:
             raise Error(f"{path}: cannot open ({e})") from None
+        # Names are bytes as the program gave them; the CLI reads them so, and its JSON report
+        # shows bytes that are not UTF-8 as U+FFFD. The same here, instead of an exception.
+        db.text_factory = lambda data: data.decode("utf-8", "replace")
+        return db
 
     def _import(self) -> None:
         """Imports another profiler's file into a temporary capture with `gpuscope import`."""
