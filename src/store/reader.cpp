@@ -111,7 +111,6 @@ void load_strings(store::Database& db, StringTable& strings) {
 Trace load_tables(const std::string& path) {
   store::Database db(path, store::Database::Mode::ReadOnly);
   check_schema_version(db);
-  check_views(db);
   Trace trace;
   load_strings(db, trace.strings);
   store::RowCodec codec;
@@ -138,6 +137,7 @@ Trace load_tables(const std::string& path) {
         trace.*table.rows = store::load_rows(db, store::table_spec<Row>(), codec);
     });
     trace.api_calls = api_calls.get();
+    check_views(db);  // after the tables: a table's own damage (a missing column) is named first
   } catch (const Error& e) {
     // SQLite's errors name the file already; the row decoders' (a kernel's launch id) do not.
     const std::string what = e.what();
