@@ -10,6 +10,7 @@
 #include "gpuscope/analysis_runs.h"
 #include "gpuscope/bench_report.h"
 #include "gpuscope/diff_report.h"
+#include "gpuscope/report.h"
 #include "gpuscope/runs.h"
 #include "gpuscope/store.h"
 #include "gpuscope/torch_annotations.h"
@@ -113,6 +114,17 @@ TEST(Iterations, NestedMissingUnclosedAndTooFewAreErrors) {
     FAIL() << "nested instances accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("two instances overlap on thread 1 of process 1"), std::string::npos)
+        << e.what();
+  }
+  // The report's steps from a range the user named: the overlap is the command's error too.
+  ReportOptions named;
+  named.iteration_range = "step";
+  try {
+    render_report(nested.t, named, parse_report_format("text"));
+    FAIL() << "a report on overlapping named steps";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--iteration-range: NVTX range 'step' in the capture: two instances overlap"),
+              std::string::npos)
         << e.what();
   }
   Builder none;
