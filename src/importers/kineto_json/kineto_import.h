@@ -17,10 +17,6 @@
 
 namespace gpuscope::kineto {
 
-// The ranges' domains and the GPU spans' names: gpuscope/torch_annotations.h. gpu_user_annotation
-// ranges are named "GPU: NAME", so "ProfilerStep#*" and other iteration ranges never match the
-// GPU-side copies of their CPU ranges.
-
 // State of one import: events are mapped as they stream past (kineto_mapping.cpp); what needs
 // the whole file (the time base, which process launched the GPU work, gaps) is done at the
 // end (kineto_finish.cpp).
