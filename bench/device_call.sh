@@ -8,7 +8,14 @@
 #       cost (bench/pytorch_overhead.sh, pinned to CPUs 4-7: the add loop in its default modes,
 #       gpuscope against torch.profiler; mm with and without driver launches; the 1M launch
 #       storm), cost_parts (the add loop under the overhead floor with kernel tracing alone,
-#       then one more activity kind or our own launch records at a time), gpu_tests
+#       then one more activity kind or our own launch records at a time), cost_split (the add
+#       loop: gpuscope's default against the floor with its kinds and callbacks, with and without
+#       the six optional kinds; torch.profiler's modes; torch's CPU-side op records alone and under
+#       gpuscope; then a short traced run with torch's CPU trace kept, in kineto_cpu.tgz),
+#       storm_split (the 1M storm, the same split), cost_callbacks and storm_callbacks (the add
+#       loop and the storm: kernel, copy and memset records alone, then with our own launch
+#       callbacks on the runtime's, the driver's or both launch functions), import (1M-launch capture with its spools
+#       kept, then three imports of them timed, in import.txt), gpu_tests
 #       (tests/gpu/run_gpu_tests.sh: its summary in gpu_tests.txt, its logs in gpu_logs.tgz; BUILD
 #       needs the samples), pack (score and pack OUT/diag into reports.tgz and captures.tar; give
 #       it last)
@@ -34,6 +41,44 @@ for part in "$@"; do
         --csv "$OUT/cost_mm.csv" >>"$OUT/cost.md"
       "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --modes untraced,gpuscope,api_full \
         --csv "$OUT/cost_storm.csv" >>"$OUT/cost.md" ;;
+    cost_split)
+      floor=floor:CONCURRENT_KERNEL+MEMCPY+MEMSET six=+MEMCPY2+MEMORY2+MARKER+OVERHEAD+DEVICE+STREAM
+      callbacks=:runtime_launches+driver_launches
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op add --csv "$OUT/cost_split.csv" --modes \
+        untraced,gpuscope,$floor$callbacks,$floor$six$callbacks,torch_cuda,pytorch_ops,torch_cpu_cuda,torch_cpu,gpuscope_torch_cpu \
+        >>"$OUT/cost.md"
+      mkdir -p "$OUT/kineto_cpu"
+      "$BUILD/gpuscope" profile -f -o "$OUT/kineto_cpu/traced" --format json -- python3 "$HERE/../samples/pytorch/tiny_ops.py" \
+        --ops 2000 --torch-profiler cpu --torch-trace "$OUT/kineto_cpu/torch_cpu.json" >"$OUT/kineto_cpu/stdout.txt" \
+        2>"$OUT/kineto_cpu/report.json"
+      (cd "$OUT" && tar czf kineto_cpu.tgz kineto_cpu && rm -rf kineto_cpu) ;;
+    storm_split)
+      floor=floor:CONCURRENT_KERNEL+MEMCPY+MEMSET six=+MEMCPY2+MEMORY2+MARKER+OVERHEAD+DEVICE+STREAM
+      callbacks=:runtime_launches+driver_launches
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --csv "$OUT/storm_split.csv" --modes \
+        untraced,gpuscope,$floor$callbacks,$floor$six$callbacks >>"$OUT/cost.md" ;;
+    cost_callbacks | storm_callbacks)
+      floor=floor:CONCURRENT_KERNEL+MEMCPY+MEMSET
+      op=add modes=untraced,gpuscope,$floor,$floor:runtime_launches,$floor:driver_launches
+      modes+=,$floor:runtime_launches+driver_launches,torch_cuda
+      [ "$part" = storm_callbacks ] && op=storm modes=untraced,gpuscope,$floor,$floor:runtime_launches+driver_launches
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op $op --csv "$OUT/$part.csv" --modes "$modes" >>"$OUT/cost.md" ;;
+    import)
+      dir=$(mktemp -d)
+      timed() {  # LABEL CMD...: wall seconds and peak RSS (GNU time where the host has it)
+        local label=$1; shift
+        if [ -x /usr/bin/time ]; then /usr/bin/time -f "$label: %e s, peak %M KiB" "$@"
+        else local TIMEFORMAT="$label: %R s"; time "$@"; fi
+      }
+      timed profile "$BUILD/gpuscope" profile --no-report --keep-spools -o "$dir/storm" \
+        -- "$BUILD/samples/launch_storm" --launches 1000000 >>"$OUT/import.txt" 2>&1
+      ls -l "$dir" >>"$OUT/import.txt"
+      for i in 1 2 3; do
+        timed "import $i" "$BUILD/gpuscope" import -f -o "$dir/again" "$dir"/storm.*.spool \
+          >>"$OUT/import.txt" 2>&1
+      done
+      rm -rf "$dir"
+      cat "$OUT/import.txt" ;;
     gpu_tests)
       "$HERE/../tests/gpu/run_gpu_tests.sh" "$BUILD" "$OUT/gpu_logs" >"$OUT/gpu_tests.txt" 2>&1
       (cd "$OUT" && tar czf gpu_logs.tgz gpu_logs && rm -rf gpu_logs)

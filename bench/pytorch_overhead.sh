@@ -21,6 +21,9 @@
 #   range_closed    gpuscope profile --capture-range cudaProfilerApi; the range never opens
 #   torch_cuda      torch.profiler, CUDA activity only, in the program (add, mm)
 #   torch_cpu_cuda  torch.profiler, CPU + CUDA activities, in the program (add, mm)
+#   torch_cpu       torch.profiler, CPU activity only (its op records, no CUPTI), in the program
+#   gpuscope_torch_cpu  gpuscope profile with torch.profiler's CPU activity in the program: what
+#                   gpuscope's default plus torch's own op records cost together (add, mm)
 #   floor:KINDS[:CALLBACKS]  the raw-CUPTI floor (libgpuscope_floor_inject.so) with only these
 #                   activity kinds, '+'-separated (CONCURRENT_KERNEL+MEMCPY+MEMSET, RUNTIME, ...;
 #                   "-" for none) and callbacks (runtime_launches+driver_launches): what each
@@ -79,12 +82,13 @@ trap 'rm -rf "$TMP"' EXIT
 unset CUDA_INJECTION64_PATH GPUSCOPE_INJECT_CONFIG GPUSCOPE_FLOOR_KINDS GPUSCOPE_FLOOR_CALLBACKS
 
 NAMED="untraced gpuscope api_full api_lean pytorch_ops ops_full no_driver_launches range_closed torch_cuda torch_cpu_cuda"
+NAMED+=" torch_cpu gpuscope_torch_cpu"
 read -r -a MODES <<<"${ONLY//,/ }"
 [ ${#MODES[@]} -gt 0 ] || MODES=(untraced gpuscope api_full pytorch_ops ops_full torch_cuda torch_cpu_cuda)
 for m in "${MODES[@]}"; do
   case $m in
     floor:*) [ -f "$FLOOR" ] || die "mode $m needs $FLOOR" ;;
-    torch_*) [ "$OP" != storm ] || die "mode $m runs only with --op add or mm" ;;
+    torch_* | gpuscope_torch_*) [ "$OP" != storm ] || die "mode $m runs only with --op add or mm" ;;
     *) [[ " $NAMED " == *" $m "* ]] || die "unknown mode $m (modes: $NAMED floor:KINDS[:CALLBACKS])" ;;
   esac
 done
@@ -102,6 +106,8 @@ run_mode() {
     range_closed) "${PIN[@]}" "${profile[@]}" --capture-range cudaProfilerApi -- "${PROGRAM[@]}" ;;
     torch_cuda) "${PIN[@]}" "${PROGRAM[@]}" --torch-profiler cuda ;;
     torch_cpu_cuda) "${PIN[@]}" "${PROGRAM[@]}" --torch-profiler cpu+cuda ;;
+    torch_cpu) "${PIN[@]}" "${PROGRAM[@]}" --torch-profiler cpu ;;
+    gpuscope_torch_cpu) "${PIN[@]}" "${profile[@]}" -- "${PROGRAM[@]}" --torch-profiler cpu ;;
     floor:*)
       local kinds callbacks=""
       IFS=: read -r _ kinds callbacks <<<"$1"

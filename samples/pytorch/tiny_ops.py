@@ -7,7 +7,10 @@ B equal blocks (each ending with a synchronize), printed on a `block_us_per_op` 
 `us_per_op` is the median block's.
 
     python3 tiny_ops.py [--ops 20000] [--warmup 2000] [--op add|mm] [--blocks 1]
-                        [--torch-profiler cuda|cpu+cuda]
+                        [--torch-profiler cuda|cpu|cpu+cuda] [--torch-trace FILE]
+
+--torch-profiler runs the timed loop inside torch.profiler with those activities; --torch-trace
+writes its trace (Chrome JSON) to FILE afterwards, outside the timing.
 """
 import argparse
 import time
@@ -31,7 +34,8 @@ def main():
     parser.add_argument("--ops", type=int, default=20000)
     parser.add_argument("--warmup", type=int, default=2000)
     parser.add_argument("--op", default="add", choices=["add", "mm"])
-    parser.add_argument("--torch-profiler", default="", choices=["", "cuda", "cpu+cuda"])
+    parser.add_argument("--torch-profiler", default="", choices=["", "cuda", "cpu", "cpu+cuda"])
+    parser.add_argument("--torch-trace", default="")
     parser.add_argument("--blocks", type=int, default=1,
                         help="time the loop in this many equal blocks; us_per_op is their median")
     args = parser.parse_args()
@@ -42,7 +46,8 @@ def main():
     profiler = None
     if args.torch_profiler:
         from torch.profiler import ProfilerActivity, profile
-        activities = [ProfilerActivity.CUDA] + ([ProfilerActivity.CPU] if args.torch_profiler == "cpu+cuda" else [])
+        activities = [ProfilerActivity.CPU] if "cpu" in args.torch_profiler else []
+        activities += [ProfilerActivity.CUDA] if "cuda" in args.torch_profiler else []
         profiler = profile(activities=activities)
         profiler.__enter__()
     per_block = args.ops // max(1, args.blocks)
@@ -54,6 +59,8 @@ def main():
         block_us.append((time.perf_counter() - begin) * 1e6 / per_block)
     if profiler is not None:
         profiler.__exit__(None, None, None)
+        if args.torch_trace:
+            profiler.export_chrome_trace(args.torch_trace)
     ordered = sorted(block_us)
     n = len(ordered)
     median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2

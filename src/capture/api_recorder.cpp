@@ -38,6 +38,11 @@ struct ThreadSlot {
   void* ring = nullptr;
 };
 thread_local ThreadSlot t_slot;
+// The correlation id of the recorded runtime call in flight on this thread (0: none). The driver
+// launch that a runtime launch makes inside it carries the same id, and the runtime record
+// already links the kernel to its call: recording the driver call too would be a third record
+// per launch (a third of a launch storm's spool, import and capture) that says nothing new.
+thread_local uint32_t t_runtime_call = 0;
 
 uint32_t this_thread_id() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
 
@@ -115,11 +120,17 @@ ApiRecorder::Ring* ApiRecorder::ring_of_this_thread() {
 
 void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
   if (data.correlationData == nullptr) return;
+  const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
   if (data.callbackSite == CUPTI_API_ENTER) {
-    // CUPTI keeps this for the same call's exit; 0: the call began outside a window.
-    *data.correlationData = recording_.load(std::memory_order_relaxed) ? static_cast<uint64_t>(realtime_ns()) : 0;
+    if (runtime) t_runtime_call = data.correlationId;
+    const bool inside_runtime_call = !runtime && t_runtime_call != 0 && data.correlationId == t_runtime_call;
+    // CUPTI keeps this for the same call's exit; 0: not recorded (outside a window, or nested).
+    *data.correlationData = recording_.load(std::memory_order_relaxed) && !inside_runtime_call
+                                ? static_cast<uint64_t>(realtime_ns())
+                                : 0;
     return;
   }
+  if (runtime && data.correlationId == t_runtime_call) t_runtime_call = 0;
   const int64_t start = static_cast<int64_t>(*data.correlationData);
   if (start == 0) return;
   const int64_t end = realtime_ns();
@@ -147,8 +158,7 @@ void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
   r.cbid = cbid;
   r.return_code = data.functionReturnValue ? *static_cast<const int32_t*>(data.functionReturnValue) : 0;
   r.correlation_id = data.correlationId;
-  r.domain = static_cast<uint8_t>(domain == CUPTI_CB_DOMAIN_RUNTIME_API ? spool::ApiDomainCode::Runtime
-                                                                        : spool::ApiDomainCode::Driver);
+  r.domain = static_cast<uint8_t>(runtime ? spool::ApiDomainCode::Runtime : spool::ApiDomainCode::Driver);
   ring->head.store(head + 1, std::memory_order_release);
 }
 

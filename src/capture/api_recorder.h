@@ -6,7 +6,8 @@
 // (docs/performance.md, "Where the cost goes"). Which functions: every runtime function whose
 // name classify_api() puts in a class the analyses use, or that creates the context
 // (gpuscope/api_class.h), and the driver's launch functions (launch_callbacks.h), so library
-// kernels keep their launch call. Everything else (cudaGetDevice, cudaGetLastError, ...) is
+// kernels keep their launch call (not when a recorded runtime launch makes them: the runtime record
+// already links the kernel). Everything else (cudaGetDevice, cudaGetLastError, ...) is
 // neither recorded nor counted. The explicit synchronizations (cudaDeviceSynchronize,
 // cudaStreamSynchronize, cudaEventSynchronize, cudaStreamWaitEvent) also become Sync records, as
 // CUPTI's SYNCHRONIZATION kind (off with this trace) would give them, with their context but

@@ -136,6 +136,38 @@ TEST_F(ApiRecorderTest, EachThreadsCallsBecomeApiRecordsWithTimesThreadAndResult
   EXPECT_TRUE(drained().of(sp::RecordKind::Api).empty());  // each record is drained once
 }
 
+TEST_F(ApiRecorderTest, TheDriverLaunchInsideARuntimeLaunchIsNotASecondRecord) {
+  // cudaLaunchKernel calls cuLaunchKernel, and CUPTI calls back for both with one correlation id.
+  uint64_t runtime_shared = 0, driver_shared = 0;
+  int32_t result = 0;
+  CUpti_CallbackData runtime{}, driver{};
+  for (auto [data, shared] : {std::pair{&runtime, &runtime_shared}, std::pair{&driver, &driver_shared}}) {
+    data->correlationId = 5;
+    data->correlationData = shared;
+    data->functionReturnValue = &result;
+  }
+  const auto site = [](CUpti_CallbackData& data, CUpti_ApiCallbackSite at) -> const CUpti_CallbackData& {
+    data.callbackSite = at;
+    return data;
+  };
+  constexpr CUpti_CallbackId kLaunch = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+  constexpr CUpti_CallbackId kDriverLaunch = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
+  recorder_.on_callback(CUPTI_CB_DOMAIN_RUNTIME_API, kLaunch, site(runtime, CUPTI_API_ENTER));
+  recorder_.on_callback(CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunch, site(driver, CUPTI_API_ENTER));
+  recorder_.on_callback(CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunch, site(driver, CUPTI_API_EXIT));
+  recorder_.on_callback(CUPTI_CB_DOMAIN_RUNTIME_API, kLaunch, site(runtime, CUPTI_API_EXIT));
+  // A library's own driver launch (cuBLAS, Triton), and one after the runtime call has returned.
+  call(recorder_, kDriverLaunch, 6, 0, CUPTI_CB_DOMAIN_DRIVER_API);
+  call(recorder_, kDriverLaunch, 5, 0, CUPTI_CB_DOMAIN_DRIVER_API);
+  std::vector<std::pair<uint32_t, uint8_t>> recorded;  // (correlation id, domain)
+  for (const auto& record : drained().of(sp::RecordKind::Api))
+    recorded.emplace_back(record.as<sp::ApiRecord>().correlation_id, record.as<sp::ApiRecord>().domain);
+  const auto runtime_code = static_cast<uint8_t>(sp::ApiDomainCode::Runtime);
+  const auto driver_code = static_cast<uint8_t>(sp::ApiDomainCode::Driver);
+  EXPECT_EQ(recorded,
+            (std::vector<std::pair<uint32_t, uint8_t>>{{5, runtime_code}, {6, driver_code}, {5, driver_code}}));
+}
+
 TEST_F(ApiRecorderTest, ExplicitSynchronizationsAlsoBecomeSyncRecordsAsCuptiWouldGiveThem) {
   call(recorder_, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 1, 0, CUPTI_CB_DOMAIN_RUNTIME_API, 5);
   call(recorder_, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000, 2, 0, CUPTI_CB_DOMAIN_RUNTIME_API, 5);
