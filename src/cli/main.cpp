@@ -49,7 +49,10 @@ int main(int argc, char** argv) {
     std::reverse(args.begin(), args.end());  // CLI11 takes a reversed vector
     app.parse(args);
   } catch (const CLI::ParseError& error) {
-    return app.exit(error) == 0 ? 0 : 2;
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
+    // One line, as every other error: CLI11's own printing adds a second ("Run with --help").
+    std::cerr << "gpuscope: " << gpuscope::printable(error.what()) << " (see --help)\n";
+    return 2;
   }
 
   try {

@@ -58,6 +58,9 @@ void Database::fail(const std::string& what, int code) const {
   switch (code & 0xFF) {
     case SQLITE_NOTADB: throw Error(path_ + ": not a SQLite database (is this a gpuscope capture?)");
     case SQLITE_CORRUPT: throw Error(path_ + ": the database is corrupt (" + detail + ")");
+    case SQLITE_INTERRUPT:
+      if (!past_deadline_.empty()) throw Error(path_ + ": " + past_deadline_);
+      [[fallthrough]];
     default: throw Error(path_ + ": " + what + ": " + detail);
   }
 }
@@ -106,6 +109,23 @@ Statement Database::prepare_user_query(const std::string& sql) {
   if (!sqlite3_stmt_readonly(raw))
     throw Error("query is read-only: statements that write (VACUUM, INSERT, UPDATE, CREATE, ...) are refused");
   return statement;
+}
+
+void Database::limit_time(std::chrono::milliseconds limit, std::string why) {
+  if (limit.count() <= 0) {
+    sqlite3_progress_handler(db_, 0, nullptr, nullptr);
+    past_deadline_.clear();
+    return;
+  }
+  deadline_ = std::chrono::steady_clock::now() + limit;
+  past_deadline_ = std::move(why);
+  // Non-zero stops the statement (SQLITE_INTERRUPT). 10,000 virtual-machine steps take well
+  // under a millisecond, so a clock read each time costs nothing measurable.
+  constexpr int kStepsBetweenChecks = 10000;
+  sqlite3_progress_handler(
+      db_, kStepsBetweenChecks,
+      [](void* self) { return std::chrono::steady_clock::now() > static_cast<Database*>(self)->deadline_ ? 1 : 0; },
+      this);
 }
 
 bool Database::has_table(const std::string& name) {

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,12 +34,18 @@ class Database {
   // a new file even on a connection opened read-only.
   Statement prepare_user_query(const std::string& sql);
   bool has_table(const std::string& name);
+  // Stops whatever this connection runs once `limit` has passed from now (SQLite asks every few
+  // thousand steps, so the stop comes within milliseconds): the statement then fails with
+  // "PATH: " + `why`. A zero limit lifts it. For SQL that gpuscope did not write.
+  void limit_time(std::chrono::milliseconds limit, std::string why);
   const std::string& path() const { return path_; }
   [[noreturn]] void fail(const std::string& what, int code) const;
 
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::chrono::steady_clock::time_point deadline_{};
+  std::string past_deadline_;  // the line a stopped statement fails with
   friend class Statement;
 };
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -367,6 +368,21 @@ TEST(Cli, QueryRunsExactlyOneReadOnlyStatement) {
   testing::expect_one_line_error(gpuscope(dir, "query " + capture + "''"), "query: no SQL statement given", "empty");
   CliResult trailing = gpuscope(dir, "query " + capture + "'SELECT 1; -- done'");
   EXPECT_EQ(trailing.out, "1\n") << "a comment after the ';' is not a statement";
+}
+
+// A query without an end (a recursive CTE that never stops) ends in one line at --timeout.
+TEST(Cli, AQueryWithoutAnEndStopsAtItsTimeout) {
+  const std::string dir = testing::scratch_dir("cli_query_timeout");
+  const std::string capture = std::string(GPUSCOPE_TEST_DATA_DIR) + "/bsr_spmm_baseline.gpuscope ";
+  const std::string endless =
+      "'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n'";
+  const auto start = std::chrono::steady_clock::now();
+  testing::expect_one_line_error(gpuscope(dir, "query --timeout 1 " + capture + endless),
+                                 "query stopped after 1 s (--timeout; 0 for no limit)", "endless query");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30)) << "stopped near its limit";
+  testing::expect_one_line_error(gpuscope(dir, "query --timeout 100000 " + capture + "'SELECT 1'"), "--timeout",
+                                 "more than a day");
+  EXPECT_EQ(gpuscope(dir, "query --timeout 0 " + capture + "'SELECT 1'").out, "1\n") << "0: no limit";
 }
 
 }  // namespace
