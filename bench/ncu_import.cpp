@@ -4,10 +4,14 @@
 // metric values/s and peak memory.
 //
 //   gpuscope_ncu_import_bench RAW.csv DETAILS.csv [RAW_ROWS] [DETAILS_LAUNCHES] (defaults 2000, 20000)
+//
+// The CSVs are made in the temporary directory and removed; with GPUSCOPE_NCU_BENCH_DIR=DIR they
+// are made in DIR and kept (bench/reader_memory.sh reads them again).
 #include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -82,18 +86,19 @@ int main(int argc, char** argv) {
   }
   const size_t raw_rows = argc > 3 ? std::stoul(argv[3]) : 2000;
   const size_t details_launches = argc > 4 ? std::stoul(argv[4]) : 20000;
-  const auto dir = std::filesystem::temp_directory_path();
+  const char* keep_in = std::getenv("GPUSCOPE_NCU_BENCH_DIR");
+  const auto dir = keep_in ? std::filesystem::path(keep_in) : std::filesystem::temp_directory_path();
   try {
     const std::string raw = make_file(argv[1], true, raw_rows, (dir / "gpuscope_bench_ncu_raw.csv").string());
     time_import("raw page", raw, raw_rows);
-    std::filesystem::remove(raw);
+    if (!keep_in) std::filesystem::remove(raw);
     std::string head;
     std::vector<std::string> rows;
     split(slurp(argv[2]), false, head, rows);
     const std::string details = make_file(argv[2], false, details_launches,
                                           (dir / "gpuscope_bench_ncu_details.csv").string());
     time_import("details page", details, details_launches * rows.size());
-    std::filesystem::remove(details);
+    if (!keep_in) std::filesystem::remove(details);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
