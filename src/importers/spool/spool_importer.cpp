@@ -1,5 +1,6 @@
 #include "importers/spool/spool_importer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +57,26 @@ ChunkStatus read_chunk(std::ifstream& in, std::vector<char>& payload, uint32_t& 
   return ChunkStatus::Ok;
 }
 
+// How many records the spool's chunks say they hold, from their headers alone (payloads are
+// skipped, not read). Each record takes at least a byte, so a header cannot claim more records
+// than its payload has bytes: the count is bounded by the file's size. Reading stops at the first
+// header that is not one; the decoding pass finds what is wrong there.
+uint64_t records_announced(std::ifstream& in, uint64_t file_bytes) {
+  const std::streampos first_chunk = in.tellg();
+  uint64_t records = 0;
+  spool::ChunkHeader chunk{};
+  while (in.read(reinterpret_cast<char*>(&chunk), sizeof chunk) && chunk.magic == spool::kChunkMagic &&
+         chunk.payload_bytes <= spool::kMaxChunkPayload) {
+    records += std::min<uint64_t>(chunk.record_count, chunk.payload_bytes);
+    const std::streamoff next = in.tellg() + static_cast<std::streamoff>(chunk.payload_bytes);
+    if (static_cast<uint64_t>(next) > file_bytes) break;
+    in.seekg(next);
+  }
+  in.clear();
+  in.seekg(first_chunk);
+  return records;
+}
+
 }  // namespace
 
 SpoolImportResult import_spool(const std::string& path, Trace& trace) {
@@ -65,6 +86,19 @@ SpoolImportResult import_spool(const std::string& path, Trace& trace) {
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(path, ec);
 
+  // Launches are a kernel and an API record each, nearly all of a big spool: room for half the
+  // records in each, so the two vectors grow at most once instead of doubling about twenty times
+  // (each doubling copies the vector and faults in fresh pages: ~8 % of a 1M-launch import).
+  if (!ec) {
+    const uint64_t half = records_announced(in, file_bytes) / 2;
+    try {
+      trace.kernels.reserve(trace.kernels.size() + half);
+      trace.api_calls.reserve(trace.api_calls.size() + half);
+    } catch (const std::exception&) {
+      // Only a hint (a hostile file can announce more than memory holds): decoding grows the
+      // vectors as the records really come.
+    }
+  }
   spool::RecordDecoder decoder(trace, header.pid, header.parent_pid, header.created_ns);
   SpoolImportResult result;
   result.pid = header.pid;
