@@ -14,8 +14,8 @@
 #       gpuscope; then a short traced run with torch's CPU trace kept, in kineto_cpu.tgz),
 #       storm_split (the 1M storm, the same split), cost_callbacks and storm_callbacks (the add
 #       loop and the storm: kernel, copy and memset records alone, then with our own launch
-#       callbacks on the runtime's, the driver's or both launch functions), import (1M-launch capture with its spools
-#       kept, then three imports of them timed, in import.txt), gpu_tests
+#       callbacks on the runtime's, the driver's or both launch functions), import (a 1M-launch
+#       capture with its spools kept, then three imports of them timed, in import.txt), gpu_tests
 #       (tests/gpu/run_gpu_tests.sh: its summary in gpu_tests.txt, its logs in gpu_logs.tgz; BUILD
 #       needs the samples), pack (score and pack OUT/diag into reports.tgz and captures.tar; give
 #       it last)
@@ -27,6 +27,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPS=${REPS:-3}
 DIAG_ARGS=${DIAG_ARGS:-}  # e.g. --no-profile (times only) or --reps 0 (profiles only)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/gpus.txt"
+# The floor modes the cost_* and storm_* parts compare gpuscope with (pytorch_overhead.sh).
+floor=floor:CONCURRENT_KERNEL+MEMCPY+MEMSET six=+MEMCPY2+MEMORY2+MARKER+OVERHEAD+DEVICE+STREAM
+callbacks=:runtime_launches+driver_launches
 first_half=compiled,gpt_lm,cnn,decode_kv,dataloader_bound
 second_half=host_syncs,fp32_gemm,unfused_optimizer,pageable_input,well_tuned
 for part in "$@"; do
@@ -42,8 +45,6 @@ for part in "$@"; do
       "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --modes untraced,gpuscope,api_full \
         --csv "$OUT/cost_storm.csv" >>"$OUT/cost.md" ;;
     cost_split)
-      floor=floor:CONCURRENT_KERNEL+MEMCPY+MEMSET six=+MEMCPY2+MEMORY2+MARKER+OVERHEAD+DEVICE+STREAM
-      callbacks=:runtime_launches+driver_launches
       "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op add --csv "$OUT/cost_split.csv" --modes \
         untraced,gpuscope,$floor$callbacks,$floor$six$callbacks,torch_cuda,pytorch_ops,torch_cpu_cuda,torch_cpu,gpuscope_torch_cpu \
         >>"$OUT/cost.md"
@@ -53,15 +54,11 @@ for part in "$@"; do
         2>"$OUT/kineto_cpu/report.json"
       (cd "$OUT" && tar czf kineto_cpu.tgz kineto_cpu && rm -rf kineto_cpu) ;;
     storm_split)
-      floor=floor:CONCURRENT_KERNEL+MEMCPY+MEMSET six=+MEMCPY2+MEMORY2+MARKER+OVERHEAD+DEVICE+STREAM
-      callbacks=:runtime_launches+driver_launches
       "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --csv "$OUT/storm_split.csv" --modes \
         untraced,gpuscope,$floor$callbacks,$floor$six$callbacks >>"$OUT/cost.md" ;;
     cost_callbacks | storm_callbacks)
-      floor=floor:CONCURRENT_KERNEL+MEMCPY+MEMSET
-      op=add modes=untraced,gpuscope,$floor,$floor:runtime_launches,$floor:driver_launches
-      modes+=,$floor:runtime_launches+driver_launches,torch_cuda
-      [ "$part" = storm_callbacks ] && op=storm modes=untraced,gpuscope,$floor,$floor:runtime_launches+driver_launches
+      op=add modes=untraced,gpuscope,$floor,$floor:runtime_launches,$floor:driver_launches,$floor$callbacks,torch_cuda
+      [ "$part" = storm_callbacks ] && op=storm modes=untraced,gpuscope,$floor,$floor$callbacks
       "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op $op --csv "$OUT/$part.csv" --modes "$modes" >>"$OUT/cost.md" ;;
     import)
       dir=$(mktemp -d)

@@ -21,7 +21,8 @@
 #   range_closed    gpuscope profile --capture-range cudaProfilerApi; the range never opens
 #   torch_cuda      torch.profiler, CUDA activity only, in the program (add, mm)
 #   torch_cpu_cuda  torch.profiler, CPU + CUDA activities, in the program (add, mm)
-#   torch_cpu       torch.profiler, CPU activity only (its op records, no CUPTI), in the program
+#   torch_cpu       torch.profiler, CPU activity only, in the program (torch 2.11 still traces
+#                   CUDA in this mode: its trace holds the kernels and their launch calls)
 #   gpuscope_torch_cpu  gpuscope profile with torch.profiler's CPU activity in the program: what
 #                   gpuscope's default plus torch's own op records cost together (add, mm)
 #   floor:KINDS[:CALLBACKS]  the raw-CUPTI floor (libgpuscope_floor_inject.so) with only these

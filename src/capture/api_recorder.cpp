@@ -41,7 +41,7 @@ thread_local ThreadSlot t_slot;
 // The correlation id of the recorded runtime call in flight on this thread (0: none). The driver
 // launch that a runtime launch makes inside it carries the same id, and the runtime record
 // already links the kernel to its call: recording the driver call too would be a third record
-// per launch (a third of a launch storm's spool, import and capture) that says nothing new.
+// per launch (a third of a launch storm's records) that says nothing new.
 thread_local uint32_t t_runtime_call = 0;
 
 uint32_t this_thread_id() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }

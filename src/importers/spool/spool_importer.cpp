@@ -88,7 +88,8 @@ SpoolImportResult import_spool(const std::string& path, Trace& trace) {
 
   // Launches are a kernel and an API record each, nearly all of a big spool: room for half the
   // records in each, so the two vectors grow at most once instead of doubling about twenty times
-  // (each doubling copies the vector and faults in fresh pages: ~8 % of a 1M-launch import).
+  // (each doubling copies the vector and faults in fresh pages: a fifth of a 2M-record import on
+  // the 2-core development machine, docs/performance.md).
   if (!ec) {
     const uint64_t half = records_announced(in, file_bytes) / 2;
     try {
