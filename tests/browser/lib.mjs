@@ -20,7 +20,7 @@ fs.mkdirSync(outDir, { recursive: true });
 // Generous for a loaded 2-core machine; the 1M-launch page alone takes ~20 s there.
 export const PAGE_TIMEOUT_MS = 180_000;
 // Making a page's files (the capture, `gpuscope report --format html`): slow in sanitizer builds.
-export const SETUP_TIMEOUT_MS = 1_200_000;
+export const SETUP_TIMEOUT_MS = 600_000;
 export const STORM_LAUNCHES = 1_000_000;
 
 export function gpuscope(...args) {
