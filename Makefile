@@ -5,11 +5,11 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 # ON turns every compiler warning into an error (CI sets it: .ci/run).
 GPUSCOPE_WERROR ?= OFF
-# The build's debug information: CI sets -g1 (line tables, enough for a backtrace; the same code,
-# a quarter less compile time), a developer's build keeps full -g for the debugger.
+# The build's debug information: CI sets -g0 (a sanitizer report still names its functions; ASan's
+# compile time with -g1 is a third longer); `make sanitize` and a developer's build keep full -g.
 GPUSCOPE_DEBUG_INFO ?= -g
-# Sanitizers for every C++ object, e.g. address,undefined (CI's test build, .ci/run) or thread
-# (scripts/sanitize.sh): the build is then at -O1 (ASan's advice: fast enough, exact reports) and
+# Sanitizers for every C++ object, e.g. address,undefined (`make sanitize`), thread, or CI's
+# address with UBSan's arithmetic and bounds checks (.ci/run): the build is then at -O1 (ASan's advice: fast enough, exact reports) and
 # leaves out the CUDA samples and the benchmarks; its tests fail on any sanitizer report
 # (scripts/run_tests.sh). -O0 compiles faster but CI gains nothing (docs/testing.md). Give each its
 # own BUILD folder.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer builds (`make sanitize`; docs/testing.md), each in its own folder:
 #   asan  build-asan/: everything `make test` builds and runs, with AddressSanitizer (and
-#         LeakSanitizer) + UndefinedBehaviorSanitizer: `make test SANITIZE=address,undefined`,
-#         which is what CI runs (.ci/run)
+#         LeakSanitizer) + UndefinedBehaviorSanitizer, every check: `make test
+#         SANITIZE=address,undefined` (CI runs UBSan's arithmetic and bounds checks only: .ci/run)
 #   tsan  build-tsan/: the capture library's tests (writer thread, periodic flusher, buffer pool,
 #         GPM sampler, the injection library end to end) built with ThreadSanitizer
 # `scripts/sanitize.sh asan` runs one stage. A finding aborts its process (-fno-sanitize-recover)

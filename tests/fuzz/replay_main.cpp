@@ -4,11 +4,16 @@
 // sanitizer report or an exception other than gpuscope::Error fails the run. It prints how many
 // unchanged files were read and how many refused, and fails when every one was refused: a target
 // that refuses everything for one trivial reason (a scratch file it cannot write, a wrong format
-// name) would otherwise pass while testing nothing. Exit 77 (skipped) when no file is there.
+// name) would otherwise pass while testing nothing. An input still running after
+// kSecondsPerInput is a hang: it is named and the run fails. Exit 77 (skipped) when no file is there.
 //   gpuscope_NAME_fuzz_replay PATH...
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -21,9 +26,23 @@
 
 namespace {
 
+// The slowest input takes well under a second in a sanitizer build on a loaded 2-core machine.
+constexpr unsigned kSecondsPerInput = 30;
+char running_input[1024];  // what the alarm names: written before each input, read by the handler
+
+void name_the_hang(int) {
+  static const char kWhat[] = "FINDING: hang: an input ran past its time limit: ";
+  (void)!write(STDOUT_FILENO, kWhat, sizeof kWhat - 1);
+  (void)!write(STDOUT_FILENO, running_input, strnlen(running_input, sizeof running_input));
+  (void)!write(STDOUT_FILENO, "\n", 1);
+  _exit(1);
+}
+
 // true: read; false: refused with gpuscope::Error (said when `say_why`: an unchanged file). Any
 // other exception is a finding: say which input it was and fail.
 bool run(const std::string& bytes, const std::string& what, bool say_why = false) {
+  std::snprintf(running_input, sizeof running_input, "%s", what.c_str());
+  alarm(kSecondsPerInput);
   try {
     gpuscope::fuzz::fuzz_one(bytes);
     return true;
@@ -62,6 +81,7 @@ size_t replay(const std::string& bytes, const std::string& name, size_t& read) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  signal(SIGALRM, name_the_hang);
   std::vector<std::filesystem::path> files;
   for (int i = 1; i < argc; ++i) {
     const std::filesystem::path path(argv[i]);
