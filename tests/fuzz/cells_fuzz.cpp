@@ -11,10 +11,10 @@
 // stays one SQLite could have written.
 #include <sqlite3.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
