@@ -16,6 +16,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -33,6 +34,14 @@ class FaultPlan {
   // `functions`: every function of the fake that calls check(), null-terminated; the test
   // enumerates the same list (fake_fault_functions), so it must be complete.
   FaultPlan(const char* env_var, const char* const* functions) : env_var_(env_var), functions_(functions) {}
+
+  // Makes fork() wait while a thread is inside check(), so a child never inherits mutex_ locked or
+  // an entry half made (the capture's threads call the fakes while the end-to-end tests' programs
+  // fork). Called once, where the fake makes its plan; `get` returns that plan.
+  template <FaultPlan& (*get)()>
+  static void hold_across_fork() {
+    pthread_atfork([] { get().mutex_.lock(); }, [] { get().mutex_.unlock(); }, [] { get().mutex_.unlock(); });
+  }
 
   // 0: the call runs normally; otherwise the status it must return.
   int check(const char* function) {

@@ -82,7 +82,11 @@ constexpr int kCodeCount = sizeof(kCodes) / sizeof(kCodes[0]);
 
 // Never destroyed: the capture calls CUPTI from its exit handler and threads.
 fake::FaultPlan& plan() {
-  static auto* p = new fake::FaultPlan("FAKE_CUPTI_FAIL", kFaultable);
+  static auto* p = [] {
+    auto* made = new fake::FaultPlan("FAKE_CUPTI_FAIL", kFaultable);
+    fake::FaultPlan::hold_across_fork<plan>();
+    return made;
+  }();
   return *p;
 }
 #define FAULT_POINT() \

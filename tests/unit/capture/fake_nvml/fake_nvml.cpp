@@ -99,7 +99,11 @@ constexpr const char* kFaultable[] = {"nvmlInit_v2",
 
 // Never destroyed: the sampler thread may call in while the process exits.
 fake::FaultPlan& plan() {
-  static auto* p = new fake::FaultPlan("FAKE_NVML_FAIL", kFaultable);
+  static auto* p = [] {
+    auto* made = new fake::FaultPlan("FAKE_NVML_FAIL", kFaultable);
+    fake::FaultPlan::hold_across_fork<plan>();
+    return made;
+  }();
   return *p;
 }
 #define FAULT_POINT() \
