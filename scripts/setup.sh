@@ -33,11 +33,13 @@ fi
 browser=tests/browser
 if [ ! -f "$browser/node_modules/.package-lock.json" ] ||
    [ "$browser/package-lock.json" -nt "$browser/node_modules/.package-lock.json" ]; then
-  if (cd "$browser" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error \
+  # npm's own timeouts are per request: a registry that answers slowly could hold the set-up for
+  # hours over a package tree, so the whole install has 10 minutes (19 s here on 2026-11-29).
+  if (cd "$browser" && PUPPETEER_SKIP_DOWNLOAD=1 timeout 600 npm ci --no-audit --no-fund --loglevel=error \
         --fetch-retries=1 --fetch-timeout=60000 >/dev/null 2>&1); then
     echo "setup: installed the browser tests' npm packages ($browser/node_modules)"
   else
     rm -rf "$browser/node_modules"
-    echo "setup: npm ci in $browser failed (is the npm registry reachable?); the browser tests will skip"
+    echo "setup: npm ci in $browser failed or ran past 10 minutes (is the npm registry reachable?); the browser tests will skip"
   fi
 fi
