@@ -270,9 +270,9 @@ TEST_F(FaultMatrix, EveryNvmlCallFailsWithEveryError) { run_matrix(nvml_fake());
 
 // With a capture range, tracing starts and stops on a timer thread (begin_tracing/end_tracing):
 // every CUPTI call fails there too, with one code (CUPTI_ERROR_UNKNOWN). The range, 5 to 45 ms,
-// holds the child's second step (its launches come after the first step's work and 20 ms of sleep:
-// 21 ms, or 30 under ASan on a loaded machine, where a range ending at 25 ms once missed it) and
-// ends before the child does (after its third step's sleep, 60 ms or more).
+// holds the child's second step (its launches come after the first step's work and 20 ms of sleep;
+// under ASan on a loaded 2-core machine a range ending at 25 ms once held none of them) and ends
+// before the child does (after its third step's sleep, 60 ms or more).
 TEST_F(FaultMatrix, EveryCuptiCallFailsInACaptureRange) { run_matrix(cupti_fake(), ";delay=0.005;duration=0.04", 999); }
 
 // The core API trace records launches with callbacks of its own: every CUPTI call fails under it
