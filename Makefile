@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 # ON turns every compiler warning into an error (CI sets it: .ci/run).
 GPUSCOPE_WERROR ?= OFF
 # The build's debug information: CI sets -g0 (a sanitizer report still names its functions; ASan's
-# compile time with -g1 is a third longer); `make sanitize` and a developer's build keep full -g.
+# compile time with -g1 is 7 to 11 % longer); `make sanitize` and a developer's build keep full -g.
 GPUSCOPE_DEBUG_INFO ?= -g
 # Sanitizers for every C++ object, e.g. address,undefined (`make sanitize`), thread, or CI's
 # address with UBSan's arithmetic and bounds checks (.ci/run): the build is then at -O1 (ASan's advice: fast enough, exact reports) and
