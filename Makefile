@@ -9,10 +9,10 @@ GPUSCOPE_WERROR ?= OFF
 # compile time with -g1 is 7 to 11 % longer); `make sanitize` and a developer's build keep full -g.
 GPUSCOPE_DEBUG_INFO ?= -g
 # Sanitizers for every C++ object, e.g. address,undefined (`make sanitize`), thread, or CI's
-# address with UBSan's arithmetic and bounds checks (.ci/run): the build is then at -O1 (ASan's advice: fast enough, exact reports) and
-# leaves out the CUDA samples and the benchmarks; its tests fail on any sanitizer report
-# (scripts/run_tests.sh). -O0 compiles faster but CI gains nothing (docs/testing.md). Give each its
-# own BUILD folder.
+# address with UBSan's arithmetic and bounds checks (.ci/run): the build is then at -O1 (ASan's
+# advice: fast enough, exact reports) and leaves out the CUDA samples and the benchmarks; its
+# tests fail on any sanitizer report (scripts/run_tests.sh). -O0 compiles faster but CI gains
+# nothing (docs/testing.md). Give each its own BUILD folder.
 SANITIZE ?=
 OPTIMIZE := $(if $(SANITIZE),-O1,-O2)
 # ON compiles the biggest targets' sources in batches (a unity build, CMakeLists.txt): faster

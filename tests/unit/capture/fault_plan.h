@@ -35,12 +35,14 @@ class FaultPlan {
   // enumerates the same list (fake_fault_functions), so it must be complete.
   FaultPlan(const char* env_var, const char* const* functions) : env_var_(env_var), functions_(functions) {}
 
-  // Makes fork() wait while a thread is inside check(), so a child never inherits mutex_ locked or
-  // an entry half made (the capture's threads call the fakes while the end-to-end tests' programs
-  // fork). Called once, where the fake makes its plan; `get` returns that plan.
+  // The fake's one plan, which `get` returns: made once there and never destroyed (the capture
+  // calls the fakes from its exit handler and threads). fork() waits while a thread is inside
+  // check(), so a child never inherits mutex_ locked or an entry half made (the end-to-end tests'
+  // programs fork while the capture's threads call the fakes).
   template <FaultPlan& (*get)()>
-  static void hold_across_fork() {
+  static FaultPlan* make(const char* env_var, const char* const* functions) {
     pthread_atfork([] { get().mutex_.lock(); }, [] { get().mutex_.unlock(); }, [] { get().mutex_.unlock(); });
+    return new FaultPlan(env_var, functions);
   }
 
   // 0: the call runs normally; otherwise the status it must return.

@@ -82,11 +82,7 @@ constexpr int kCodeCount = sizeof(kCodes) / sizeof(kCodes[0]);
 
 // Never destroyed: the capture calls CUPTI from its exit handler and threads.
 fake::FaultPlan& plan() {
-  static auto* p = [] {
-    auto* made = new fake::FaultPlan("FAKE_CUPTI_FAIL", kFaultable);
-    fake::FaultPlan::hold_across_fork<plan>();
-    return made;
-  }();
+  static auto* p = fake::FaultPlan::make<plan>("FAKE_CUPTI_FAIL", kFaultable);
   return *p;
 }
 #define FAULT_POINT() \

@@ -99,11 +99,7 @@ constexpr const char* kFaultable[] = {"nvmlInit_v2",
 
 // Never destroyed: the sampler thread may call in while the process exits.
 fake::FaultPlan& plan() {
-  static auto* p = [] {
-    auto* made = new fake::FaultPlan("FAKE_NVML_FAIL", kFaultable);
-    fake::FaultPlan::hold_across_fork<plan>();
-    return made;
-  }();
+  static auto* p = fake::FaultPlan::make<plan>("FAKE_NVML_FAIL", kFaultable);
   return *p;
 }
 #define FAULT_POINT() \
