@@ -13,7 +13,9 @@
 #
 # BUILD is the build directory holding the gpuscope CLI. --gpus defaults to 1 on a one-GPU
 # machine and to 2 on a larger one (the 2-GPU part: the torchrun workloads). Every run has a
-# timeout, so one hang costs at most that run.
+# timeout, so one hang costs at most that run. The timeouts run in the foreground (the caller's
+# process group), so a timeout put around this script stops the run in progress too: one left
+# running would share the pinned CPUs with every later run.
 set -u
 usage() { sed -n '7,8p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
@@ -44,6 +46,7 @@ if [ -z "$GPUS" ]; then
 fi
 # Pin to 8 cores where taskset exists, so runs see the same CPUs (DataLoader workers included).
 PIN=()
+LIMIT=(timeout --foreground -k 10)  # then SIGKILL 10 s after the SIGTERM
 command -v taskset >/dev/null && PIN=(taskset -c 0-7)
 PYTORCH_FLAG=()
 [ "$LEVEL" != none ] && PYTORCH_FLAG=("--pytorch=$LEVEL")
@@ -99,7 +102,7 @@ while IFS=$'\t' read -r name file launcher has_fixed args; do
     for v in "${variants[@]}"; do
       flag=(); [ "$v" = fixed ] && flag=(--fixed)
       log=$OUTDIR/logs/$name.$v.rep$rep
-      timeout 120 "${PIN[@]}" "${cmd[@]}" "${flag[@]}" >"$log.out" 2>"$log.err"
+      "${LIMIT[@]}" 120 "${PIN[@]}" "${cmd[@]}" "${flag[@]}" >"$log.out" 2>"$log.err"
       rc=$?
       record "$name" "$v" "$rep" 0 "$rc" "$log.out"
       echo "[$(( $(date +%s) - start ))s] $name $v rep $rep: exit $rc, $(tail -1 "$TIMINGS" | cut -c1-160)"
@@ -111,14 +114,14 @@ while IFS=$'\t' read -r name file launcher has_fixed args; do
     flag=(); suffix=""
     [ "$v" = fixed ] && { flag=(--fixed); suffix=.fixed; }
     log=$OUTDIR/logs/$name.$v.traced
-    timeout 180 "${PIN[@]}" "$GPUSCOPE" profile "${PYTORCH_FLAG[@]}" --no-report --force \
+    "${LIMIT[@]}" 180 "${PIN[@]}" "$GPUSCOPE" profile "${PYTORCH_FLAG[@]}" --no-report --force \
       -o "$OUTDIR/$name$suffix" -- "${cmd[@]}" "${flag[@]}" >"$log.out" 2>"$log.err"
     rc=$?
     record "$name" "$v" 0 1 "$rc" "$log.out"
     if [ -f "$OUTDIR/$name$suffix.gpuscope" ]; then
-      timeout 120 "$GPUSCOPE" report "$OUTDIR/$name$suffix.gpuscope" --format json \
+      "${LIMIT[@]}" 120 "$GPUSCOPE" report "$OUTDIR/$name$suffix.gpuscope" --format json \
         -o "$OUTDIR/$name$suffix.report.json" 2>>"$log.err"
-      timeout 120 "$GPUSCOPE" report "$OUTDIR/$name$suffix.gpuscope" --format markdown \
+      "${LIMIT[@]}" 120 "$GPUSCOPE" report "$OUTDIR/$name$suffix.gpuscope" --format markdown \
         -o "$OUTDIR/$name$suffix.report.md" 2>>"$log.err"
     fi
     echo "[$(( $(date +%s) - start ))s] $name $v profiled: exit $rc"

@@ -87,7 +87,15 @@ def _hook_modules(torch):
     push = torch.cuda.nvtx.range_push
     pop = torch.cuda.nvtx.range_pop
     paths = weakref.WeakKeyDictionary()  # module -> "Root.child.grandchild"
-    local = threading.local()  # .stack: the module paths open on this thread's call chain
+    local = threading.local()  # .stack: (module, path) open on this thread's call chain
+    # torch.compile (Dynamo) inlines global module hooks into the graphs it traces, and fails on
+    # ours ("UnspecializedNNModuleVariable ... is already tracked for mutation") when it meets the
+    # weak-keyed path table: the program's compile would fail. Inside a trace the hooks return at
+    # once; the compiled graph has no module ranges, its kernels fall under the ranges of the
+    # modules called eagerly around it. A graph break can run one of a module's two hooks in the
+    # trace and the other eagerly, so `after` closes a range only for a module it opened.
+    compiler = getattr(torch, "compiler", None)
+    compiling = getattr(compiler, "is_compiling", None) or (lambda: False)
 
     def stack_of_thread():
         stack = getattr(local, "stack", None)
@@ -101,7 +109,7 @@ def _hook_modules(torch):
             return path
         if stack:
             # Not a child of an already named root (built on the fly): under its caller.
-            path = stack[-1] + "." + type(module).__name__
+            path = stack[-1][1] + "." + type(module).__name__
         else:
             root = type(module).__name__
             for name, child in module.named_modules():
@@ -110,16 +118,24 @@ def _hook_modules(torch):
         return path
 
     def before(module, args):
+        if compiling():
+            return
         stack = stack_of_thread()
         path = path_of(module, stack)
-        stack.append(path)
+        stack.append((module, path))
         push(MODULE_PREFIX + path)
 
     def after(module, args, output):
+        if compiling():
+            return
         stack = stack_of_thread()
-        if stack:
-            stack.pop()
+        if not any(opened is module for opened, _ in stack):
+            return
+        while stack:  # down to this module's range: a child whose `after` never ran closes too
+            opened, _ = stack.pop()
             pop()
+            if opened is module:
+                return
 
     module_api.register_module_forward_pre_hook(before)
     module_api.register_module_forward_hook(after, always_call=True)

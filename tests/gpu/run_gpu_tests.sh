@@ -12,6 +12,7 @@ mkdir -p "$logs"
 gpuscope="$build/gpuscope"
 samples="$build/samples"
 pytorch_samples=$(cd "$(dirname "$0")/../../samples/pytorch" && pwd)  # before any cd
+diagnosis_programs=$(cd "$(dirname "$0")/../../bench/diagnosis" && pwd)
 
 . "$(dirname "$0")/lib.sh"
 require_gpu_build "$build"
@@ -217,6 +218,18 @@ if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   expect "--pytorch: >= 90% of kernels linked to an op" "$(q mlpmod.gpuscope "SELECT CAST(100.0 * (SELECT COUNT(*) FROM kernels k JOIN external_correlations e ON e.pid = k.pid AND e.correlation_id = k.correlation_id) / COUNT(*) AS INT) FROM kernels")" -ge 90
   "$gpuscope" report mlpmod.gpuscope >"$logs/mlpmod.report" 2>>"$logs/report.err"
   expect "--pytorch: report names ops and modules" "$(grep -c -E 'aten::addmm|Sequential\.2' "$logs/mlpmod.report")" -ge 2
+
+  # A torch.compile'd model under --pytorch=modules: the module hooks must not break its compile
+  # (Dynamo inlines global module hooks), so it runs and computes what it does untraced.
+  compiled_sum=$(python3 "$diagnosis_programs/compiled.py" --steps 20 2>/dev/null | grep -o '"checksum": [-0-9.e+]*')
+  if [ -n "$compiled_sum" ]; then
+    "$gpuscope" profile --no-report --pytorch=modules -o compmod -- python3 "$diagnosis_programs/compiled.py" --steps 20 \
+      >"$logs/compmod.out" 2>"$logs/compmod.err"
+    expect "--pytorch=modules with torch.compile: exit code" $? -eq 0
+    expect "--pytorch=modules with torch.compile: compiled, same result" "$(grep -c -F "$compiled_sum" "$logs/compmod.out")" -eq 1
+  else
+    echo "SKIP --pytorch=modules with torch.compile: torch.compile does not work on this host untraced"
+  fi
 
   # The lean API trace (--api lean) and the full one, every call.
   "$gpuscope" profile --no-report --api lean -o mlplean -- python3 "$mlp" --steps 20 >"$logs/mlplean.out" 2>"$logs/mlplean.err"
