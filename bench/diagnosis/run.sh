@@ -5,7 +5,7 @@
 # as JSON (OUTDIR/NAME.report.json, OUTDIR/NAME.fixed.report.json). Then score.py OUTDIR.
 #
 #   bench/diagnosis/run.sh BUILD OUTDIR [--only NAME,...] [--reps N] [--gpus 1|2]
-#                                       [--pytorch-level ops|shapes|modules|none] [--no-profile]
+#                                       [--pytorch-level none|ops|shapes|modules] [--no-profile]
 #                                       [--profile-planted-only]
 #
 # --reps 0 profiles only; --no-profile times only (untraced times do not depend on the build, so
@@ -21,7 +21,7 @@ usage() { sed -n '7,8p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 BUILD=$1 OUTDIR=$2
 shift 2
-ONLY="" REPS=3 GPUS="" LEVEL=modules PROFILE=1 PROFILE_FIXED=1
+ONLY="" REPS=3 GPUS="" LEVEL=none PROFILE=1 PROFILE_FIXED=1
 while [ $# -gt 0 ]; do
   case $1 in
     --only) ONLY=$2; shift 2 ;;
