@@ -8,7 +8,6 @@
 // Input: byte 0 picks the base capture; then kSqlEditBytes per edit (at most kMaxSqlEdits).
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -62,9 +61,5 @@ const std::vector<SqlBase>& bases() {
 }  // namespace
 
 void gpuscope::fuzz::fuzz_one(std::string_view bytes) {
-  if (bytes.empty()) return;
-  const auto* input = reinterpret_cast<const uint8_t*>(bytes.data());
-  const SqlBase& base = bases()[input[0] % bases().size()];
-  const size_t edits = std::min((bytes.size() - 1) / kSqlEditBytes, kMaxSqlEdits);
-  analyse_everything(read_as("gpuscope", edited_file(base, input + 1, edits)));
+  if (!bytes.empty()) analyse_everything(read_as("gpuscope", edited_file(bases(), bytes)));
 }

@@ -3,6 +3,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -126,9 +127,12 @@ SqlBase sql_base(std::string bytes, const std::set<std::string>& bookkeeping) {
   return base;
 }
 
-std::string edited_file(const SqlBase& base, const uint8_t* edits, size_t count) {
+std::string edited_file(const std::vector<SqlBase>& bases, std::string_view input) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(input.data());
+  const SqlBase& base = bases[bytes[0] % bases.size()];
   Connection db = open_in_memory(base.bytes);
-  for (size_t i = 0; i < count; ++i) apply(db.get(), base, edits + i * kSqlEditBytes);
+  const size_t edits = std::min((input.size() - 1) / kSqlEditBytes, kMaxSqlEdits);
+  for (size_t i = 0; i < edits; ++i) apply(db.get(), base, bytes + 1 + i * kSqlEditBytes);
   sqlite3_int64 size = 0;
   unsigned char* edited = sqlite3_serialize(db.get(), "main", &size, 0);
   if (edited == nullptr) std::abort();

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuscope::fuzz {
@@ -33,7 +34,8 @@ struct SqlBase {
 // the reader's first checks (a capture's meta, strings, run), which 1 edit in 8 picks from.
 SqlBase sql_base(std::string bytes, const std::set<std::string>& bookkeeping);
 
-// The base's file after `count` edits of kSqlEditBytes each, from `edits`.
-std::string edited_file(const SqlBase& base, const uint8_t* edits, size_t count);
+// The file a target's input stands for: byte 0 picks one of `bases`, then each kSqlEditBytes
+// (at most kMaxSqlEdits) are one edit of it. `input` is not empty.
+std::string edited_file(const std::vector<SqlBase>& bases, std::string_view input);
 
 }  // namespace gpuscope::fuzz
