@@ -23,12 +23,14 @@ struct ChangeInterval {
   size_t resamples = 0;  // bootstrap resamples actually drawn
 };
 
+inline constexpr uint64_t kBootstrapSeed = 0x9e3779b97f4a7c15ull;  // the resamples' default stream
+
 // level is the coverage (0.95 for a 95% interval). 2000 resamples; each
 // resample's median is drawn from its exact order-statistic distribution in
 // O(1) (compare_stats.cpp), so the cost does not grow with the sample. seed
 // selects the stream; the default is what diff uses.
 ChangeInterval bootstrap_median_change(const std::vector<double>& base, const std::vector<double>& next,
-                                       double level = 0.95, uint64_t seed = 0x9e3779b97f4a7c15ull);
+                                       double level = 0.95, uint64_t seed = kBootstrapSeed);
 
 namespace detail {
 // For tests: `count` medians of bootstrap resamples of `sorted` (ascending),

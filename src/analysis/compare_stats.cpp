@@ -76,15 +76,21 @@ double quantile_sorted(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
 }
 
-// Midranks (1-based) of the pooled sample, doubled so they are integers.
-// Returns the doubled ranks of `next` and fills the tie-group sizes.
+// Midranks (1-based) of the pooled sample of two ascending samples, doubled so they are
+// integers. Returns the doubled ranks of `next` and fills the tie-group sizes. The pooled order
+// is a merge (a base value before an equal new one), O(n) instead of sorting the pool.
 std::vector<long> doubled_midranks(const std::vector<double>& base, const std::vector<double>& next,
                                    std::vector<size_t>& tie_sizes, std::vector<long>& all_ranks) {
-  std::vector<std::pair<double, bool>> pooled;  // (value, is_new)
-  for (double x : base) pooled.push_back({x, false});
-  for (double x : next) pooled.push_back({x, true});
-  std::sort(pooled.begin(), pooled.end());
+  std::vector<std::pair<double, bool>> pooled;  // (value, is_new), ascending
+  pooled.reserve(base.size() + next.size());
+  size_t b = 0, n = 0;
+  while (b < base.size() || n < next.size()) {
+    if (n == next.size() || (b < base.size() && base[b] <= next[n])) pooled.push_back({base[b++], false});
+    else pooled.push_back({next[n++], true});
+  }
   std::vector<long> new_ranks;
+  new_ranks.reserve(next.size());
+  all_ranks.reserve(pooled.size());
   for (size_t i = 0; i < pooled.size();) {
     size_t j = i;
     while (j < pooled.size() && pooled[j].first == pooled[i].first) ++j;
@@ -97,6 +103,17 @@ std::vector<long> doubled_midranks(const std::vector<double>& base, const std::v
     i = j;
   }
   return new_ranks;
+}
+
+std::vector<double> sorted_copy(const std::vector<double>& values) {
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
+}
+
+double median_sorted(const std::vector<double>& sorted) {
+  const size_t mid = sorted.size() / 2;
+  return sorted.size() % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
 }
 
 double binomial(size_t n, size_t k) {
@@ -128,15 +145,11 @@ double exact_rank_sum_p(const std::vector<long>& ranks, size_t k, long observed)
   return std::min(1.0, extreme / total);
 }
 
-}  // namespace
-
-ChangeInterval bootstrap_median_change(const std::vector<double>& base, const std::vector<double>& next, double level,
-                                       uint64_t seed) {
+// bootstrap_median_change of two ascending samples.
+ChangeInterval bootstrap_sorted(const std::vector<double>& a, const std::vector<double>& b, double level,
+                                uint64_t seed) {
   ChangeInterval out{kNaN, kNaN, 0};
-  if (base.empty() || next.empty()) return out;
-  std::vector<double> a = base, b = next;
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
+  if (a.empty() || b.empty()) return out;
   out.resamples = kResamples;
   SplitMix64 rng(seed);
   std::vector<double> changes;
@@ -153,14 +166,8 @@ ChangeInterval bootstrap_median_change(const std::vector<double>& base, const st
   return out;
 }
 
-std::vector<double> detail::resampled_medians(const std::vector<double>& sorted, size_t count, uint64_t seed) {
-  SplitMix64 rng(seed);
-  std::vector<double> out;
-  for (size_t i = 0; i < count && !sorted.empty(); ++i) out.push_back(resampled_median(sorted, rng));
-  return out;
-}
-
-RankTest mann_whitney(const std::vector<double>& base, const std::vector<double>& next) {
+// mann_whitney of two ascending samples.
+RankTest mann_whitney_sorted(const std::vector<double>& base, const std::vector<double>& next) {
   RankTest t;
   if (base.empty() || next.empty()) return t;
   const double n1 = static_cast<double>(base.size()), n2 = static_cast<double>(next.size());
@@ -188,16 +195,40 @@ RankTest mann_whitney(const std::vector<double>& base, const std::vector<double>
   return t;
 }
 
-double cliffs_delta(const std::vector<double>& base, const std::vector<double>& next) {
+// cliffs_delta of two ascending samples: one walk over both, O(n + m).
+double cliffs_delta_sorted(const std::vector<double>& base, const std::vector<double>& next) {
   if (base.empty() || next.empty()) return 0;
-  std::vector<double> sorted = base;
-  std::sort(sorted.begin(), sorted.end());
-  double greater = 0, less = 0;  // pairs with new > base, new < base
+  double greater = 0, less = 0;     // pairs with new > base, new < base
+  size_t below = 0, not_above = 0;  // base values < x, <= x
   for (double x : next) {
-    less += static_cast<double>(sorted.end() - std::upper_bound(sorted.begin(), sorted.end(), x));
-    greater += static_cast<double>(std::lower_bound(sorted.begin(), sorted.end(), x) - sorted.begin());
+    while (below < base.size() && base[below] < x) ++below;
+    while (not_above < base.size() && base[not_above] <= x) ++not_above;
+    greater += static_cast<double>(below);
+    less += static_cast<double>(base.size() - not_above);
   }
   return (greater - less) / (static_cast<double>(base.size()) * static_cast<double>(next.size()));
+}
+
+}  // namespace
+
+ChangeInterval bootstrap_median_change(const std::vector<double>& base, const std::vector<double>& next, double level,
+                                       uint64_t seed) {
+  return bootstrap_sorted(sorted_copy(base), sorted_copy(next), level, seed);
+}
+
+RankTest mann_whitney(const std::vector<double>& base, const std::vector<double>& next) {
+  return mann_whitney_sorted(sorted_copy(base), sorted_copy(next));
+}
+
+double cliffs_delta(const std::vector<double>& base, const std::vector<double>& next) {
+  return cliffs_delta_sorted(sorted_copy(base), sorted_copy(next));
+}
+
+std::vector<double> detail::resampled_medians(const std::vector<double>& sorted, size_t count, uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<double> out;
+  for (size_t i = 0; i < count && !sorted.empty(); ++i) out.push_back(resampled_median(sorted, rng));
+  return out;
 }
 
 // 97.5th percentile of Student's t for 1..30 degrees of freedom (standard tables).
@@ -236,8 +267,11 @@ Comparison compare_samples(const std::vector<double>& base, const std::vector<do
   Comparison c;
   c.base_count = base.size();
   c.new_count = next.size();
-  c.base_median = median(base);
-  c.new_median = median(next);
+  // Sorted once here: the medians, the bootstrap, the rank test and Cliff's delta all walk
+  // the sorted samples (each sorting its own copy cost most of a diff of large captures).
+  const std::vector<double> sorted_base = sorted_copy(base), sorted_next = sorted_copy(next);
+  c.base_median = base.empty() ? 0 : median_sorted(sorted_base);
+  c.new_median = next.empty() ? 0 : median_sorted(sorted_next);
   c.change_percent = c.base_median != 0 ? 100.0 * (c.new_median / c.base_median - 1.0) : kNaN;
   c.ci = {kNaN, kNaN, 0};
   c.test.p_value = kNaN;
@@ -249,9 +283,9 @@ Comparison compare_samples(const std::vector<double>& base, const std::vector<do
     c.verdict = Verdict::TooFew;
     return c;
   }
-  c.ci = bootstrap_median_change(base, next, options.ci_level);
-  c.test = mann_whitney(base, next);
-  c.cliffs_delta = cliffs_delta(base, next);
+  c.ci = bootstrap_sorted(sorted_base, sorted_next, options.ci_level, kBootstrapSeed);
+  c.test = mann_whitney_sorted(sorted_base, sorted_next);
+  c.cliffs_delta = cliffs_delta_sorted(sorted_base, sorted_next);
   const bool ci_excludes_zero = c.ci.low > 0 || c.ci.high < 0;  // false for NaN bounds
   c.significant = c.test.p_value < options.alpha && ci_excludes_zero &&
                   std::fabs(c.change_percent) >= options.min_change_percent;
