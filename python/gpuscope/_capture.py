@@ -74,13 +74,25 @@ def find_binary() -> str:
 def _run_cli(args: list[str]) -> str:
     """Runs gpuscope with args and returns its stdout; its error line becomes an Error."""
     binary = find_binary()
-    result = subprocess.run([binary, *args], capture_output=True, text=True, check=False)
+    # Bytes that are not UTF-8 (names, SQLite quoting a damaged schema) become U+FFFD, as in the
+    # tables this reader returns, instead of an exception.
+    result = subprocess.run([binary, *args], capture_output=True, text=True, errors="replace", check=False)
     if result.returncode != 0:
         lines = [line for line in result.stderr.splitlines() if line.strip()]
         message = lines[-1] if lines else f"exit code {result.returncode}"
         # The CLI prefixes its messages with "gpuscope: "; ours name the file first.
         raise Error(message.removeprefix("gpuscope: "))
     return result.stdout
+
+
+def _refuse_as_the_cli_does(path: Path) -> None:
+    """A file this reader could not read: raises the CLI's own line for it, so a damaged file is
+    refused in the same words by both (returns when the CLI reads the file, or is not there)."""
+    try:
+        find_binary()
+    except Error:
+        return
+    _run_cli(["query", str(path), "SELECT 1"])
 
 
 def _check_sqlite_header(path: Path, header: bytes) -> None:
@@ -138,6 +150,8 @@ class Capture:
                 _run_cli(["query", str(self.path), "SELECT 1"])
         except Error:
             self.close()
+            if self.capture_path == self.path and header.startswith(_SQLITE_MAGIC):
+                _refuse_as_the_cli_does(self.path)
             raise
 
     # --- the tables -------------------------------------------------------------------------
