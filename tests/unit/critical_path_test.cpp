@@ -9,6 +9,7 @@
 
 #include "gpuscope/analysis_critical_path.h"
 #include "gpuscope/analysis_steps.h"
+#include "gpuscope/report.h"
 #include "gpuscope/trace_tables.h"
 #include "trace_builder.h"
 
@@ -212,6 +213,26 @@ TEST(CriticalPath, LastRankAtTheAllReduceBoundsTheOthersStep) {
   const analysis::StepPath& rank1 = p.steps[1];
   for (const analysis::PathSegment& s : rank1.segments) EXPECT_EQ(s.rank, 1);
   EXPECT_EQ(rank1.segments[rank1.bound].name, "extra");
+}
+
+// The report section: the bounding rank and segment, and the off-path kernel's verdict, in JSON.
+TEST(CriticalPath, ReportSectionNamesTheBoundAndTheOffPathKernel) {
+  Trace job = rank_step(0, 230);
+  append_records(job, rank_step(400, 630), {std::nullopt, {{1, 2}}, 0});
+  for (Process& p : job.processes) p.rank = static_cast<int32_t>(p.pid - 1), p.world_size = 2;
+  sort_records(job);
+  const std::string md = render_report(job, {}, parse_report_format("markdown"));
+  EXPECT_NE(md.find("## Critical path"), std::string::npos) << md;
+  EXPECT_NE(md.find("kernel extra on rank 1"), std::string::npos) << md;
+  EXPECT_NE(md.find("Rank that bounds the job's step"), std::string::npos) << md;
+
+  Trace t = kernels_on_and_off_the_path();
+  sort_records(t);
+  const std::string json = render_report(t, {}, parse_report_format("json"));
+  EXPECT_NE(json.find("critical_path_segments"), std::string::npos);
+  EXPECT_NE(json.find("saves nothing: off the critical path"), std::string::npos);
+  const std::string text = render_report(t, {}, parse_report_format("text"));
+  EXPECT_NE(text.find("Critical path"), std::string::npos);
 }
 
 }  // namespace
