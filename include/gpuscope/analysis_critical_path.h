@@ -43,8 +43,11 @@ struct StepPath {
   size_t step = 0;  // index into StepSummary::steps
   uint32_t pid = 0;
   int32_t rank = -1;
-  TimeNs step_ns = 0;                                // the step's length
-  TimeNs path_ns = 0;                                // sum of the segments: step_ns unless the walk stopped early
+  TimeNs step_ns = 0;  // the step's length
+  TimeNs path_ns = 0;  // sum of the segments: step_ns unless the walk stopped early
+  // The GPU work launched in the step ended after it: the host ran ahead of the GPU, and the path
+  // (from the step's end on its thread) shows the host's pace, the GPU's work finishing later.
+  bool gpu_lags = false;
   std::vector<PathSegment> segments;                 // in time order, no two overlapping
   std::array<TimeNs, kSegmentKinds> kind_ns{};       // segment time per kind
   std::array<TimeNs, kSegmentKinds> kind_lost_ns{};  // every segment of the kind on its process shrunk at once

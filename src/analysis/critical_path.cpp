@@ -141,10 +141,12 @@ CriticalPaths critical_paths(const Trace& t, const StepSummary& summary) {
     if (!retimer) retimer = std::make_unique<Retimer>(t, MainThread{step.pid, step.tid}, RetimeOptions{true});
     const StepRetime retime(t, g, *retimer, step);
 
-    const std::vector<WalkedSegment> walk = path_detail::walk_back(t, graphs, graph->second, step.tid, step.start,
-                                                                   step.end);
+    const std::vector<WalkedSegment> walk = path_detail::walk_back(t, graphs, graph->second, step.tid,
+                                                                   path_detail::kNone, step.start, step.end);
     StepPath path;
     path.step = i, path.pid = step.pid, path.rank = g.rank, path.step_ns = step.end - step.start;
+    if (const uint32_t last = g.last_launched(step.start, step.end); last != path_detail::kNone)
+      path.gpu_lags = g.ops[last].end > step.end;
     std::array<Scenario, kSegmentKinds> by_kind;
     // Per kind: the own process's segments' length and smallest lead, and the other processes' lost time.
     std::array<TimeNs, kSegmentKinds> own_ns{}, own_lead{}, elsewhere{};

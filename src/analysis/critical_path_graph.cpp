@@ -58,6 +58,18 @@ ProcessGraph::ProcessGraph(const Trace& t, uint32_t pid_, int32_t rank_) : pid(p
                      [&](size_t a, size_t b) { return t.api_calls[a].start < t.api_calls[b].start; });
   for (const Synchronization& s : t.synchronizations)
     if (s.pid == pid) sync_of.emplace(s.correlation_id, &s);
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    if (const auto call = call_of.find(ops[i].correlation_id); call != call_of.end())
+      by_launch.emplace_back(t.api_calls[call->second].start, i);
+  std::sort(by_launch.begin(), by_launch.end());
+}
+
+uint32_t ProcessGraph::last_launched(TimeNs from, TimeNs to) const {
+  uint32_t last = kNone;
+  for (auto it = std::lower_bound(by_launch.begin(), by_launch.end(), std::pair{from, 0u});
+       it != by_launch.end() && it->first < to; ++it)
+    if (last == kNone || ops[it->second].end > ops[last].end) last = it->second;
+  return last;
 }
 
 bool link_collectives(const Trace& trace, std::vector<ProcessGraph>& graphs) {

@@ -41,7 +41,10 @@ struct ProcessGraph {
   std::unordered_map<uint32_t, std::vector<uint32_t>> work_of;   // correlation id -> its ops
   std::map<uint32_t, std::vector<size_t>> thread_calls;          // tid -> its calls (one API domain) by start
   std::unordered_map<uint32_t, const Synchronization*> sync_of;  // correlation id -> its synchronization record
+  std::vector<std::pair<TimeNs, uint32_t>> by_launch;            // (its launch call's start, op), sorted
   StreamWaits waits;
+  // Of the work launched by calls that started in [from, to), the op that ended last; kNone if none.
+  uint32_t last_launched(TimeNs from, TimeNs to) const;
 };
 
 // An op of one of the graphs: (graph << 32) | op.
@@ -61,9 +64,10 @@ struct WalkedSegment {
   TimeNs lead_ns = INT64_MAX;  // at the collective the walk crossed last before it: the last rank's lead
 };
 
-// Walks back from (graph, thread tid, host time end) to `stop`: the segments, in time order.
+// Walks back to `stop` from the end of op `op` of the graph, or with op kNone from host time
+// `end` on thread tid: the segments, in time order.
 std::vector<WalkedSegment> walk_back(const Trace& trace, const std::vector<ProcessGraph>& graphs, size_t graph,
-                                     uint32_t tid, TimeNs stop, TimeNs end);
+                                     uint32_t tid, uint32_t op, TimeNs stop, TimeNs end);
 
 bool is_blocking_sync(std::string_view api_name);
 

@@ -27,11 +27,11 @@ class Walker {
  public:
   Walker(const Trace& t, const std::vector<ProcessGraph>& graphs, TimeNs stop) : t_(t), graphs_(graphs), stop_(stop) {}
 
-  std::vector<WalkedSegment> run(size_t graph, uint32_t tid, TimeNs end) {
+  std::vector<WalkedSegment> run(size_t graph, uint32_t tid, uint32_t op, TimeNs end) {
     // Each iteration moves to an earlier call or op; the cap only guards against malformed times.
     size_t budget = 16;
     for (const ProcessGraph& g : graphs_) budget += 4 * (g.ops.size() + g.call_of.size());
-    State s{graph, tid, kNone, end};
+    State s{graph, tid, op, end};
     while (s.time > stop_ && budget-- > 0) {
       const State next = s.op == kNone ? host_step(s) : gpu_step(s);
       if (next.time > s.time || (next.time == s.time && next.op == s.op && next.tid == s.tid)) break;
@@ -215,8 +215,8 @@ class Walker {
 }  // namespace
 
 std::vector<WalkedSegment> walk_back(const Trace& trace, const std::vector<ProcessGraph>& graphs, size_t graph,
-                                     uint32_t tid, TimeNs stop, TimeNs end) {
-  return Walker(trace, graphs, stop).run(graph, tid, end);
+                                     uint32_t tid, uint32_t op, TimeNs stop, TimeNs end) {
+  return Walker(trace, graphs, stop).run(graph, tid, op, end);
 }
 
 }  // namespace gpuscope::analysis::path_detail

@@ -2,6 +2,7 @@
 // latency, kernels, copies, waits, collectives), and per segment kind and per kernel the lost
 // potential time: how much the step would shorten if that work took no time. Shown when the
 // run has steps (analysis::critical_paths, docs/report.md).
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -142,6 +143,13 @@ std::optional<Section> build_critical_path_section(const Trace& trace, const ana
                              ": the path runs through it at the collectives it "
                              "arrived at last"});
   }
+  const size_t lagging = static_cast<size_t>(
+      std::count_if(paths.steps.begin(), paths.steps.end(), [](const analysis::StepPath& p) { return p.gpu_lags; }));
+  if (lagging)
+    s.notes.push_back("In " + plural(lagging, "step", "steps") +
+                      " the GPU work launched in the step ended after it: the host ran ahead of the GPU, so "
+                      "the path shows the host's pace (its launch calls wait for room in the launch queue), "
+                      "and the GPU's own work, in stream order, bounds the run instead.");
   if (paths.skipped_steps)
     s.notes.push_back(plural(paths.skipped_steps, "step", "steps") + " after each process's first " +
                       std::to_string(analysis::kMaxPathSteps) + " are not analysed.");
