@@ -5,13 +5,14 @@
 
 namespace gpuscope::analysis {
 
-StreamWaits::StreamWaits(const Trace& trace, uint32_t pid) {
+StreamWaits::StreamWaits(const Trace& trace, uint32_t pid) : unknown_(trace.lacks(kGapSynchronization)) {
   for (const Synchronization& s : trace.synchronizations)
     if (s.pid == pid && s.kind == SyncKind::StreamWaitEvent) waits_.emplace_back(s.stream, s.start);
   std::sort(waits_.begin(), waits_.end());
 }
 
 bool StreamWaits::waited(uint32_t stream, TimeNs from, TimeNs to) const {
+  if (unknown_) return true;
   const auto it = std::lower_bound(waits_.begin(), waits_.end(), std::pair{stream, from});
   return it != waits_.end() && it->first == stream && it->second < to;
 }

@@ -3,7 +3,9 @@
 // kind StreamWaitEvent on the waiting stream, timed by its call) but not the event's record, so
 // the work waited for is taken to be the other stream's work that ended last before the waiting
 // work started: the one that released it. Shared by the re-timing (retime.h) and the critical
-// path (critical_path.cpp) so that both see the same dependencies. Times in ns.
+// path (critical_path.cpp) so that both see the same dependencies. A source without
+// synchronization records (torch.profiler traces) cannot show the waits: any work may then have
+// waited on another stream, and the other stream's work counts where it ended last. Times in ns.
 #pragma once
 
 #include <cstdint>
@@ -20,10 +22,11 @@ class StreamWaits {
   // Whether a wait for an event was put on `stream` by a call that started in [from, to): between
   // the launch of the stream's previous work and the launch of the work in question.
   bool waited(uint32_t stream, TimeNs from, TimeNs to) const;
-  bool empty() const { return waits_.empty(); }
+  bool empty() const { return waits_.empty() && !unknown_; }
 
  private:
   std::vector<std::pair<uint32_t, TimeNs>> waits_;  // (stream, call start), sorted
+  bool unknown_ = false;                            // the source records no synchronizations
 };
 
 // One GPU operation by the time it ended, on its queue (device, stream).

@@ -9,8 +9,10 @@
 
 #include "gpuscope/analysis_critical_path.h"
 #include "gpuscope/analysis_steps.h"
+#include "gpuscope/merge.h"
 #include "gpuscope/report.h"
 #include "gpuscope/trace_tables.h"
+#include "importers/importer.h"
 #include "trace_builder.h"
 
 namespace gpuscope {
@@ -213,6 +215,33 @@ TEST(CriticalPath, LastRankAtTheAllReduceBoundsTheOthersStep) {
   const analysis::StepPath& rank1 = p.steps[1];
   for (const analysis::PathSegment& s : rank1.segments) EXPECT_EQ(s.rank, 1);
   EXPECT_EQ(rank1.segments[rank1.bound].name, "extra");
+}
+
+// Four ranks on 4x H200 (tests/data/ddp4, torch.profiler traces merged: rank 1 sleeps 20 ms
+// before each backward pass): rank 0's steps run through rank 1's host work, which bounds them.
+TEST(CriticalPath, TheSleepingRankBoundsTheJobsStepsOnFourH200s) {
+  std::vector<analysis::MergeInput> inputs;
+  for (int rank : {0, 1, 2, 3}) {
+    const std::string file = std::string(GPUSCOPE_TEST_DATA_DIR) + "/ddp4/kineto_rank" + std::to_string(rank) +
+                             ".json.gz";
+    inputs.push_back({file, load_trace(file)});
+  }
+  analysis::MergeReport merged;
+  const Trace job = analysis::merge_traces(inputs, {}, merged);
+  const std::optional<analysis::StepSummary> steps = analysis::summarize_steps(job, analysis::detect_step_range(job));
+  ASSERT_TRUE(steps && steps->problem.empty());
+  const analysis::CriticalPaths p = analysis::critical_paths(job, *steps);
+  ASSERT_TRUE(p.ranks);
+  size_t rank0_steps = 0, bound_by_rank1_host = 0;
+  for (const analysis::StepPath& path : p.steps) {
+    if (path.rank != 0) continue;
+    ++rank0_steps;
+    ASSERT_LT(path.bound, path.segments.size());
+    const analysis::PathSegment& bound = path.segments[path.bound];
+    bound_by_rank1_host += bound.rank == 1 && bound.kind == SegmentKind::HostWork && bound.length() >= 18'000'000;
+  }
+  EXPECT_EQ(rank0_steps, 10u);
+  EXPECT_GE(bound_by_rank1_host, 8u) << "of " << rank0_steps;
 }
 
 // The report section: the bounding rank and segment, and the off-path kernel's verdict, in JSON.
