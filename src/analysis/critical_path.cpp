@@ -1,6 +1,7 @@
 // critical_paths(): each step's critical path and its lost potential time
 // (gpuscope/analysis_critical_path.h), walked by critical_path_walk.cpp and re-timed by retime.h.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -44,9 +45,11 @@ void zero_op(Scenario& s, const GpuOp& op) {
 class StepRetime {
  public:
   StepRetime(const Trace& t, const ProcessGraph& g, const Retimer& r, const Step& step)
-      : t_(t), g_(g), retimer_(r), step_(step) {}
+      : t_(t), g_(g), retimer_(r), step_(step), unchanged_(r.end_within(Scenario{}, step.start, step.end)) {}
 
-  TimeNs saving(const Scenario& s) const { return retimer_.saving_within(s, step_.start, step_.end); }
+  TimeNs saving(const Scenario& s) const {
+    return std::max<TimeNs>(0, subtract_saturated(unchanged_, retimer_.end_within(s, step_.start, step_.end)));
+  }
 
   // Adds "this segment takes no time" to `s`.
   void shrink(Scenario& s, const WalkedSegment& w) const {
@@ -92,6 +95,7 @@ class StepRetime {
   const ProcessGraph& g_;
   const Retimer& retimer_;
   const Step& step_;
+  const TimeNs unchanged_;  // the step's end replayed without changes
 };
 
 // The segment that bounds the step most: the longest outside collectives and waits, then the
@@ -151,13 +155,25 @@ CriticalPaths critical_paths(const Trace& t, const StepSummary& summary) {
     // Per kind: the own process's segments' length and smallest lead, and the other processes' lost time.
     std::array<TimeNs, kSegmentKinds> own_ns{}, own_lead{}, elsewhere{};
     own_lead.fill(INT64_MAX);
+    // Each replay costs the step's calls: only the longest segments are re-timed one by one.
+    std::vector<TimeNs> lengths;
+    for (const WalkedSegment& w : walk) lengths.push_back(w.segment.length());
+    TimeNs retimed_from = 0;
+    if (lengths.size() > kRetimedSegments) {
+      std::nth_element(lengths.begin(), lengths.begin() + (kRetimedSegments - 1), lengths.end(), std::greater<>());
+      retimed_from = lengths[kRetimedSegments - 1];
+    }
     for (const WalkedSegment& w : walk) {
       PathSegment seg = w.segment;
       const size_t kind = static_cast<size_t>(seg.kind);
       if (w.graph == graph->second) {
-        Scenario s;
-        retime.shrink(s, w);
-        seg.lost_ns = std::min({retime.saving(s), seg.length(), w.lead_ns});
+        TimeNs gain = seg.length();
+        if (seg.length() >= retimed_from) {
+          Scenario s;
+          retime.shrink(s, w);
+          gain = retime.saving(s);
+        }
+        seg.lost_ns = std::min({gain, seg.length(), w.lead_ns});
         retime.shrink(by_kind[kind], w);
         own_ns[kind] += seg.length();
         own_lead[kind] = std::min(own_lead[kind], w.lead_ns);

@@ -74,6 +74,10 @@ class Retimer {
   // that start in [from, until) (one step); the GPU work of earlier calls holds its streams
   // until its recorded end.
   TimeNs saving_within(const Scenario& scenario, TimeNs from, TimeNs until) const;
+  // The replayed host time at `until` that saving_within() compares: to replay the unchanged step once.
+  TimeNs end_within(const Scenario& scenario, TimeNs from, TimeNs until) const {
+    return replay_end(scenario, from, until);
+  }
   // Whether GPU work of this correlation id is replayed (its launch call is one of the thread's
   // replayed calls); a scenario's change to other work changes nothing.
   bool replays(uint32_t correlation_id) const {
