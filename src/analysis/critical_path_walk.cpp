@@ -175,11 +175,11 @@ class Walker {
 
   const GpuOp& op_at(uint64_t ref) const { return graphs_[ref >> 32].ops[static_cast<uint32_t>(ref)]; }
 
-  // When the op could have started without waiting for a collective's last arrival: its launch
-  // call's return, the end of the work before it on its stream (or of the other stream's work
-  // it waited for); behind a collective, when that collective could have started plus its
-  // transfer (last arrival to end). A collective the last rank held up moves with it, so it does
-  // not bound how much that rank's work can gain.
+  // When the op could have started without waiting for a collective's last arrival: the latest
+  // of its launch call's return and, for the work before it on its stream (or on the stream it
+  // waited on), when that work could have started plus its own time (a collective's: from the
+  // last arrival to its end), followed back kFreeStartDepth ops. Work the last rank held up
+  // moves with it, so it does not bound how much that rank's work can gain.
   TimeNs free_start(uint64_t ref, int depth) const {
     const ProcessGraph& g = graphs_[ref >> 32];
     const GpuOp& op = op_at(ref);
@@ -187,7 +187,8 @@ class Walker {
     TimeNs free = call == g.call_of.end() ? INT64_MIN : std::min(t_.api_calls[call->second].end, op.start);
     auto behind = [&](uint32_t before) {
       const GpuOp& p = g.ops[before];
-      if (p.kind != SegmentKind::Collective || p.matched.empty() || depth == 0) return p.end;
+      if (depth == 0) return p.end;
+      // Its own time after it could start: for a collective, the transfer (last arrival to end).
       TimeNs arrival = p.start;
       for (uint64_t m : p.matched) arrival = std::max(arrival, op_at(m).start);
       return add_saturated(free_start(op_ref(ref >> 32, before), depth - 1), p.end - arrival);

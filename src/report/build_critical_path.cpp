@@ -96,7 +96,7 @@ Table segments_table(const analysis::StepSummary& summary, const analysis::Criti
   }
   t.notes.push_back(
       "Lost potential: the step's gain if the segment took no time; on another rank, bounded by "
-      "how much later than the next rank it arrived at the collective it held up.");
+      "how much later that rank arrived than the others could have, at the collective the path crossed.");
   limit_rows(t, top);
   return t;
 }
