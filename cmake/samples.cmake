@@ -52,9 +52,10 @@ else()
   gpuscope_sample(spawn ${GPUSCOPE_SAMPLES_DIR}/spawn.cpp)
   gpuscope_sample(metrics_kernels ${GPUSCOPE_SAMPLES_DIR}/metrics_kernels.cu)
   gpuscope_sample(rule_patterns ${GPUSCOPE_SAMPLES_DIR}/rule_patterns.cu ${GPUSCOPE_SAMPLES_DIR}/rule_patterns_extra.cuh)
+  gpuscope_sample(critical_path ${GPUSCOPE_SAMPLES_DIR}/critical_path.cu)
   # spawn execs launch_storm from its own directory.
   add_dependencies(sample_spawn sample_launch_storm)
 
   add_custom_target(samples DEPENDS sample_bsr_spmm sample_launch_storm sample_crash sample_spawn
-                    sample_rule_patterns sample_metrics_kernels)
+                    sample_rule_patterns sample_metrics_kernels sample_critical_path)
 endif()

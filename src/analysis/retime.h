@@ -6,11 +6,15 @@
 // error common to both cancels. Limits (docs/rules.md): other threads' and
 // processes' work is not replayed; a synchronization waits for all work the
 // thread issued so far (device-wide), which is exact for cudaDeviceSynchronize
-// and an upper bound of the wait for stream/event syncs.
+// and an upper bound of the wait for stream/event syncs. Work that waited on
+// another stream (cudaStreamWaitEvent) keeps its recorded start behind that
+// stream, unless the replay is asked to follow stream waits (RetimeOptions).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -41,6 +45,21 @@ struct Scenario {
   // (a pageable copy's last staging chunk; pinned copies return almost at once).
   std::unordered_map<size_t, TimeNs> memcpy_post_ns;
   std::vector<GraphReplay> graphs;
+  // What a critical path's segments shrink (critical_path.cpp). Correlation id -> new GPU-side
+  // gap before the work of that launch (behind its call, its stream or the stream it waited on).
+  std::unordered_map<uint32_t, TimeNs> latency_ns;
+  std::unordered_map<size_t, TimeNs> host_gap_ns;   // trace.api_calls index -> new host time before the call
+  std::unordered_map<size_t, TimeNs> sync_tail_ns;  // synchronization's api index -> new host time after the GPU work
+  std::unordered_map<size_t, TimeNs> memset_ns;     // trace.memsets index -> new GPU duration
+  std::optional<TimeNs> tail_ns;                    // saving_within(): new host time after the window's last call
+};
+
+struct RetimeOptions {
+  // Replay cudaStreamWaitEvent: work that waited on another stream starts after the replayed end
+  // of the work it waited for (StreamWaits), not at its recorded offset behind its own stream;
+  // and the calls that do not block the host (stream waits, queries) are not replayed as
+  // synchronizations.
+  bool follow_stream_waits = false;
 };
 
 // One thread's replay, prepared once (its calls in order, the GPU work each issued, the
@@ -48,9 +67,17 @@ struct Scenario {
 // Sorted arrays, not maps: a launch storm has a million calls and ops, replayed per rule.
 class Retimer {
  public:
-  Retimer(const Trace& trace, const MainThread& thread);
+  Retimer(const Trace& trace, const MainThread& thread, RetimeOptions options = {});
   // ns the scenario saves on the thread's timeline (never negative).
   TimeNs saving(const Scenario& scenario) const;
+  // ns the scenario saves on the host time the thread reaches `until`, replaying only its calls
+  // that start in [from, until) (one step); the GPU work of earlier calls holds its streams
+  // until its recorded end.
+  TimeNs saving_within(const Scenario& scenario, TimeNs from, TimeNs until) const;
+  // The replayed host time at `until` that saving_within() compares: to replay the unchanged step once.
+  TimeNs end_within(const Scenario& scenario, TimeNs from, TimeNs until) const {
+    return replay_end(scenario, from, until);
+  }
   // Whether GPU work of this correlation id is replayed (its launch call is one of the thread's
   // replayed calls); a scenario's change to other work changes nothing.
   bool replays(uint32_t correlation_id) const {
@@ -73,6 +100,10 @@ class Retimer {
     uint32_t queue = 0;               // index of its (device, stream) in the replay's ready times
     uint32_t memcpy_index = kNoCopy;  // into trace.memcpys
     uint32_t kernel_index = kNoCopy;  // into trace.kernels
+    uint32_t memset_index = kNoCopy;  // into trace.memsets
+    uint32_t after = kNoCopy;         // the op in ops_ it waited for on another stream (follow_stream_waits)
+    TimeNs end = 0;                   // as recorded
+    bool waited_on = false;           // another op's `after`
     bool blocking = false;            // a synchronous copy/memset, or a copy of pageable memory: its call waits for it
   };
   struct Call {
@@ -84,10 +115,12 @@ class Retimer {
   };
   using OpRange = std::pair<std::vector<Op>::const_iterator, std::vector<Op>::const_iterator>;
 
-  void prepare_ops(uint32_t pid, const LastByKey<uint32_t, Interval>& call_times);
+  static constexpr TimeNs kNoLimit = std::numeric_limits<TimeNs>::max();
+  void prepare_ops(uint32_t pid, const LastByKey<uint32_t, Interval>& call_times, bool follow_stream_waits);
+  void prepare_seeds();
   OpRange ops_of(size_t api_index) const;
   static TimeNs op_duration(const Op& op, const Scenario& s);
-  TimeNs replay_end(const Scenario& s) const;
+  TimeNs replay_end(const Scenario& s, TimeNs from = std::numeric_limits<TimeNs>::min(), TimeNs until = kNoLimit) const;
   TimeNs replay_graph(const Scenario& s, const GraphReplay& g, TimeNs start, std::vector<TimeNs>& ready,
                       TimeNs& all_ready) const;
 
@@ -99,6 +132,9 @@ class Retimer {
   std::vector<TimeNs> op_ends_;  // sorted, for sync waits
   TimeNs unchanged_end_ = 0;
   std::vector<uint32_t> replayed_ids_;  // correlation ids of calls_, sorted
+  // Per queue, its ops by their call's start: (call start, latest recorded end so far), so that a
+  // window's replay starts with each stream busy until the work issued before it ends.
+  std::vector<std::vector<std::pair<TimeNs, TimeNs>>> seeds_;
 };
 
 }  // namespace gpuscope::analysis

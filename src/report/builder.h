@@ -54,6 +54,10 @@ void add_top_framework_lines(Section& s, const Trace& trace);
 // The steps (analysis::summarize_steps of the range the user named or detect_step_range found),
 // led by the steady steps' verdict (build_steps.cpp).
 Section build_steps_section(const analysis::StepSummary& summary, size_t top);
+// Each step's critical path and lost potential time (analysis::critical_paths); nullopt when the
+// steps cannot be used (build_critical_path.cpp).
+std::optional<Section> build_critical_path_section(const Trace& trace, const analysis::StepSummary& summary,
+                                                   size_t top);
 // Everything before the first step (`steady`: the run's steady state), or before the first kernel
 // launch in a run without steps; nullopt when nothing precedes it (build_startup.cpp).
 std::optional<Section> build_startup_section(const Trace& trace, const std::optional<analysis::SteadyState>& steady);

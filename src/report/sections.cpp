@@ -45,6 +45,11 @@ std::vector<Section> steps(const SectionInputs& in) {
   return one(std::move(s));
 }
 
+std::vector<Section> critical_path(const SectionInputs& in) {
+  return in.shared->steps ? maybe(build_critical_path_section(in.trace, *in.shared->steps, in.top))
+                          : std::vector<Section>{};
+}
+
 std::vector<Section> startup(const SectionInputs& in) {
   return maybe(build_startup_section(in.trace, in.shared->steady));
 }
@@ -98,6 +103,7 @@ const std::vector<SectionSpec>& report_sections() {
       {"Run", true, run},
       {"Executive summary", false, summary},
       {"Steps", false, steps},
+      {"Critical path", false, critical_path},
       {"Start-up", false, startup},
       {"Ranks", false, ranks},
       {"Bottleneck", false, bottleneck},

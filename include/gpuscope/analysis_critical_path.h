@@ -1,0 +1,85 @@
+// The critical path of a step: the chain of work that decided when the step ended, walked back
+// from the step's end to its start over the dependencies a capture shows (host thread order of
+// CUDA calls, launch call -> its kernel or copy, stream order, cudaStreamWaitEvent -> the other
+// stream's work, a blocking synchronization -> the GPU work that ended it, and across ranks a
+// collective -> the rank that arrived last at it). Each segment says how much the step would
+// shorten if it took no time ("lost potential time"), by re-timing the step (retime.h); work off
+// the path saves nothing. What the report's "Critical path" section shows (docs/report.md).
+// Pure and deterministic; times in ns.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpuscope/analysis_steps.h"
+#include "gpuscope/model.h"
+
+namespace gpuscope::analysis {
+
+enum class SegmentKind : uint8_t { HostWork, LaunchLatency, Kernel, Copy, Wait, Collective };
+inline constexpr size_t kSegmentKinds = 6;
+// "host work", "launch latency", "kernel", "copy", "wait", "collective"
+const char* to_string(SegmentKind kind);
+
+struct PathSegment {
+  SegmentKind kind = SegmentKind::HostWork;
+  uint32_t pid = 0;
+  int32_t rank = -1;  // the process's rank; -1: not one of several ranks, or unknown
+  TimeNs start = 0, end = 0;
+  // A kernel's name, a copy's direction ("HtoD copy", "memset"), a wait's call; empty otherwise.
+  std::string name;
+  // How much the step shortens if this segment took no time: re-timed on its own process;
+  // on another rank, the segment's length bounded by that rank's lead at the collective the
+  // path crossed last before it (over the others' earliest arrival had it not held them up
+  // at earlier collectives): from there on another rank takes over.
+  TimeNs lost_ns = 0;
+  TimeNs length() const { return end - start; }
+};
+
+struct StepPath {
+  size_t step = 0;  // index into StepSummary::steps
+  uint32_t pid = 0;
+  int32_t rank = -1;
+  TimeNs step_ns = 0;  // the step's length
+  TimeNs path_ns = 0;  // sum of the segments: step_ns unless the walk stopped early
+  // The GPU work launched in the step ended after it: the host ran ahead of the GPU, and the path
+  // (from the step's end on its thread) shows the host's pace, the GPU's work finishing later.
+  bool gpu_lags = false;
+  std::vector<PathSegment> segments;                 // in time order, no two overlapping
+  std::array<TimeNs, kSegmentKinds> kind_ns{};       // segment time per kind
+  std::array<TimeNs, kSegmentKinds> kind_lost_ns{};  // every segment of the kind on its process shrunk at once
+  // The segment that bounds the step most: the longest outside collectives and waits (then the
+  // largest lost potential); its rank says which rank bounds the job's step.
+  size_t bound = SIZE_MAX;  // index into segments; SIZE_MAX when none
+};
+
+// One kernel (by name) of the analysed steps: on the path or off it.
+struct PathKernel {
+  std::string name;
+  double gpu_ns = 0;      // its GPU time inside the step, per step (median over the steps)
+  double on_path_ns = 0;  // of which on the critical path
+  double lost_ns = 0;     // the step's gain if every launch of it in the step took no time
+};
+
+struct CriticalPaths {
+  std::vector<StepPath> steps;      // each analysed step of each process, as in StepSummary::steps
+  std::vector<PathKernel> kernels;  // the kernels with the most GPU time in the steps
+  size_t skipped_steps = 0;         // steps beyond kMaxPathSteps per process, not analysed
+  bool ranks = false;               // several ranks, collectives matched: the path crosses them
+};
+
+// Per process, at most this many steps (its first ones) are walked and re-timed.
+inline constexpr size_t kMaxPathSteps = 200;
+// Per step, the segments re-timed one by one: the longest this many (ties included). A shorter
+// one's lost potential is its length, bounded as on another rank (PathSegment::lost_ns).
+inline constexpr size_t kRetimedSegments = 256;
+// At most this many kernels by GPU time in the steps (PathKernel).
+inline constexpr size_t kPathKernels = 10;
+
+// Paths of the summary's steps; empty when it has none (or a problem).
+CriticalPaths critical_paths(const Trace& trace, const StepSummary& steps);
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,234 @@
+// critical_paths(): each step's critical path and its lost potential time
+// (gpuscope/analysis_critical_path.h), walked by critical_path_walk.cpp and re-timed by retime.h.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+
+#include "analysis/critical_path_graph.h"
+#include "analysis/retime.h"
+#include "gpuscope/analysis_stats.h"
+
+namespace gpuscope::analysis {
+
+const char* to_string(SegmentKind kind) {
+  switch (kind) {
+    case SegmentKind::HostWork: return "host work";
+    case SegmentKind::LaunchLatency: return "launch latency";
+    case SegmentKind::Kernel: return "kernel";
+    case SegmentKind::Copy: return "copy";
+    case SegmentKind::Wait: return "wait";
+    case SegmentKind::Collective: return "collective";
+  }
+  return "";
+}
+
+namespace {
+
+using path_detail::GpuOp;
+using path_detail::OpTable;
+using path_detail::ProcessGraph;
+using path_detail::WalkedSegment;
+
+TimeNs overlap(TimeNs a, TimeNs b, TimeNs lo, TimeNs hi) {
+  return std::max<TimeNs>(0, std::min(b, hi) - std::max(a, lo));
+}
+
+void zero_op(Scenario& s, const GpuOp& op) {
+  if (op.table == OpTable::Kernel) s.kernel_ns[op.index] = 0;
+  if (op.table == OpTable::Memcpy) s.memcpy_ns[op.index] = 0;
+  if (op.table == OpTable::Memset) s.memset_ns[op.index] = 0;
+}
+
+// One step's re-timing on its own thread (the only one the replay runs): what shrinking a
+// segment changes in the scenario, and what the step gains from a scenario.
+class StepRetime {
+ public:
+  StepRetime(const Trace& t, const ProcessGraph& g, const Retimer& r, const Step& step)
+      : t_(t), g_(g), retimer_(r), step_(step), unchanged_(r.end_within(Scenario{}, step.start, step.end)) {}
+
+  TimeNs saving(const Scenario& s) const {
+    return std::max<TimeNs>(0, subtract_saturated(unchanged_, retimer_.end_within(s, step_.start, step_.end)));
+  }
+
+  // Adds "this segment takes no time" to `s`.
+  void shrink(Scenario& s, const WalkedSegment& w) const {
+    const PathSegment& seg = w.segment;
+    switch (seg.kind) {
+      case SegmentKind::Kernel:
+      case SegmentKind::Copy:
+      case SegmentKind::Collective: zero_op(s, g_.ops[w.op]); break;
+      case SegmentKind::LaunchLatency: s.latency_ns[g_.ops[w.op].correlation_id] = 0; break;
+      case SegmentKind::Wait:
+        if (w.call == SIZE_MAX) {  // on the GPU, behind another stream
+          s.latency_ns[g_.ops[w.op].correlation_id] = 0;
+        } else if (path_detail::is_blocking_sync(t_.strings.get(t_.api_calls[w.call].name))) {
+          s.sync_tail_ns[w.call] = 0;
+        } else if (const auto work = g_.work_of.find(t_.api_calls[w.call].correlation_id); work != g_.work_of.end()) {
+          for (uint32_t op : work->second)
+            if (g_.ops[op].table == OpTable::Memcpy) s.memcpy_post_ns[g_.ops[op].index] = 0;
+        }
+        break;
+      case SegmentKind::HostWork: shrink_host(s, w.tid, seg.start, seg.end); break;
+    }
+  }
+
+ private:
+  // The host work in [a, b] on thread tid: the time between its calls and inside them, as the
+  // replay sees it (from the step's start; after its last call, the window's tail).
+  void shrink_host(Scenario& s, uint32_t tid, TimeNs a, TimeNs b) const {
+    const auto thread = g_.thread_calls.find(tid);
+    if (tid != step_.tid || thread == g_.thread_calls.end()) return;
+    TimeNs prev_end = step_.start;
+    for (size_t i : thread->second) {
+      const ApiCall& c = t_.api_calls[i];
+      if (c.start < step_.start) continue;
+      if (c.start >= step_.end) break;
+      if (const TimeNs o = overlap(prev_end, c.start, a, b); o > 0) s.host_gap_ns[i] = c.start - prev_end - o;
+      if (const TimeNs o = overlap(c.start, c.end, a, b); o > 0) s.api_ns[i] = c.end - c.start - o;
+      prev_end = std::max(prev_end, c.end);
+    }
+    if (const TimeNs o = overlap(prev_end, step_.end, a, b); o > 0) s.tail_ns = step_.end - prev_end - o;
+  }
+
+  const Trace& t_;
+  const ProcessGraph& g_;
+  const Retimer& retimer_;
+  const Step& step_;
+  const TimeNs unchanged_;  // the step's end replayed without changes
+};
+
+// The segment that bounds the step most: the longest outside collectives and waits, then the
+// one with the largest lost potential.
+size_t bounding_segment(const std::vector<PathSegment>& segments) {
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const PathSegment& s = segments[i];
+    if (s.kind == SegmentKind::Collective || s.kind == SegmentKind::Wait) continue;
+    if (best == SIZE_MAX ||
+        std::pair{s.length(), s.lost_ns} > std::pair{segments[best].length(), segments[best].lost_ns})
+      best = i;
+  }
+  return best;
+}
+
+struct KernelTally {
+  std::vector<double> gpu_ns, on_path_ns, lost_ns;  // per analysed step
+};
+
+}  // namespace
+
+CriticalPaths critical_paths(const Trace& t, const StepSummary& summary) {
+  CriticalPaths out;
+  std::vector<ProcessGraph> graphs;
+  std::map<uint32_t, size_t> graph_of;  // pid -> graphs index
+  for (const Process& p : t.processes) {
+    if (graph_of.count(p.pid)) continue;
+    graph_of[p.pid] = graphs.size();
+    graphs.emplace_back(t, p.pid, p.rank);
+  }
+  out.ranks = path_detail::link_collectives(t, graphs);
+
+  std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<Retimer>> retimers;  // (pid, tid)
+  std::map<uint32_t, size_t> walked;                                           // pid -> steps analysed
+  std::map<StringId, KernelTally> kernels;
+  for (size_t i = 0; i < summary.steps.size(); ++i) {
+    const Step& step = summary.steps[i];
+    const auto graph = graph_of.find(step.pid);
+    if (graph == graph_of.end()) continue;
+    if (walked[step.pid]++ >= kMaxPathSteps) {
+      ++out.skipped_steps;
+      continue;
+    }
+    const ProcessGraph& g = graphs[graph->second];
+    std::unique_ptr<Retimer>& retimer = retimers[{step.pid, step.tid}];
+    if (!retimer) retimer = std::make_unique<Retimer>(t, MainThread{step.pid, step.tid}, RetimeOptions{true});
+    const StepRetime retime(t, g, *retimer, step);
+
+    const std::vector<WalkedSegment> walk = path_detail::walk_back(t, graphs, graph->second, step.tid,
+                                                                   path_detail::kNone, step.start, step.end);
+    StepPath path;
+    path.step = i, path.pid = step.pid, path.rank = g.rank, path.step_ns = step.end - step.start;
+    if (const uint32_t last = g.last_launched(step.start, step.end); last != path_detail::kNone)
+      path.gpu_lags = g.ops[last].end > step.end;
+    std::array<Scenario, kSegmentKinds> by_kind;
+    // Per kind: the own process's segments' length and smallest lead, and the other processes' lost time.
+    std::array<TimeNs, kSegmentKinds> own_ns{}, own_lead{}, elsewhere{};
+    own_lead.fill(INT64_MAX);
+    // Each replay costs the step's calls: only the longest segments are re-timed one by one.
+    std::vector<TimeNs> lengths;
+    for (const WalkedSegment& w : walk) lengths.push_back(w.segment.length());
+    TimeNs retimed_from = 0;
+    if (lengths.size() > kRetimedSegments) {
+      std::nth_element(lengths.begin(), lengths.begin() + (kRetimedSegments - 1), lengths.end(), std::greater<>());
+      retimed_from = lengths[kRetimedSegments - 1];
+    }
+    for (const WalkedSegment& w : walk) {
+      PathSegment seg = w.segment;
+      const size_t kind = static_cast<size_t>(seg.kind);
+      if (w.graph == graph->second) {
+        TimeNs gain = seg.length();
+        if (seg.length() >= retimed_from) {
+          Scenario s;
+          retime.shrink(s, w);
+          gain = retime.saving(s);
+        }
+        seg.lost_ns = std::min({gain, seg.length(), w.lead_ns});
+        retime.shrink(by_kind[kind], w);
+        own_ns[kind] += seg.length();
+        own_lead[kind] = std::min(own_lead[kind], w.lead_ns);
+      } else {
+        seg.lost_ns = std::min(seg.length(), w.lead_ns);  // bounded by the rank's lead at the collective
+        elsewhere[kind] += seg.lost_ns;
+      }
+      path.path_ns += seg.length();
+      path.kind_ns[kind] += seg.length();
+      path.segments.push_back(std::move(seg));
+    }
+    for (size_t k = 0; k < kSegmentKinds; ++k)
+      if (path.kind_ns[k] > 0)
+        path.kind_lost_ns[k] = std::min({retime.saving(by_kind[k]), own_ns[k], own_lead[k]}) + elsewhere[k];
+    path.bound = bounding_segment(path.segments);
+
+    // Every kernel of the step's process that ran in it: on the path or not.
+    std::map<StringId, std::pair<double, Scenario>> in_step;
+    for (const GpuOp& op : g.ops) {
+      if (op.table != OpTable::Kernel || op.start >= step.end || op.end <= step.start) continue;
+      auto& [ns, scenario] = in_step[t.kernels[op.index].name];
+      ns += static_cast<double>(overlap(op.start, op.end, step.start, step.end));
+      zero_op(scenario, op);
+    }
+    for (auto& [name, entry] : in_step) {
+      KernelTally& k = kernels[name];
+      double on_path = 0;
+      for (const PathSegment& s : path.segments)
+        if (s.pid == step.pid && s.kind == SegmentKind::Kernel && s.name == t.strings.get(name))
+          on_path += static_cast<double>(s.length());
+      k.gpu_ns.resize(out.steps.size(), 0), k.on_path_ns.resize(out.steps.size(), 0),
+          k.lost_ns.resize(out.steps.size(), 0);
+      k.gpu_ns.push_back(entry.first);
+      k.on_path_ns.push_back(on_path);
+      k.lost_ns.push_back(static_cast<double>(retime.saving(entry.second)));
+    }
+    out.steps.push_back(std::move(path));
+  }
+
+  // The kernels with the most GPU time in the analysed steps; medians over all of them.
+  std::vector<std::pair<double, StringId>> order;
+  for (auto& [name, k] : kernels) {
+    k.gpu_ns.resize(out.steps.size(), 0), k.on_path_ns.resize(out.steps.size(), 0),
+        k.lost_ns.resize(out.steps.size(), 0);
+    double total = 0;
+    for (double v : k.gpu_ns) total += v;
+    order.emplace_back(-total, name);
+  }
+  std::sort(order.begin(), order.end());
+  for (size_t i = 0; i < order.size() && i < kPathKernels; ++i) {
+    KernelTally& k = kernels[order[i].second];
+    out.kernels.push_back({t.strings.get(order[i].second), describe(k.gpu_ns).median, describe(k.on_path_ns).median,
+                           describe(k.lost_ns).median});
+  }
+  return out;
+}
+
+}  // namespace gpuscope::analysis
