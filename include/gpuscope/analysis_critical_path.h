@@ -72,7 +72,7 @@ struct CriticalPaths {
 };
 
 // Per process, at most this many steps (its first ones) are walked and re-timed.
-inline constexpr size_t kMaxPathSteps = 200;
+inline constexpr size_t kMaxPathSteps = 64;
 // Per step, the segments re-timed one by one: the longest this many (ties included). A shorter
 // one's lost potential is its length, bounded as on another rank (PathSegment::lost_ns).
 inline constexpr size_t kRetimedSegments = 256;

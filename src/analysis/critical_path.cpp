@@ -4,6 +4,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
+#include <string_view>
 
 #include "analysis/critical_path_graph.h"
 #include "analysis/retime.h"
@@ -116,9 +119,47 @@ struct KernelTally {
   std::vector<double> gpu_ns, on_path_ns, lost_ns;  // per analysed step
 };
 
+// Where the trace stops mattering: the end of each process's step after the last one analysed,
+// the latest over the processes; INT64_MAX when every step is analysed.
+TimeNs head_end(const StepSummary& summary) {
+  std::map<uint32_t, size_t> seen;  // pid -> steps so far
+  TimeNs until = INT64_MIN;
+  bool cut = false;
+  for (const Step& step : summary.steps) {
+    if (seen[step.pid]++ <= kMaxPathSteps) until = std::max(until, step.end);
+    else cut = true;
+  }
+  return cut ? until : INT64_MAX;
+}
+
+// The trace's head: the host calls and synchronizations that started before `until`, the GPU work
+// that started before it or that those calls launched, and the whole-trace tables. The graphs and
+// the replay are built over it, so a long capture costs what its analysed steps cost.
+Trace head_of(const Trace& t, TimeNs until) {
+  Trace head;
+  head.strings = t.strings, head.run = t.run, head.runs = t.runs, head.source_gaps = t.source_gaps;
+  head.processes = t.processes, head.devices = t.devices, head.streams = t.streams;
+  std::set<std::pair<uint32_t, uint32_t>> launched;  // (pid, correlation id) of the kept calls
+  for (const ApiCall& c : t.api_calls)
+    if (c.start < until) head.api_calls.push_back(c), launched.insert({c.pid, c.correlation_id});
+  for (const Synchronization& s : t.synchronizations)
+    if (s.start < until) head.synchronizations.push_back(s);
+  auto keep_gpu = [&](const auto& rows, auto& into) {
+    for (const auto& r : rows)
+      if (r.start < until || launched.count({r.pid, r.correlation_id})) into.push_back(r);
+  };
+  keep_gpu(t.kernels, head.kernels);
+  keep_gpu(t.memcpys, head.memcpys);
+  keep_gpu(t.memsets, head.memsets);
+  return head;
+}
+
 }  // namespace
 
-CriticalPaths critical_paths(const Trace& t, const StepSummary& summary) {
+CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
+  const TimeNs until = head_end(summary);
+  const std::optional<Trace> head = until == INT64_MAX ? std::nullopt : std::optional(head_of(trace, until));
+  const Trace& t = head ? *head : trace;
   CriticalPaths out;
   std::vector<ProcessGraph> graphs;
   std::map<uint32_t, size_t> graph_of;  // pid -> graphs index
@@ -192,18 +233,22 @@ CriticalPaths critical_paths(const Trace& t, const StepSummary& summary) {
 
     // Every kernel of the step's process that ran in it: on the path or not.
     std::map<StringId, std::pair<double, Scenario>> in_step;
-    for (const GpuOp& op : g.ops) {
-      if (op.table != OpTable::Kernel || op.start >= step.end || op.end <= step.start) continue;
+    const auto [first_op, past_op] = g.ops_around(step.start, step.end);
+    for (size_t o = first_op; o < past_op; ++o) {
+      const GpuOp& op = g.ops[o];
+      if (op.table != OpTable::Kernel || op.end <= step.start) continue;
       auto& [ns, scenario] = in_step[t.kernels[op.index].name];
       ns += static_cast<double>(overlap(op.start, op.end, step.start, step.end));
       zero_op(scenario, op);
     }
+    std::map<std::string_view, double> on_path_by_name;  // the step's kernels on its path
+    for (const PathSegment& s : path.segments)
+      if (s.pid == step.pid && s.kind == SegmentKind::Kernel)
+        on_path_by_name[s.name] += static_cast<double>(s.length());
     for (auto& [name, entry] : in_step) {
       KernelTally& k = kernels[name];
-      double on_path = 0;
-      for (const PathSegment& s : path.segments)
-        if (s.pid == step.pid && s.kind == SegmentKind::Kernel && s.name == t.strings.get(name))
-          on_path += static_cast<double>(s.length());
+      const auto on = on_path_by_name.find(t.strings.get(name));
+      const double on_path = on == on_path_by_name.end() ? 0 : on->second;
       k.gpu_ns.resize(out.steps.size(), 0), k.on_path_ns.resize(out.steps.size(), 0),
           k.lost_ns.resize(out.steps.size(), 0);
       k.gpu_ns.push_back(entry.first);

@@ -6,6 +6,7 @@
 
 #include "analysis/grouping.h"
 #include "gpuscope/analysis_ranks.h"
+#include "gpuscope/analysis_stats.h"
 
 namespace gpuscope::analysis::path_detail {
 
@@ -32,6 +33,7 @@ ProcessGraph::ProcessGraph(const Trace& t, uint32_t pid_, int32_t rank_) : pid(p
   for (size_t i = 0; i < t.memsets.size(); ++i)
     add(t.memsets[i], SegmentKind::Copy, OpTable::Memset, i, !t.memsets[i].async);
   std::stable_sort(ops.begin(), ops.end(), [](const GpuOp& a, const GpuOp& b) { return a.start < b.start; });
+  for (const GpuOp& op : ops) longest_ns = std::max(longest_ns, subtract_saturated(op.end, op.start));
   std::unordered_map<uint64_t, uint32_t> last_on_queue;
   for (uint32_t i = 0; i < ops.size(); ++i) {
     auto [it, fresh] = last_on_queue.try_emplace(ops[i].queue, i);
@@ -62,6 +64,13 @@ ProcessGraph::ProcessGraph(const Trace& t, uint32_t pid_, int32_t rank_) : pid(p
     if (const auto call = call_of.find(ops[i].correlation_id); call != call_of.end())
       by_launch.emplace_back(t.api_calls[call->second].start, i);
   std::sort(by_launch.begin(), by_launch.end());
+}
+
+std::pair<size_t, size_t> ProcessGraph::ops_around(TimeNs from, TimeNs to) const {
+  auto by_start = [](const GpuOp& op, TimeNs t) { return op.start < t; };
+  const auto first = std::lower_bound(ops.begin(), ops.end(), subtract_saturated(from, longest_ns), by_start);
+  const auto last = std::lower_bound(first, ops.end(), to, by_start);
+  return {static_cast<size_t>(first - ops.begin()), static_cast<size_t>(last - ops.begin())};
 }
 
 uint32_t ProcessGraph::last_launched(TimeNs from, TimeNs to) const {

@@ -36,6 +36,7 @@ struct ProcessGraph {
   uint32_t pid = 0;
   int32_t rank = -1;
   std::vector<GpuOp> ops;                                        // by start
+  TimeNs longest_ns = 0;                                         // the longest op's duration
   std::vector<EndedOp> by_end;                                   // ops by end (id: index into ops)
   std::unordered_map<uint32_t, size_t> call_of;                  // correlation id -> trace.api_calls index
   std::unordered_map<uint32_t, std::vector<uint32_t>> work_of;   // correlation id -> its ops
@@ -43,6 +44,9 @@ struct ProcessGraph {
   std::unordered_map<uint32_t, const Synchronization*> sync_of;  // correlation id -> its synchronization record
   std::vector<std::pair<TimeNs, uint32_t>> by_launch;            // (its launch call's start, op), sorted
   StreamWaits waits;
+  // The ops that ran in [from, to) (start before `to`, end after `from`), as a range of `ops`
+  // that may hold some that ended before `from`: those that start after from - longest_ns.
+  std::pair<size_t, size_t> ops_around(TimeNs from, TimeNs to) const;
   // Of the work launched by calls that started in [from, to), the op that ended last; kNone if none.
   uint32_t last_launched(TimeNs from, TimeNs to) const;
 };
