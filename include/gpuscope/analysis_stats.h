@@ -34,6 +34,10 @@ Stats describe(std::vector<double> values);
 // the same values whatever algorithm finds them, so the result is bit-identical. 0 when empty.
 double median(std::vector<double> values);
 
+// Nearest-rank percentile of an ascending sample: the smallest value with at least the fraction
+// q (0..1) of the sample at or below it. 0 when empty.
+double percentile_sorted(const std::vector<double>& sorted, double q);
+
 // A half-open interval [start, end) in ns. Intervals with end <= start are empty.
 struct Interval {
   TimeNs start = 0;

@@ -12,10 +12,8 @@ namespace {
 
 // Nearest-rank percentile (q in 0..1) of a sample; 0 when empty.
 double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(values.size())));
-  return values[std::min(values.size(), std::max<size_t>(rank, 1)) - 1];
+  return percentile_sorted(values, q);
 }
 
 std::vector<double> lengths(const std::vector<Interval>& steps) {

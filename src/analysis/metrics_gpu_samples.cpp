@@ -19,12 +19,6 @@ struct Sample {
   double value = 0;
 };
 
-// Nearest rank: the smallest value with at least p % of the sample at or below it.
-double percentile(const std::vector<double>& sorted, double p) {
-  const size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
-}
-
 GpuMetricSeries describe_series(const std::string& metric, std::vector<Sample> samples, TimeNs start, TimeNs end,
                                 size_t buckets) {
   GpuMetricSeries s;
@@ -39,7 +33,7 @@ GpuMetricSeries describe_series(const std::string& metric, std::vector<Sample> s
   std::sort(values.begin(), values.end());
   s.mean = st.mean;
   s.p50 = st.median;
-  s.p95 = percentile(values, 95);
+  s.p95 = percentile_sorted(values, 95 / 100.0);
   s.max = st.max;
 
   // Bucket b covers [start + span*b/n, start + span*(b+1)/n); a sample adds value x overlap.

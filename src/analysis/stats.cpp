@@ -53,6 +53,12 @@ double median(std::vector<double> values) {
   return (*std::max_element(values.begin(), middle) + *middle) / 2.0;
 }
 
+double percentile_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+}
+
 TimeNs union_length(std::vector<Interval> intervals) {
   std::erase_if(intervals, [](const Interval& i) { return i.end <= i.start; });
   if (intervals.empty()) return 0;
