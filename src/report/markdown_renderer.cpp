@@ -10,7 +10,7 @@ namespace gpuscope::report {
 namespace {
 
 // Backslash-escapes characters that GFM would read as markup.
-std::string escape(std::string_view s) {
+std::string markdown_escape(std::string_view s) {
   std::string out;
   for (char c : one_line(s)) {
     if (std::string_view("\\`*_[]<>|#~").find(c) != std::string_view::npos) out += '\\';
@@ -39,18 +39,18 @@ std::string code(std::string_view raw) {
 }
 
 std::string cell_markdown(const Cell& cell, bool as_code) {
-  if (const auto* t = std::get_if<std::string>(&cell)) return t->empty() ? "" : (as_code ? code(*t) : escape(*t));
-  return escape(cell_text(cell));  // numbers and "-"
+  if (const auto* t = std::get_if<std::string>(&cell)) return t->empty() ? "" : (as_code ? code(*t) : markdown_escape(*t));
+  return markdown_escape(cell_text(cell));  // numbers and "-"
 }
 
 void render_markdown_table(std::string& out, const Table& t) {
-  out += "### " + escape(t.title) + "\n\n";
+  out += "### " + markdown_escape(t.title) + "\n\n";
   if (t.rows.empty()) {
-    out += "_" + escape(t.empty_text) + "_\n";
+    out += "_" + markdown_escape(t.empty_text) + "_\n";
   } else {
     std::string header = "|", align = "|";
     for (const Column& c : t.columns) {
-      header += " " + escape(c.title) + " |";
+      header += " " + markdown_escape(c.title) + " |";
       align += c.unit ? " ---: |" : " :--- |";
     }
     out += header + "\n" + align + "\n";
@@ -61,26 +61,26 @@ void render_markdown_table(std::string& out, const Table& t) {
       out += line + "\n";
     }
   }
-  for (const std::string& note : t.notes) out += "\n" + escape(note) + "\n";
+  for (const std::string& note : t.notes) out += "\n" + markdown_escape(note) + "\n";
 }
 
 }  // namespace
 
 std::string render_markdown(const Report& report) {
-  std::string out = "# " + escape(report.title) + "\n";
+  std::string out = "# " + markdown_escape(report.title) + "\n";
   for (const Section& s : report.sections) {
-    out += "\n## " + escape(s.title) + "\n\n";
-    if (s.lines.empty() && s.tables.empty()) out += "_" + escape(s.empty_text) + "_\n";
+    out += "\n## " + markdown_escape(s.title) + "\n\n";
+    if (s.lines.empty() && s.tables.empty()) out += "_" + markdown_escape(s.empty_text) + "_\n";
     for (const Line& l : s.lines) {
-      out += "- **" + escape(l.label) + ":** " + cell_markdown(l.value, l.identifier);
-      if (!l.note.empty()) out += " (" + escape(l.note) + ")";
+      out += "- **" + markdown_escape(l.label) + ":** " + cell_markdown(l.value, l.identifier);
+      if (!l.note.empty()) out += " (" + markdown_escape(l.note) + ")";
       out += "\n";
     }
     for (size_t i = 0; i < s.tables.size(); ++i) {
       if (i > 0 || !s.lines.empty()) out += "\n";
       render_markdown_table(out, without_machine_columns(s.tables[i]));
     }
-    for (const std::string& note : s.notes) out += "\n" + escape(note) + "\n";
+    for (const std::string& note : s.notes) out += "\n" + markdown_escape(note) + "\n";
   }
   return out;
 }
