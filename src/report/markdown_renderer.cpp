@@ -39,7 +39,8 @@ std::string code(std::string_view raw) {
 }
 
 std::string cell_markdown(const Cell& cell, bool as_code) {
-  if (const auto* t = std::get_if<std::string>(&cell)) return t->empty() ? "" : (as_code ? code(*t) : markdown_escape(*t));
+  if (const auto* t = std::get_if<std::string>(&cell))
+    return t->empty() ? "" : (as_code ? code(*t) : markdown_escape(*t));
   return markdown_escape(cell_text(cell));  // numbers and "-"
 }
 
