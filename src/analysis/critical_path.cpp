@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "analysis/critical_path_graph.h"
+#include "analysis/grouping.h"
 #include "analysis/retime.h"
 #include "gpuscope/analysis_stats.h"
 
@@ -65,7 +66,7 @@ class StepRetime {
       case SegmentKind::Wait:
         if (w.call == SIZE_MAX) {  // on the GPU, behind another stream
           s.latency_ns[g_.ops[w.op].correlation_id] = 0;
-        } else if (path_detail::is_blocking_sync(t_.strings.get(t_.api_calls[w.call].name))) {
+        } else if (detail::is_blocking_sync(t_.strings.get(t_.api_calls[w.call].name))) {
           s.sync_tail_ns[w.call] = 0;
         } else if (const auto work = g_.work_of.find(t_.api_calls[w.call].correlation_id); work != g_.work_of.end()) {
           for (uint32_t op : work->second)
@@ -183,7 +184,9 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
     }
     const ProcessGraph& g = graphs[graph->second];
     std::unique_ptr<Retimer>& retimer = retimers[{step.pid, step.tid}];
-    if (!retimer) retimer = std::make_unique<Retimer>(t, MainThread{step.pid, step.tid}, RetimeOptions{true});
+    if (!retimer)
+      retimer = std::make_unique<Retimer>(t, MainThread{step.pid, step.tid},
+                                          RetimeOptions{.follow_stream_waits = true, .step_windows = true});
     const StepRetime retime(t, g, *retimer, step);
 
     const std::vector<WalkedSegment> walk = path_detail::walk_back(t, graphs, graph->second, step.tid,

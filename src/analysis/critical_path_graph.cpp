@@ -10,8 +10,6 @@
 
 namespace gpuscope::analysis::path_detail {
 
-bool is_blocking_sync(std::string_view api_name) { return api_name.find("Synchronize") != std::string_view::npos; }
-
 ProcessGraph::ProcessGraph(const Trace& t, uint32_t pid_, int32_t rank_) : pid(pid_), rank(rank_), waits(t, pid_) {
   auto add = [&](const auto& e, SegmentKind kind, OpTable table, size_t index, bool blocking) {
     if (e.pid != pid || e.end < e.start) return;
@@ -28,7 +26,7 @@ ProcessGraph::ProcessGraph(const Trace& t, uint32_t pid_, int32_t rank_) : pid(p
   // A copy of pageable memory holds its call until the data is staged, even when asynchronous.
   for (size_t i = 0; i < t.memcpys.size(); ++i) {
     const Memcpy& m = t.memcpys[i];
-    add(m, SegmentKind::Copy, OpTable::Memcpy, i, !m.async || detail::host_side(m) == MemoryKind::Pageable);
+    add(m, SegmentKind::Copy, OpTable::Memcpy, i, detail::holds_its_call(m));
   }
   for (size_t i = 0; i < t.memsets.size(); ++i)
     add(t.memsets[i], SegmentKind::Copy, OpTable::Memset, i, !t.memsets[i].async);

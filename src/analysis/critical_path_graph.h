@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <map>
-#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -72,7 +71,5 @@ struct WalkedSegment {
 // `end` on thread tid: the segments, in time order.
 std::vector<WalkedSegment> walk_back(const Trace& trace, const std::vector<ProcessGraph>& graphs, size_t graph,
                                      uint32_t tid, uint32_t op, TimeNs stop, TimeNs end);
-
-bool is_blocking_sync(std::string_view api_name);
 
 }  // namespace gpuscope::analysis::path_detail

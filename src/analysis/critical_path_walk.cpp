@@ -5,6 +5,7 @@
 #include <string>
 
 #include "analysis/critical_path_graph.h"
+#include "analysis/grouping.h"
 
 namespace gpuscope::analysis::path_detail {
 namespace {
@@ -98,9 +99,9 @@ class Walker {
       uint32_t last = kNone;
       for (uint32_t op : work->second)
         if (g.ops[op].blocking && g.ops[op].end <= at && (last == kNone || g.ops[op].end > g.ops[last].end)) last = op;
-      if (last != kNone || !is_blocking_sync(t_.strings.get(c.name))) return last;
+      if (last != kNone || !detail::is_blocking_sync(t_.strings.get(c.name))) return last;
     }
-    if (!is_blocking_sync(t_.strings.get(c.name))) return kNone;
+    if (!detail::is_blocking_sync(t_.strings.get(c.name))) return kNone;
     const auto sync = g.sync_of.find(c.correlation_id);
     const bool one_stream = sync != g.sync_of.end() && sync->second->kind == SyncKind::StreamSynchronize;
     auto it = std::upper_bound(g.by_end.begin(), g.by_end.end(), at,

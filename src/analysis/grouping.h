@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -79,6 +80,17 @@ inline MemoryKind host_side(const Memcpy& m) {
     case CopyKind::AtoH: return m.dst_kind;
     default: return MemoryKind::Unknown;
   }
+}
+
+// Whether a copy holds its call until it is done or staged: a synchronous copy, or one of
+// pageable host memory (the driver stages it before the call returns, even when asynchronous).
+inline bool holds_its_call(const Memcpy& m) { return !m.async || host_side(m) == MemoryKind::Pageable; }
+
+// Whether a synchronization call blocks the host until GPU work ends (cudaStreamSynchronize,
+// cuCtxSynchronize, ...), as opposed to one that only queues a wait or asks (cudaStreamWaitEvent,
+// cudaEventQuery).
+inline bool is_blocking_sync(std::string_view api_name) {
+  return api_name.find("Synchronize") != std::string_view::npos;
 }
 
 // "HtoD (pageable)", "DtoD": direction, and the host side's kind when there is one.

@@ -2,7 +2,8 @@
 #include "analysis/retime.h"
 
 #include <algorithm>
-#include <string>
+#include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "analysis/grouping.h"
@@ -30,7 +31,7 @@ Retimer::Retimer(const Trace& t, const MainThread& mt, RetimeOptions options)
     // Following stream waits, a call that only queues a wait (cudaStreamWaitEvent) or asks
     // (cudaStreamQuery) does not hold the host: only *Synchronize calls do.
     const bool sync = classes(c.name) == ApiClass::Synchronization &&
-                      (!options.follow_stream_waits || t.strings.get(c.name).find("Synchronize") != std::string::npos);
+                      (!options.follow_stream_waits || detail::is_blocking_sync(t.strings.get(c.name)));
     calls_.push_back({c.start, c.end, i, c.correlation_id, 0, 0, sync});
     call_times.add(c.correlation_id, {c.start, c.end});
   }
@@ -48,7 +49,7 @@ Retimer::Retimer(const Trace& t, const MainThread& mt, RetimeOptions options)
     while (end < ops_.size() && ops_[end].correlation_id == c.correlation_id) ++end;
     c.ops_begin = static_cast<uint32_t>(o), c.ops_end = static_cast<uint32_t>(end);
   }
-  prepare_seeds();
+  if (options.step_windows) prepare_seeds();
   unchanged_end_ = replay_end(Scenario{});
   replayed_ids_.reserve(calls_.size());
   for (const Call& c : calls_) replayed_ids_.push_back(c.correlation_id);
@@ -85,15 +86,16 @@ void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times, bool follow
   // staging buffer, even when called as cudaMemcpyAsync: it blocks like a synchronous copy.
   for (size_t i = 0; i < t.memcpys.size(); ++i) {
     const Memcpy& m = t.memcpys[i];
-    add(m, !m.async || detail::host_side(m) == MemoryKind::Pageable, static_cast<uint32_t>(i), kNoCopy);
+    add(m, detail::holds_its_call(m), static_cast<uint32_t>(i), kNoCopy);
   }
   for (size_t i = 0; i < t.memsets.size(); ++i)
     add(t.memsets[i], !t.memsets[i].async, kNoCopy, kNoCopy, static_cast<uint32_t>(i));
 
   queues_ = queues.size();
-  const StreamWaits waits(t, pid);
+  std::optional<StreamWaits> waits;
+  if (follow_stream_waits) waits.emplace(t, pid);
   std::vector<EndedOp> by_end;  // for the stream waits: raw ops by end
-  if (follow_stream_waits && !waits.empty()) {
+  if (waits && !waits->empty()) {
     for (size_t i = 0; i < raw.size(); ++i) by_end.push_back({raw[i].end, raw[i].queue_key, static_cast<uint32_t>(i)});
     std::stable_sort(by_end.begin(), by_end.end(), [](const EndedOp& a, const EndedOp& b) { return a.end < b.end; });
   }
@@ -106,7 +108,7 @@ void Retimer::prepare_ops(uint32_t pid, const CallTimes& call_times, bool follow
     TimeNs released = std::max(x.call.start, prev);
     // A wait put on the stream since its previous launch: the other stream's op it waited for,
     // kept even when it ended first (a change elsewhere can make it the one that releases the op).
-    if (!by_end.empty() && waits.waited(x.stream, prev_call[x.op.queue], x.call.start)) {
+    if (!by_end.empty() && waits->waited(x.stream, prev_call[x.op.queue], x.call.start)) {
       if (const EndedOp* other = last_ended_elsewhere(by_end, x.queue_key, x.start)) {
         released = std::max(released, other->end);
         x.op.after = other->id;
@@ -269,7 +271,12 @@ TimeNs Retimer::saving(const Scenario& scenario) const {
 
 TimeNs Retimer::saving_within(const Scenario& scenario, TimeNs from, TimeNs until) const {
   return std::max<TimeNs>(0,
-                          subtract_saturated(replay_end(Scenario{}, from, until), replay_end(scenario, from, until)));
+                          subtract_saturated(end_within(Scenario{}, from, until), end_within(scenario, from, until)));
+}
+
+TimeNs Retimer::end_within(const Scenario& scenario, TimeNs from, TimeNs until) const {
+  if (seeds_.size() != queues_) throw std::logic_error("Retimer: a step window needs RetimeOptions::step_windows");
+  return replay_end(scenario, from, until);
 }
 
 }  // namespace gpuscope::analysis

@@ -60,6 +60,10 @@ struct RetimeOptions {
   // and the calls that do not block the host (stream waits, queries) are not replayed as
   // synchronizations.
   bool follow_stream_waits = false;
+  // saving_within() and end_within() will be asked: keep, per stream, how long the work launched
+  // before each call holds it (a step replayed alone starts behind it). The rules' whole-thread
+  // replay needs none of it.
+  bool step_windows = false;
 };
 
 // One thread's replay, prepared once (its calls in order, the GPU work each issued, the
@@ -75,9 +79,7 @@ class Retimer {
   // until its recorded end.
   TimeNs saving_within(const Scenario& scenario, TimeNs from, TimeNs until) const;
   // The replayed host time at `until` that saving_within() compares: to replay the unchanged step once.
-  TimeNs end_within(const Scenario& scenario, TimeNs from, TimeNs until) const {
-    return replay_end(scenario, from, until);
-  }
+  TimeNs end_within(const Scenario& scenario, TimeNs from, TimeNs until) const;
   // Whether GPU work of this correlation id is replayed (its launch call is one of the thread's
   // replayed calls); a scenario's change to other work changes nothing.
   bool replays(uint32_t correlation_id) const {
