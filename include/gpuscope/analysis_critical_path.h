@@ -1,11 +1,10 @@
-// The critical path of a step: the chain of work that decided when the step ended, walked back
-// from the step's end to its start over the dependencies a capture shows (host thread order of
-// CUDA calls, launch call -> its kernel or copy, stream order, cudaStreamWaitEvent -> the other
-// stream's work, a blocking synchronization -> the GPU work that ended it, and across ranks a
-// collective -> the rank that arrived last at it). Each segment says how much the step would
-// shorten if it took no time ("lost potential time"), by re-timing the step (retime.h); work off
-// the path saves nothing. What the report's "Critical path" section shows (docs/report.md).
-// Pure and deterministic; times in ns.
+// The critical path of a step: the chain of work that decided when the step ended (its range
+// closed and the GPU work it launched finished), walked back from the step's end to its start over the dependencies a
+// capture shows (host thread order of CUDA calls, launch call -> its kernel or copy, stream order, cudaStreamWaitEvent
+// -> the other stream's work, a blocking synchronization -> the GPU work that ended it, and across ranks a collective
+// -> the rank that arrived last at it). Each segment says how much the step would shorten if it took no time ("lost
+// potential time"), by re-timing the step (retime.h); work off the path saves nothing. What the report's "Critical
+// path" section shows (docs/report.md). Pure and deterministic; times in ns.
 #pragma once
 
 #include <array>
@@ -43,10 +42,15 @@ struct StepPath {
   size_t step = 0;  // index into StepSummary::steps
   uint32_t pid = 0;
   int32_t rank = -1;
-  TimeNs step_ns = 0;  // the step's length
+  // The step as analysed: from its range's start, or from the end of the GPU work its process's
+  // previous step launched if that is later, to its range's end, or to the end of the GPU work
+  // it launched if that is later. So a host that runs ahead of the GPU (nothing in the step
+  // waits for it) gives steps as the GPU ran them, and consecutive steps never overlap.
+  TimeNs start = 0, end = 0;
+  TimeNs step_ns = 0;  // end - start
   TimeNs path_ns = 0;  // sum of the segments: step_ns unless the walk stopped early
-  // The GPU work launched in the step ended after it: the host ran ahead of the GPU, and the path
-  // (from the step's end on its thread) shows the host's pace, the GPU's work finishing later.
+  // The GPU work launched in the step ended after its range: the step ends on the GPU, and the
+  // path is walked back from that work's end.
   bool gpu_lags = false;
   std::vector<PathSegment> segments;                 // in time order, no two overlapping
   std::array<TimeNs, kSegmentKinds> kind_ns{};       // segment time per kind
@@ -76,7 +80,7 @@ inline constexpr size_t kMaxPathSteps = 64;
 // Per step, the segments re-timed one by one: the longest this many (ties included). A shorter
 // one's lost potential is its length, bounded as on another rank (PathSegment::lost_ns).
 inline constexpr size_t kRetimedSegments = 256;
-// At most this many kernels by GPU time in the steps (PathKernel).
+// At most this many kernels by median GPU time per step (PathKernel); those with none in most steps never.
 inline constexpr size_t kPathKernels = 10;
 
 // Paths of the summary's steps; empty when it has none (or a problem).

@@ -1,5 +1,5 @@
 // critical_paths(): each step's critical path and its lost potential time
-// (gpuscope/analysis_critical_path.h), walked by critical_path_walk.cpp and re-timed by retime.h.
+// (gpuscope/analysis_critical_path.h), walked by critical_path_walk.cpp and re-timed by critical_path_replay.h.
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -7,9 +7,10 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <tuple>
 
 #include "analysis/critical_path_graph.h"
-#include "analysis/grouping.h"
+#include "analysis/critical_path_replay.h"
 #include "analysis/retime.h"
 #include "gpuscope/analysis_stats.h"
 
@@ -32,75 +33,13 @@ namespace {
 using path_detail::GpuOp;
 using path_detail::OpTable;
 using path_detail::ProcessGraph;
+using path_detail::StepRetime;
+using path_detail::StepScenario;
 using path_detail::WalkedSegment;
 
 TimeNs overlap(TimeNs a, TimeNs b, TimeNs lo, TimeNs hi) {
   return std::max<TimeNs>(0, std::min(b, hi) - std::max(a, lo));
 }
-
-void zero_op(Scenario& s, const GpuOp& op) {
-  if (op.table == OpTable::Kernel) s.kernel_ns[op.index] = 0;
-  if (op.table == OpTable::Memcpy) s.memcpy_ns[op.index] = 0;
-  if (op.table == OpTable::Memset) s.memset_ns[op.index] = 0;
-}
-
-// One step's re-timing on its own thread (the only one the replay runs): what shrinking a
-// segment changes in the scenario, and what the step gains from a scenario.
-class StepRetime {
- public:
-  StepRetime(const Trace& t, const ProcessGraph& g, const Retimer& r, const Step& step)
-      : t_(t), g_(g), retimer_(r), step_(step), unchanged_(r.end_within(Scenario{}, step.start, step.end)) {}
-
-  TimeNs saving(const Scenario& s) const {
-    return std::max<TimeNs>(0, subtract_saturated(unchanged_, retimer_.end_within(s, step_.start, step_.end)));
-  }
-
-  // Adds "this segment takes no time" to `s`.
-  void shrink(Scenario& s, const WalkedSegment& w) const {
-    const PathSegment& seg = w.segment;
-    switch (seg.kind) {
-      case SegmentKind::Kernel:
-      case SegmentKind::Copy:
-      case SegmentKind::Collective: zero_op(s, g_.ops[w.op]); break;
-      case SegmentKind::LaunchLatency: s.latency_ns[g_.ops[w.op].correlation_id] = 0; break;
-      case SegmentKind::Wait:
-        if (w.call == SIZE_MAX) {  // on the GPU, behind another stream
-          s.latency_ns[g_.ops[w.op].correlation_id] = 0;
-        } else if (detail::is_blocking_sync(t_.strings.get(t_.api_calls[w.call].name))) {
-          s.sync_tail_ns[w.call] = 0;
-        } else if (const auto work = g_.work_of.find(t_.api_calls[w.call].correlation_id); work != g_.work_of.end()) {
-          for (uint32_t op : work->second)
-            if (g_.ops[op].table == OpTable::Memcpy) s.memcpy_post_ns[g_.ops[op].index] = 0;
-        }
-        break;
-      case SegmentKind::HostWork: shrink_host(s, w.tid, seg.start, seg.end); break;
-    }
-  }
-
- private:
-  // The host work in [a, b] on thread tid: the time between its calls and inside them, as the
-  // replay sees it (from the step's start; after its last call, the window's tail).
-  void shrink_host(Scenario& s, uint32_t tid, TimeNs a, TimeNs b) const {
-    const auto thread = g_.thread_calls.find(tid);
-    if (tid != step_.tid || thread == g_.thread_calls.end()) return;
-    TimeNs prev_end = step_.start;
-    for (size_t i : thread->second) {
-      const ApiCall& c = t_.api_calls[i];
-      if (c.start < step_.start) continue;
-      if (c.start >= step_.end) break;
-      if (const TimeNs o = overlap(prev_end, c.start, a, b); o > 0) s.host_gap_ns[i] = c.start - prev_end - o;
-      if (const TimeNs o = overlap(c.start, c.end, a, b); o > 0) s.api_ns[i] = c.end - c.start - o;
-      prev_end = std::max(prev_end, c.end);
-    }
-    if (const TimeNs o = overlap(prev_end, step_.end, a, b); o > 0) s.tail_ns = step_.end - prev_end - o;
-  }
-
-  const Trace& t_;
-  const ProcessGraph& g_;
-  const Retimer& retimer_;
-  const Step& step_;
-  const TimeNs unchanged_;  // the step's end replayed without changes
-};
 
 // The segment that bounds the step most: the longest outside collectives and waits, then the
 // one with the largest lost potential.
@@ -173,6 +112,7 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
 
   std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<Retimer>> retimers;  // (pid, tid)
   std::map<uint32_t, size_t> walked;                                           // pid -> steps analysed
+  std::map<uint32_t, TimeNs> previous_end;                                     // pid -> its last step's end
   std::map<StringId, KernelTally> kernels;
   for (size_t i = 0; i < summary.steps.size(); ++i) {
     const Step& step = summary.steps[i];
@@ -183,19 +123,32 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
       continue;
     }
     const ProcessGraph& g = graphs[graph->second];
-    std::unique_ptr<Retimer>& retimer = retimers[{step.pid, step.tid}];
-    if (!retimer)
-      retimer = std::make_unique<Retimer>(t, MainThread{step.pid, step.tid},
-                                          RetimeOptions{.follow_stream_waits = true, .step_windows = true});
-    const StepRetime retime(t, g, *retimer, step);
-
-    const std::vector<WalkedSegment> walk = path_detail::walk_back(t, graphs, graph->second, step.tid,
-                                                                   path_detail::kNone, step.start, step.end);
     StepPath path;
-    path.step = i, path.pid = step.pid, path.rank = g.rank, path.step_ns = step.end - step.start;
-    if (const uint32_t last = g.last_launched(step.start, step.end); last != path_detail::kNone)
-      path.gpu_lags = g.ops[last].end > step.end;
-    std::array<Scenario, kSegmentKinds> by_kind;
+    path.step = i, path.pid = step.pid, path.rank = g.rank;
+    const uint32_t last = g.last_launched(step.start, step.end);
+    path.gpu_lags = last != path_detail::kNone && g.ops[last].end > step.end;
+    path.end = path.gpu_lags ? g.ops[last].end : step.end;
+    path.start = step.start;
+    if (const auto prev = previous_end.find(step.pid); prev != previous_end.end() && prev->second < path.end)
+      path.start = std::max(path.start, prev->second);
+    previous_end[step.pid] = path.end;
+    path.step_ns = path.end - path.start;
+    const std::vector<WalkedSegment> walk = path.gpu_lags
+                                                ? path_detail::walk_back(t, graphs, graph->second, 0, last, path.start,
+                                                                         path.end)
+                                                : path_detail::walk_back(t, graphs, graph->second, step.tid,
+                                                                         path_detail::kNone, path.start, path.end);
+    // A step that ends on the host is replayed on its thread, one that ends on the GPU on the GPU.
+    const Retimer* host_replay = nullptr;
+    if (!path.gpu_lags) {
+      std::unique_ptr<Retimer>& retimer = retimers[{step.pid, step.tid}];
+      if (!retimer)
+        retimer = std::make_unique<Retimer>(t, MainThread{step.pid, step.tid},
+                                            RetimeOptions{.follow_stream_waits = true, .step_windows = true});
+      host_replay = retimer.get();
+    }
+    const StepRetime retime(t, g, step, host_replay, path.start, path.end);
+    std::array<StepScenario, kSegmentKinds> by_kind;
     // Per kind: the own process's segments' length and smallest lead, and the other processes' lost time.
     std::array<TimeNs, kSegmentKinds> own_ns{}, own_lead{}, elsewhere{};
     own_lead.fill(INT64_MAX);
@@ -213,7 +166,7 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
       if (w.graph == graph->second) {
         TimeNs gain = seg.length();
         if (seg.length() >= retimed_from) {
-          Scenario s;
+          StepScenario s;
           retime.shrink(s, w);
           gain = retime.saving(s);
         }
@@ -235,14 +188,14 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
     path.bound = bounding_segment(path.segments);
 
     // Every kernel of the step's process that ran in it: on the path or not.
-    std::map<StringId, std::pair<double, Scenario>> in_step;
-    const auto [first_op, past_op] = g.ops_around(step.start, step.end);
+    std::map<StringId, std::pair<double, StepScenario>> in_step;
+    const auto [first_op, past_op] = g.ops_around(path.start, path.end);
     for (size_t o = first_op; o < past_op; ++o) {
       const GpuOp& op = g.ops[o];
-      if (op.table != OpTable::Kernel || op.end <= step.start) continue;
+      if (op.table != OpTable::Kernel || op.end <= path.start) continue;
       auto& [ns, scenario] = in_step[t.kernels[op.index].name];
-      ns += static_cast<double>(overlap(op.start, op.end, step.start, step.end));
-      zero_op(scenario, op);
+      ns += static_cast<double>(overlap(op.start, op.end, path.start, path.end));
+      retime.zero_op(scenario, static_cast<uint32_t>(o));
     }
     std::map<std::string_view, double> on_path_by_name;  // the step's kernels on its path
     for (const PathSegment& s : path.segments)
@@ -261,20 +214,23 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
     out.steps.push_back(std::move(path));
   }
 
-  // The kernels with the most GPU time in the analysed steps; medians over all of them.
-  std::vector<std::pair<double, StringId>> order;
+  // The kernels with the most GPU time per analysed step (median; then in all of them), medians
+  // over all of them: a kernel of the first step alone (warm-up, autotuning) does not show.
+  std::vector<std::tuple<double, double, StringId>> order;
   for (auto& [name, k] : kernels) {
     k.gpu_ns.resize(out.steps.size(), 0), k.on_path_ns.resize(out.steps.size(), 0),
         k.lost_ns.resize(out.steps.size(), 0);
     double total = 0;
     for (double v : k.gpu_ns) total += v;
-    order.emplace_back(-total, name);
+    const double median = describe(k.gpu_ns).median;
+    if (median > 0) order.emplace_back(-median, -total, name);
   }
   std::sort(order.begin(), order.end());
   for (size_t i = 0; i < order.size() && i < kPathKernels; ++i) {
-    KernelTally& k = kernels[order[i].second];
-    out.kernels.push_back({t.strings.get(order[i].second), describe(k.gpu_ns).median, describe(k.on_path_ns).median,
-                           describe(k.lost_ns).median});
+    const StringId name = std::get<2>(order[i]);
+    KernelTally& k = kernels[name];
+    out.kernels.push_back(
+        {t.strings.get(name), -std::get<0>(order[i]), describe(k.on_path_ns).median, describe(k.lost_ns).median});
   }
   return out;
 }

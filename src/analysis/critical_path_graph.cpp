@@ -40,6 +40,9 @@ ProcessGraph::ProcessGraph(const Trace& t, uint32_t pid_, int32_t rank_) : pid(p
     work_of[ops[i].correlation_id].push_back(i);
   }
   std::stable_sort(by_end.begin(), by_end.end(), [](const EndedOp& a, const EndedOp& b) { return a.end < b.end; });
+  for (const GpuOp& op : ops) streams.push_back(op.stream);
+  std::sort(streams.begin(), streams.end());
+  streams.erase(std::unique(streams.begin(), streams.end()), streams.end());
 
   // Each thread's calls of one API domain (the runtime's when it has any: a runtime call and the
   // driver call inside it are one call), by start.
@@ -77,6 +80,21 @@ uint32_t ProcessGraph::last_launched(TimeNs from, TimeNs to) const {
        it != by_launch.end() && it->first < to; ++it)
     if (last == kNone || ops[it->second].end > ops[last].end) last = it->second;
   return last;
+}
+
+const ApiCall* ProcessGraph::call_of_op(const Trace& trace, uint32_t op) const {
+  const auto it = call_of.find(ops[op].correlation_id);
+  return it == call_of.end() ? nullptr : &trace.api_calls[it->second];
+}
+
+uint32_t ProcessGraph::waited_for(const Trace& trace, uint32_t op) const {
+  if (waits.empty()) return kNone;
+  const GpuOp& o = ops[op];
+  const ApiCall* prev_call = o.prev == kNone ? nullptr : call_of_op(trace, o.prev);
+  const ApiCall* call = call_of_op(trace, op);
+  if (!waits.waited(o.stream, prev_call ? prev_call->start : INT64_MIN, call ? call->start : o.start)) return kNone;
+  const EndedOp* other = last_ended_elsewhere(by_end, o.queue, o.start);
+  return other ? other->id : kNone;
 }
 
 bool link_collectives(const Trace& trace, std::vector<ProcessGraph>& graphs) {

@@ -43,11 +43,18 @@ struct ProcessGraph {
   std::unordered_map<uint32_t, const Synchronization*> sync_of;  // correlation id -> its synchronization record
   std::vector<std::pair<TimeNs, uint32_t>> by_launch;            // (its launch call's start, op), sorted
   StreamWaits waits;
+  std::vector<uint32_t> streams;  // that ran its work, sorted; a synchronization on another is on an unknown one
   // The ops that ran in [from, to) (start before `to`, end after `from`), as a range of `ops`
   // that may hold some that ended before `from`: those that start after from - longest_ns.
   std::pair<size_t, size_t> ops_around(TimeNs from, TimeNs to) const;
   // Of the work launched by calls that started in [from, to), the op that ended last; kNone if none.
   uint32_t last_launched(TimeNs from, TimeNs to) const;
+  // The launch call of an op (trace.api_calls index), or nullptr when the capture has none.
+  const ApiCall* call_of_op(const Trace& trace, uint32_t op) const;
+  // The other stream's op that op `op` waited for (cudaStreamWaitEvent): when a wait was put on its
+  // stream between its previous work's launch and its own, the other stream's op that ended last
+  // before it started; kNone otherwise.
+  uint32_t waited_for(const Trace& trace, uint32_t op) const;
 };
 
 // An op of one of the graphs: (graph << 32) | op.

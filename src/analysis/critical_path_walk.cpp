@@ -103,7 +103,9 @@ class Walker {
     }
     if (!detail::is_blocking_sync(t_.strings.get(c.name))) return kNone;
     const auto sync = g.sync_of.find(c.correlation_id);
-    const bool one_stream = sync != g.sync_of.end() && sync->second->kind == SyncKind::StreamSynchronize;
+    // A stream synchronization waits for its stream's work, when the capture tells the stream.
+    const bool one_stream = sync != g.sync_of.end() && sync->second->kind == SyncKind::StreamSynchronize &&
+                            std::binary_search(g.streams.begin(), g.streams.end(), sync->second->stream);
     auto it = std::upper_bound(g.by_end.begin(), g.by_end.end(), at,
                                [](TimeNs v, const EndedOp& op) { return v < op.end; });
     for (size_t looked = 0; it != g.by_end.begin() && looked < kSyncLookback; ++looked) {
@@ -145,26 +147,18 @@ class Walker {
   State released(const State& s) {
     const ProcessGraph& g = graphs_[s.graph];
     const GpuOp& op = g.ops[s.op];
-    const auto call_it = g.call_of.find(op.correlation_id);
-    const ApiCall* call = call_it == g.call_of.end() ? nullptr : &t_.api_calls[call_it->second];
+    const ApiCall* call = g.call_of_op(t_, s.op);
     const TimeNs stream_release = op.prev == kNone ? INT64_MIN : g.ops[op.prev].end;
     const TimeNs launch_release = call ? std::min(call->end, s.time) : INT64_MIN;
-    const EndedOp* other = nullptr;
-    if (!g.waits.empty()) {
-      // A wait put on the stream between the previous work's launch and this one's (or, with no
-      // launch call in the capture, this work's start).
-      const TimeNs prev_call = op.prev == kNone ? INT64_MIN : call_start(g, g.ops[op.prev]);
-      if (g.waits.waited(op.stream, prev_call, call ? call->start : s.time))
-        other = last_ended_elsewhere(g.by_end, op.queue, s.time);
-    }
-    const TimeNs event_release = other ? other->end : INT64_MIN;
+    const uint32_t other = g.waited_for(t_, s.op);
+    const TimeNs event_release = other != kNone ? g.ops[other].end : INT64_MIN;
     if (stream_release != INT64_MIN && stream_release >= event_release && stream_release >= launch_release) {
       emit(s, SegmentKind::LaunchLatency, stream_release, s.time, "", s.op);
       return {s.graph, 0, op.prev, stream_release};
     }
-    if (other && event_release >= launch_release) {
+    if (other != kNone && event_release >= launch_release) {
       emit(s, SegmentKind::Wait, event_release, s.time, "stream wait", s.op);
-      return {s.graph, 0, other->id, event_release};
+      return {s.graph, 0, other, event_release};
     }
     if (!call) {
       emit(s, SegmentKind::HostWork, stop_, s.time, "");
@@ -184,8 +178,8 @@ class Walker {
   TimeNs free_start(uint64_t ref, int depth) const {
     const ProcessGraph& g = graphs_[ref >> 32];
     const GpuOp& op = op_at(ref);
-    const auto call = g.call_of.find(op.correlation_id);
-    TimeNs free = call == g.call_of.end() ? INT64_MIN : std::min(t_.api_calls[call->second].end, op.start);
+    const ApiCall* call = g.call_of_op(t_, static_cast<uint32_t>(ref));
+    TimeNs free = call ? std::min(call->end, op.start) : INT64_MIN;
     auto behind = [&](uint32_t before) {
       const GpuOp& p = g.ops[before];
       if (depth == 0) return p.end;
@@ -195,16 +189,9 @@ class Walker {
       return add_saturated(free_start(op_ref(ref >> 32, before), depth - 1), p.end - arrival);
     };
     if (op.prev != kNone) free = std::max(free, behind(op.prev));
-    if (!g.waits.empty() && g.waits.waited(op.stream, op.prev == kNone ? INT64_MIN : call_start(g, g.ops[op.prev]),
-                                           call == g.call_of.end() ? op.start : t_.api_calls[call->second].start))
-      if (const EndedOp* other = last_ended_elsewhere(g.by_end, op.queue, op.start))
-        free = std::max(free, behind(other->id));
+    if (const uint32_t other = g.waited_for(t_, static_cast<uint32_t>(ref)); other != kNone)
+      free = std::max(free, behind(other));
     return std::min(free, op.start);
-  }
-
-  TimeNs call_start(const ProcessGraph& g, const GpuOp& op) const {
-    const auto it = g.call_of.find(op.correlation_id);
-    return it == g.call_of.end() ? INT64_MIN : t_.api_calls[it->second].start;
   }
 
   const Trace& t_;

@@ -50,7 +50,7 @@ Retimer::Retimer(const Trace& t, const MainThread& mt, RetimeOptions options)
     c.ops_begin = static_cast<uint32_t>(o), c.ops_end = static_cast<uint32_t>(end);
   }
   if (options.step_windows) prepare_seeds();
-  unchanged_end_ = replay_end(Scenario{});
+  unchanged_end_ = replay_end(Scenario{}).host;
   replayed_ids_.reserve(calls_.size());
   for (const Call& c : calls_) replayed_ids_.push_back(c.correlation_id);
   std::sort(replayed_ids_.begin(), replayed_ids_.end());
@@ -172,7 +172,7 @@ TimeNs Retimer::op_duration(const Op& op, const Scenario& s) {
 // node of the graph back to back (g.node_gap_ns apart) after g.first_node_ns; returns the
 // host time the launch call ends.
 TimeNs Retimer::replay_graph(const Scenario& s, const GraphReplay& g, TimeNs start, std::vector<TimeNs>& ready,
-                             TimeNs& all_ready) const {
+                             TimeNs& all_ready, TimeNs& launched_end) const {
   TimeNs prev_end = -1;
   for (size_t call : g.calls) {
     const auto [lo, hi] = ops_of(call);
@@ -183,22 +183,24 @@ TimeNs Retimer::replay_graph(const Scenario& s, const GraphReplay& g, TimeNs sta
       const TimeNs op_start = std::max(earliest, ready[op.queue]);
       prev_end = ready[op.queue] = add_saturated(op_start, op_duration(op, s));
       all_ready = std::max(all_ready, prev_end);
+      launched_end = std::max(launched_end, prev_end);
     }
   }
   return add_saturated(start, g.host_ns);
 }
 
 // The thread's last call end in the replay; with a window, the host time it reaches `until`
-// replaying only the calls that start in [from, until).
-TimeNs Retimer::replay_end(const Scenario& s, TimeNs from, TimeNs until) const {
+// replaying only the calls that start in [from, until). With either, when their GPU work ends.
+Retimer::Ends Retimer::replay_end(const Scenario& s, TimeNs from, TimeNs until) const {
   const auto first = std::lower_bound(calls_.begin(), calls_.end(), from,
                                       [](const Call& c, TimeNs t) { return c.start < t; });
   const bool windowed = until != kNoLimit;
-  if (first == calls_.end() || first->start >= until) return windowed ? until : 0;
+  if (first == calls_.end() || first->start >= until) return {windowed ? until : 0};
   const bool from_start = first == calls_.begin() && !windowed;
   TimeNs cpu = from_start ? first->start : from, prev_orig_end = cpu, all_ready = 0;
-  std::vector<TimeNs> ready(queues_, 0);  // per queue: when its last op ends
-  if (!from_start)                        // the work launched before the window holds its queue until its recorded end
+  TimeNs launched_end = std::numeric_limits<TimeNs>::min();  // of the replayed calls' GPU work
+  std::vector<TimeNs> ready(queues_, 0);                     // per queue: when its last op ends
+  if (!from_start)  // the work launched before the window holds its queue until its recorded end
     for (size_t q = 0; q < queues_; ++q) {
       const auto& seeds = seeds_[q];
       auto it = std::lower_bound(seeds.begin(), seeds.end(), std::pair{first->start, TimeNs{0}},
@@ -221,7 +223,8 @@ TimeNs Retimer::replay_end(const Scenario& s, TimeNs from, TimeNs until) const {
     const TimeNs start = add_saturated(cpu, gap);
     prev_orig_end = std::max(prev_orig_end, c.end);
     if (!in_graph.empty() && in_graph[n].first != kNone) {
-      if (in_graph[n].second == 0) cpu = replay_graph(s, s.graphs[in_graph[n].first], start, ready, all_ready);
+      if (in_graph[n].second == 0)
+        cpu = replay_graph(s, s.graphs[in_graph[n].first], start, ready, all_ready, launched_end);
       continue;  // later calls of a replayed graph (and the host work between them) are gone
     }
     const auto changed = s.api_ns.find(c.api_index);
@@ -242,6 +245,7 @@ TimeNs Retimer::replay_end(const Scenario& s, TimeNs from, TimeNs until) const {
       ready[op.queue] = add_saturated(op_start, dur);
       if (op.waited_on) waited_ends[o] = ready[op.queue];
       all_ready = std::max(all_ready, ready[op.queue]);
+      launched_end = std::max(launched_end, ready[op.queue]);
       TimeNs post = op.post;
       if (auto m = s.memcpy_post_ns.find(op.memcpy_index); op.memcpy_index != kNoCopy && m != s.memcpy_post_ns.end())
         post = std::min(post, m->second);
@@ -260,13 +264,13 @@ TimeNs Retimer::replay_end(const Scenario& s, TimeNs from, TimeNs until) const {
     }
     cpu = end;
   }
-  if (!windowed) return cpu;
+  if (!windowed) return {cpu, launched_end};
   const TimeNs tail = std::max<TimeNs>(0, until - prev_orig_end);  // host work after the window's last call
-  return add_saturated(cpu, s.tail_ns ? std::min(tail, *s.tail_ns) : tail);
+  return {add_saturated(cpu, s.tail_ns ? std::min(tail, *s.tail_ns) : tail), launched_end};
 }
 
 TimeNs Retimer::saving(const Scenario& scenario) const {
-  return std::max<TimeNs>(0, subtract_saturated(unchanged_end_, replay_end(scenario)));
+  return std::max<TimeNs>(0, subtract_saturated(unchanged_end_, replay_end(scenario).host));
 }
 
 TimeNs Retimer::saving_within(const Scenario& scenario, TimeNs from, TimeNs until) const {
@@ -276,7 +280,8 @@ TimeNs Retimer::saving_within(const Scenario& scenario, TimeNs from, TimeNs unti
 
 TimeNs Retimer::end_within(const Scenario& scenario, TimeNs from, TimeNs until) const {
   if (seeds_.size() != queues_) throw std::logic_error("Retimer: a step window needs RetimeOptions::step_windows");
-  return replay_end(scenario, from, until);
+  const Ends ends = replay_end(scenario, from, until);
+  return std::max(ends.host, ends.gpu);
 }
 
 }  // namespace gpuscope::analysis

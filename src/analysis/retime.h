@@ -74,11 +74,12 @@ class Retimer {
   Retimer(const Trace& trace, const MainThread& thread, RetimeOptions options = {});
   // ns the scenario saves on the thread's timeline (never negative).
   TimeNs saving(const Scenario& scenario) const;
-  // ns the scenario saves on the host time the thread reaches `until`, replaying only its calls
-  // that start in [from, until) (one step); the GPU work of earlier calls holds its streams
-  // until its recorded end.
+  // ns the scenario saves on the time a step is done, replaying only the thread's calls that
+  // start in [from, until) (one step): the later of the host time the thread reaches `until`
+  // and the end of the GPU work those calls launched. The GPU work of earlier calls holds its
+  // streams until its recorded end.
   TimeNs saving_within(const Scenario& scenario, TimeNs from, TimeNs until) const;
-  // The replayed host time at `until` that saving_within() compares: to replay the unchanged step once.
+  // The replayed time the step is done that saving_within() compares: to replay the unchanged step once.
   TimeNs end_within(const Scenario& scenario, TimeNs from, TimeNs until) const;
   // Whether GPU work of this correlation id is replayed (its launch call is one of the thread's
   // replayed calls); a scenario's change to other work changes nothing.
@@ -122,9 +123,14 @@ class Retimer {
   void prepare_seeds();
   OpRange ops_of(size_t api_index) const;
   static TimeNs op_duration(const Op& op, const Scenario& s);
-  TimeNs replay_end(const Scenario& s, TimeNs from = std::numeric_limits<TimeNs>::min(), TimeNs until = kNoLimit) const;
+  // The replay's end: the host's, and the latest end of the GPU work the replayed calls launched.
+  struct Ends {
+    TimeNs host = 0;
+    TimeNs gpu = std::numeric_limits<TimeNs>::min();
+  };
+  Ends replay_end(const Scenario& s, TimeNs from = std::numeric_limits<TimeNs>::min(), TimeNs until = kNoLimit) const;
   TimeNs replay_graph(const Scenario& s, const GraphReplay& g, TimeNs start, std::vector<TimeNs>& ready,
-                      TimeNs& all_ready) const;
+                      TimeNs& all_ready, TimeNs& launched_end) const;
 
   const Trace& trace_;
   std::vector<Call> calls_;         // by start

@@ -5,7 +5,9 @@
 // work started: the one that released it. Shared by the re-timing (retime.h) and the critical
 // path (critical_path.cpp) so that both see the same dependencies. A source without
 // synchronization records (torch.profiler traces) cannot show the waits: any work may then have
-// waited on another stream, and the other stream's work counts where it ended last. Times in ns.
+// waited on another stream, and the other stream's work counts where it ended last. A wait
+// recorded on a stream that ran none of the process's work (a capture that could not tell the
+// stream writes 0) may have been put on any of its streams. Times in ns.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +27,9 @@ class StreamWaits {
   bool empty() const { return waits_.empty() && !unknown_; }
 
  private:
-  std::vector<std::pair<uint32_t, TimeNs>> waits_;  // (stream, call start), sorted
+  static constexpr uint32_t kAnyStream = UINT32_MAX;
+  bool waited_on(uint32_t stream, TimeNs from, TimeNs to) const;
+  std::vector<std::pair<uint32_t, TimeNs>> waits_;  // (stream or kAnyStream, call start), sorted
   bool unknown_ = false;                            // the source records no synchronizations
 };
 

@@ -90,7 +90,7 @@ Table segments_table(const analysis::StepSummary& summary, const analysis::Criti
     const analysis::Step& step = summary.steps[p.step];
     for (const analysis::PathSegment& s : p.segments) {
       t.rows.push_back({text(step.name), num(s.pid, Unit::Plain), rank_cell(s.rank), text(analysis::to_string(s.kind)),
-                        text(s.name), num(static_cast<double>(s.start - step.start), Unit::Ns),
+                        text(s.name), num(static_cast<double>(s.start - p.start), Unit::Ns),
                         num(static_cast<double>(s.length()), Unit::Ns), num(static_cast<double>(s.lost_ns), Unit::Ns)});
     }
   }
@@ -145,11 +145,19 @@ std::optional<Section> build_critical_path_section(const Trace& trace, const ana
   }
   const size_t lagging = static_cast<size_t>(
       std::count_if(paths.steps.begin(), paths.steps.end(), [](const analysis::StepPath& p) { return p.gpu_lags; }));
-  if (lagging)
+  if (lagging) {
+    std::vector<double> ranges;
+    for (const analysis::StepPath& p : paths.steps) {
+      const analysis::Step& range = summary.steps[p.step];
+      ranges.push_back(static_cast<double>(range.end - range.start));
+    }
     s.notes.push_back("In " + plural(lagging, "step", "steps") +
-                      " the GPU work launched in the step ended after it: the host ran ahead of the GPU, so "
-                      "the path shows the host's pace (its launch calls wait for room in the launch queue), "
-                      "and the GPU's own work, in stream order, bounds the run instead.");
+                      " the GPU work launched in the step ended after its range: the host ran ahead of the GPU. "
+                      "A step is analysed as the GPU ran it: from where the previous step's GPU work ended "
+                      "(or its range's start, if later) to where its own ended, the path walked back from "
+                      "there; median " +
+                      format_duration(step) + " against a median range of " + format_duration(median_of(ranges)) + ".");
+  }
   if (paths.skipped_steps)
     s.notes.push_back(plural(paths.skipped_steps, "step", "steps") + " after each process's first " +
                       std::to_string(analysis::kMaxPathSteps) + " are not analysed.");

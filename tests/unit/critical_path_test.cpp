@@ -217,6 +217,56 @@ TEST(CriticalPath, LastRankAtTheAllReduceBoundsTheOthersStep) {
   EXPECT_EQ(rank1.segments[rank1.bound].name, "extra");
 }
 
+// A PyTorch-style training loop whose host runs ahead of the GPU: each 100 ns step range launches
+// the forward kernel and the optimizer's from the main thread and the backward kernel from a
+// second thread (autograd's), nothing in the range waits for the GPU, and the GPU needs 300 ns a
+// step. A synchronization between the steps ends the loop.
+Trace host_ahead_of_the_gpu() {
+  testing::TraceBuilder b;
+  for (TimeNs i = 0; i < 3; ++i) {
+    const TimeNs at = 100 * i, gpu = 20 + 300 * i;
+    b.range("ProfilerStep#" + std::to_string(i + 1), at, at + 100);
+    b.kernel("forward", gpu, gpu + 100, b.api("cudaLaunchKernel", at + 10, at + 15));
+    b.kernel("backward", gpu + 100, gpu + 250, b.api("cudaLaunchKernel", at + 50, at + 55, 2));
+    b.kernel("optimizer", gpu + 250, gpu + 300, b.api("cudaLaunchKernel", at + 80, at + 85));
+  }
+  b.api("cudaDeviceSynchronize", 300, 925);
+  return std::move(b.trace());
+}
+
+// Each step is analysed as the GPU ran it, from the previous step's GPU work's end to its own:
+// its kernels bound it, each saves its length (the backward kernel too, launched by the other
+// thread), and the host work before the first launch saves what it delays the GPU.
+TEST(CriticalPath, StepsOfAHostThatRunsAheadEndOnTheGpu) {
+  Trace t = host_ahead_of_the_gpu();
+  const analysis::CriticalPaths p = paths_of(t);
+  ASSERT_EQ(p.steps.size(), 3u);
+  for (const analysis::StepPath& s : p.steps) EXPECT_TRUE(s.gpu_lags);
+  EXPECT_EQ(p.steps[0].start, 0);
+  EXPECT_EQ(p.steps[0].end, 320);
+  expect_segments(p.steps[0], {{SegmentKind::HostWork, 0, 10, "", 10},
+                               {SegmentKind::LaunchLatency, 10, 20, "", 10},
+                               {SegmentKind::Kernel, 20, 120, "forward", 65},  // then the backward's launch binds
+                               {SegmentKind::Kernel, 120, 270, "backward", 150},
+                               {SegmentKind::Kernel, 270, 320, "optimizer", 50}});
+  EXPECT_EQ(p.steps[1].start, 320);
+  EXPECT_EQ(p.steps[1].end, 620);
+  expect_segments(p.steps[1], {{SegmentKind::Kernel, 320, 420, "forward", 100},
+                               {SegmentKind::Kernel, 420, 570, "backward", 150},
+                               {SegmentKind::Kernel, 570, 620, "optimizer", 50}});
+  EXPECT_EQ(p.steps[1].segments[p.steps[1].bound].name, "backward");
+  const analysis::PathKernel* backward = kernel_named(p, "backward");
+  ASSERT_TRUE(backward);
+  EXPECT_EQ(backward->gpu_ns, 150);
+  EXPECT_EQ(backward->on_path_ns, 150);
+  EXPECT_EQ(backward->lost_ns, 150);
+  // Every kernel of a step at once: the GPU would wait for the launches instead.
+  EXPECT_EQ(p.steps[1].kind_lost_ns[static_cast<size_t>(SegmentKind::Kernel)], 300);
+
+  const std::string text = render_report(t, {}, parse_report_format("text"));
+  EXPECT_NE(text.find("In 3 steps the GPU work launched in the step ended after its range"), std::string::npos) << text;
+}
+
 // Four ranks on 4x H200 (tests/data/ddp4, torch.profiler traces merged: rank 1 sleeps 20 ms
 // before each backward pass): rank 0's steps run through rank 1's host work, which bounds them.
 TEST(CriticalPath, TheSleepingRankBoundsTheJobsStepsOnFourH200s) {
