@@ -20,6 +20,7 @@ struct ApiRecorder::Ring {
   struct Entry {
     spool::ApiRecord api;
     uint32_t context;  // CUPTI's context id; kept for the synchronizations' Sync records
+    uint32_t stream;   // a stream synchronization's or wait's CUPTI stream id; 0: unknown
   };
   std::atomic<uint64_t> head{0};  // records written, ever
   std::atomic<uint64_t> tail{0};  // records drained, ever
@@ -59,6 +60,20 @@ spool::SyncCode explicit_sync(std::string_view function) {
   return spool::SyncCode::Unknown;
 }
 
+// The CUPTI stream id of a call's stream argument (the first parameter of cudaStreamSynchronize
+// and cudaStreamWaitEvent, and of their _ptsz forms); 0 when CUPTI cannot tell.
+uint32_t stream_id(decltype(&::cuptiGetStreamIdEx) get, const void* params, bool per_thread_function) {
+  if (get == nullptr || params == nullptr) return 0;
+  auto stream = *static_cast<CUstream const*>(params);
+  // The special handles: cudaStreamLegacy (1) and cudaStreamPerThread (2); null is the default
+  // stream of the function's kind.
+  bool per_thread = per_thread_function;
+  if (stream == reinterpret_cast<CUstream>(1)) stream = nullptr, per_thread = false;
+  if (stream == reinterpret_cast<CUstream>(2)) stream = nullptr, per_thread = true;
+  uint32_t id = 0;
+  return get(nullptr, stream, per_thread ? 1 : 0, &id) == CUPTI_SUCCESS ? id : 0;
+}
+
 bool thread_alive(uint32_t tid) {
   return ::syscall(SYS_tgkill, ::getpid(), static_cast<pid_t>(tid), 0) == 0 || errno != ESRCH;
 }
@@ -76,6 +91,7 @@ void ApiRecorder::choose(const std::function<const char*(CUpti_CallbackDomain, C
     const std::string_view function = runtime_api_base_name(raw);
     if (classify_api(function) != ApiClass::Other || creates_context(function)) runtime_.set(cbid);
     sync_of_[cbid] = explicit_sync(function);
+    per_thread_[cbid] = std::string_view(raw).find("_ptsz") != std::string_view::npos;
   }
   if (!driver_launches) return;
   for (CUpti_CallbackId cbid : kDriverLaunches) driver_.set(cbid);
@@ -150,6 +166,10 @@ void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
   }
   Ring::Entry& entry = ring->records[head % kRingRecords];
   entry.context = data.contextUid;
+  const spool::SyncCode sync = runtime ? sync_of_[cbid] : spool::SyncCode::Unknown;
+  entry.stream = sync == spool::SyncCode::StreamSynchronize || sync == spool::SyncCode::StreamWaitEvent
+                     ? stream_id(stream_id_, data.functionParams, per_thread_[cbid])
+                     : 0;
   spool::ApiRecord& r = entry.api;
   r = spool::ApiRecord{};
   r.start_ns = start;
@@ -183,7 +203,7 @@ size_t ApiRecorder::drain(SpoolWriter& out, const std::function<uint32_t(CUpti_C
         out.add(spool::RecordKind::Sync, spool::SyncRecord{record.start_ns,
                                                            record.end_ns,
                                                            entry.context,
-                                                           0,
+                                                           entry.stream,
                                                            record.correlation_id,
                                                            static_cast<uint8_t>(sync),
                                                            {}});

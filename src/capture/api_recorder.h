@@ -10,8 +10,9 @@
 // already links the kernel). Everything else (cudaGetDevice, cudaGetLastError, ...) is
 // neither recorded nor counted. The explicit synchronizations (cudaDeviceSynchronize,
 // cudaStreamSynchronize, cudaEventSynchronize, cudaStreamWaitEvent) also become Sync records, as
-// CUPTI's SYNCHRONIZATION kind (off with this trace) would give them, with their context but
-// stream 0 (unknown).
+// CUPTI's SYNCHRONIZATION kind (off with this trace) would give them, with their context and, for
+// a stream synchronization or wait, the stream CUPTI names for the call's stream argument
+// (cuptiGetStreamIdEx; 0, unknown, where it cannot).
 //
 // Threads: on_callback runs on the program's threads. Each thread writes to a ring of its own,
 // allocated at its first recorded call (no lock or allocation after that); a full ring drops the
@@ -52,6 +53,8 @@ class ApiRecorder {
   // return null), and the driver's launch functions when `driver_launches` (not when CUPTI's
   // DRIVER kind records them, or nobody wants them). Call once, before enable_callbacks.
   void choose(const std::function<const char*(CUpti_CallbackDomain, CUpti_CallbackId)>& name, bool driver_launches);
+  // How a synchronization's stream argument becomes CUPTI's stream id; without it, stream 0.
+  void set_stream_ids(decltype(&::cuptiGetStreamIdEx) stream_id) { stream_id_ = stream_id; }
   bool records(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const;
   size_t chosen() const { return runtime_.count() + driver_.count(); }
   // Enables (or disables) the callbacks of the chosen functions on `subscriber`.
@@ -74,6 +77,8 @@ class ApiRecorder {
   std::bitset<CUPTI_RUNTIME_TRACE_CBID_SIZE> runtime_;
   std::bitset<CUPTI_DRIVER_TRACE_CBID_SIZE> driver_;
   std::array<spool::SyncCode, CUPTI_RUNTIME_TRACE_CBID_SIZE> sync_of_{};  // Unknown: not a synchronization
+  std::bitset<CUPTI_RUNTIME_TRACE_CBID_SIZE> per_thread_;  // _ptsz functions: a null stream is the thread's
+  decltype(&::cuptiGetStreamIdEx) stream_id_ = nullptr;
   const uint64_t id_;  // tells this recorder's rings from another's in thread-local slots
   std::atomic<bool> recording_{true};
   std::mutex rings_mutex_;                    // a thread's first call, and drain's list walk

@@ -103,6 +103,7 @@ struct CuptiApi {
   decltype(&::cuptiActivityEnableAllSyncRecords) ActivityEnableAllSyncRecords = nullptr;
   decltype(&::cuptiActivityEnableRuntimeApi) ActivityEnableRuntimeApi = nullptr;  // the lean API trace
   decltype(&::cuptiActivityEnableDriverApi) ActivityEnableDriverApi = nullptr;
+  decltype(&::cuptiGetStreamIdEx) GetStreamIdEx = nullptr;  // the stream of a core trace's synchronization
   // libcupti's own NVTX injection entry: forwarding NVTX to it is what makes CUPTI
   // produce MARKER records.
   NvtxInitializeFn InitializeInjectionNvtx2 = nullptr;

@@ -435,6 +435,7 @@ void start_capture() {
     capture->recorder = std::make_unique<ApiRecorder>();
     // With --driver-api CUPTI's DRIVER kind records the launches, among every driver call.
     capture->recorder->choose(api_name, config.options.driver_launches && !config.options.driver_api);
+    capture->recorder->set_stream_ids(cupti.api.GetStreamIdEx);
     capture->recorder->set_recording(config.window.kind == RecordingWindow::Kind::Whole);
   }
   const bool core = capture->recorder != nullptr;

@@ -73,6 +73,13 @@ check("copy-hidden: the copy is off the path", kind(t, "copy")["on_path"] <= 0.0
 t = section("copy-exposed")
 copy = kind(t, "copy")
 check("copy-exposed: the copy is on the path", copy["on_path"] >= kernel_ns, f"{copy['on_path']} ns")
+# The default capture names the stream of each cudaStreamWaitEvent: one that ran kernels.
+import sqlite3
+db = sqlite3.connect("copy-exposed.gpuscope")  # in the work directory, where the captures are
+waits = [r[0] for r in db.execute("select stream from synchronizations where sync_kind = 'stream_wait_event'")]
+streams = {r[0] for r in db.execute("select distinct stream from kernels")}
+check("copy-exposed: each stream wait names a stream that ran kernels", bool(waits) and all(w in streams for w in waits),
+      f"waits on {sorted(set(waits))}, kernels on {sorted(streams)}")
 check("copy-exposed: shortening it saves time", copy["lost"] >= 0.5 * (copy["on_path"] - kernel_ns), f"{copy['lost']} ns")
 sys.exit(1 if bad else 0)
 PY
