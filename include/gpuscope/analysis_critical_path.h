@@ -55,9 +55,13 @@ struct StepPath {
   std::vector<PathSegment> segments;                 // in time order, no two overlapping
   std::array<TimeNs, kSegmentKinds> kind_ns{};       // segment time per kind
   std::array<TimeNs, kSegmentKinds> kind_lost_ns{};  // every segment of the kind on its process shrunk at once
-  // The segment that bounds the step most: the longest outside collectives and waits (then the
-  // largest lost potential); its rank says which rank bounds the job's step.
+  // The work that bounds the step most: of the segments outside collectives and waits, those of
+  // one process, kind and name (a kernel, a copy direction, host work) with the most time on the
+  // path (then the most lost potential). `bound` is the longest of them (its rank says which rank
+  // bounds the job's step), bound_ns their time on the path, bound_lost_ns the step's gain if
+  // all of them took no time (re-timed at once; on other ranks, each bounded as lost_ns is).
   size_t bound = SIZE_MAX;  // index into segments; SIZE_MAX when none
+  TimeNs bound_ns = 0, bound_lost_ns = 0;
 };
 
 // One kernel (by name) of the analysed steps: on the path or off it.

@@ -41,16 +41,21 @@ TimeNs overlap(TimeNs a, TimeNs b, TimeNs lo, TimeNs hi) {
   return std::max<TimeNs>(0, std::min(b, hi) - std::max(a, lo));
 }
 
-// The segment that bounds the step most: the longest outside collectives and waits, then the
-// one with the largest lost potential.
-size_t bounding_segment(const std::vector<PathSegment>& segments) {
-  size_t best = SIZE_MAX;
+// The work that bounds the step most: of the segments outside collectives and waits, those of one
+// process, kind and name (one kernel, one copy direction, host work) with the most time on the
+// path, then the most lost potential. Indices into segments; empty when none.
+std::vector<size_t> bounding_work(const std::vector<PathSegment>& segments) {
+  std::map<std::tuple<uint32_t, SegmentKind, std::string_view>, std::vector<size_t>> groups;
   for (size_t i = 0; i < segments.size(); ++i) {
     const PathSegment& s = segments[i];
-    if (s.kind == SegmentKind::Collective || s.kind == SegmentKind::Wait) continue;
-    if (best == SIZE_MAX ||
-        std::pair{s.length(), s.lost_ns} > std::pair{segments[best].length(), segments[best].lost_ns})
-      best = i;
+    if (s.kind != SegmentKind::Collective && s.kind != SegmentKind::Wait) groups[{s.pid, s.kind, s.name}].push_back(i);
+  }
+  std::vector<size_t> best;
+  std::pair<TimeNs, TimeNs> most{-1, -1};  // (on the path, lost potential) of the best
+  for (auto& [key, members] : groups) {
+    std::pair<TimeNs, TimeNs> sum{0, 0};
+    for (size_t i : members) sum.first += segments[i].length(), sum.second += segments[i].lost_ns;
+    if (sum > most) most = sum, best = std::move(members);
   }
   return best;
 }
@@ -185,7 +190,23 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
     for (size_t k = 0; k < kSegmentKinds; ++k)
       if (path.kind_ns[k] > 0)
         path.kind_lost_ns[k] = std::min({retime.saving(by_kind[k]), own_ns[k], own_lead[k]}) + elsewhere[k];
-    path.bound = bounding_segment(path.segments);
+    // What bounds the step: its longest segment names it, all of them re-timed at once give its lost potential.
+    if (const std::vector<size_t> bound = bounding_work(path.segments); !bound.empty()) {
+      StepScenario together;
+      TimeNs own = 0, lead = INT64_MAX, other = 0;
+      for (size_t i : bound) {
+        const PathSegment& seg = path.segments[i];
+        path.bound_ns += seg.length();
+        if (path.bound == SIZE_MAX || seg.length() > path.segments[path.bound].length()) path.bound = i;
+        if (walk[i].graph != graph->second) {
+          other += seg.lost_ns;
+          continue;
+        }
+        retime.shrink(together, walk[i]);
+        own += seg.length(), lead = std::min(lead, walk[i].lead_ns);
+      }
+      path.bound_lost_ns = (own > 0 ? std::min({retime.saving(together), own, lead}) : 0) + other;
+    }
 
     // Every kernel of the step's process that ran in it: on the path or not.
     std::map<StringId, std::pair<double, StepScenario>> in_step;

@@ -62,7 +62,8 @@ spool::SyncCode explicit_sync(std::string_view function) {
 
 // The CUPTI stream id of a call's stream argument (the first parameter of cudaStreamSynchronize
 // and cudaStreamWaitEvent, and of their _ptsz forms); 0 when CUPTI cannot tell.
-uint32_t stream_id(decltype(&::cuptiGetStreamIdEx) get, const void* params, bool per_thread_function) {
+uint32_t stream_id(decltype(&::cuptiGetStreamIdEx) get, CUcontext context, const void* params,
+                   bool per_thread_function) {
   if (get == nullptr || params == nullptr) return 0;
   auto stream = *static_cast<CUstream const*>(params);
   // The special handles: cudaStreamLegacy (1) and cudaStreamPerThread (2); null is the default
@@ -71,7 +72,8 @@ uint32_t stream_id(decltype(&::cuptiGetStreamIdEx) get, const void* params, bool
   if (stream == reinterpret_cast<CUstream>(1)) stream = nullptr, per_thread = false;
   if (stream == reinterpret_cast<CUstream>(2)) stream = nullptr, per_thread = true;
   uint32_t id = 0;
-  return get(nullptr, stream, per_thread ? 1 : 0, &id) == CUPTI_SUCCESS ? id : 0;
+  // The context finds a null stream's default stream (CUPTI cannot without it, seen on an H200).
+  return get(context, stream, per_thread ? 1 : 0, &id) == CUPTI_SUCCESS ? id : 0;
 }
 
 bool thread_alive(uint32_t tid) {
@@ -168,7 +170,7 @@ void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
   entry.context = data.contextUid;
   const spool::SyncCode sync = runtime ? sync_of_[cbid] : spool::SyncCode::Unknown;
   entry.stream = sync == spool::SyncCode::StreamSynchronize || sync == spool::SyncCode::StreamWaitEvent
-                     ? stream_id(stream_id_, data.functionParams, per_thread_[cbid])
+                     ? stream_id(stream_id_, data.context, data.functionParams, per_thread_[cbid])
                      : 0;
   spool::ApiRecord& r = entry.api;
   r = spool::ApiRecord{};

@@ -112,16 +112,22 @@ std::optional<Section> build_critical_path_section(const Trace& trace, const ana
   s.key = "critical_path";
   s.title = "Critical path";
   std::vector<double> step_ns, path_ns;
-  // What bounds the steps most often: (rank, kind, name) of each step's bounding segment.
-  std::map<std::tuple<uint32_t, int32_t, SegmentKind, std::string>, std::pair<size_t, std::vector<double>>> bounds;
+  // What bounds the steps most often: (rank, kind, name) of each step's bounding work, with its
+  // time on the path and lost potential per step.
+  struct Bounded {
+    size_t steps = 0;
+    std::vector<double> on_path, lost;
+  };
+  std::map<std::tuple<uint32_t, int32_t, SegmentKind, std::string>, Bounded> bounds;
   for (const analysis::StepPath& p : paths.steps) {
     step_ns.push_back(static_cast<double>(p.step_ns));
     path_ns.push_back(static_cast<double>(p.path_ns));
     if (p.bound >= p.segments.size()) continue;
     const analysis::PathSegment& b = p.segments[p.bound];
-    auto& [count, lost] = bounds[{paths.ranks ? b.pid : 0, b.rank, b.kind, b.name}];
-    ++count;
-    lost.push_back(static_cast<double>(b.lost_ns));
+    Bounded& bounded = bounds[{paths.ranks ? b.pid : 0, b.rank, b.kind, b.name}];
+    ++bounded.steps;
+    bounded.on_path.push_back(static_cast<double>(p.bound_ns));
+    bounded.lost.push_back(static_cast<double>(p.bound_lost_ns));
   }
   s.lines.push_back({"steps", "Steps analysed", num(static_cast<double>(paths.steps.size()), Unit::Count),
                      paths.ranks ? "every rank's; across ranks through the last arrival at each collective" : ""});
@@ -129,14 +135,15 @@ std::optional<Section> build_critical_path_section(const Trace& trace, const ana
   s.lines.push_back({"path_median", "Critical path (median)", num(path, Unit::Ns),
                      "of a median step of " + format_duration(step) + "; shorter only where the walk lost its way"});
   const auto most = std::max_element(bounds.begin(), bounds.end(),
-                                     [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+                                     [](const auto& a, const auto& b) { return a.second.steps < b.second.steps; });
   if (most != bounds.end()) {
     const auto& [pid, rank, kind, name] = most->first;
     analysis::PathSegment b;
     b.kind = kind, b.name = name, b.rank = rank, b.pid = pid;
     s.lines.push_back({"bound_by", "Bounds the step", text(describe_segment(b, paths.ranks)),
-                       plural(most->second.first, "step", "steps") + ", lost potential " +
-                           format_duration(median_of(most->second.second)) + " per step (median)"});
+                       plural(most->second.steps, "step", "steps") + "; per step " +
+                           format_duration(median_of(most->second.on_path)) + " on the path, lost potential " +
+                           format_duration(median_of(most->second.lost)) + " (medians)"});
     if (paths.ranks)
       s.lines.push_back({"bound_rank", "Rank that bounds the job's step", rank_cell(rank),
                          "process " + std::to_string(pid) +

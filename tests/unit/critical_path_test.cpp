@@ -120,8 +120,12 @@ TEST(CriticalPath, BlockingSynchronizationOnThePath) {
   EXPECT_EQ(s.kind_ns[static_cast<size_t>(SegmentKind::Wait)], 15);
   EXPECT_EQ(s.kind_ns[static_cast<size_t>(SegmentKind::HostWork)], 285);
   EXPECT_EQ(s.kind_lost_ns[static_cast<size_t>(SegmentKind::Kernel)], 560);
+  // Host work, 285 ns in two pieces, is on the path longer than either kernel (280 ns each).
   ASSERT_LT(s.bound, s.segments.size());
-  EXPECT_EQ(s.segments[s.bound].name, "K1");  // K1 and K2 tie at 280; K1 comes first
+  EXPECT_EQ(s.segments[s.bound].kind, SegmentKind::HostWork);
+  EXPECT_EQ(s.segments[s.bound].length(), 190);
+  EXPECT_EQ(s.bound_ns, 285);
+  EXPECT_EQ(s.bound_lost_ns, 285);
 }
 
 // K2 waits (cudaStreamWaitEvent) for a copy on a side stream. `copy_end` before K1's end: the
@@ -255,6 +259,7 @@ TEST(CriticalPath, StepsOfAHostThatRunsAheadEndOnTheGpu) {
                                {SegmentKind::Kernel, 420, 570, "backward", 150},
                                {SegmentKind::Kernel, 570, 620, "optimizer", 50}});
   EXPECT_EQ(p.steps[1].segments[p.steps[1].bound].name, "backward");
+  EXPECT_EQ(p.steps[1].bound_lost_ns, 150);
   const analysis::PathKernel* backward = kernel_named(p, "backward");
   ASSERT_TRUE(backward);
   EXPECT_EQ(backward->gpu_ns, 150);
