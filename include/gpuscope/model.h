@@ -156,6 +156,18 @@ struct Stream {
   uint32_t run_id = 0;          // bench run (see BenchRun); 0 in a single capture
 };
 
+// A CUDA graph node and the call that made it: what a replayed kernel (Kernel::graph_node_id)
+// is attributed to, its op, module and NVTX range being those of the code that captured it.
+// An instantiated graph's nodes are clones: the importer gives a clone its origin's call.
+struct GraphNode {
+  uint32_t pid = 0;
+  uint64_t node_id = 0;         // CUPTI's, as Kernel::graph_node_id
+  uint32_t tid = 0;             // the thread that made it (or its origin)
+  TimeNs timestamp = 0;         // when it was made
+  uint32_t correlation_id = 0;  // the CUDA call that made it (a captured launch, copy, memset); 0: unknown
+  uint32_t run_id = 0;          // bench run (see BenchRun); 0 in a single capture
+};
+
 enum class NvtxKind : uint8_t { PushPop = 0, StartEnd = 1 };
 
 struct NvtxRange {
@@ -432,6 +444,7 @@ struct Trace {
   std::vector<ApiCount> api_counts;
   std::vector<CollectiveCall> collective_calls;
   std::vector<Stream> streams;
+  std::vector<GraphNode> graph_nodes;
 
   // The source does not record `what` (a kGap* name): show "not in the source", not zero.
   bool lacks(std::string_view what) const { return gap(what) != nullptr; }

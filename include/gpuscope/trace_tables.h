@@ -51,6 +51,7 @@ inline constexpr std::tuple kRecordTableList{
     RecordTable<ApiCount>{&Trace::api_counts, "API call counts"},
     RecordTable<CollectiveCall>{&Trace::collective_calls, "collective calls"},
     RecordTable<Stream>{&Trace::streams, "streams"},
+    RecordTable<GraphNode>{&Trace::graph_nodes, "graph nodes"},
 };
 inline constexpr size_t kRecordTables = std::tuple_size_v<decltype(kRecordTableList)>;
 inline constexpr size_t kTraceFields = kRecordTables + 4;  // + strings, run, runs, source_gaps

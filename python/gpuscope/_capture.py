@@ -13,7 +13,7 @@ from typing import Any
 
 # The capture schema this module reads, and the only one (docs/schema.md, "Versions");
 # kSchemaVersion in the C++ store.
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 # What reads older captures (src/common/older_formats.h, kOlderReaders): the refusal names the
 # newest build that reads the file's schema, as the CLI's does. (build, first schema, last schema)
 _OLDER_READERS = [

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <utility>
 
+#include "analysis/capture_sites.h"
 #include "analysis/radix_sort.h"
 #include "gpuscope/analysis_stats.h"
 
@@ -97,7 +98,17 @@ NvtxGpuProjection project_nvtx_gpu(const Trace& trace) {
     launches.push_back({run, pid, call->tid, call->start, start, end, kernel});
   };
   launches.reserve(trace.kernels.size() + trace.memcpys.size() + trace.memsets.size());
-  for (const Kernel& k : trace.kernels) add(k.run_id, k.pid, k.correlation_id, k.start, k.end, true);
+  const detail::CaptureSites sites(trace);
+  for (const Kernel& k : trace.kernels) {
+    // A replayed kernel sits where its graph node was made.
+    const GraphNode* node = sites.node_of(k);
+    if (node && k.start != 0 && k.end != 0 && k.end >= k.start) {
+      ++out.gpu_records;
+      launches.push_back({k.run_id, k.pid, node->tid, node->timestamp, k.start, k.end, true});
+      continue;
+    }
+    add(k.run_id, k.pid, k.correlation_id, k.start, k.end, true);
+  }
   for (const Memcpy& m : trace.memcpys) add(m.run_id, m.pid, m.correlation_id, m.start, m.end, false);
   for (const Memset& m : trace.memsets) add(m.run_id, m.pid, m.correlation_id, m.start, m.end, false);
   // By (run, pid, tid, at); what a range sums of its launches does not depend on their order.

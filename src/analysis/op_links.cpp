@@ -49,7 +49,7 @@ std::vector<OpPhase> op_phases(const Trace& trace, const std::vector<uint32_t>& 
   return phase;
 }
 
-OpOfLaunch::OpOfLaunch(const Trace& trace) {
+OpOfLaunch::OpOfLaunch(const Trace& trace) : sites_(trace) {
   const std::vector<HostOp>& ops = trace.host_ops;
   // The innermost op holding each external id (an id is normally unique; if not, the deepest wins).
   std::unordered_map<Key, uint32_t, KeyHash> op_of_id;

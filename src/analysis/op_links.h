@@ -2,7 +2,8 @@
 // phase of training each op is in, and which op launched each piece of GPU work.
 //
 // Linking: a kernel, copy or memset -> its launch call (run, pid, correlation id) -> that call's
-// ExternalCorrelation -> the external id -> the innermost HostOp of that process with that id.
+// ExternalCorrelation -> the external id -> the innermost HostOp of that process with that id. A
+// kernel replayed from a CUDA graph links through the call that made its node (capture_sites.h).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/capture_sites.h"
 #include "gpuscope/analysis_host_ops.h"
 #include "gpuscope/model.h"
 
@@ -34,6 +36,11 @@ class OpOfLaunch {
  public:
   explicit OpOfLaunch(const Trace& trace);
   uint32_t find(uint32_t run, uint32_t pid, uint32_t correlation) const;  // kNoOp: none
+  // The op that launched a kernel, or made its graph node; kNoOp: none.
+  uint32_t find(const Kernel& k) const {
+    const uint32_t correlation = sites_.correlation_of(k);
+    return correlation ? find(k.run_id, k.pid, correlation) : kNoOp;
+  }
 
  private:
   struct Key {
@@ -47,6 +54,7 @@ class OpOfLaunch {
     }
   };
   std::unordered_map<Key, uint32_t, KeyHash> op_of_call_;
+  CaptureSites sites_;
 };
 
 // Calls fn(op, duration_ns, kernel) for every kernel, copy and memset, with the op that launched
@@ -57,7 +65,7 @@ void for_each_gpu_work(const Trace& trace, const OpOfLaunch& links, Fn&& fn) {
   auto op = [&](uint32_t run, uint32_t pid, uint32_t correlation) {
     return correlation ? links.find(run, pid, correlation) : kNoOp;
   };
-  for (const Kernel& k : trace.kernels) fn(op(k.run_id, k.pid, k.correlation_id), ns(k.start, k.end), &k);
+  for (const Kernel& k : trace.kernels) fn(links.find(k), ns(k.start, k.end), &k);
   for (const Memcpy& m : trace.memcpys) fn(op(m.run_id, m.pid, m.correlation_id), ns(m.start, m.end), nullptr);
   for (const Memset& m : trace.memsets) fn(op(m.run_id, m.pid, m.correlation_id), ns(m.start, m.end), nullptr);
 }

@@ -44,6 +44,8 @@ thread_local ThreadSlot t_slot;
 // already links the kernel to its call: recording the driver call too would be a third record
 // per launch (a third of a launch storm's records) that says nothing new.
 thread_local uint32_t t_runtime_call = 0;
+// The correlation id of the recorded call (runtime or driver) this thread is inside; 0: none.
+thread_local uint32_t t_call_in_flight = 0;
 
 uint32_t this_thread_id() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
 
@@ -81,6 +83,8 @@ bool thread_alive(uint32_t tid) {
 }
 
 }  // namespace
+
+uint32_t ApiRecorder::call_in_flight() { return t_call_in_flight; }
 
 ApiRecorder::ApiRecorder() : id_(g_next_recorder_id.fetch_add(1, std::memory_order_relaxed)) {}
 ApiRecorder::~ApiRecorder() = default;
@@ -141,6 +145,7 @@ void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
   const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
   if (data.callbackSite == CUPTI_API_ENTER) {
     if (runtime) t_runtime_call = data.correlationId;
+    t_call_in_flight = data.correlationId;
     const bool inside_runtime_call = !runtime && t_runtime_call != 0 && data.correlationId == t_runtime_call;
     // CUPTI keeps this for the same call's exit; 0: not recorded (outside a window, or nested).
     *data.correlationData = recording_.load(std::memory_order_relaxed) && !inside_runtime_call
@@ -149,6 +154,7 @@ void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
     return;
   }
   if (runtime && data.correlationId == t_runtime_call) t_runtime_call = 0;
+  if (data.correlationId == t_call_in_flight) t_call_in_flight = 0;
   const int64_t start = static_cast<int64_t>(*data.correlationData);
   if (start == 0) return;
   const int64_t end = realtime_ns();

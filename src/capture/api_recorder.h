@@ -53,6 +53,9 @@ class ApiRecorder {
   // return null), and the driver's launch functions when `driver_launches` (not when CUPTI's
   // DRIVER kind records them, or nobody wants them). Call once, before enable_callbacks.
   void choose(const std::function<const char*(CUpti_CallbackDomain, CUpti_CallbackId)>& name, bool driver_launches);
+  // The correlation id of the recorded call the calling thread is inside (0: none): what made a
+  // CUDA graph node during stream capture (graph_nodes.h).
+  static uint32_t call_in_flight();
   // How a synchronization's stream argument becomes CUPTI's stream id; without it, stream 0.
   void set_stream_ids(decltype(&::cuptiGetStreamIdEx) stream_id) { stream_id_ = stream_id; }
   bool records(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const;

@@ -42,6 +42,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
       const auto& data = *static_cast<const CUpti_NvtxData*>(cbdata);
       if (users.range) users.range->on_nvtx_callback(cbid, data.functionParams, data.functionReturnValue);
       if (users.nccl) users.nccl->on_nvtx_callback(cbid, data.functionParams, data.functionReturnValue);
+    } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && users.graphs &&
+               (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED || cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)) {
+      users.graphs->on_resource_callback(cbid, *static_cast<const CUpti_ResourceData*>(cbdata));
     } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && users.sampler) {
       const auto& data = *static_cast<const CUpti_ResourceData*>(cbdata);
       uint32_t device = 0;
@@ -96,6 +99,11 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
       enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_NVTX, id, kCost);
   }
   if (users.sync_flush) SyncFlush::enable_callbacks(api, g_hub.subscriber);
+  if (users.graphs) {
+    constexpr const char* kCost = "kernels replayed from CUDA graphs are not attributed to the code that captured them";
+    enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, kCost);
+    enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED, kCost);
+  }
   return "";
 }
 
@@ -128,6 +136,7 @@ std::string release_callbacks() {
   if (g_hub.users.kernels || g_hub.users.sampler) lost += std::string(lost.empty() ? "" : ", ") + "metric callbacks";
   if (g_hub.users.sync_flush) lost += std::string(lost.empty() ? "" : ", ") + "flushes at synchronizations";
   if (g_hub.users.nccl) lost += std::string(lost.empty() ? "" : ", ") + "NCCL's calls";
+  if (g_hub.users.graphs) lost += std::string(lost.empty() ? "" : ", ") + "CUDA graph nodes' capture sites";
   return lost;
 }
 

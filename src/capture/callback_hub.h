@@ -8,6 +8,7 @@
 //   cudaProfilerStart/Stop, NVTX push/pop         -> CaptureRange (recording windows)
 //   NVTX domain creation and domain range pushes  -> NcclCalls (NCCL's calls and their bytes)
 //   synchronizations returning (driver)           -> SyncFlush (records safe from a GPU fault)
+//   CUDA graph nodes made or cloned               -> GraphNodes (replayed kernels' capture sites)
 // When the program's own CUPTI client subscribes (libgpuscope_preload.so tells us, see
 // release_callbacks), we unsubscribe first so that its subscription succeeds.
 #pragma once
@@ -19,6 +20,7 @@
 #include "capture/capture_range.h"
 #include "capture/cupti_loader.h"
 #include "capture/device_sampler.h"
+#include "capture/graph_nodes.h"
 #include "capture/kernel_profiler.h"
 #include "capture/nccl_calls.h"
 #include "capture/sync_flush.h"
@@ -33,11 +35,12 @@ struct CallbackUsers {
   CaptureRange* range = nullptr;    // only when it needs callbacks
   SyncFlush* sync_flush = nullptr;
   NcclCalls* nccl = nullptr;
-  bool driver_api = false;  // the filter also covers driver functions
+  GraphNodes* graphs = nullptr;  // only when this libcupti can name graph nodes
+  bool driver_api = false;       // the filter also covers driver functions
   // Enable the filter's and the recorder's callbacks at once (the whole run is recorded); else
   // enable_window_callbacks does at each window.
   bool window_open = true;
-  bool any() const { return kernels || sampler || filter || recorder || range || sync_flush || nccl; }
+  bool any() const { return kernels || sampler || filter || recorder || range || sync_flush || nccl || graphs; }
 };
 
 // Subscribes and enables the callbacks the users need (once per process). Returns "" or one

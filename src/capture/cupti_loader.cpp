@@ -90,6 +90,7 @@ const char* resolve_api(void* handle, CuptiApi& api) {
   resolve(handle, "cuptiActivityEnableRuntimeApi", api.ActivityEnableRuntimeApi);
   resolve(handle, "cuptiActivityEnableDriverApi", api.ActivityEnableDriverApi);
   resolve(handle, "cuptiGetStreamIdEx", api.GetStreamIdEx);
+  resolve(handle, "cuptiGetGraphNodeId", api.GetGraphNodeId);
   resolve(handle, "InitializeInjectionNvtx2", api.InitializeInjectionNvtx2);
   resolve_profiler(handle, api.profiler);
   return nullptr;

@@ -103,7 +103,8 @@ struct CuptiApi {
   decltype(&::cuptiActivityEnableAllSyncRecords) ActivityEnableAllSyncRecords = nullptr;
   decltype(&::cuptiActivityEnableRuntimeApi) ActivityEnableRuntimeApi = nullptr;  // the lean API trace
   decltype(&::cuptiActivityEnableDriverApi) ActivityEnableDriverApi = nullptr;
-  decltype(&::cuptiGetStreamIdEx) GetStreamIdEx = nullptr;  // the stream of a core trace's synchronization
+  decltype(&::cuptiGetStreamIdEx) GetStreamIdEx = nullptr;    // the stream of a core trace's synchronization
+  decltype(&::cuptiGetGraphNodeId) GetGraphNodeId = nullptr;  // graph nodes' ids, as kernels carry them
   // libcupti's own NVTX injection entry: forwarding NVTX to it is what makes CUPTI
   // produce MARKER records.
   NvtxInitializeFn InitializeInjectionNvtx2 = nullptr;

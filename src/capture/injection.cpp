@@ -65,7 +65,10 @@ constexpr auto kRequestWait = std::chrono::microseconds(2000);
 
 struct Capture {
   Capture(const InjectConfig& config, const CuptiLibrary& cupti)
-      : config(config), cupti(cupti), pool(config.buffer_bytes(), BufferPool::max_buffers_for(config.buffer_bytes())) {}
+      : config(config),
+        cupti(cupti),
+        pool(config.buffer_bytes(), BufferPool::max_buffers_for(config.buffer_bytes())),
+        graphs(cupti.api) {}
 
   const InjectConfig config;
   const CuptiLibrary& cupti;
@@ -74,6 +77,7 @@ struct Capture {
   PeriodicFlusher flusher;
   MetricsOutbox metrics;                            // range profiler / PM sampling -> writer
   NcclCalls nccl;                                   // NCCL's calls (NVTX payloads) -> writer
+  GraphNodes graphs;                                // CUDA graph nodes as made -> writer (core trace only)
   std::unique_ptr<KernelProfiler> kernel_profiler;  // only with metrics=
   std::unique_ptr<DeviceSampler> gpu_sampler;       // only with gpu_metrics_hz=
   ApiFilter api_filter;                             // the lean trace (not with api=full)
@@ -308,6 +312,8 @@ void subscribe(Capture& capture) {
   users.range = capture.range && capture.range->needs_callbacks() ? capture.range.get() : nullptr;
   users.sync_flush = capture.sync_flush.get();
   users.nccl = capture.config.options.nccl_calls ? &capture.nccl : nullptr;
+  // With the core trace, whose call in flight names what made a node.
+  users.graphs = users.recorder && capture.graphs.available() ? &capture.graphs : nullptr;
   users.driver_api = capture.config.options.driver_api;
   if (!users.any()) return;
   const std::string error = subscribe_callbacks(capture.cupti.api, users);
@@ -476,6 +482,7 @@ void start_capture() {
   hooks.enrich_device = enrich_device_from_driver;
   hooks.metrics = &capture->metrics;
   hooks.nccl = &capture->nccl;
+  hooks.drain_graph_nodes = [capture](SpoolWriter& out) { capture->graphs.drain(out); };
   if (capture->recorder) {
     // Often enough that a thread's ring (ApiRecorder::kRingRecords) never fills between drains.
     hooks.idle_wait = std::chrono::milliseconds(10);

@@ -46,6 +46,8 @@ struct WriterHooks {
   MetricsOutbox* metrics = nullptr;
   // NCCL's calls (nccl_calls.h; may be null): drained like the metrics.
   NcclCalls* nccl = nullptr;
+  // CUDA graph nodes as made (graph_nodes.h; may be empty): drained like the metrics.
+  std::function<void(SpoolWriter&)> drain_graph_nodes;
   // How long the loop waits for a buffer before it drains the outboxes anyway.
   std::chrono::milliseconds idle_wait{250};
   // API records of the core trace (api_recorder.h; may be empty): drained like the metrics, with

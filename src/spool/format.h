@@ -32,7 +32,7 @@
 namespace gpuscope::spool {
 
 inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
-inline constexpr uint32_t kVersion = 6;
+inline constexpr uint32_t kVersion = 7;
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
 
@@ -74,9 +74,10 @@ enum class RecordKind : uint16_t {
   CaptureWindow = 19,     // CaptureWindowRecord
   CommCall = 20,          // CommCallRecord
   Stream = 21,            // StreamRecord
+  GraphNode = 22,         // GraphNodeRecord
 };
 // The highest kind: a new one is added above and named here (its layout then must exist, layouts.cpp).
-inline constexpr RecordKind kLastRecordKind = RecordKind::Stream;
+inline constexpr RecordKind kLastRecordKind = RecordKind::GraphNode;
 
 // The spool's own codes for what the model keeps as enums. They are written to disk, so each value
 // is pinned here and never reordered; the capture maps CUPTI's values to them and the importer
@@ -335,6 +336,18 @@ struct StreamRecord {
   uint8_t pad[3];
 };
 
+// A CUDA graph node as it was made (CUPTI's GRAPHNODE_CREATED and GRAPHNODE_CLONED resource
+// callbacks). A node made by a call (stream capture records a node per launch, copy or memset;
+// cudaGraphAdd*Node makes one) has origin_node_id 0; an instantiated graph's node is a clone of
+// the node it came from (origin_node_id), and the kernels a replay runs carry the clone's id.
+struct GraphNodeRecord {
+  int64_t timestamp_ns;     // when it was made
+  uint64_t node_id;         // CUPTI's graph node id, as kernels' graph_node_id
+  uint64_t origin_node_id;  // the node it was cloned from; 0: made by a call
+  uint32_t correlation_id;  // the recorded CUDA call in flight on the thread (0: none recorded)
+  uint32_t tid;
+};
+
 // One range-profiler metric value of one kernel launch; correlation_id is the launch's
 // CUPTI correlation id, the same as in its KernelRecord.
 struct KernelMetricRecord {
@@ -389,6 +402,7 @@ static_assert(sizeof(CaptureWindowRecord) == 16);
 static_assert(sizeof(CommCallRecord) == 48);
 static_assert(sizeof(StreamRecord) == 20);
 static_assert(sizeof(KernelMetricRecord) == 16);
+static_assert(sizeof(GraphNodeRecord) == 32);
 static_assert(sizeof(GpuSampleRecord) == 32);
 static_assert(sizeof(MetricCollectionRecord) == 48);
 

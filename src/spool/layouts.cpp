@@ -121,6 +121,10 @@ constexpr std::array<Layout, kKindSlots> make_layouts() {
   at(RecordKind::Stream) = layout(sizeof(StreamRecord),
                                   {F(StreamRecord, stream), F(StreamRecord, context), F(StreamRecord, priority),
                                    F(StreamRecord, flag), F(StreamRecord, correlation_id)});
+  at(RecordKind::GraphNode) = layout(sizeof(GraphNodeRecord),
+                                     {F(GraphNodeRecord, timestamp_ns), F(GraphNodeRecord, node_id),
+                                      F(GraphNodeRecord, origin_node_id), F(GraphNodeRecord, correlation_id),
+                                      F(GraphNodeRecord, tid)});
   return t;
 }
 

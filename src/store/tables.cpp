@@ -176,6 +176,16 @@ const TableSpec<Stream>& table_spec<Stream>() {
   return spec;
 }
 
+template <>
+const TableSpec<GraphNode>& table_spec<GraphNode>() {
+  static const TableSpec<GraphNode> spec{
+      "graph_nodes",
+      {integer_column("pid", &GraphNode::pid), integer_column("node_id", &GraphNode::node_id),
+       integer_column("tid", &GraphNode::tid), integer_column("created_ns", &GraphNode::timestamp),
+       integer_column("correlation_id", &GraphNode::correlation_id), run_id_column<GraphNode>()}};
+  return spec;
+}
+
 const std::vector<std::string>& view_statements() {
   static const std::vector<std::string> views{
       "CREATE VIEW kernels_named AS SELECT k.*, s.value AS name, m.value AS mangled_name "

@@ -128,6 +128,8 @@ template <>
 const TableSpec<ApiCount>& table_spec<ApiCount>();
 template <>
 const TableSpec<Stream>& table_spec<Stream>();
+template <>
+const TableSpec<GraphNode>& table_spec<GraphNode>();
 
 // The high-volume event tables, packed (tables_packed.cpp).
 template <>

@@ -49,6 +49,8 @@ void every_record(testing::SpoolBuilder& b) {
               spool::CommCallRecord{2300, 0, 0xc0ffee, 4242, -1, 0, -1, uint8_t(spool::CommCallCode::Launch), {}, 10})
       .record(RecordKind::Memory, spool::MemoryRecord{2250, 0x7f0000000000, 1 << 20, 0, 1, 7, 12, 0, 3, {}})
       .record(RecordKind::Stream, spool::StreamRecord{1, 13, -3, 9, uint8_t(spool::StreamCode::NonBlocking), {}})
+      .record(RecordKind::GraphNode, spool::GraphNodeRecord{2310, 77, 0, 10, 4242})
+      .record(RecordKind::GraphNode, spool::GraphNodeRecord{2320, 78, 77, 0, 4242})
       .flush();
   b.record(
        RecordKind::Kernel,

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "importers/spool/comm_calls.h"
+#include "importers/spool/graph_nodes.h"
 #include "importers/spool/spool_codes.h"
 
 namespace gpuscope::spool {
@@ -298,6 +299,12 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       trace_.streams.push_back({pid, r.context, r.stream, stream_flag_of(r.flag), r.priority, r.correlation_id});
       return true;
     }
+    case RecordKind::GraphNode: {
+      GraphNodeRecord r;
+      if (!read_body(body, bytes, r)) return false;
+      graph_nodes_.push_back(r);
+      return true;
+    }
   }
   return false;  // unknown record kind: treat the chunk as damaged
 }
@@ -373,6 +380,7 @@ void RecordDecoder::finish(uint64_t bytes_discarded) {
              (bytes_discarded ? "; " + std::to_string(bytes_discarded) + " damaged bytes skipped" : std::string())});
   finish_metrics();
   link_comm_calls(trace_, pid, process_.world_size, comm_calls_);
+  add_graph_nodes(trace_, pid, graph_nodes_);
   trace_.processes.push_back(process_);
 }
 

@@ -64,7 +64,8 @@ class RecordDecoder {
   // "kernel" / "sampling" -> the last status record seen: the writer sends one when
   // collection starts and an updated one at the end, so a crash leaves the first.
   std::map<std::string, MetricCollection> collections_;
-  std::vector<CommCallRecord> comm_calls_;  // linked to their kernels at the end (comm_calls.h)
+  std::vector<CommCallRecord> comm_calls_;    // linked to their kernels at the end (comm_calls.h)
+  std::vector<GraphNodeRecord> graph_nodes_;  // resolved at the end (graph_nodes.h)
   uint64_t records_ = 0;
   uint64_t unknown_string_refs_ = 0;
   uint64_t unmatched_range_ends_ = 0;
