@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/graph_replays.h"
 #include "gpuscope/analysis_stats.h"
 
 namespace gpuscope::analysis {
@@ -31,6 +32,9 @@ using GraphKey = std::pair<uint32_t, uint32_t>;            // pid, graph id
 using CallKey = std::tuple<uint32_t, uint32_t, uint32_t>;  // run, pid, correlation id
 
 uint64_t launch_key(uint32_t run, uint32_t correlation) { return (static_cast<uint64_t>(run) << 32) | correlation; }
+CallKey call_key(uint32_t pid, uint64_t launch) {
+  return {static_cast<uint32_t>(launch >> 32), pid, static_cast<uint32_t>(launch)};
+}
 
 std::optional<double> median_of(std::vector<double> values) {
   if (values.empty()) return std::nullopt;
@@ -41,8 +45,7 @@ std::optional<double> median_of(std::vector<double> values) {
 std::map<CallKey, const ApiCall*> launch_calls(const Trace& trace, const std::map<GraphKey, Graph>& graphs) {
   std::map<CallKey, const ApiCall*> calls;
   for (const auto& [key, g] : graphs)
-    for (const auto& [id, launch] : g.launches)
-      calls.emplace(CallKey{static_cast<uint32_t>(id >> 32), key.first, static_cast<uint32_t>(id)}, nullptr);
+    for (const auto& [id, launch] : g.launches) calls.emplace(call_key(key.first, id), nullptr);
   for (const ApiCall& c : trace.api_calls) {
     if (c.correlation_id == 0) continue;
     auto it = calls.find({c.run_id, c.pid, c.correlation_id});
@@ -92,6 +95,12 @@ GraphSummary summarize_graphs(const Trace& trace) {
 
   const std::map<CallKey, const ApiCall*> calls = launch_calls(trace, graphs);
   std::set<uint32_t> pids;
+  graph_replays::Replays replays;  // launches with a timed node
+  for (const auto& [key, g] : graphs)
+    for (const auto& [id, l] : g.launches)
+      if (!l.intervals.empty())
+        replays[key].push_back({static_cast<uint32_t>(id >> 32), l.first, l.last, calls.at(call_key(key.first, id))});
+  const graph_replays::ProcessBusy busy = graph_replays::process_busy(trace, replays);
   for (auto& [key, g] : graphs) {
     GraphRow row;
     row.pid = key.first, row.graph_id = key.second;
@@ -99,12 +108,12 @@ GraphSummary summarize_graphs(const Trace& trace) {
     row.nodes = g.nodes;
     row.kernels = g.kernels.size();
     pids.insert(row.pid);
-    std::vector<double> nodes, busy, span, call_ns, latency;
+    std::vector<double> nodes, launch_busy, span, call_ns, latency;
     std::vector<Interval> all = std::move(g.uncorrelated);
     std::map<std::string, size_t> names;  // launch call name -> launches
     for (auto& [id, l] : g.launches) {
       nodes.push_back(static_cast<double>(l.nodes));
-      const ApiCall* call = calls.at({static_cast<uint32_t>(id >> 32), key.first, static_cast<uint32_t>(id)});
+      const ApiCall* call = calls.at(call_key(key.first, id));
       if (call) ++names[trace.strings.get(call->name)];
       else ++row.launches_without_call;
       if (call && timed(call->start, call->end)) call_ns.push_back(static_cast<double>(call->end - call->start));
@@ -113,15 +122,20 @@ GraphSummary summarize_graphs(const Trace& trace) {
       if (call && timed(call->start, call->end) && l.first >= call->start)
         latency.push_back(static_cast<double>(l.first - call->start));
       all.insert(all.end(), l.intervals.begin(), l.intervals.end());
-      busy.push_back(static_cast<double>(union_length(std::move(l.intervals))));
+      launch_busy.push_back(static_cast<double>(union_length(std::move(l.intervals))));
     }
     if (!nodes.empty()) {
       const auto [fewest, most] = std::minmax_element(nodes.begin(), nodes.end());
       row.min_nodes = static_cast<size_t>(*fewest), row.max_nodes = static_cast<size_t>(*most);
       row.median_nodes = median(std::move(nodes));
     }
-    row.median_busy_ns = median_of(std::move(busy));
+    row.median_busy_ns = median_of(std::move(launch_busy));
+    if (!span.empty()) {
+      const auto [shortest, longest] = std::minmax_element(span.begin(), span.end());
+      row.min_span_ns = static_cast<TimeNs>(*shortest), row.max_span_ns = static_cast<TimeNs>(*longest);
+    }
     row.median_span_ns = median_of(std::move(span));
+    graph_replays::add_gap_numbers(row, graph_replays::gaps_between(std::move(replays[key]), row.pid, busy));
     row.median_call_ns = median_of(std::move(call_ns));
     row.median_latency_ns = median_of(std::move(latency));
     row.busy_ns = union_length(std::move(all));
@@ -129,6 +143,7 @@ GraphSummary summarize_graphs(const Trace& trace) {
     for (const auto& [name, n] : names)  // in name order: a tie keeps the first
       if (n > most_launches) row.launch_call = name, most_launches = n;
     out.launches_without_call += row.launches_without_call;
+    out.gaps_without_call += row.gaps_without_call;
     out.graphs.push_back(std::move(row));
   }
   out.processes = pids.size();

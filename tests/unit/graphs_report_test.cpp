@@ -134,6 +134,57 @@ TEST(GraphsReport, TwoGraphsSeveralLaunches) {
   EXPECT_NE(text.find("cuGraphLaunch"), std::string::npos);
 }
 
+TEST(GraphsReport, GapsBetweenReplays) {
+  TraceBuilder b = two_graphs();
+  const json& t = graphs_table(report_json(b.trace()));
+  // Graph 5: launches end at 22 and 123 µs, the next first nodes start at 106 and 220 µs, their
+  // calls return at 104 and 209 µs: gaps of 84 and 97 µs, 82 and 86 µs of them before the call returned.
+  const json& g5 = row_of(t, 5);
+  EXPECT_EQ(g5["span_min"], 17'000);
+  EXPECT_EQ(g5["span_max"], 17'000);
+  EXPECT_EQ(g5["gaps"], 2);
+  EXPECT_EQ(g5["gap"], 90'500);
+  EXPECT_EQ(g5["gap_total"], 181'000);
+  EXPECT_EQ(g5["gap_host"], 168'000);
+  EXPECT_EQ(g5["gap_idle"], 181'000);  // nothing else runs
+  EXPECT_EQ(g5["host_wait"], 168'000);
+  // Graph 9: the first launch ends at 1058 µs, the second's call returns at 1102 µs, its node starts at 1108 µs.
+  EXPECT_EQ(row_of(t, 9)["gap"], 50'000);
+  EXPECT_EQ(row_of(t, 9)["host_wait"], 44'000);
+  EXPECT_TRUE(has_note(t, "Host wait, the part of that idle time before the next launch's call returned"));
+  EXPECT_FALSE(has_note(t, "Span per launch varies"));
+  EXPECT_TRUE(has_note(t, "their Gap idle and Host wait overlap and do not add up"));  // graphs 5 and 9
+
+  // A plain kernel inside graph 9's gap, 1060..1080 µs: the host was as late, the GPU not idle then.
+  b.kernel("plain", kT0 + 1'060'000, kT0 + 1'080'000, b.api("cudaLaunchKernel", kT0 + 1'050'000, kT0 + 1'052'000));
+  const json after = graphs_table(report_json(b.trace()));
+  const json& filled = row_of(after, 9);
+  EXPECT_EQ(filled["gap_total"], 50'000);
+  EXPECT_EQ(filled["gap_host"], 44'000);
+  EXPECT_EQ(filled["gap_idle"], 30'000);
+  EXPECT_EQ(filled["host_wait"], 24'000);
+}
+
+TEST(GraphsReport, ALaunchFarSlowerThanTheMedianIsNamed) {
+  TraceBuilder b;
+  launch(b, 3, kT0, 1'000, {{"a", 2'000, 7'000}, {"b", 7'000, 12'000}});
+  launch(b, 3, kT0 + 100'000, 1'000, {{"a", 2'000, 7'000}, {"b", 7'000, 12'000}});
+  launch(b, 3, kT0 + 200'000, 1'000, {{"a", 2'000, 7'000}, {"b", 22'000, 32'000}});
+  launch(b, 4, kT0 + 300'000, 1'000, {{"c", 2'000, 7'000}});  // once: no gap
+  const json& t = graphs_table(report_json(b.trace()));
+  const json& g = row_of(t, 3);
+  EXPECT_EQ(g["span"], 10'000);
+  EXPECT_EQ(g["span_min"], 10'000);
+  EXPECT_EQ(g["span_max"], 30'000);
+  EXPECT_TRUE(has_note(t, "Span per launch varies (graph 3: 10.00 µs to 30.00 µs, median 10.00 µs)"));
+  const json& once = row_of(t, 4);
+  EXPECT_EQ(once["gaps"], 0);
+  EXPECT_TRUE(once["gap"].is_null());
+  EXPECT_TRUE(once["gap_idle"].is_null());
+  EXPECT_TRUE(once["host_wait"].is_null());
+  EXPECT_FALSE(has_note(t, "do not add up"));  // one graph with gaps
+}
+
 TEST(GraphsReport, NodesPerLaunchThatVaryAreNamed) {
   TraceBuilder b;
   launch(b, 3, kT0, 1'000, {{"a", 2'000, 3'000}, {"b", 3'000, 4'000}});

@@ -24,6 +24,7 @@ namespace rules {
   X(many_tiny_transfers)    \
   X(large_result_copy)      \
   X(launch_bound)           \
+  X(graph_replay_gaps)      \
   X(unfused_optimizer)      \
   X(fp32_matmul)            \
   X(layout_conversions)     \
