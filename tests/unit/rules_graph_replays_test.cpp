@@ -96,7 +96,8 @@ TEST(RuleGraphReplayGaps, ReplaysLaunchedAheadRunBackToBack) {
 TEST(RuleGraphReplayGaps, HostWorkBetweenReplaysIsTheSaving) {
   constexpr TimeNs kHost = 300 * kUs;
   TraceBuilder b = host_gaps(kHost);
-  const GraphRow& g = graph_row(summarize_graphs(b.trace()), 1);
+  const GraphSummary s = summarize_graphs(b.trace());
+  const GraphRow& g = graph_row(s, 1);
   EXPECT_EQ(*g.median_gap_ns, kHost + kLatency);
   EXPECT_EQ(g.gap_host_ns, (kReplays - 1) * (kHost + kCall));  // up to the call's return
   EXPECT_EQ(g.host_wait_ns, g.gap_host_ns);
@@ -129,7 +130,8 @@ TEST(RuleGraphReplayGaps, OtherGpuWorkInTheGapsIsNoSaving) {
   TraceBuilder filled = host_gaps(kHost, {1}, [](TraceBuilder& b, TimeNs from, TimeNs to) {
     b.kernel("optimizer", from, to, b.api("cudaLaunchKernel", from - 50 * kUs, from - 45 * kUs));
   });
-  const GraphRow& g = graph_row(summarize_graphs(filled.trace()), 1);
+  const GraphSummary s = summarize_graphs(filled.trace());
+  const GraphRow& g = graph_row(s, 1);
   EXPECT_EQ(g.gap_host_ns, (kReplays - 1) * (kHost + kCall));  // the host was still late...
   EXPECT_EQ(g.host_wait_ns, 0);                                // ...but the GPU had work
   EXPECT_EQ(g.gap_idle_ns, (kReplays - 1) * (kLatency - kCall));
