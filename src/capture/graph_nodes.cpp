@@ -22,33 +22,7 @@ void GraphNodes::on_resource_callback(CUpti_CallbackId cbid, const CUpti_Resourc
   if (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) r.origin_node_id = node_id(graph.originalNode);
   r.correlation_id = ApiRecorder::call_in_flight();
   r.tid = current_thread_id();
-  std::lock_guard lock(mutex_);
-  if (pending_.size() >= kMaxPending) {
-    ++dropped_;
-    return;
-  }
-  pending_.push_back(r);
-}
-
-void GraphNodes::drain(RecordSink& sink) {
-  std::vector<spool::GraphNodeRecord> nodes;
-  uint64_t dropped = 0;
-  {
-    std::lock_guard lock(mutex_);
-    nodes.swap(pending_);
-    dropped = dropped_ - dropped_written_;
-    dropped_written_ = dropped_;
-  }
-  for (const spool::GraphNodeRecord& r : nodes) sink.add(spool::RecordKind::GraphNode, r);
-  if (dropped > 0) {
-    spool::LossRecord loss{};
-    loss.count = dropped;
-    loss.what = sink.intern("graph_nodes_dropped");
-    loss.detail = sink.intern(
-        "CUDA graph nodes gpuscope could not queue for writing in time; their replayed kernels are not attributed "
-        "to the code that captured them");
-    sink.add(spool::RecordKind::Loss, loss);
-  }
+  pending_.push(r);
 }
 
 }  // namespace gpuscope::capture

@@ -8,18 +8,16 @@
 // importer resolves clones to the call that made their origin (importers/spool/graph_nodes.h).
 //
 // Threads: the callbacks run on the program's threads, only while graphs are built (never per
-// replay), and queue under a mutex into a bounded vector; the writer thread drains it.
+// replay), and queue into a RecordOutbox; the writer thread drains it.
 #pragma once
 
 #include <cupti.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
-#include <vector>
 
 #include "capture/cupti_loader.h"
-#include "capture/record_sink.h"
+#include "capture/record_outbox.h"
 #include "spool/format.h"
 
 namespace gpuscope::capture {
@@ -29,21 +27,23 @@ class GraphNodes {
   // Pending records are bounded; beyond this many (a stalled writer) nodes are dropped and counted.
   static constexpr size_t kMaxPending = 1u << 16;
 
-  explicit GraphNodes(const CuptiApi& api) : api_(api) {}
+  explicit GraphNodes(const CuptiApi& api)
+      : api_(api),
+        pending_(kMaxPending, "graph_nodes_dropped",
+                 "CUDA graph nodes gpuscope could not queue for writing in time; their replayed kernels are not "
+                 "attributed to the code that captured them") {}
   // Whether this libcupti can name graph nodes (cuptiGetGraphNodeId).
   bool available() const { return api_.GetGraphNodeId != nullptr; }
   // Program threads, from the callback hub: GRAPHNODE_CREATED and GRAPHNODE_CLONED.
   void on_resource_callback(CUpti_CallbackId cbid, const CUpti_ResourceData& data);
   // The writer thread: the queued records, and a Loss record for the nodes dropped since the last drain.
-  void drain(RecordSink& sink);
+  void drain(RecordSink& sink) { pending_.drain(sink); }
 
  private:
   uint64_t node_id(CUgraphNode node) const;
 
   const CuptiApi& api_;
-  std::mutex mutex_;
-  std::vector<spool::GraphNodeRecord> pending_;
-  uint64_t dropped_ = 0, dropped_written_ = 0;
+  RecordOutbox<spool::GraphNodeRecord, spool::RecordKind::GraphNode> pending_;
 };
 
 }  // namespace gpuscope::capture

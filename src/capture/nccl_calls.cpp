@@ -114,7 +114,7 @@ void NcclCalls::on_nvtx_callback(CUpti_CallbackId cbid, const void* params, cons
     if (!record) continue;
     record->start_ns = realtime_ns();
     record->tid = current_thread_id();
-    push(*record);
+    pending_.push(*record);
     if (record->call != static_cast<uint8_t>(CommCallCode::CommInit)) ++t_pending_calls;
   }
 }
@@ -128,35 +128,7 @@ void NcclCalls::on_launch_callback(const CUpti_CallbackData& data) {
   r.peer = r.rank = -1;
   r.call = static_cast<uint8_t>(CommCallCode::Launch);
   r.correlation_id = data.correlationId;
-  push(r);
-}
-
-void NcclCalls::push(const spool::CommCallRecord& record) {
-  std::lock_guard lock(mutex_);
-  if (pending_.size() >= kMaxPending) {
-    ++dropped_;
-    return;
-  }
-  pending_.push_back(record);
-}
-
-void NcclCalls::drain(RecordSink& sink) {
-  std::vector<spool::CommCallRecord> calls;
-  uint64_t dropped = 0;
-  {
-    std::lock_guard lock(mutex_);
-    calls.swap(pending_);
-    dropped = dropped_ - dropped_written_;
-    dropped_written_ = dropped_;
-  }
-  for (const spool::CommCallRecord& c : calls) sink.add(spool::RecordKind::CommCall, c);
-  if (dropped > 0) {
-    spool::LossRecord loss{};
-    loss.count = dropped;
-    loss.what = sink.intern("nccl_calls_dropped");
-    loss.detail = sink.intern("NCCL calls gpuscope could not queue for writing in time; their kernels show no bytes");
-    sink.add(spool::RecordKind::Loss, loss);
-  }
+  pending_.push(r);
 }
 
 }  // namespace gpuscope::capture

@@ -10,8 +10,8 @@
 // The driver's launch callbacks are enabled only once NCCL has created its NVTX domain
 // (`on_nccl_domain`), so programs without NCCL pay nothing on their launches.
 //
-// Threads: the callbacks run on the program's threads and only decode and queue (a mutex, a
-// bounded vector); the writer thread drains the queue into the spool.
+// Threads: the callbacks run on the program's threads and only decode and queue (RecordOutbox);
+// the writer thread drains the queue into the spool.
 #pragma once
 
 #include <cupti.h>
@@ -20,10 +20,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <optional>
-#include <vector>
 
+#include "capture/record_outbox.h"
 #include "capture/record_sink.h"
 #include "spool/format.h"
 
@@ -43,7 +42,10 @@ class NcclCalls {
 
   // `on_nccl_domain` runs once, on the thread where NCCL created its domain: the callback hub
   // enables the driver's launch callbacks there.
-  explicit NcclCalls(std::function<void()> on_nccl_domain = {}) : on_nccl_domain_(std::move(on_nccl_domain)) {}
+  explicit NcclCalls(std::function<void()> on_nccl_domain = {})
+      : on_nccl_domain_(std::move(on_nccl_domain)),
+        pending_(kMaxPending, "nccl_calls_dropped",
+                 "NCCL calls gpuscope could not queue for writing in time; their kernels show no bytes") {}
 
   // Program threads, from the callback hub (which enables these two NVTX callbacks): domain
   // creation (to learn NCCL's domain) and domain range pushes.
@@ -53,16 +55,12 @@ class NcclCalls {
   void on_launch_callback(const CUpti_CallbackData& data);
   void set_on_nccl_domain(std::function<void()> hook) { on_nccl_domain_ = std::move(hook); }
   // Writer thread: appends the pending calls, and a Loss record for any dropped.
-  void drain(RecordSink& sink);
+  void drain(RecordSink& sink) { pending_.drain(sink); }
 
  private:
-  void push(const spool::CommCallRecord& record);
-
   std::atomic<const void*> domain_{nullptr};  // NCCL's nvtxDomainHandle_t, once created
   std::function<void()> on_nccl_domain_;
-  std::mutex mutex_;
-  std::vector<spool::CommCallRecord> pending_;
-  uint64_t dropped_ = 0, dropped_written_ = 0;
+  RecordOutbox<spool::CommCallRecord, spool::RecordKind::CommCall> pending_;
 };
 
 }  // namespace gpuscope::capture
