@@ -58,6 +58,21 @@ TEST(GraphNodes, ClonesTakeTheCallThatMadeTheirOrigin) {
   EXPECT_EQ(node_with_id(t, 400)->correlation_id, 0u);
 }
 
+// A chain of 50,000 clones of clones, as hostile input could hold: each node resolves to the call
+// that made the first, once (the walk is not repeated per node).
+TEST(GraphNodes, ALongChainOfClonesResolvesOnce) {
+  const std::string dir = testing::scratch_dir("graph_node_chain");
+  constexpr uint64_t kChain = 50'000;
+  testing::SpoolBuilder b(9);
+  b.record(RecordKind::GraphNode, node_record(1, 0, 5, 1000));
+  for (uint64_t id = 2; id <= kChain; ++id) b.record(RecordKind::GraphNode, node_record(id, id - 1, 0, 2000));
+  b.flush().end(5000);
+  b.write(dir + "/a.9.spool");
+  const Trace t = import_spool(dir + "/a.9.spool");
+  ASSERT_EQ(t.graph_nodes.size(), kChain);
+  for (const GraphNode& n : t.graph_nodes) ASSERT_EQ(n.correlation_id, 5u) << n.node_id;
+}
+
 // An op captured once (aten::mm around launch call 5, inside the user's "capture" range), its
 // kernel replayed twice from the graph by cudaGraphLaunch calls outside every range.
 Trace replayed_capture() {
