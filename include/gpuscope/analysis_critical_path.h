@@ -47,8 +47,8 @@ struct StepPath {
   // it launched if that is later. So a host that runs ahead of the GPU (nothing in the step
   // waits for it) gives steps as the GPU ran them, and consecutive steps never overlap.
   TimeNs start = 0, end = 0;
-  TimeNs step_ns = 0;  // end - start
-  TimeNs path_ns = 0;  // sum of the segments: step_ns unless the walk stopped early
+  TimeNs path_ns = 0;  // sum of the segments: step_ns() unless the walk stopped early
+  TimeNs step_ns() const { return end - start; }
   // The GPU work launched in the step ended after its range: the step ends on the GPU, and the
   // path is walked back from that work's end.
   bool gpu_lags = false;

@@ -14,6 +14,18 @@
 
 namespace gpuscope::analysis::detail {
 
+// An id within one run and process (a correlation id, a graph node id), as a hash map's key.
+struct ProcessKey {
+  uint32_t run, pid;
+  uint64_t id;
+  bool operator==(const ProcessKey&) const = default;
+};
+struct ProcessKeyHash {
+  size_t operator()(const ProcessKey& k) const {
+    return std::hash<uint64_t>()(k.id * 0x9E3779B97F4A7C15ULL ^ (uint64_t{k.run} << 32 | k.pid));
+  }
+};
+
 class CaptureSites {
  public:
   explicit CaptureSites(const Trace& trace);
@@ -30,21 +42,11 @@ class CaptureSites {
   }
 
  private:
-  struct Key {
-    uint32_t run, pid;
-    uint64_t node;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<uint64_t>()(k.node * 0x9E3779B97F4A7C15ULL ^ (uint64_t{k.run} << 32 | k.pid));
-    }
-  };
-  std::unordered_map<Key, const GraphNode*, KeyHash> nodes_;
+  std::unordered_map<ProcessKey, const GraphNode*, ProcessKeyHash> nodes_;  // (run, pid, node id)
 };
 
 inline CaptureSites::CaptureSites(const Trace& trace) {
-  for (const GraphNode& n : trace.graph_nodes) nodes_.emplace(Key{n.run_id, n.pid, n.node_id}, &n);
+  for (const GraphNode& n : trace.graph_nodes) nodes_.emplace(ProcessKey{n.run_id, n.pid, n.node_id}, &n);
 }
 
 }  // namespace gpuscope::analysis::detail

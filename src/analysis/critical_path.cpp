@@ -12,6 +12,7 @@
 #include "analysis/critical_path_graph.h"
 #include "analysis/critical_path_replay.h"
 #include "analysis/retime.h"
+#include "analysis/timeline_util.h"
 #include "gpuscope/analysis_stats.h"
 
 namespace gpuscope::analysis {
@@ -36,10 +37,6 @@ using path_detail::ProcessGraph;
 using path_detail::StepRetime;
 using path_detail::StepScenario;
 using path_detail::WalkedSegment;
-
-TimeNs overlap(TimeNs a, TimeNs b, TimeNs lo, TimeNs hi) {
-  return std::max<TimeNs>(0, std::min(b, hi) - std::max(a, lo));
-}
 
 // The work that bounds the step most: of the segments outside collectives and waits, those of one
 // process, kind and name (one kernel, one copy direction, host work) with the most time on the
@@ -137,7 +134,6 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
     if (const auto prev = previous_end.find(step.pid); prev != previous_end.end() && prev->second < path.end)
       path.start = std::max(path.start, prev->second);
     previous_end[step.pid] = path.end;
-    path.step_ns = path.end - path.start;
     const std::vector<WalkedSegment> walk = path.gpu_lags
                                                 ? path_detail::walk_back(t, graphs, graph->second, 0, last, path.start,
                                                                          path.end)
@@ -153,10 +149,6 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
       host_replay = retimer.get();
     }
     const StepRetime retime(t, g, step, host_replay, path.start, path.end);
-    std::array<StepScenario, kSegmentKinds> by_kind;
-    // Per kind: the own process's segments' length and smallest lead, and the other processes' lost time.
-    std::array<TimeNs, kSegmentKinds> own_ns{}, own_lead{}, elsewhere{};
-    own_lead.fill(INT64_MAX);
     // Each replay costs the step's calls: only the longest segments are re-timed one by one.
     std::vector<TimeNs> lengths;
     for (const WalkedSegment& w : walk) lengths.push_back(w.segment.length());
@@ -165,47 +157,50 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
       std::nth_element(lengths.begin(), lengths.begin() + (kRetimedSegments - 1), lengths.end(), std::greater<>());
       retimed_from = lengths[kRetimedSegments - 1];
     }
-    for (const WalkedSegment& w : walk) {
-      PathSegment seg = w.segment;
-      const size_t kind = static_cast<size_t>(seg.kind);
-      if (w.graph == graph->second) {
+    std::array<std::vector<size_t>, kSegmentKinds> of_kind;  // indices into walk and path.segments
+    for (size_t w = 0; w < walk.size(); ++w) {
+      PathSegment seg = walk[w].segment;
+      if (walk[w].graph == graph->second) {
         TimeNs gain = seg.length();
         if (seg.length() >= retimed_from) {
           StepScenario s;
-          retime.shrink(s, w);
+          retime.shrink(s, walk[w]);
           gain = retime.saving(s);
         }
-        seg.lost_ns = std::min({gain, seg.length(), w.lead_ns});
-        retime.shrink(by_kind[kind], w);
-        own_ns[kind] += seg.length();
-        own_lead[kind] = std::min(own_lead[kind], w.lead_ns);
+        seg.lost_ns = std::min({gain, seg.length(), walk[w].lead_ns});
       } else {
-        seg.lost_ns = std::min(seg.length(), w.lead_ns);  // bounded by the rank's lead at the collective
-        elsewhere[kind] += seg.lost_ns;
+        seg.lost_ns = std::min(seg.length(), walk[w].lead_ns);  // bounded by the rank's lead at the collective
       }
+      const size_t kind = static_cast<size_t>(seg.kind);
+      of_kind[kind].push_back(w);
       path.path_ns += seg.length();
       path.kind_ns[kind] += seg.length();
       path.segments.push_back(std::move(seg));
     }
-    for (size_t k = 0; k < kSegmentKinds; ++k)
-      if (path.kind_ns[k] > 0)
-        path.kind_lost_ns[k] = std::min({retime.saving(by_kind[k]), own_ns[k], own_lead[k]}) + elsewhere[k];
-    // What bounds the step: its longest segment names it, all of them re-timed at once give its lost potential.
-    if (const std::vector<size_t> bound = bounding_work(path.segments); !bound.empty()) {
+    // The step's gain if these segments all took no time: on its own process re-timed at once,
+    // at most their length and the smallest lead among them; on other processes each segment's own.
+    auto lost_together = [&](const std::vector<size_t>& members) {
       StepScenario together;
-      TimeNs own = 0, lead = INT64_MAX, other = 0;
-      for (size_t i : bound) {
-        const PathSegment& seg = path.segments[i];
-        path.bound_ns += seg.length();
-        if (path.bound == SIZE_MAX || seg.length() > path.segments[path.bound].length()) path.bound = i;
-        if (walk[i].graph != graph->second) {
-          other += seg.lost_ns;
+      TimeNs own = 0, lead = INT64_MAX, elsewhere = 0;
+      for (size_t m : members) {
+        if (walk[m].graph != graph->second) {
+          elsewhere += path.segments[m].lost_ns;
           continue;
         }
-        retime.shrink(together, walk[i]);
-        own += seg.length(), lead = std::min(lead, walk[i].lead_ns);
+        retime.shrink(together, walk[m]);
+        own += path.segments[m].length(), lead = std::min(lead, walk[m].lead_ns);
       }
-      path.bound_lost_ns = (own > 0 ? std::min({retime.saving(together), own, lead}) : 0) + other;
+      return (own > 0 ? std::min({retime.saving(together), own, lead}) : 0) + elsewhere;
+    };
+    for (size_t k = 0; k < kSegmentKinds; ++k)
+      if (path.kind_ns[k] > 0) path.kind_lost_ns[k] = lost_together(of_kind[k]);
+    // What bounds the step: its longest segment names it; all of them together give its lost potential.
+    if (const std::vector<size_t> bound = bounding_work(path.segments); !bound.empty()) {
+      for (size_t m : bound) {
+        path.bound_ns += path.segments[m].length();
+        if (path.bound == SIZE_MAX || path.segments[m].length() > path.segments[path.bound].length()) path.bound = m;
+      }
+      path.bound_lost_ns = lost_together(bound);
     }
 
     // Every kernel of the step's process that ran in it: on the path or not.
@@ -215,7 +210,7 @@ CriticalPaths critical_paths(const Trace& trace, const StepSummary& summary) {
       const GpuOp& op = g.ops[o];
       if (op.table != OpTable::Kernel || op.end <= path.start) continue;
       auto& [ns, scenario] = in_step[t.kernels[op.index].name];
-      ns += static_cast<double>(overlap(op.start, op.end, path.start, path.end));
+      ns += static_cast<double>(overlap_within(op.start, op.end, path.start, path.end));
       retime.zero_op(scenario, static_cast<uint32_t>(o));
     }
     std::map<std::string_view, double> on_path_by_name;  // the step's kernels on its path

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analysis/grouping.h"
+#include "analysis/timeline_util.h"
 
 namespace gpuscope::analysis::path_detail {
 
@@ -69,14 +70,6 @@ TimeNs GpuWindowReplay::end(const GpuScenario& s) const {
   return done;
 }
 
-namespace {
-
-TimeNs overlap(TimeNs a, TimeNs b, TimeNs lo, TimeNs hi) {
-  return std::max<TimeNs>(0, std::min(b, hi) - std::max(a, lo));
-}
-
-}  // namespace
-
 StepRetime::StepRetime(const Trace& t, const ProcessGraph& g, const Step& step, const Retimer* host_replay, TimeNs from,
                        TimeNs to)
     : t_(t), g_(g), retimer_(host_replay), step_(step) {
@@ -140,11 +133,11 @@ void StepRetime::shrink_host(Scenario& s, uint32_t tid, TimeNs a, TimeNs b) cons
     const ApiCall& c = t_.api_calls[i];
     if (c.start < step_.start) continue;
     if (c.start >= step_.end) break;
-    if (const TimeNs o = overlap(prev_end, c.start, a, b); o > 0) s.host_gap_ns[i] = c.start - prev_end - o;
-    if (const TimeNs o = overlap(c.start, c.end, a, b); o > 0) s.api_ns[i] = c.end - c.start - o;
+    if (const TimeNs o = overlap_within(prev_end, c.start, a, b); o > 0) s.host_gap_ns[i] = c.start - prev_end - o;
+    if (const TimeNs o = overlap_within(c.start, c.end, a, b); o > 0) s.api_ns[i] = c.end - c.start - o;
     prev_end = std::max(prev_end, c.end);
   }
-  if (const TimeNs o = overlap(prev_end, step_.end, a, b); o > 0) s.tail_ns = step_.end - prev_end - o;
+  if (const TimeNs o = overlap_within(prev_end, step_.end, a, b); o > 0) s.tail_ns = step_.end - prev_end - o;
 }
 
 }  // namespace gpuscope::analysis::path_detail

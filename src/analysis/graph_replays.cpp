@@ -8,23 +8,6 @@
 #include "analysis/timeline_util.h"
 
 namespace gpuscope::analysis::graph_replays {
-namespace {
-
-// The pieces of [start, end) that no interval of `merged` (sorted, disjoint) covers.
-std::vector<Interval> uncovered_pieces(const std::vector<Interval>& merged, TimeNs start, TimeNs end) {
-  std::vector<Interval> out;
-  auto it = std::lower_bound(merged.begin(), merged.end(), start,
-                             [](const Interval& i, TimeNs t) { return i.end <= t; });
-  TimeNs at = start;
-  for (; it != merged.end() && it->start < end; ++it) {
-    if (it->start > at) out.push_back({at, it->start});
-    at = std::max(at, it->end);
-  }
-  if (at < end) out.push_back({at, end});
-  return out;
-}
-
-}  // namespace
 
 ProcessBusy process_busy(const Trace& trace, const Replays& replays) {
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Interval>> work, launching;  // by (run, pid)
@@ -73,7 +56,7 @@ std::vector<ReplayGap> gaps_between(std::vector<Replay> replays, uint32_t pid, c
     const auto found = busy.find({next.run_id, pid});
     const ProcessGpu& gpu = found == busy.end() ? none : found->second;
     g.idle_ns = (g.end - g.start) - covered_within(gpu.busy, g.start, g.end);
-    g.host_idle = uncovered_pieces(gpu.busy_or_launching, g.start, g.host_end);
+    g.host_idle = uncovered_within(gpu.busy_or_launching, g.start, g.host_end);
     gaps.push_back(std::move(g));
     ended = std::max(ended, next.last);
   }

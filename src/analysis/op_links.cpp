@@ -52,7 +52,7 @@ std::vector<OpPhase> op_phases(const Trace& trace, const std::vector<uint32_t>& 
 OpOfLaunch::OpOfLaunch(const Trace& trace) : sites_(trace) {
   const std::vector<HostOp>& ops = trace.host_ops;
   // The innermost op holding each external id (an id is normally unique; if not, the deepest wins).
-  std::unordered_map<Key, uint32_t, KeyHash> op_of_id;
+  std::unordered_map<Key, uint32_t, ProcessKeyHash> op_of_id;
   for (uint32_t i = 0; i < ops.size(); ++i) {
     if (!ops[i].external_id) continue;
     auto [it, inserted] = op_of_id.try_emplace({ops[i].run_id, ops[i].pid, ops[i].external_id}, i);

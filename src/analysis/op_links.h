@@ -43,17 +43,8 @@ class OpOfLaunch {
   }
 
  private:
-  struct Key {
-    uint32_t run, pid;
-    uint64_t id;
-    bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return std::hash<uint64_t>()(k.id * 0x9E3779B97F4A7C15ULL ^ (uint64_t{k.run} << 32 | k.pid));
-    }
-  };
-  std::unordered_map<Key, uint32_t, KeyHash> op_of_call_;
+  using Key = ProcessKey;
+  std::unordered_map<Key, uint32_t, ProcessKeyHash> op_of_call_;
   CaptureSites sites_;
 };
 

@@ -35,6 +35,25 @@ inline TimeNs covered_within(const std::vector<Interval>& merged, TimeNs start, 
   return total;
 }
 
+// Length of [a, b) inside [lo, hi); 0 when they do not meet.
+inline TimeNs overlap_within(TimeNs a, TimeNs b, TimeNs lo, TimeNs hi) {
+  return std::max<TimeNs>(0, std::min(b, hi) - std::max(a, lo));
+}
+
+// The pieces of [start, end) that no interval of a merged (sorted, disjoint) list covers.
+inline std::vector<Interval> uncovered_within(const std::vector<Interval>& merged, TimeNs start, TimeNs end) {
+  std::vector<Interval> out;
+  auto it = std::lower_bound(merged.begin(), merged.end(), start,
+                             [](const Interval& i, TimeNs t) { return i.end <= t; });
+  TimeNs at = start;
+  for (; it != merged.end() && it->start < end; ++it) {
+    if (it->start > at) out.push_back({at, it->start});
+    at = std::max(at, it->end);
+  }
+  if (at < end) out.push_back({at, end});
+  return out;
+}
+
 // Time covered by either of two merged lists within [start, end).
 inline TimeNs union_within(const std::vector<Interval>& a, const std::vector<Interval>& b, TimeNs start, TimeNs end) {
   std::vector<Interval> clipped;

@@ -35,7 +35,7 @@ Table kinds_table(const analysis::CriticalPaths& paths) {
   t.columns = {text_column("kind", "Segment"), num_column("on_path", "On the path", Unit::Ns),
                num_column("share", "Share of the step", Unit::Percent), num_column("lost", "Lost potential", Unit::Ns)};
   std::vector<double> steps;
-  for (const analysis::StepPath& p : paths.steps) steps.push_back(static_cast<double>(p.step_ns));
+  for (const analysis::StepPath& p : paths.steps) steps.push_back(static_cast<double>(p.step_ns()));
   const double step = median_of(steps);
   for (size_t k = 0; k < kSegmentKinds; ++k) {
     std::vector<double> on, lost;
@@ -120,7 +120,7 @@ std::optional<Section> build_critical_path_section(const Trace& trace, const ana
   };
   std::map<std::tuple<uint32_t, int32_t, SegmentKind, std::string>, Bounded> bounds;
   for (const analysis::StepPath& p : paths.steps) {
-    step_ns.push_back(static_cast<double>(p.step_ns));
+    step_ns.push_back(static_cast<double>(p.step_ns()));
     path_ns.push_back(static_cast<double>(p.path_ns));
     if (p.bound >= p.segments.size()) continue;
     const analysis::PathSegment& b = p.segments[p.bound];

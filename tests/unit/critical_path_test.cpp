@@ -53,7 +53,7 @@ void expect_segments(const analysis::StepPath& path, const std::vector<Expected>
     EXPECT_EQ(s.name, expected[i].name);
     EXPECT_EQ(s.lost_ns, expected[i].lost_ns);
   }
-  EXPECT_EQ(path.path_ns, path.step_ns);
+  EXPECT_EQ(path.path_ns, path.step_ns());
 }
 
 const analysis::PathKernel* kernel_named(const analysis::CriticalPaths& p, const std::string& name) {
