@@ -18,6 +18,7 @@
 #include <fstream>
 #include <functional>
 
+#include "cli/huge_pages.h"
 #include "scale_stages.h"
 
 namespace gpuscope::bench {
@@ -66,6 +67,7 @@ Row StageTimer::time(const std::string& name, const std::function<uint64_t()>& w
 }  // namespace gpuscope::bench
 
 int main(int argc, char** argv) {
+  gpuscope::cli::use_huge_pages_for_large_blocks();
   CLI::App app{"Every post-processing stage of gpuscope on a training-shaped synthetic capture"};
   gpuscope::synth::ScaleOptions options;
   std::string csv, dir = std::filesystem::temp_directory_path().string();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/huge_pages.h"
 #include "common/error.h"
 #include "common/printable.h"
 
@@ -32,6 +33,7 @@ std::vector<std::string> split_program_args(std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpuscope::cli::use_huge_pages_for_large_blocks();
   CLI::App app{
       "gpuscope: capture a CUDA program's timeline into one SQLite file and explain it.\n"
       "Everything but `profile` runs on any machine, with or without a GPU."};
