@@ -12,7 +12,9 @@
 #       loop: gpuscope's default against the floor with its kinds and callbacks, with and without
 #       the six optional kinds; torch.profiler's modes; torch's CPU-side op records alone and under
 #       gpuscope; then a short traced run with torch's CPU trace kept, in kineto_cpu.tgz),
-#       storm_split (the 1M storm, the same split), cost_callbacks and storm_callbacks (the add
+#       cost_observer (the add loop: op names from a RecordFunction observer's floor, alone and
+#       under gpuscope, against --pytorch=ops and torch.profiler), storm_split (the 1M storm, the
+#       same split), cost_callbacks and storm_callbacks (the add
 #       loop and the storm: kernel, copy and memset records alone, then with our own launch
 #       callbacks on the runtime's, the driver's or both launch functions), import (a 1M-launch
 #       capture with its spools kept, then three imports of them timed, in import.txt), gpu_tests
@@ -53,6 +55,10 @@ for part in "$@"; do
         --ops 2000 --torch-profiler cpu --torch-trace "$OUT/kineto_cpu/torch_cpu.json" >"$OUT/kineto_cpu/stdout.txt" \
         2>"$OUT/kineto_cpu/report.json"
       (cd "$OUT" && tar czf kineto_cpu.tgz kineto_cpu && rm -rf kineto_cpu) ;;
+    cost_observer)
+      # Op names from a RecordFunction observer (its floor) against emit_nvtx and torch.profiler.
+      "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op add --csv "$OUT/cost_observer.csv" --modes \
+        untraced,gpuscope,pytorch_ops,observer,gpuscope_observer,torch_cpu_cuda >>"$OUT/cost.md" ;;
     storm_split)
       "$HERE/pytorch_overhead.sh" "$BUILD" --reps 7 --op storm --csv "$OUT/storm_split.csv" --modes \
         untraced,gpuscope,$floor$callbacks,$floor$six$callbacks >>"$OUT/cost.md" ;;

@@ -25,6 +25,11 @@
 #                   CUDA in this mode: its trace holds the kernels and their launch calls)
 #   gpuscope_torch_cpu  gpuscope profile with torch.profiler's CPU activity in the program: what
 #                   gpuscope's default plus torch's own op records cost together (add, mm)
+#   observer        the program with a RecordFunction observer of every op that keeps each op's
+#                   name pointer and entry/exit times in a per-thread ring
+#                   (bench/torch_observer_floor.cpp, built here against the torch that runs):
+#                   the floor of op names taken from torch's observers instead of emit_nvtx
+#   gpuscope_observer  gpuscope profile (default capture) with that observer in the program
 #   floor:KINDS[:CALLBACKS]  the raw-CUPTI floor (libgpuscope_floor_inject.so) with only these
 #                   activity kinds, '+'-separated (CONCURRENT_KERNEL+MEMCPY+MEMSET, RUNTIME, ...;
 #                   "-" for none) and callbacks (runtime_launches+driver_launches): what each
@@ -83,16 +88,26 @@ trap 'rm -rf "$TMP"' EXIT
 unset CUDA_INJECTION64_PATH GPUSCOPE_INJECT_CONFIG GPUSCOPE_FLOOR_KINDS GPUSCOPE_FLOOR_CALLBACKS
 
 NAMED="untraced gpuscope api_full api_lean pytorch_ops ops_full no_driver_launches range_closed torch_cuda torch_cpu_cuda"
-NAMED+=" torch_cpu gpuscope_torch_cpu"
+NAMED+=" torch_cpu gpuscope_torch_cpu observer gpuscope_observer"
 read -r -a MODES <<<"${ONLY//,/ }"
 [ ${#MODES[@]} -gt 0 ] || MODES=(untraced gpuscope api_full pytorch_ops ops_full torch_cuda torch_cpu_cuda)
 for m in "${MODES[@]}"; do
   case $m in
     floor:*) [ -f "$FLOOR" ] || die "mode $m needs $FLOOR" ;;
-    torch_* | gpuscope_torch_*) [ "$OP" != storm ] || die "mode $m runs only with --op add or mm" ;;
+    torch_* | gpuscope_torch_* | *observer) [ "$OP" != storm ] || die "mode $m runs only with --op add or mm" ;;
     *) [[ " $NAMED " == *" $m "* ]] || die "unknown mode $m (modes: $NAMED floor:KINDS[:CALLBACKS])" ;;
   esac
 done
+
+OBSERVER=$TMP/torch_observer_floor.so
+if [[ " ${MODES[*]} " == *observer* ]]; then
+  TORCH_INCLUDE=$(python3 -c "import torch.utils.cpp_extension as c; print(c.include_paths()[0])")
+  TORCH_LIB=$(python3 -c "import torch.utils.cpp_extension as c; print(c.library_paths()[0])")
+  ABI=$(python3 -c "import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))")
+  g++ -O2 -std=c++17 -shared -fPIC -D_GLIBCXX_USE_CXX11_ABI="$ABI" -I"$TORCH_INCLUDE" \
+    "$(dirname "$0")/torch_observer_floor.cpp" -L"$TORCH_LIB" -lc10 -ltorch_cpu -Wl,-rpath,"$TORCH_LIB" \
+    -o "$OBSERVER" || die "cannot build the observer against this torch"
+fi
 
 run_mode() {
   local profile=("$G" profile --no-report -f -o "$TMP/cap")
@@ -109,6 +124,8 @@ run_mode() {
     torch_cpu_cuda) "${PIN[@]}" "${PROGRAM[@]}" --torch-profiler cpu+cuda ;;
     torch_cpu) "${PIN[@]}" "${PROGRAM[@]}" --torch-profiler cpu ;;
     gpuscope_torch_cpu) "${PIN[@]}" "${profile[@]}" -- "${PROGRAM[@]}" --torch-profiler cpu ;;
+    observer) "${PIN[@]}" "${PROGRAM[@]}" --op-observer "$OBSERVER" ;;
+    gpuscope_observer) "${PIN[@]}" "${profile[@]}" -- "${PROGRAM[@]}" --op-observer "$OBSERVER" ;;
     floor:*)
       local kinds callbacks=""
       IFS=: read -r _ kinds callbacks <<<"$1"

@@ -8,11 +8,15 @@ B equal blocks (each ending with a synchronize), printed on a `block_us_per_op` 
 
     python3 tiny_ops.py [--ops 20000] [--warmup 2000] [--op add|mm] [--blocks 1]
                         [--torch-profiler cuda|cpu|cpu+cuda] [--torch-trace FILE]
+                        [--op-observer LIB]
 
 --torch-profiler runs the timed loop inside torch.profiler with those activities; --torch-trace
-writes its trace (Chrome JSON) to FILE afterwards, outside the timing.
+writes its trace (Chrome JSON) to FILE afterwards, outside the timing. --op-observer loads a
+shared library built against this torch and calls its gpuscope_observer_install() before the
+warm-up (bench/torch_observer_floor.cpp: a RecordFunction observer of every op).
 """
 import argparse
+import ctypes
 import time
 
 import torch
@@ -36,9 +40,12 @@ def main():
     parser.add_argument("--op", default="add", choices=["add", "mm"])
     parser.add_argument("--torch-profiler", default="", choices=["", "cuda", "cpu", "cpu+cuda"])
     parser.add_argument("--torch-trace", default="")
+    parser.add_argument("--op-observer", default="", help="shared library with gpuscope_observer_install()")
     parser.add_argument("--blocks", type=int, default=1,
                         help="time the loop in this many equal blocks; us_per_op is their median")
     args = parser.parse_args()
+    if args.op_observer:
+        ctypes.CDLL(args.op_observer, mode=ctypes.RTLD_GLOBAL).gpuscope_observer_install()
     x = torch.zeros(16, device="cuda") if args.op == "add" else torch.full((16, 16), 0.01, device="cuda")
     step = loop if args.op == "add" else mm_loop
     step(x, args.warmup)
