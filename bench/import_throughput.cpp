@@ -1,21 +1,26 @@
 // Post-processing speed: how long gpuscope takes, after the program exits, to turn
 // a spool into a capture and a report. Writes a launch_storm-like spool (one
 // runtime API record and one kernel record per launch) with the capture library's
-// own SpoolWriter, then times each stage and reports records/s and peak memory.
+// own SpoolWriter, then times each stage and reports records/s and peak memory. With PROCESSES
+// > 1 the launches are split over that many spools (a process each, as a multi-process job
+// leaves them), imported together as `profile` imports them. Same memory policy as the CLI.
 //
-//   gpuscope_import_bench [LAUNCHES]   (default 1,000,000)
+//   gpuscope_import_bench [LAUNCHES] [PROCESSES]   (defaults 1,000,000 and 1)
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "capture/spool_writer.h"
+#include "cli/huge_pages.h"
 #include "gpuscope/report.h"
 #include "gpuscope/store.h"
-#include "importers/spool/spool_importer.h"
+#include "importers/importer.h"
 
 namespace {
 
@@ -29,9 +34,9 @@ long peak_rss_mb() {
   return usage.ru_maxrss / 1024;  // ru_maxrss is in KiB on Linux
 }
 
-void write_spool(const std::string& path, uint64_t launches) {
+void write_spool(const std::string& path, uint32_t pid, uint64_t launches) {
   gpuscope::capture::SpoolWriter writer;
-  if (!writer.open(path, 4242, 1, 1'000'000'000)) {
+  if (!writer.open(path, pid, 1, 1'000'000'000)) {
     std::fprintf(stderr, "cannot write %s: %s\n", path.c_str(), writer.error().c_str());
     std::exit(1);
   }
@@ -43,7 +48,7 @@ void write_spool(const std::string& path, uint64_t launches) {
     gpuscope::spool::ApiRecord api{};
     api.start_ns = t;
     api.end_ns = t + 2500;
-    api.tid = 4242;
+    api.tid = pid;
     api.name = api_name;
     api.correlation_id = correlation;
     writer.add(gpuscope::spool::RecordKind::Api, api);
@@ -63,19 +68,27 @@ void write_spool(const std::string& path, uint64_t launches) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gpuscope::cli::use_huge_pages_for_large_blocks();
   const uint64_t launches = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1'000'000;
+  const uint32_t processes = argc > 2 ? std::max(1, std::atoi(argv[2])) : 1;
   const auto dir = std::filesystem::temp_directory_path() / "gpuscope-import-bench";
   std::filesystem::create_directories(dir);
-  const std::string spool = (dir / "bench.4242.spool").string();
+  std::vector<std::string> spools;
   const std::string capture = (dir / "bench.gpuscope").string();
   const double records = 2.0 * static_cast<double>(launches);
 
   auto start = Clock::now();
-  write_spool(spool, launches);
+  uint64_t spool_bytes = 0;
+  for (uint32_t p = 0; p < processes; ++p) {
+    const uint32_t pid = 4242 + p;
+    spools.push_back((dir / ("bench." + std::to_string(pid) + ".spool")).string());
+    write_spool(spools.back(), pid, launches / processes + (p < launches % processes ? 1 : 0));
+    spool_bytes += std::filesystem::file_size(spools.back());
+  }
   const double t_spool = seconds_since(start);
 
   start = Clock::now();
-  gpuscope::Trace trace = gpuscope::import_spool(spool);
+  gpuscope::Trace trace = gpuscope::import_spools(spools);
   const double t_import = seconds_since(start);
 
   start = Clock::now();
@@ -100,8 +113,8 @@ int main(int argc, char** argv) {
                 {"read SQLite", t_read},
                 {"render text report", t_report}};
   for (const auto& s : stages) std::printf("| %s | %.3f | %.2fM |\n", s.name, s.seconds, records / s.seconds / 1e6);
-  std::printf("\n%llu launches = %.0f records; spool %.1f MB, capture %.1f MB; peak RSS %ld MB\n",
-              static_cast<unsigned long long>(launches), records, std::filesystem::file_size(spool) / 1e6,
+  std::printf("\n%llu launches = %.0f records in %u spool(s); spools %.1f MB, capture %.1f MB; peak RSS %ld MB\n",
+              static_cast<unsigned long long>(launches), records, processes, spool_bytes / 1e6,
               std::filesystem::file_size(capture) / 1e6, peak_rss_mb());
   std::filesystem::remove_all(dir);
   return report.empty() ? 1 : 0;

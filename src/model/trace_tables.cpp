@@ -6,37 +6,54 @@
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace gpuscope {
 namespace {
 
+// `from`'s string ids as `to`'s: each name is re-interned (hashed) once, not once per row.
+class Renamer {
+ public:
+  Renamer(const StringTable& from, StringTable& to) : from_(from), to_(to), ids_(from.size(), kUnmapped) {}
+  StringId operator()(StringId id) {
+    if (id >= ids_.size()) return to_.intern(from_.get(id));
+    if (ids_[id] == kUnmapped) ids_[id] = to_.intern(from_.get(id));
+    return ids_[id];
+  }
+
+ private:
+  static constexpr StringId kUnmapped = ~StringId{0};
+  const StringTable& from_;
+  StringTable& to_;
+  std::vector<StringId> ids_;  // from's id -> to's id, kUnmapped until first seen
+};
+
 // Re-interns a row's names (StringIds index its own trace's table). Rows without names take the
 // template; every row type with a StringId field has its overload here.
 template <class Row>
-void rename(Row&, const StringTable&, StringTable&) {}
-StringId moved(StringId id, const StringTable& from, StringTable& to) { return to.intern(from.get(id)); }
-void rename(ApiCall& c, const StringTable& f, StringTable& t) { c.name = moved(c.name, f, t); }
-void rename(Kernel& k, const StringTable& f, StringTable& t) {
-  k.name = moved(k.name, f, t);
-  k.mangled_name = moved(k.mangled_name, f, t);
+void rename(Row&, Renamer&) {}
+void rename(ApiCall& c, Renamer& to) { c.name = to(c.name); }
+void rename(Kernel& k, Renamer& to) {
+  k.name = to(k.name);
+  k.mangled_name = to(k.mangled_name);
 }
-void rename(NvtxRange& r, const StringTable& f, StringTable& t) {
-  r.name = moved(r.name, f, t);
-  r.domain = moved(r.domain, f, t);
+void rename(NvtxRange& r, Renamer& to) {
+  r.name = to(r.name);
+  r.domain = to(r.domain);
 }
-void rename(NvtxMark& m, const StringTable& f, StringTable& t) {
-  m.name = moved(m.name, f, t);
-  m.domain = moved(m.domain, f, t);
+void rename(NvtxMark& m, Renamer& to) {
+  m.name = to(m.name);
+  m.domain = to(m.domain);
 }
-void rename(CuptiOverhead& o, const StringTable& f, StringTable& t) { o.kind = moved(o.kind, f, t); }
-void rename(KernelMetric& m, const StringTable& f, StringTable& t) { m.metric = moved(m.metric, f, t); }
-void rename(GpuMetricSample& g, const StringTable& f, StringTable& t) { g.metric = moved(g.metric, f, t); }
-void rename(HostOp& o, const StringTable& f, StringTable& t) {
-  o.name = moved(o.name, f, t);
-  o.category = moved(o.category, f, t);
-  o.input_shapes = moved(o.input_shapes, f, t);
+void rename(CuptiOverhead& o, Renamer& to) { o.kind = to(o.kind); }
+void rename(KernelMetric& m, Renamer& to) { m.metric = to(m.metric); }
+void rename(GpuMetricSample& g, Renamer& to) { g.metric = to(g.metric); }
+void rename(HostOp& o, Renamer& to) {
+  o.name = to(o.name);
+  o.category = to(o.category);
+  o.input_shapes = to(o.input_shapes);
 }
-void rename(ApiCount& c, const StringTable& f, StringTable& t) { c.name = moved(c.name, f, t); }
+void rename(ApiCount& c, Renamer& to) { c.name = to(c.name); }
 
 uint32_t mapped(const std::map<uint32_t, uint32_t>& pids, uint32_t pid) {
   const auto it = pids.find(pid);
@@ -81,13 +98,12 @@ void sort_rows(std::vector<HostOp>& rows) { sort_host_ops(rows); }
 }  // namespace
 
 void append_records(Trace& into, const Trace& from, const AppendMap& map) {
-  const StringTable& names = from.strings;
-  StringTable& to = into.strings;
+  Renamer renamer(from.strings, into.strings);
   for_each_table(
       [&](auto& dst, const auto& src) {
         dst.reserve(dst.size() + src.size());
         for (auto row : src) {
-          rename(row, names, to);
+          rename(row, renamer);
           row.pid = mapped(map.pids, row.pid);
           if constexpr (std::is_same_v<decltype(row), Process>) row.parent_pid = mapped(map.pids, row.parent_pid);
           if (map.shift_ns) shift(row, map.shift_ns);

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <fstream>
 
 #include "common/error.h"
 #include "common/older_formats.h"
+#include "importers/importer.h"
 #include "spool_builder.h"
 
 namespace gpuscope {
@@ -454,6 +456,45 @@ TEST(SpoolImporter, StreamsKeepTheirFlagAndPriority) {
   EXPECT_EQ(trace.streams[0].flag, StreamFlag::NonBlocking);
   EXPECT_EQ(trace.streams[1].flag, StreamFlag::Legacy);
   EXPECT_EQ(trace.streams[2].flag, StreamFlag::Unknown);
+}
+
+// A job's spools (a process each) import as one trace; each spool's string ids are its own, so
+// every name must come through as its spool meant it.
+TEST(SpoolImporter, SeveralSpoolsImportAsOneTraceWithTheirOwnNames) {
+  const std::string dir = testing::scratch_dir("several");
+  std::vector<std::string> paths;
+  for (uint32_t pid = 100; pid < 111; ++pid) {
+    if (pid == 105) {  // a child killed before its header: counted, the others kept
+      std::ofstream(dir + "/job.105.spool") << "GSSP";
+      paths.push_back(dir + "/job.105.spool");
+      continue;
+    }
+    SpoolBuilder b(pid, 99, 1000);
+    // Ids in another order per spool: id 1 is the kernel name in even pids, the call's in odd.
+    const uint32_t kernel_name = pid % 2 ? 2 : 1, call_name = pid % 2 ? 1 : 2;
+    b.string(kernel_name, "kernel_of_" + std::to_string(pid))
+        .string(call_name, "cudaLaunchKernel")
+        .record(RecordKind::Process, spool::ProcessRecord{1500, pid, 99, 13000, 13000, 130001, 0})
+        .record(RecordKind::Api, api(2000 + pid, 2100 + pid, 7, call_name))
+        .record(RecordKind::Kernel, kernel(2200 + pid, 3200 + pid, 7, kernel_name))
+        .flush();
+    b.end(4000 + pid);
+    paths.push_back(dir + "/job." + std::to_string(pid) + ".spool");
+    b.write(paths.back());
+  }
+
+  const Trace trace = import_spools(paths);
+  ASSERT_EQ(trace.processes.size(), 10u);
+  ASSERT_EQ(trace.kernels.size(), 10u);
+  ASSERT_EQ(trace.api_calls.size(), 10u);
+  for (const Kernel& k : trace.kernels) {
+    EXPECT_EQ(trace.strings.get(k.name), "kernel_of_" + std::to_string(k.pid));
+    EXPECT_EQ(k.start, 2200 + static_cast<TimeNs>(k.pid));
+  }
+  for (const ApiCall& c : trace.api_calls) EXPECT_EQ(trace.strings.get(c.name), "cudaLaunchKernel");
+  const auto unreadable = std::count_if(trace.data_loss.begin(), trace.data_loss.end(),
+                                        [](const DataLoss& d) { return d.what == "spool_unreadable"; });
+  EXPECT_EQ(unreadable, 1);
 }
 
 }  // namespace
