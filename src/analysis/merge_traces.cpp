@@ -213,7 +213,8 @@ Trace merge_traces(std::vector<MergeInput> inputs, const MergeOptions& options, 
       if (same_capture(inputs[i].trace, inputs[j].trace))
         throw Error(inputs[i].file + ": the same capture as " + inputs[j].file + " (host, run and processes)");
     }
-  for (const auto& [file, ns] : options.offsets) {
+  for (const auto& offset : options.offsets) {
+    const std::string& file = offset.first;  // not a structured binding: clang 14 cannot capture one
     if (file == inputs.front().file) throw Error("--offset " + file + ": the first input is the reference clock");
     if (std::none_of(inputs.begin(), inputs.end(), [&](const MergeInput& in) { return in.file == file; }))
       throw Error("--offset " + file + ": not one of the inputs");

@@ -82,7 +82,8 @@ struct CallIndex {
 std::map<uint32_t, CallIndex> index_calls(const Trace& t) {
   std::map<uint32_t, CallIndex> out;
   for (const ApiCall& c : t.api_calls) out[c.pid].by_start.push_back(&c);
-  for (auto& [pid, idx] : out) {
+  for (auto& entry : out) {
+    CallIndex& idx = entry.second;  // not a structured binding: clang 14 cannot capture one in a lambda
     std::vector<const ApiCall*> by_start;
     by_start.reserve(idx.by_start.size());
     for (uint32_t i : stable_order(idx.by_start.size(), [&](size_t i) { return idx.by_start[i]->start; }))
