@@ -15,7 +15,9 @@
 #   gpuscope        gpuscope profile (the default capture: the core API trace)
 #   api_full        gpuscope profile --api full (every API call, CUPTI's runtime records)
 #   api_lean        gpuscope profile --api lean (pure-query calls counted, not recorded)
-#   pytorch_ops     gpuscope profile --pytorch=ops (every op named)
+#   pytorch_ops     gpuscope profile --pytorch=ops (every op named by the RecordFunction observer)
+#   pytorch_nvtx    the same with the observer made unavailable (no compiler, empty cache): ops
+#                   named through torch's emit_nvtx, the fallback
 #   ops_full        gpuscope profile --pytorch=ops --api full
 #   no_driver_launches  gpuscope profile --no-driver-launches
 #   range_closed    gpuscope profile --capture-range cudaProfilerApi; the range never opens
@@ -87,7 +89,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 unset CUDA_INJECTION64_PATH GPUSCOPE_INJECT_CONFIG GPUSCOPE_FLOOR_KINDS GPUSCOPE_FLOOR_CALLBACKS
 
-NAMED="untraced gpuscope api_full api_lean pytorch_ops ops_full no_driver_launches range_closed torch_cuda torch_cpu_cuda"
+NAMED="untraced gpuscope api_full api_lean pytorch_ops pytorch_nvtx ops_full no_driver_launches range_closed torch_cuda torch_cpu_cuda"
 NAMED+=" torch_cpu gpuscope_torch_cpu observer gpuscope_observer"
 read -r -a MODES <<<"${ONLY//,/ }"
 [ ${#MODES[@]} -gt 0 ] || MODES=(untraced gpuscope api_full pytorch_ops ops_full torch_cuda torch_cpu_cuda)
@@ -117,6 +119,7 @@ run_mode() {
     api_lean) "${PIN[@]}" "${profile[@]}" --api lean -- "${PROGRAM[@]}" ;;
     api_full) "${PIN[@]}" "${profile[@]}" --api full -- "${PROGRAM[@]}" ;;
     pytorch_ops) "${PIN[@]}" "${profile[@]}" --pytorch=ops -- "${PROGRAM[@]}" ;;
+    pytorch_nvtx) CXX=false GPUSCOPE_CACHE_DIR=$TMP/no_observer "${PIN[@]}" "${profile[@]}" --pytorch=ops -- "${PROGRAM[@]}" ;;
     ops_full) "${PIN[@]}" "${profile[@]}" --pytorch=ops --api full -- "${PROGRAM[@]}" ;;
     no_driver_launches) "${PIN[@]}" "${profile[@]}" --no-driver-launches -- "${PROGRAM[@]}" ;;
     range_closed) "${PIN[@]}" "${profile[@]}" --capture-range cudaProfilerApi -- "${PROGRAM[@]}" ;;

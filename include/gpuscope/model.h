@@ -283,12 +283,15 @@ struct Run {
   std::string source_file;
   // Where host_ops came from: "" none, or a framework's ops of unknown origin (a Chrome trace);
   // "torch.profiler" PyTorch's own ops in a torch.profiler trace; "nvtx" converted from PyTorch's
-  // NVTX op ranges (emit_nvtx, `profile --pytorch`) by src/importers/torch_nvtx/, which also
-  // synthesized their external ids and correlations. Either of the last two: PyTorch's ops.
+  // NVTX op ranges (emit_nvtx, `profile --pytorch=shapes|modules`) by src/importers/torch_nvtx/,
+  // which also synthesized their external ids and correlations; "torch observer" recorded by a
+  // RecordFunction observer in the program (`profile --pytorch=ops`), linked the same way. Any of
+  // the last three: PyTorch's ops.
   std::string host_ops_source;
 };
 inline constexpr char kHostOpsFromNvtx[] = "nvtx";
 inline constexpr char kHostOpsFromTorchProfiler[] = "torch.profiler";
+inline constexpr char kHostOpsFromObserver[] = "torch observer";
 
 // Something the source of a capture does not record (an imported file: Kineto traces carry no
 // CUDA synchronization records, nsys exports without --cuda-memory-usage no allocations, an ncu

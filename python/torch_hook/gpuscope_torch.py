@@ -1,9 +1,14 @@
 """PyTorch ops and module paths as NVTX ranges, for `gpuscope profile --pytorch[=ops|shapes|modules]`.
 
 What each level turns on, once torch has been imported (no change to the user's code):
-  ops      torch's own NVTX emission (torch.autograd.profiler.emit_nvtx): a range per op, named
-           "aten::mm, seq = 42, op_id = 7" -- seq pairs a forward op with its backward
-  shapes   the same with the input shapes (", sizes = [[64, 512], [512, 512]]")
+  ops      a RecordFunction observer of every op (gpuscope_ops_observer.cpp), built with g++
+           against this torch at first use and cached (GPUSCOPE_CACHE_DIR, else
+           $XDG_CACHE_HOME/gpuscope or ~/.cache/gpuscope); it hands each op's name, sequence
+           number and times to the capture library. Where it cannot be built or loaded, torch's
+           own NVTX emission as for shapes, without the shapes
+  shapes   torch's own NVTX emission (torch.autograd.profiler.emit_nvtx): a range per op, named
+           "aten::mm, seq = 42, op_id = 7, sizes = [[64, 512], [512, 512]]" -- seq pairs a
+           forward op with its backward
   modules  shapes, plus a range per nn.Module forward named "gpuscope.module: MLP.layers.0"
 gpuscope's importer turns these ranges into ops and modules (src/importers/torch_nvtx/).
 
@@ -69,6 +74,13 @@ def _enable_safely():
 
 def _enable(level):
     import torch
+    if level == "ops":
+        try:
+            _install_observer(torch)
+            return
+        except Exception as error:  # fail open, to emit_nvtx
+            _warn("op observer unavailable (%s); ops are named through emit_nvtx instead"
+                  % (str(error).splitlines() or ["?"])[0])
     record_shapes = level in ("shapes", "modules")
     # emit_nvtx is torch's supported way to name every op in NVTX; entering it once keeps it on
     # for the rest of the process (the profiler state is per thread and follows autograd's
@@ -78,6 +90,57 @@ def _enable(level):
     _state["emit_nvtx"] = nvtx
     if level == "modules":
         _hook_modules(torch)
+
+
+def _install_observer(torch):
+    import ctypes
+    library = ctypes.CDLL(_observer_library(torch))
+    if library.gpuscope_ops_observer_install() != 0:
+        raise RuntimeError("gpuscope's preload library is not in this process")
+    _state["observer"] = library  # loaded for the rest of the process
+
+
+def _observer_library(torch):
+    """The observer built against this torch: from the cache, else built now (once)."""
+    import hashlib
+    import os
+    import subprocess
+    from torch.utils import cpp_extension
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gpuscope_ops_observer.cpp")
+    with open(source, "rb") as f:
+        text = f.read()
+    abi = int(torch._C._GLIBCXX_USE_CXX11_ABI)
+    compiler = os.environ.get("CXX") or "g++"
+    key = hashlib.sha256(text + ("|%s|%s|%d|%s" % (torch.__version__, torch.__file__, abi, compiler)).encode())
+    cache = os.environ.get("GPUSCOPE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "gpuscope")
+    path = os.path.join(cache, "ops_observer-%s.so" % key.hexdigest()[:16])
+    if os.path.exists(path):
+        return path
+    os.makedirs(cache, exist_ok=True)
+    sys.stderr.write("gpuscope: --pytorch=ops: building the op observer for torch %s (once; kept in %s)\n"
+                     % (torch.__version__, cache))
+    # Each process builds to a file of its own and renames it: ranks that start together race safely.
+    partial = "%s.%d.tmp" % (path, os.getpid())
+    libraries = cpp_extension.library_paths()
+    command = [compiler, "-O2", "-std=c++17", "-shared", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=%d" % abi]
+    command += ["-I" + p for p in cpp_extension.include_paths()]
+    command += [source, "-o", partial] + ["-L" + p for p in libraries] + ["-lc10", "-ltorch_cpu"]
+    command += ["-Wl,-rpath," + p for p in libraries]
+    environment = dict(os.environ)
+    for name in ("LD_PRELOAD", "CUDA_INJECTION64_PATH", "PYTHONPATH"):  # the compiler is not the program
+        environment.pop(name, None)
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=environment)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise RuntimeError("cannot run %s: %s" % (compiler, error))
+    if result.returncode != 0:
+        if os.path.exists(partial):
+            os.remove(partial)
+        lines = [l for l in result.stderr.splitlines() if "error" in l] or result.stderr.splitlines() or ["?"]
+        raise RuntimeError("%s failed: %s" % (compiler, lines[0].strip()))
+    os.replace(partial, path)
+    return path
 
 
 def _hook_modules(torch):

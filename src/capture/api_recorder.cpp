@@ -14,31 +14,8 @@
 
 namespace gpuscope::capture {
 
-// One thread's records. Its thread is the only writer (head), the writer thread the only reader
-// (tail); a record is published by the release store of head.
-struct ApiRecorder::Ring {
-  struct Entry {
-    spool::ApiRecord api;
-    uint32_t context;  // CUPTI's context id; kept for the synchronizations' Sync records
-    uint32_t stream;   // a stream synchronization's or wait's CUPTI stream id; 0: unknown
-  };
-  std::atomic<uint64_t> head{0};  // records written, ever
-  std::atomic<uint64_t> tail{0};  // records drained, ever
-  uint32_t tid = 0;               // the thread writing it now (under rings_mutex_)
-  std::unique_ptr<Entry[]> records{new Entry[kRingRecords]};
-};
-
 namespace {
 
-std::atomic<uint64_t> g_next_recorder_id{1};
-
-// The calling thread's ring: valid only while `owner` is the recorder asking (ids are never
-// reused, so a ring of a destroyed recorder is never touched again).
-struct ThreadSlot {
-  uint64_t owner = 0;
-  void* ring = nullptr;
-};
-thread_local ThreadSlot t_slot;
 // The correlation id of the recorded runtime call in flight on this thread (0: none). The driver
 // launch that a runtime launch makes inside it carries the same id, and the runtime record
 // already links the kernel to its call: recording the driver call too would be a third record
@@ -46,8 +23,6 @@ thread_local ThreadSlot t_slot;
 thread_local uint32_t t_runtime_call = 0;
 // The correlation id of the recorded call (runtime or driver) this thread is inside; 0: none.
 thread_local uint32_t t_call_in_flight = 0;
-
-uint32_t this_thread_id() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
 
 // The kind of synchronization CUPTI's SYNCHRONIZATION records give the runtime function
 // `function` (its name without the version suffix); Unknown for any other function.
@@ -78,15 +53,11 @@ uint32_t stream_id(decltype(&::cuptiGetStreamIdEx) get, CUcontext context, const
   return get(context, stream, per_thread ? 1 : 0, &id) == CUPTI_SUCCESS ? id : 0;
 }
 
-bool thread_alive(uint32_t tid) {
-  return ::syscall(SYS_tgkill, ::getpid(), static_cast<pid_t>(tid), 0) == 0 || errno != ESRCH;
-}
-
 }  // namespace
 
 uint32_t ApiRecorder::call_in_flight() { return t_call_in_flight; }
 
-ApiRecorder::ApiRecorder() : id_(g_next_recorder_id.fetch_add(1, std::memory_order_relaxed)) {}
+ApiRecorder::ApiRecorder() = default;
 ApiRecorder::~ApiRecorder() = default;
 
 void ApiRecorder::choose(const std::function<const char*(CUpti_CallbackDomain, CUpti_CallbackId)>& name,
@@ -118,28 +89,6 @@ void ApiRecorder::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle s
     if (driver_.test(cbid)) enable_callback(api, on ? 1 : 0, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid, kCost);
 }
 
-ApiRecorder::Ring* ApiRecorder::ring_of_this_thread() {
-  if (t_slot.owner == id_) return static_cast<Ring*>(t_slot.ring);
-  // The thread's first recorded call: once per thread, so a lock and an allocation are fine here.
-  const uint32_t tid = this_thread_id();
-  std::lock_guard lock(rings_mutex_);
-  Ring* ring = nullptr;
-  for (const auto& candidate : rings_)
-    if (candidate->head.load(std::memory_order_relaxed) == candidate->tail.load(std::memory_order_acquire) &&
-        !thread_alive(candidate->tid)) {
-      ring = candidate.get();  // drained, and its thread is gone
-      break;
-    }
-  if (ring == nullptr) {
-    if (rings_.size() >= kMaxRings) return nullptr;
-    rings_.push_back(std::make_unique<Ring>());
-    ring = rings_.back().get();
-  }
-  ring->tid = tid;
-  t_slot = ThreadSlot{id_, ring};
-  return ring;
-}
-
 void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
   if (data.correlationData == nullptr) return;
   const bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
@@ -158,75 +107,44 @@ void ApiRecorder::on_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid
   const int64_t start = static_cast<int64_t>(*data.correlationData);
   if (start == 0) return;
   const int64_t end = realtime_ns();
-  Ring* ring = nullptr;
-  try {
-    ring = ring_of_this_thread();
-  } catch (...) {  // no memory for a ring: this thread's calls are dropped, and counted
-  }
-  if (ring == nullptr) {
-    dropped_.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  const uint64_t head = ring->head.load(std::memory_order_relaxed);
-  if (head - ring->tail.load(std::memory_order_acquire) >= kRingRecords) {
-    dropped_.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  Ring::Entry& entry = ring->records[head % kRingRecords];
-  entry.context = data.contextUid;
-  const spool::SyncCode sync = runtime ? sync_of_[cbid] : spool::SyncCode::Unknown;
-  entry.stream = sync == spool::SyncCode::StreamSynchronize || sync == spool::SyncCode::StreamWaitEvent
-                     ? stream_id(stream_id_, data.context, data.functionParams, per_thread_[cbid])
-                     : 0;
-  spool::ApiRecord& r = entry.api;
-  r = spool::ApiRecord{};
-  r.start_ns = start;
-  r.end_ns = end;
-  r.tid = ring->tid;
-  r.cbid = cbid;
-  r.return_code = data.functionReturnValue ? *static_cast<const int32_t*>(data.functionReturnValue) : 0;
-  r.correlation_id = data.correlationId;
-  r.domain = static_cast<uint8_t>(runtime ? spool::ApiDomainCode::Runtime : spool::ApiDomainCode::Driver);
-  ring->head.store(head + 1, std::memory_order_release);
+  const bool pushed = rings_.push([&](Entry& entry, uint32_t tid) {
+    entry.context = data.contextUid;
+    const spool::SyncCode sync = runtime ? sync_of_[cbid] : spool::SyncCode::Unknown;
+    entry.stream = sync == spool::SyncCode::StreamSynchronize || sync == spool::SyncCode::StreamWaitEvent
+                       ? stream_id(stream_id_, data.context, data.functionParams, per_thread_[cbid])
+                       : 0;
+    spool::ApiRecord& r = entry.api;
+    r = spool::ApiRecord{};
+    r.start_ns = start;
+    r.end_ns = end;
+    r.tid = tid;
+    r.cbid = cbid;
+    r.return_code = data.functionReturnValue ? *static_cast<const int32_t*>(data.functionReturnValue) : 0;
+    r.correlation_id = data.correlationId;
+    r.domain = static_cast<uint8_t>(runtime ? spool::ApiDomainCode::Runtime : spool::ApiDomainCode::Driver);
+  });
+  if (!pushed) dropped_.add();
 }
 
 size_t ApiRecorder::drain(SpoolWriter& out, const std::function<uint32_t(CUpti_CallbackDomain, uint32_t)>& name_id) {
-  std::vector<Ring*> rings;
-  {
-    std::lock_guard lock(rings_mutex_);
-    for (const auto& ring : rings_) rings.push_back(ring.get());
-  }
-  size_t written = 0;
-  for (Ring* ring : rings) {
-    const uint64_t head = ring->head.load(std::memory_order_acquire);
-    const uint64_t tail = ring->tail.load(std::memory_order_relaxed);
-    for (uint64_t i = tail; i < head; ++i) {
-      const Ring::Entry& entry = ring->records[i % kRingRecords];
-      spool::ApiRecord record = entry.api;
-      const bool runtime = record.domain == static_cast<uint8_t>(spool::ApiDomainCode::Runtime);
-      record.name = name_id(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, record.cbid);
-      out.add(spool::RecordKind::Api, record);
-      const spool::SyncCode sync = runtime ? sync_of_[record.cbid] : spool::SyncCode::Unknown;
-      if (sync != spool::SyncCode::Unknown && record.return_code == 0)
-        out.add(spool::RecordKind::Sync, spool::SyncRecord{record.start_ns,
-                                                           record.end_ns,
-                                                           entry.context,
-                                                           entry.stream,
-                                                           record.correlation_id,
-                                                           static_cast<uint8_t>(sync),
-                                                           {}});
-    }
-    ring->tail.store(head, std::memory_order_release);
-    written += head - tail;
-  }
-  const uint64_t dropped = dropped_.load(std::memory_order_relaxed);
-  if (dropped != dropped_written_) {
-    out.add(spool::RecordKind::Loss,
-            spool::LossRecord{dropped - dropped_written_, out.intern("api_records_dropped"),
-                              out.intern("API calls of the core trace dropped: a thread's ring was full, or more "
-                                         "threads than rings made calls")});
-    dropped_written_ = dropped;
-  }
+  const size_t written = rings_.drain([&](const Entry& entry) {
+    spool::ApiRecord record = entry.api;
+    const bool runtime = record.domain == static_cast<uint8_t>(spool::ApiDomainCode::Runtime);
+    record.name = name_id(runtime ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, record.cbid);
+    out.add(spool::RecordKind::Api, record);
+    const spool::SyncCode sync = runtime ? sync_of_[record.cbid] : spool::SyncCode::Unknown;
+    if (sync != spool::SyncCode::Unknown && record.return_code == 0)
+      out.add(spool::RecordKind::Sync, spool::SyncRecord{record.start_ns,
+                                                         record.end_ns,
+                                                         entry.context,
+                                                         entry.stream,
+                                                         record.correlation_id,
+                                                         static_cast<uint8_t>(sync),
+                                                         {}});
+  });
+  dropped_.write(out, "api_records_dropped",
+                 "API calls of the core trace dropped: a thread's ring was full, or more threads than rings made "
+                 "calls");
   return written;
 }
 

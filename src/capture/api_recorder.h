@@ -14,12 +14,8 @@
 // a stream synchronization or wait, the stream CUPTI names for the call's stream argument
 // (cuptiGetStreamIdEx; 0, unknown, where it cannot).
 //
-// Threads: on_callback runs on the program's threads. Each thread writes to a ring of its own,
-// allocated at its first recorded call (no lock or allocation after that); a full ring drops the
-// record and counts it. drain() runs on the writer thread, the rings' one reader. A ring whose
-// thread has exited is reused by the next new thread once drained, so the memory is bounded by the
-// number of threads alive at once (at most kMaxRings rings; calls of threads beyond are dropped
-// and counted).
+// Threads: on_callback runs on the program's threads, each writing to a ring of its own
+// (thread_rings.h); a record a full ring drops is counted. drain() runs on the writer thread.
 #pragma once
 
 #include <cupti.h>
@@ -35,6 +31,7 @@
 
 #include "capture/cupti_loader.h"
 #include "capture/spool_writer.h"
+#include "capture/thread_rings.h"
 #include "spool/format.h"
 
 namespace gpuscope::capture {
@@ -74,20 +71,20 @@ class ApiRecorder {
   size_t drain(SpoolWriter& out, const std::function<uint32_t(CUpti_CallbackDomain, uint32_t)>& name_id);
 
  private:
-  struct Ring;
-  Ring* ring_of_this_thread();
+  struct Entry {
+    spool::ApiRecord api;
+    uint32_t context;  // CUPTI's context id; kept for the synchronizations' Sync records
+    uint32_t stream;   // a stream synchronization's or wait's CUPTI stream id; 0: unknown
+  };
 
   std::bitset<CUPTI_RUNTIME_TRACE_CBID_SIZE> runtime_;
   std::bitset<CUPTI_DRIVER_TRACE_CBID_SIZE> driver_;
   std::array<spool::SyncCode, CUPTI_RUNTIME_TRACE_CBID_SIZE> sync_of_{};  // Unknown: not a synchronization
   std::bitset<CUPTI_RUNTIME_TRACE_CBID_SIZE> per_thread_;  // _ptsz functions: a null stream is the thread's
   decltype(&::cuptiGetStreamIdEx) stream_id_ = nullptr;
-  const uint64_t id_;  // tells this recorder's rings from another's in thread-local slots
   std::atomic<bool> recording_{true};
-  std::mutex rings_mutex_;                    // a thread's first call, and drain's list walk
-  std::vector<std::unique_ptr<Ring>> rings_;  // never shrinks: threads hold raw pointers
-  std::atomic<uint64_t> dropped_{0};
-  uint64_t dropped_written_ = 0;  // writer thread only
+  ThreadRings<Entry, kRingRecords, kMaxRings> rings_;
+  DropCount dropped_;
 };
 
 }  // namespace gpuscope::capture

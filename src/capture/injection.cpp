@@ -52,6 +52,7 @@
 #include "capture/process_info.h"
 #include "capture/spool_writer.h"
 #include "capture/sync_flush.h"
+#include "capture/torch_ops.h"
 #include "capture/writer_thread.h"
 
 #define GPUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
@@ -78,6 +79,7 @@ struct Capture {
   MetricsOutbox metrics;                            // range profiler / PM sampling -> writer
   NcclCalls nccl;                                   // NCCL's calls (NVTX payloads) -> writer
   GraphNodes graphs;                                // CUDA graph nodes as made -> writer (core trace only)
+  TorchOpRecorder torch_ops;                        // PyTorch's ops (--pytorch=ops's observer) -> writer
   std::unique_ptr<KernelProfiler> kernel_profiler;  // only with metrics=
   std::unique_ptr<DeviceSampler> gpu_sampler;       // only with gpu_metrics_hz=
   ApiFilter api_filter;                             // the lean trace (not with api=full)
@@ -112,6 +114,14 @@ Capture* live_capture() {
   Capture* capture = g_capture.load(std::memory_order_acquire);
   if (capture == nullptr || capture->forked_child.load(std::memory_order_relaxed)) return nullptr;
   return capture;
+}
+
+// The op observer's calls (through libgpuscope_preload.so), on the program's threads.
+void on_torch_op_enter(const char* name, int64_t sequence_number) {
+  if (Capture* capture = live_capture()) capture->torch_ops.enter(name, sequence_number);
+}
+void on_torch_op_exit() {
+  if (Capture* capture = live_capture()) capture->torch_ops.exit();
 }
 
 // --- CUPTI callbacks: short, never throw, never wait for long --------------------------
@@ -270,6 +280,7 @@ void record_core_api(Capture& capture, bool on) {
 
 std::string begin_tracing(Capture& capture) {
   record_core_api(capture, true);
+  capture.torch_ops.set_recording(true);
   const SessionResult kinds = enable_kinds(capture.cupti.api, capture.session);
   if (!kinds.ok) {
     record_core_api(capture, false);
@@ -281,6 +292,7 @@ std::string begin_tracing(Capture& capture) {
 }
 
 void end_tracing(Capture& capture) {
+  capture.torch_ops.set_recording(false);
   capture.api_filter.set_counting(false);
   if (capture.filter_api) enable_window_callbacks(false);
   stop_activity(capture.cupti.api, capture.session);
@@ -444,6 +456,7 @@ void start_capture() {
     capture->recorder->set_stream_ids(cupti.api.GetStreamIdEx);
     capture->recorder->set_recording(config.window.kind == RecordingWindow::Kind::Whole);
   }
+  capture->torch_ops.set_recording(config.window.kind == RecordingWindow::Kind::Whole);
   const bool core = capture->recorder != nullptr;
   capture->session = SessionSettings{.runtime_api = !core,
                                      .synchronizations = !core,
@@ -482,10 +495,11 @@ void start_capture() {
   hooks.enrich_device = enrich_device_from_driver;
   hooks.metrics = &capture->metrics;
   hooks.nccl = &capture->nccl;
-  hooks.drain_graph_nodes = [capture](SpoolWriter& out) { capture->graphs.drain(out); };
+  hooks.outboxes.push_back([capture](SpoolWriter& out) { capture->graphs.drain(out); });
+  hooks.outboxes.push_back([capture](SpoolWriter& out) { capture->torch_ops.drain(out); });
+  // Often enough that a thread's ring (ApiRecorder's, TorchOpRecorder's) never fills between drains.
+  if (capture->recorder || config.options.pytorch == "ops") hooks.idle_wait = std::chrono::milliseconds(10);
   if (capture->recorder) {
-    // Often enough that a thread's ring (ApiRecorder::kRingRecords) never fills between drains.
-    hooks.idle_wait = std::chrono::milliseconds(10);
     hooks.drain_api_records = [capture](SpoolWriter& out, const auto& api_name_id) {
       capture->recorder->drain(out, api_name_id);
     };
@@ -538,6 +552,7 @@ void start_capture() {
   std::atexit(on_exit);
   install_cupti_takeover_hook(on_cupti_takeover);
   install_subscribe_hook(on_program_subscribes);
+  install_torch_op_hooks(on_torch_op_enter, on_torch_op_exit);
 }
 
 }  // namespace

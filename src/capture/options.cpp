@@ -178,7 +178,8 @@ const std::vector<OptionSpec>& capture_option_table() {
         "Python programs using PyTorch: name every kernel's op (ops), with input shapes (shapes), and nn.Module "
         "paths (modules); no change to the program",
         "The report then has PyTorch ops (self/total GPU time, op → kernels, forward/backward/optimizer split) and "
-        "PyTorch modules sections ([capture.md](capture.md#pytorch-ops-and-modules---pytorch)).");
+        "PyTorch modules sections. ops uses a RecordFunction observer built with g++ against the program's torch "
+        "at first use and cached ([capture.md](capture.md#pytorch-ops-and-modules---pytorch)).");
     pytorch.choices = "ops|shapes|modules", pytorch.implicit = "ops";
     add("capture_range", OptionType::Text, &O::capture_range, "cudaProfilerApi|nvtx:NAME[@DOMAIN]",
         "Record only between cudaProfilerStart/Stop (e.g. torch.cuda.profiler.start/stop) or inside NVTX push/pop "

@@ -19,6 +19,11 @@
 // It also defines cuptiSubscribe, for the same reason: CUPTI allows one callback subscriber,
 // and the capture library's (which counts the lean trace's filtered calls) must step aside.
 //
+// And it is where `--pytorch=ops`'s RecordFunction observer finds gpuscope: the observer, built
+// against the program's torch, looks up gpuscope_torch_op_enter/exit here (this library is loaded
+// from the start; the capture library only once CUDA starts), and they go on to the capture
+// library's recorder once it has installed itself (torch_ops.h). Before that, ops go nowhere.
+//
 // Tiny on purpose: it is loaded into every process the program starts (shells too), so it
 // has no constructor, no C++ runtime and no dependency beyond libc.
 #include <cupti.h>
@@ -26,6 +31,7 @@
 #include <link.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 namespace {
@@ -39,6 +45,10 @@ using TakeoverHook = void (*)();
 std::atomic<TakeoverHook> g_hook{nullptr};
 std::atomic<TakeoverHook> g_subscribe_hook{nullptr};
 std::atomic<bool> g_program_registered{false};  // any registration through here, ever
+using OpEnter = void (*)(const char*, int64_t);
+using OpExit = void (*)();
+std::atomic<OpEnter> g_op_enter{nullptr};
+std::atomic<OpExit> g_op_exit{nullptr};
 
 extern "C" CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc,
                                                                CUpti_BuffersCallbackCompleteFunc);
@@ -135,4 +145,21 @@ extern "C" __attribute__((visibility("default"))) CUptiResult CUPTIAPI cuptiSubs
   if (real == nullptr) return CUPTI_ERROR_NOT_INITIALIZED;
   if (TakeoverHook hook = g_subscribe_hook.load(std::memory_order_acquire)) hook();
   return real(subscriber, callback, userdata, params);
+}
+
+// An op of the program's torch begins or ends on the calling thread (`--pytorch=ops`).
+extern "C" __attribute__((visibility("default"))) void gpuscope_torch_op_enter(const char* name,
+                                                                               int64_t sequence_number) {
+  if (OpEnter enter = g_op_enter.load(std::memory_order_acquire)) enter(name, sequence_number);
+}
+
+extern "C" __attribute__((visibility("default"))) void gpuscope_torch_op_exit() {
+  if (OpExit exit = g_op_exit.load(std::memory_order_acquire)) exit();
+}
+
+// The capture library's recorder; set once it records (its exit before its enter, so that an exit
+// never arrives without the enter it would pop).
+extern "C" __attribute__((visibility("default"))) void gpuscope_preload_set_op_hooks(OpEnter enter, OpExit exit) {
+  g_op_exit.store(exit, std::memory_order_release);
+  g_op_enter.store(enter, std::memory_order_release);
 }

@@ -20,4 +20,9 @@ void install_subscribe_hook(void (*hook)()) {
   if (auto set = reinterpret_cast<SetHook>(dlsym(RTLD_DEFAULT, "gpuscope_preload_set_subscribe_hook"))) set(hook);
 }
 
+void install_torch_op_hooks(void (*enter)(const char*, int64_t), void (*exit)()) {
+  using SetHooks = void (*)(void (*)(const char*, int64_t), void (*)());
+  if (auto set = reinterpret_cast<SetHooks>(dlsym(RTLD_DEFAULT, "gpuscope_preload_set_op_hooks"))) set(enter, exit);
+}
+
 }  // namespace gpuscope::capture

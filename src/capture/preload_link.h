@@ -3,6 +3,8 @@
 // nothing useful without it (a program started by other means, or a setuid one).
 #pragma once
 
+#include <cstdint>
+
 namespace gpuscope::capture {
 
 // Whether the program has registered CUPTI activity callbacks of its own so far.
@@ -15,5 +17,8 @@ void install_cupti_takeover_hook(void (*hook)());
 // `hook` runs on the program's thread each time the program calls cuptiSubscribe, before the
 // call reaches libcupti (CUPTI allows one subscriber: ours must go first).
 void install_subscribe_hook(void (*hook)());
+
+// PyTorch's op observer (torch_ops.h) reaches `enter` and `exit` from now on.
+void install_torch_op_hooks(void (*enter)(const char*, int64_t), void (*exit)());
 
 }  // namespace gpuscope::capture

@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <atomic>
+#include <cerrno>
 
 namespace gpuscope::capture {
 namespace {
@@ -51,5 +52,9 @@ std::thread start_quiet_thread(const char* name, std::function<void()> body) {
 }
 
 uint32_t current_thread_id() { return static_cast<uint32_t>(::syscall(SYS_gettid)); }
+
+bool thread_alive(uint32_t tid) {
+  return ::syscall(SYS_tgkill, ::getpid(), static_cast<pid_t>(tid), 0) == 0 || errno != ESRCH;
+}
 
 }  // namespace gpuscope::capture

@@ -23,4 +23,7 @@ bool is_own_thread(uint32_t tid);
 // cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) is set.
 uint32_t current_thread_id();
 
+// Whether the thread `tid` of this process still runs.
+bool thread_alive(uint32_t tid);
+
 }  // namespace gpuscope::capture

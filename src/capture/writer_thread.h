@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "capture/activity_decoder.h"
 #include "capture/buffer_pool.h"
@@ -46,8 +47,9 @@ struct WriterHooks {
   MetricsOutbox* metrics = nullptr;
   // NCCL's calls (nccl_calls.h; may be null): drained like the metrics.
   NcclCalls* nccl = nullptr;
-  // CUDA graph nodes as made (graph_nodes.h; may be empty): drained like the metrics.
-  std::function<void(SpoolWriter&)> drain_graph_nodes;
+  // Other records the program's threads hand over (CUDA graph nodes, PyTorch's ops): each drains
+  // its own into the spool, like the metrics.
+  std::vector<std::function<void(SpoolWriter&)>> outboxes;
   // How long the loop waits for a buffer before it drains the outboxes anyway.
   std::chrono::milliseconds idle_wait{250};
   // API records of the core trace (api_recorder.h; may be empty): drained like the metrics, with

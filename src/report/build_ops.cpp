@@ -126,12 +126,16 @@ std::optional<Section> build_ops_section(const Trace& trace, size_t top) {
   Section s;
   s.key = "ops";
   const bool torch = trace.run.host_ops_source == kHostOpsFromTorchProfiler ||
-                     trace.run.host_ops_source == kHostOpsFromNvtx;
+                     trace.run.host_ops_source == kHostOpsFromNvtx || trace.run.host_ops_source == kHostOpsFromObserver;
   s.title = torch ? "PyTorch ops" : "Framework ops";
   if (trace.run.host_ops_source == kHostOpsFromNvtx)
     s.notes.push_back(
         "Ops from PyTorch's NVTX ranges (emit_nvtx, profile --pytorch); each CUDA call is linked to "
         "the innermost op range open on its thread.");
+  if (trace.run.host_ops_source == kHostOpsFromObserver)
+    s.notes.push_back(
+        "Ops from torch's RecordFunction observer (profile --pytorch=ops); each CUDA call is linked to "
+        "the innermost op open on its thread.");
   s.lines.push_back({"op_instances", "Op instances", num(static_cast<double>(summary.op_instances), Unit::Count), ""});
   s.lines.push_back({"gpu", "GPU work time", num(summary.gpu_ns, Unit::Ns), "kernels, copies and memsets, summed"});
   s.lines.push_back({"linked_gpu", "Linked to an op", num(summary.linked_gpu_ns, Unit::Ns), ""});

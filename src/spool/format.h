@@ -32,7 +32,7 @@
 namespace gpuscope::spool {
 
 inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
-inline constexpr uint32_t kVersion = 7;
+inline constexpr uint32_t kVersion = 8;
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
 
@@ -75,9 +75,10 @@ enum class RecordKind : uint16_t {
   CommCall = 20,          // CommCallRecord
   Stream = 21,            // StreamRecord
   GraphNode = 22,         // GraphNodeRecord
+  TorchOp = 23,           // TorchOpRecord
 };
 // The highest kind: a new one is added above and named here (its layout then must exist, layouts.cpp).
-inline constexpr RecordKind kLastRecordKind = RecordKind::GraphNode;
+inline constexpr RecordKind kLastRecordKind = RecordKind::TorchOp;
 
 // The spool's own codes for what the model keeps as enums. They are written to disk, so each value
 // is pinned here and never reordered; the capture maps CUPTI's values to them and the importer
@@ -348,6 +349,15 @@ struct GraphNodeRecord {
   uint32_t tid;
 };
 
+// One PyTorch op as torch's RecordFunction observer saw it (`profile --pytorch=ops`, through
+// libgpuscope_preload.so's gpuscope_torch_op_enter/exit): written when the op returns.
+struct TorchOpRecord {
+  int64_t start_ns, end_ns;
+  int64_t sequence_number;  // torch's seqNr: pairs a forward op with its backward; -1: none
+  uint32_t tid;
+  uint32_t name;  // string id: the op's name, e.g. "aten::add_"
+};
+
 // One range-profiler metric value of one kernel launch; correlation_id is the launch's
 // CUPTI correlation id, the same as in its KernelRecord.
 struct KernelMetricRecord {
@@ -403,6 +413,7 @@ static_assert(sizeof(CommCallRecord) == 48);
 static_assert(sizeof(StreamRecord) == 20);
 static_assert(sizeof(KernelMetricRecord) == 16);
 static_assert(sizeof(GraphNodeRecord) == 32);
+static_assert(sizeof(TorchOpRecord) == 32);
 static_assert(sizeof(GpuSampleRecord) == 32);
 static_assert(sizeof(MetricCollectionRecord) == 48);
 

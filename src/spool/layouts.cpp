@@ -125,6 +125,9 @@ constexpr std::array<Layout, kKindSlots> make_layouts() {
                                      {F(GraphNodeRecord, timestamp_ns), F(GraphNodeRecord, node_id),
                                       F(GraphNodeRecord, origin_node_id), F(GraphNodeRecord, correlation_id),
                                       F(GraphNodeRecord, tid)});
+  at(RecordKind::TorchOp) = layout(sizeof(TorchOpRecord),
+                                   {F(TorchOpRecord, start_ns), R(TorchOpRecord, end_ns, 0),
+                                    F(TorchOpRecord, sequence_number), F(TorchOpRecord, tid), F(TorchOpRecord, name)});
   return t;
 }
 

@@ -25,6 +25,7 @@ void every_record(testing::SpoolBuilder& b) {
       .string(8, "sm__throughput.avg.pct_of_peak_sustained_elapsed")
       .string(9, "GH100")
       .string(10, "ok")
+      .string(11, "aten::add_")
       .string(static_cast<uint32_t>(spool::TextKey::CommandLine), "./bsr_spmm --iters 2", true)
       .string(static_cast<uint32_t>(spool::TextKey::CaptureStatus), "ok", true)
       .string(static_cast<uint32_t>(spool::TextKey::CuptiPath), "/usr/local/cuda/lib64/libcupti.so", true)
@@ -51,6 +52,7 @@ void every_record(testing::SpoolBuilder& b) {
       .record(RecordKind::Stream, spool::StreamRecord{1, 13, -3, 9, uint8_t(spool::StreamCode::NonBlocking), {}})
       .record(RecordKind::GraphNode, spool::GraphNodeRecord{2310, 77, 0, 10, 4242})
       .record(RecordKind::GraphNode, spool::GraphNodeRecord{2320, 78, 77, 0, 4242})
+      .record(RecordKind::TorchOp, spool::TorchOpRecord{2150, 2350, 7, 4242, 11})
       .flush();
   b.record(
        RecordKind::Kernel,

@@ -497,5 +497,41 @@ TEST(SpoolImporter, SeveralSpoolsImportAsOneTraceWithTheirOwnNames) {
   EXPECT_EQ(unreadable, 1);
 }
 
+// `--pytorch=ops`: the observer's ops become torch ops, and each CUDA call is linked to the
+// innermost op open on its thread when it starts (ops are written when they return: inner first).
+TEST(SpoolImporter, TorchOpsLinkTheCallsMadeInsideThem) {
+  const std::string dir = testing::scratch_dir("torch_ops");
+  SpoolBuilder b(100, 99, 1000);
+  b.string(1, "aten::linear")
+      .string(2, "aten::addmm")
+      .string(3, "cudaLaunchKernel")
+      .string(4, "gemm_kernel")
+      .record(RecordKind::Process, spool::ProcessRecord{500, 100, 99, 13000, 13000, 130001, 0})
+      .record(RecordKind::Api, api(1200, 1300, 7, 3))  // inside addmm
+      .record(RecordKind::TorchOp, spool::TorchOpRecord{1100, 3000, -1, 4242, 2})
+      .record(RecordKind::Api, api(4000, 4100, 8, 3))  // inside linear, after addmm
+      .record(RecordKind::TorchOp, spool::TorchOpRecord{1000, 5000, 3, 4242, 1})
+      .record(RecordKind::Kernel, kernel(1400, 2400, 7, 4))
+      .flush();
+  b.end(6000);
+  b.write(dir + "/a.100.spool");
+
+  const Trace trace = import_spool(dir + "/a.100.spool");
+  EXPECT_EQ(trace.run.host_ops_source, kHostOpsFromObserver);
+  ASSERT_EQ(trace.host_ops.size(), 2u);
+  const HostOp& linear = trace.host_ops[0];  // sorted by start, parents first
+  const HostOp& addmm = trace.host_ops[1];
+  EXPECT_EQ(trace.strings.get(linear.name), "aten::linear");
+  EXPECT_EQ(trace.strings.get(addmm.name), "aten::addmm");
+  EXPECT_EQ(trace.strings.get(linear.category), "cpu_op");
+  EXPECT_EQ(linear.sequence_number, 3);
+  EXPECT_EQ(addmm.sequence_number, -1);
+  EXPECT_EQ(addmm.end, 3000);
+  EXPECT_NE(linear.external_id, addmm.external_id);
+  ASSERT_EQ(trace.external_correlations.size(), 2u);
+  for (const ExternalCorrelation& x : trace.external_correlations)
+    EXPECT_EQ(x.external_id, x.correlation_id == 7 ? addmm.external_id : linear.external_id) << x.correlation_id;
+}
+
 }  // namespace
 }  // namespace gpuscope

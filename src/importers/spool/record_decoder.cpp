@@ -9,6 +9,7 @@
 #include "importers/spool/comm_calls.h"
 #include "importers/spool/graph_nodes.h"
 #include "importers/spool/spool_codes.h"
+#include "importers/torch_nvtx/torch_nvtx.h"
 
 namespace gpuscope::spool {
 
@@ -305,6 +306,22 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       graph_nodes_.push_back(r);
       return true;
     }
+    case RecordKind::TorchOp: {
+      TorchOpRecord r;
+      if (!read_body(body, bytes, r)) return false;
+      if (r.end_ns < r.start_ns) return false;  // impossible: the chunk is damaged
+      HostOp op;
+      op.pid = pid;
+      op.tid = r.tid;
+      op.start = r.start_ns;
+      op.end = r.end_ns;
+      op.name = string(r.name);
+      op.category = cpu_op_ ? cpu_op_ : (cpu_op_ = trace_.strings.intern("cpu_op"));
+      op.external_id = torch_ops_.size() + 1;  // per process, as the NVTX conversion numbers them
+      op.sequence_number = r.sequence_number < 0 ? -1 : r.sequence_number;
+      torch_ops_.push_back(op);
+      return true;
+    }
   }
   return false;  // unknown record kind: treat the chunk as damaged
 }
@@ -381,6 +398,13 @@ void RecordDecoder::finish(uint64_t bytes_discarded) {
   finish_metrics();
   link_comm_calls(trace_, pid, process_.world_size, comm_calls_);
   add_graph_nodes(trace_, pid, graph_nodes_);
+  if (!torch_ops_.empty()) {
+    // The process's CUDA calls are all decoded now: each goes to the innermost op open on its thread.
+    for (const ExternalCorrelation& x : link_calls_to_ops(torch_ops_, trace_.api_calls))
+      trace_.external_correlations.push_back(x);
+    trace_.host_ops.insert(trace_.host_ops.end(), torch_ops_.begin(), torch_ops_.end());
+    trace_.run.host_ops_source = kHostOpsFromObserver;
+  }
   trace_.processes.push_back(process_);
 }
 

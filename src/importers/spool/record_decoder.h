@@ -66,6 +66,8 @@ class RecordDecoder {
   std::map<std::string, MetricCollection> collections_;
   std::vector<CommCallRecord> comm_calls_;    // linked to their kernels at the end (comm_calls.h)
   std::vector<GraphNodeRecord> graph_nodes_;  // resolved at the end (graph_nodes.h)
+  std::vector<HostOp> torch_ops_;             // their CUDA calls are linked at the end
+  StringId cpu_op_ = 0;                       // "cpu_op", interned at the first op
   uint64_t records_ = 0;
   uint64_t unknown_string_refs_ = 0;
   uint64_t unmatched_range_ends_ = 0;

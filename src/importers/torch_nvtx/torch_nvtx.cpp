@@ -51,9 +51,10 @@ std::vector<HostOp> ops_from_ranges(Trace& trace, std::vector<bool>& converted) 
   return ops;
 }
 
-// Links every CUDA API call to the innermost op open on its thread when it starts: a sweep per
-// thread over the ops (by start, parents first) and the calls (by start).
-std::vector<ExternalCorrelation> link_calls(const std::vector<HostOp>& ops, const std::vector<ApiCall>& calls) {
+}  // namespace
+
+// A sweep per thread over the ops (by start, parents first) and the calls (by start).
+std::vector<ExternalCorrelation> link_calls_to_ops(const std::vector<HostOp>& ops, const std::vector<ApiCall>& calls) {
   std::map<Thread, std::vector<const HostOp*>> ops_of;
   for (const HostOp& op : ops)
     if (op.external_id) ops_of[{op.run_id, op.pid, op.tid}].push_back(&op);
@@ -88,15 +89,13 @@ std::vector<ExternalCorrelation> link_calls(const std::vector<HostOp>& ops, cons
   return out;
 }
 
-}  // namespace
-
 bool convert_torch_nvtx(Trace& trace) {
   if (!trace.host_ops.empty()) return false;  // the source's own ops (torch.profiler) win
   std::vector<bool> converted(trace.nvtx_ranges.size(), false);
   std::vector<HostOp> ops = ops_from_ranges(trace, converted);
   if (ops.empty()) return false;
 
-  for (const ExternalCorrelation& x : link_calls(ops, trace.api_calls)) trace.external_correlations.push_back(x);
+  for (const ExternalCorrelation& x : link_calls_to_ops(ops, trace.api_calls)) trace.external_correlations.push_back(x);
   trace.host_ops = std::move(ops);
   size_t kept = 0;
   for (size_t i = 0; i < trace.nvtx_ranges.size(); ++i)

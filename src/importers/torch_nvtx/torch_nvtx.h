@@ -22,4 +22,8 @@ namespace gpuscope {
 // Converted ranges are removed, so a second call finds nothing to do. Returns true if it converted.
 bool convert_torch_nvtx(Trace& trace);
 
+// Links every CUDA API call to the innermost op (with an external id) open on its thread when
+// the call starts (same run, pid and tid): one correlation per (run, pid, correlation id).
+std::vector<ExternalCorrelation> link_calls_to_ops(const std::vector<HostOp>& ops, const std::vector<ApiCall>& calls);
+
 }  // namespace gpuscope
