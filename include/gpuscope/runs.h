@@ -12,7 +12,8 @@ namespace gpuscope {
 
 // Appends every record of `run` (a single capture) to `into`, stamped with
 // run_id; names are re-interned into into's string table. Devices and
-// processes are appended too (a run's pids are its own). into.run is left alone.
+// processes are appended too (a run's pids are its own). into.run is left alone but for where
+// host ops came from, which the first run that says gives.
 void append_run(Trace& into, const Trace& run, uint32_t run_id);
 
 // The records of one run, as a single capture (same string table). For a

@@ -53,7 +53,10 @@ void finish_capture(const Run& run, const std::string& output, const std::string
                     const ProfileOptions& options) {
   const std::vector<std::string> spools = find_spools(prefix);
   Trace trace = import_spools(spools);
+  // The launcher knows the run (command, host, times, exit); the import, where its ops came from.
+  const std::string ops_source = trace.run.host_ops_source;
   trace.run = run;
+  trace.run.host_ops_source = ops_source;
   // Again, now that the run's window is known: GPU records whose times CUPTI never filled in (0,
   // after a GPU fault) leave the capture here, counted, instead of in every reader.
   validate_trace(trace);

@@ -10,6 +10,7 @@ void append_run(Trace& into, const Trace& run, uint32_t run_id) {
   map.run_id = run_id;
   append_records(into, run, map);
   if (into.source_gaps.empty()) into.source_gaps = run.source_gaps;
+  if (into.run.host_ops_source.empty()) into.run.host_ops_source = run.run.host_ops_source;  // one --pytorch for all
 }
 
 Trace select_run(const Trace& trace, uint32_t run_id) {

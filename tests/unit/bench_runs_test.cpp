@@ -70,6 +70,16 @@ TEST(BenchRuns, AppendReinternsNamesAndSelectTakesOneRunBack) {
   EXPECT_EQ(two.nvtx_ranges.size(), 1u);
 }
 
+// Each run of a bench ran under the same --pytorch: the bench says where its ops came from.
+TEST(BenchRuns, AppendKeepsWhereTheRunsOpsCameFrom) {
+  Trace b;
+  Trace first = one_run(1000, 2, "alpha"), second = one_run(2000, 2, "beta");
+  first.run.host_ops_source = second.run.host_ops_source = kHostOpsFromObserver;
+  append_run(b, first, 1);
+  append_run(b, second, 2);
+  EXPECT_EQ(b.run.host_ops_source, kHostOpsFromObserver);
+}
+
 TEST(BenchRuns, RunIdsRoundTripAndASingleCaptureIsRunZero) {
   const std::string path = testing::scratch_dir("bench_store") + "/b.gpuscope";
   const Trace b = bench_of({1000, 1010, 990});
