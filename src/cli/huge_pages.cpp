@@ -23,16 +23,6 @@ constexpr std::size_t kHugeBlockBytes = std::size_t{4} << 20;  // 4 MiB: at leas
 constexpr std::size_t kKeptHeapBytes = std::size_t{64} << 20;
 constexpr std::uintptr_t kHugePageBytes = std::uintptr_t{2} << 20;
 
-// The whole huge pages inside [block, block + size): malloc's own header sits on the block's
-// first page, so the huge page that holds it is left to the kernel's default.
-void advise_huge_pages(void* block, std::size_t size) {
-  const auto begin = reinterpret_cast<std::uintptr_t>(block);
-  const std::uintptr_t first = (begin + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
-  const std::uintptr_t last = (begin + size) & ~(kHugePageBytes - 1);
-  if (last > first)
-    madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // advice only: failure is harmless
-}
-
 }  // namespace
 
 namespace gpuscope::cli {
@@ -48,6 +38,20 @@ void use_huge_pages_for_large_blocks() {
 
 // Under AddressSanitizer its own operator new must stay in place to check every allocation.
 #if !defined(__SANITIZE_ADDRESS__)
+
+namespace {
+
+// The whole huge pages inside [block, block + size): malloc's own header sits on the block's
+// first page, so the huge page that holds it is left to the kernel's default.
+void advise_huge_pages(void* block, std::size_t size) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(block);
+  const std::uintptr_t first = (begin + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+  const std::uintptr_t last = (begin + size) & ~(kHugePageBytes - 1);
+  if (last > first)
+    madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // advice only: failure is harmless
+}
+
+}  // namespace
 
 void* operator new(std::size_t size) {
   void* block = std::malloc(size == 0 ? 1 : size);
