@@ -1,4 +1,4 @@
-"""PyTorch ops and module paths as NVTX ranges, for `gpuscope profile --pytorch[=ops|shapes|modules]`.
+"""PyTorch ops and module paths, for `gpuscope profile --pytorch[=ops|shapes|modules]`.
 
 What each level turns on, once torch has been imported (no change to the user's code):
   ops      a RecordFunction observer of every op (gpuscope_ops_observer.cpp), built with g++
@@ -10,7 +10,8 @@ What each level turns on, once torch has been imported (no change to the user's 
            "aten::mm, seq = 42, op_id = 7, sizes = [[64, 512], [512, 512]]" -- seq pairs a
            forward op with its backward
   modules  shapes, plus a range per nn.Module forward named "gpuscope.module: MLP.layers.0"
-gpuscope's importer turns these ranges into ops and modules (src/importers/torch_nvtx/).
+gpuscope's importer turns the observer's records and these ranges into ops and modules
+(src/importers/spool/, src/importers/torch_nvtx/).
 
 Costs are paid only by the program's own threads that run ops; they are measured in
 docs/performance.md. Anything unexpected (torch too old, no CUDA, an API that moved) disables
