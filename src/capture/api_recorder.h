@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "capture/cupti_loader.h"
+#include "capture/drop_count.h"
 #include "capture/spool_writer.h"
 #include "capture/thread_rings.h"
 #include "spool/format.h"

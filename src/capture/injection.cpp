@@ -45,8 +45,10 @@
 #include "capture/failed_calls.h"
 #include "capture/gpm_sampler.h"
 #include "capture/gpu_sampler.h"
+#include "capture/graph_nodes.h"
 #include "capture/kernel_profiler.h"
 #include "capture/log.h"
+#include "capture/nccl_calls.h"
 #include "capture/periodic_flusher.h"
 #include "capture/preload_link.h"
 #include "capture/process_info.h"
@@ -494,7 +496,7 @@ void start_capture() {
   hooks.api_name = api_name;
   hooks.enrich_device = enrich_device_from_driver;
   hooks.metrics = &capture->metrics;
-  hooks.nccl = &capture->nccl;
+  hooks.outboxes.push_back([capture](SpoolWriter& out) { capture->nccl.drain(out); });
   hooks.outboxes.push_back([capture](SpoolWriter& out) { capture->graphs.drain(out); });
   hooks.outboxes.push_back([capture](SpoolWriter& out) { capture->torch_ops.drain(out); });
   // Often enough that a thread's ring (ApiRecorder's, TorchOpRecorder's) never fills between drains.

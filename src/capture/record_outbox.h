@@ -2,14 +2,14 @@
 // a callback (a mutex, a vector), drain() on the writer thread, which writes the records and a Loss
 // record for those dropped since its last drain (the queue full: a stalled writer). For records
 // made rarely enough that a lock per record costs the program nothing measurable (NCCL's calls,
-// CUDA graph nodes); per-call records use ApiRecorder's rings.
+// CUDA graph nodes); per-call records use per-thread rings (thread_rings.h).
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <mutex>
 #include <vector>
 
+#include "capture/drop_count.h"
 #include "capture/record_sink.h"
 #include "spool/format.h"
 
@@ -25,7 +25,7 @@ class RecordOutbox {
   void push(const Record& record) {
     std::lock_guard lock(mutex_);
     if (pending_.size() >= max_pending_) {
-      ++dropped_;
+      dropped_.add();
       return;
     }
     pending_.push_back(record);
@@ -33,20 +33,12 @@ class RecordOutbox {
 
   void drain(RecordSink& sink) {
     std::vector<Record> records;
-    uint64_t dropped = 0;
     {
       std::lock_guard lock(mutex_);
       records.swap(pending_);
-      dropped = dropped_ - dropped_written_;
-      dropped_written_ = dropped_;
     }
     for (const Record& r : records) sink.add(kKind, r);
-    if (dropped == 0) return;
-    spool::LossRecord loss{};
-    loss.count = dropped;
-    loss.what = sink.intern(loss_what_);
-    loss.detail = sink.intern(loss_detail_);
-    sink.add(spool::RecordKind::Loss, loss);
+    dropped_.write(sink, loss_what_, loss_detail_);
   }
 
  private:
@@ -55,7 +47,7 @@ class RecordOutbox {
   const char* const loss_detail_;
   std::mutex mutex_;
   std::vector<Record> pending_;
-  uint64_t dropped_ = 0, dropped_written_ = 0;  // under mutex_; dropped_written_ also the writer's
+  DropCount dropped_;
 };
 
 }  // namespace gpuscope::capture

@@ -12,9 +12,7 @@
 #include <mutex>
 #include <vector>
 
-#include "capture/spool_writer.h"
 #include "capture/threads.h"
-#include "spool/format.h"
 
 namespace gpuscope::capture {
 
@@ -109,25 +107,6 @@ class ThreadRings {
   const uint64_t id_;
   std::mutex mutex_;                          // a thread's first record, and drain's list walk
   std::vector<std::unique_ptr<Ring>> rings_;  // never shrinks: threads hold raw pointers
-};
-
-// Records dropped on the program's threads: counted there, written by the writer thread as Loss
-// records of what was lost since the last write (so a crash keeps the count so far).
-class DropCount {
- public:
-  void add() { dropped_.fetch_add(1, std::memory_order_relaxed); }
-
-  // On the writer thread.
-  void write(SpoolWriter& out, const char* what, const char* detail) {
-    const uint64_t dropped = dropped_.load(std::memory_order_relaxed);
-    if (dropped == written_) return;
-    out.add(spool::RecordKind::Loss, spool::LossRecord{dropped - written_, out.intern(what), out.intern(detail)});
-    written_ = dropped;
-  }
-
- private:
-  std::atomic<uint64_t> dropped_{0};
-  uint64_t written_ = 0;  // writer thread only
 };
 
 }  // namespace gpuscope::capture

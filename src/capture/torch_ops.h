@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "capture/drop_count.h"
 #include "capture/spool_writer.h"
 #include "capture/thread_rings.h"
 

@@ -90,7 +90,6 @@ void WriterThread::update_losses() {
 
 void WriterThread::drain_outboxes() {
   if (hooks_.metrics != nullptr && spool_->ok()) hooks_.metrics->drain(*spool_);
-  if (hooks_.nccl != nullptr && spool_->ok()) hooks_.nccl->drain(*spool_);
   for (const auto& drain : hooks_.outboxes)
     if (spool_->ok()) drain(*spool_);
   if (hooks_.drain_api_records && spool_->ok()) hooks_.drain_api_records(*spool_, api_namer());

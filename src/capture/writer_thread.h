@@ -25,7 +25,6 @@
 #include "capture/activity_decoder.h"
 #include "capture/buffer_pool.h"
 #include "capture/metrics_outbox.h"
-#include "capture/nccl_calls.h"
 #include "capture/spool_writer.h"
 
 namespace gpuscope::capture {
@@ -45,10 +44,8 @@ struct WriterHooks {
   // Metric results from the range profiler and PM sampling (may be null): drained into
   // the spool on every turn of the loop and at the end.
   MetricsOutbox* metrics = nullptr;
-  // NCCL's calls (nccl_calls.h; may be null): drained like the metrics.
-  NcclCalls* nccl = nullptr;
-  // Other records the program's threads hand over (CUDA graph nodes, PyTorch's ops): each drains
-  // its own into the spool, like the metrics.
+  // The records the program's threads hand over (NCCL's calls, CUDA graph nodes, PyTorch's ops):
+  // each drains its own into the spool, like the metrics.
   std::vector<std::function<void(SpoolWriter&)>> outboxes;
   // How long the loop waits for a buffer before it drains the outboxes anyway.
   std::chrono::milliseconds idle_wait{250};
