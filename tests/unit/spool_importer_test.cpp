@@ -334,6 +334,22 @@ TEST(SpoolImporter, ACommCallOfNoKnownCodeEndsTheReadablePart) {
   EXPECT_TRUE(t.collective_calls.empty());
 }
 
+// An op that ends before it starts cannot be: its chunk is damaged, and the ops of the chunks
+// before it are kept.
+TEST(SpoolImporter, ATorchOpEndingBeforeItStartsEndsTheReadablePart) {
+  const std::string dir = testing::scratch_dir("spool_torch_op_damaged");
+  SpoolBuilder b(9);
+  b.string(1, "aten::add_").record(RecordKind::TorchOp, spool::TorchOpRecord{1000, 2000, -1, 4242, 1}).flush();
+  b.record(RecordKind::TorchOp, spool::TorchOpRecord{5000, 4000, -1, 4242, 1}).flush().end(6000);
+  b.write(dir + "/r.9.spool");
+  Trace t;
+  const SpoolImportResult r = import_spool(dir + "/r.9.spool", t);
+  EXPECT_TRUE(r.truncated);
+  EXPECT_GT(r.bytes_discarded, 0u);
+  ASSERT_EQ(t.host_ops.size(), 1u);
+  EXPECT_EQ(t.host_ops[0].end, 2000);
+}
+
 TEST(SpoolImporter, RejectsFilesThatAreNotSpools) {
   const std::string dir = testing::scratch_dir("foreign");
   { std::ofstream(dir + "/text.spool") << "hello, this is not a spool at all"; }
