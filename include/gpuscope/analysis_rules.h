@@ -4,12 +4,14 @@
 // rule in src/analysis/rules/; docs/rules.md documents each.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gpuscope/analysis_ranks.h"
+#include "gpuscope/analysis_source.h"
 #include "gpuscope/analysis_steps.h"
 #include "gpuscope/analysis_timeline.h"
 #include "gpuscope/model.h"
@@ -54,6 +56,9 @@ struct RuleInputs {
   Attribution attribution;             // attribute_wall_time(trace, the steady window)
   Timeline timeline;                   // analyze_timeline(trace) in the steady window, listing every idle gap
   std::optional<RanksAnalysis> ranks;  // analyze_ranks(trace): the report's Ranks section and the straggler rule
+  // PC samples by line and instruction (profile_source), which the report's Source section shows
+  // too: set by the report with its resolver; null: the rules rank PCs without lines.
+  std::shared_ptr<const SourceProfile> source;
 };
 // The steady state detect_steady_state() finds.
 RuleInputs rule_inputs(const Trace& trace);

@@ -421,6 +421,41 @@ struct MetricCollection {
   std::string source;
 };
 
+// CUPTI's PC sampling (`profile --source`): the samples one PC of a kernel got with one stall
+// reason over the run. Samples are counts, never times: no timing analysis reads them.
+struct PcSample {
+  uint32_t pid = 0;
+  uint32_t device = 0;
+  uint64_t cubin_crc = 0;     // the module the PC lies in: Cubin::crc
+  StringId function = 0;      // the kernel's mangled name, as in the cubin's symbols
+  uint64_t pc_offset = 0;     // bytes from the function's first instruction
+  StringId stall_reason = 0;  // ncu's short name: "long_scoreboard", "barrier", "selected" (issued), ...
+  uint64_t samples = 0;       // samples of this PC with this reason
+  uint64_t not_issued = 0;    // of them, those where the warp issued nothing that cycle
+  uint32_t run_id = 0;
+};
+
+// A loaded module's cubin (ELF), kept so that reports can map sampled PCs to SASS and source
+// lines; only modules with sampled PCs are kept.
+struct Cubin {
+  uint32_t pid = 0;
+  uint64_t crc = 0;   // CUPTI's cuptiGetCubinCrc, as PcSample::cubin_crc
+  std::string image;  // the ELF's bytes
+  uint32_t run_id = 0;
+};
+
+// One device's PC sampling in one process: its period and what it counted.
+struct PcSampling {
+  uint32_t pid = 0;
+  uint32_t device = 0;
+  uint32_t period_log2 = 0;       // a sample every 2^N cycles of each SM sub-partition
+  uint64_t total_samples = 0;     // CUPTI's count: user kernels' PCs, other kernels' and dropped ones
+  uint64_t dropped_samples = 0;   // dropped by the hardware (buffer backpressure); also in data_loss
+  uint64_t non_user_samples = 0;  // in kernels CUPTI gives no PCs for (the driver's own)
+  uint32_t buffer_full = 0;       // drains that found the hardware buffer full
+  uint32_t run_id = 0;
+};
+
 struct Trace {
   StringTable strings;
   Run run;                     // for a bench: the whole bench (first start to last end)
@@ -448,6 +483,9 @@ struct Trace {
   std::vector<CollectiveCall> collective_calls;
   std::vector<Stream> streams;
   std::vector<GraphNode> graph_nodes;
+  std::vector<PcSample> pc_samples;
+  std::vector<Cubin> cubins;
+  std::vector<PcSampling> pc_sampling;
 
   // The source does not record `what` (a kGap* name): show "not in the source", not zero.
   bool lacks(std::string_view what) const { return gap(what) != nullptr; }

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gpuscope/analysis_source.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope {
@@ -39,6 +41,9 @@ struct ReportOptions {
   // The NVTX range (name or glob) whose instances are the steps the report leads with; empty:
   // ProfilerStep#N, else the outermost range repeating on the main thread (detect_step_range).
   std::string iteration_range;
+  // Reads source lines and SASS from the capture's cubins for the Source section (PC samples);
+  // null: PCs are ranked without them.
+  std::shared_ptr<const analysis::SourceResolver> source;
 };
 
 // Deterministic: the same trace and options give the same bytes.

@@ -9,7 +9,7 @@
 namespace gpuscope {
 
 // The schema version this build writes, and the only one it reads (docs/schema.md, "Versions").
-inline constexpr int kSchemaVersion = 13;
+inline constexpr int kSchemaVersion = 14;
 
 // Writes the trace atomically (to PATH.tmp, then renamed). Throws gpuscope::Error.
 void write_trace(const std::string& path, const Trace& trace);

@@ -52,6 +52,9 @@ inline constexpr std::tuple kRecordTableList{
     RecordTable<CollectiveCall>{&Trace::collective_calls, "collective calls"},
     RecordTable<Stream>{&Trace::streams, "streams"},
     RecordTable<GraphNode>{&Trace::graph_nodes, "graph nodes"},
+    RecordTable<PcSample>{&Trace::pc_samples, "PC samples"},
+    RecordTable<Cubin>{&Trace::cubins, "cubins"},
+    RecordTable<PcSampling>{&Trace::pc_sampling, "PC sampling totals"},
 };
 inline constexpr size_t kRecordTables = std::tuple_size_v<decltype(kRecordTableList)>;
 inline constexpr size_t kTraceFields = kRecordTables + 4;  // + strings, run, runs, source_gaps

@@ -13,13 +13,15 @@ from typing import Any
 
 # The capture schema this module reads, and the only one (docs/schema.md, "Versions");
 # kSchemaVersion in the C++ store.
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 # What reads older captures (src/common/older_formats.h, kOlderReaders): the refusal names the
 # newest build that reads the file's schema, as the CLI's does. (build, first schema, last schema)
 _OLDER_READERS = [
     ("gpuscope 0.1.0 built from commit f998382", 1, 10),
     ("gpuscope 0.1.0 built from commit 4ceb3eb", 10, 10),
     ("gpuscope 0.1.0 built from commit 7491957", 11, 11),
+    ("gpuscope 0.1.0 built from commit 2a12258", 12, 12),
+    ("gpuscope 0.1.0 built from commit 7fad77a", 13, 13),
 ]
 
 

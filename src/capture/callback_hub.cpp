@@ -42,11 +42,15 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
       const auto& data = *static_cast<const CUpti_NvtxData*>(cbdata);
       if (users.range) users.range->on_nvtx_callback(cbid, data.functionParams, data.functionReturnValue);
       if (users.nccl) users.nccl->on_nvtx_callback(cbid, data.functionParams, data.functionReturnValue);
-    } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && users.graphs &&
-               (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED || cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED)) {
-      users.graphs->on_resource_callback(cbid, *static_cast<const CUpti_ResourceData*>(cbdata));
-    } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && users.sampler) {
+    } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
       const auto& data = *static_cast<const CUpti_ResourceData*>(cbdata);
+      if (users.pc_sampler) users.pc_sampler->on_resource_callback(cbid, data);
+      if (users.graphs &&
+          (cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED || cbid == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED))
+        users.graphs->on_resource_callback(cbid, data);
+      const bool context_event = cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED ||
+                                 cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING;
+      if (!users.sampler || !context_event) return;
       uint32_t device = 0;
       if (const CUptiResult rc = g_hub.api->profiler.GetDeviceId(data.context, &device); rc != CUPTI_SUCCESS) {
         note_failed_call("cuptiGetDeviceId", cupti_result_text(*g_hub.api, rc),
@@ -99,6 +103,7 @@ std::string subscribe_callbacks(const CuptiApi& api, const CallbackUsers& users)
       enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_NVTX, id, kCost);
   }
   if (users.sync_flush) SyncFlush::enable_callbacks(api, g_hub.subscriber);
+  if (users.pc_sampler) PcSampler::enable_callbacks(api, g_hub.subscriber);
   if (users.graphs) {
     constexpr const char* kCost = "kernels replayed from CUDA graphs are not attributed to the code that captured them";
     enable_callback(api, 1, g_hub.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, kCost);
@@ -137,6 +142,7 @@ std::string release_callbacks() {
   if (g_hub.users.sync_flush) lost += std::string(lost.empty() ? "" : ", ") + "flushes at synchronizations";
   if (g_hub.users.nccl) lost += std::string(lost.empty() ? "" : ", ") + "NCCL's calls";
   if (g_hub.users.graphs) lost += std::string(lost.empty() ? "" : ", ") + "CUDA graph nodes' capture sites";
+  if (g_hub.users.pc_sampler) lost += std::string(lost.empty() ? "" : ", ") + "PC sampling of new GPU contexts";
   return lost;
 }
 

@@ -9,6 +9,7 @@
 //   NVTX domain creation and domain range pushes  -> NcclCalls (NCCL's calls and their bytes)
 //   synchronizations returning (driver)           -> SyncFlush (records safe from a GPU fault)
 //   CUDA graph nodes made or cloned               -> GraphNodes (replayed kernels' capture sites)
+//   contexts made and destroyed, modules loaded   -> PcSampler (--source's PC sampling)
 // When the program's own CUPTI client subscribes (libgpuscope_preload.so tells us, see
 // release_callbacks), we unsubscribe first so that its subscription succeeds.
 #pragma once
@@ -23,6 +24,7 @@
 #include "capture/graph_nodes.h"
 #include "capture/kernel_profiler.h"
 #include "capture/nccl_calls.h"
+#include "capture/pc_sampler.h"
 #include "capture/sync_flush.h"
 
 namespace gpuscope::capture {
@@ -35,12 +37,15 @@ struct CallbackUsers {
   CaptureRange* range = nullptr;    // only when it needs callbacks
   SyncFlush* sync_flush = nullptr;
   NcclCalls* nccl = nullptr;
-  GraphNodes* graphs = nullptr;  // only when this libcupti can name graph nodes
-  bool driver_api = false;       // the filter also covers driver functions
+  GraphNodes* graphs = nullptr;     // only when this libcupti can name graph nodes
+  PcSampler* pc_sampler = nullptr;  // only with --source
+  bool driver_api = false;          // the filter also covers driver functions
   // Enable the filter's and the recorder's callbacks at once (the whole run is recorded); else
   // enable_window_callbacks does at each window.
   bool window_open = true;
-  bool any() const { return kernels || sampler || filter || recorder || range || sync_flush || nccl || graphs; }
+  bool any() const {
+    return kernels || sampler || filter || recorder || range || sync_flush || nccl || graphs || pc_sampler;
+  }
 };
 
 // Subscribes and enables the callbacks the users need (once per process). Returns "" or one

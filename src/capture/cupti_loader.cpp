@@ -67,6 +67,15 @@ void resolve_profiler(void* handle, ProfilerApi& p) {
   resolve(handle, "cuptiProfilerHostGetConfigImage", p.HostGetConfigImage);
   resolve(handle, "cuptiProfilerHostGetNumOfPasses", p.HostGetNumOfPasses);
   resolve(handle, "cuptiProfilerHostEvaluateToGpuValues", p.HostEvaluateToGpuValues);
+  resolve(handle, "cuptiPCSamplingEnable", p.PcEnable);
+  resolve(handle, "cuptiPCSamplingDisable", p.PcDisable);
+  resolve(handle, "cuptiPCSamplingGetData", p.PcGetData);
+  resolve(handle, "cuptiPCSamplingSetConfigurationAttribute", p.PcSetConfig);
+  resolve(handle, "cuptiPCSamplingGetConfigurationAttribute", p.PcGetConfig);
+  resolve(handle, "cuptiPCSamplingGetNumStallReasons", p.PcGetNumStallReasons);
+  resolve(handle, "cuptiPCSamplingGetStallReasons", p.PcGetStallReasons);
+  resolve(handle, "cuptiGetCubinCrc", p.GetCubinCrc);
+  resolve(handle, "cuptiGetSassToSourceCorrelation", p.GetSassToSource);
 }
 
 // Fills the table; returns the name of the first missing required symbol, or null.
@@ -182,6 +191,11 @@ bool ProfilerApi::has_pm_sampling() const {
   return Subscribe && EnableCallback && GetDeviceId && Initialize && DeviceGetChipName && PmSetConfig && PmEnable &&
          PmDisable && PmStart && PmStop && PmDecodeData && PmGetCounterAvailability && PmGetCounterDataSize &&
          PmCounterDataImageInitialize && PmGetCounterDataInfo && PmCounterDataGetSampleInfo;
+}
+
+bool ProfilerApi::has_pc_sampling() const {
+  return Subscribe && EnableCallback && GetDeviceId && PcEnable && PcDisable && PcGetData && PcSetConfig &&
+         PcGetConfig && PcGetNumStallReasons && PcGetStallReasons && GetCubinCrc;
 }
 
 const CuptiLibrary& load_cupti(const std::string& configured_path) {

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cupti.h>
+#include <cupti_pcsampling.h>
 #include <cupti_pmsampling.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -80,9 +81,22 @@ struct ProfilerApi {
   decltype(&::cuptiProfilerHostGetNumOfPasses) HostGetNumOfPasses = nullptr;
   decltype(&::cuptiProfilerHostEvaluateToGpuValues) HostEvaluateToGpuValues = nullptr;
 
+  // PC sampling (`--source`) and the module CRCs its samples are keyed by.
+  decltype(&::cuptiPCSamplingEnable) PcEnable = nullptr;
+  decltype(&::cuptiPCSamplingDisable) PcDisable = nullptr;
+  decltype(&::cuptiPCSamplingGetData) PcGetData = nullptr;
+  decltype(&::cuptiPCSamplingSetConfigurationAttribute) PcSetConfig = nullptr;
+  decltype(&::cuptiPCSamplingGetConfigurationAttribute) PcGetConfig = nullptr;
+  decltype(&::cuptiPCSamplingGetNumStallReasons) PcGetNumStallReasons = nullptr;
+  decltype(&::cuptiPCSamplingGetStallReasons) PcGetStallReasons = nullptr;
+  decltype(&::cuptiGetCubinCrc) GetCubinCrc = nullptr;
+  // Host side, at report time: a PC's source file and line from the cubin's line table.
+  decltype(&::cuptiGetSassToSourceCorrelation) GetSassToSource = nullptr;
+
   bool has_host() const;            // every Host* pointer resolved
   bool has_range_profiler() const;  // callbacks, target init and every Range* pointer
   bool has_pm_sampling() const;     // callbacks, target init and every Pm* pointer
+  bool has_pc_sampling() const;     // callbacks and every Pc* pointer and GetCubinCrc
 };
 
 struct CuptiApi {

@@ -20,6 +20,10 @@
 //              does not.
 //   char* gpuscope_cupti_host_local_chip(void)
 //           -> chip: "GH100" and devices: N, or chip: null and reason: why there is no GPU
+//   char* gpuscope_cupti_host_source_lines(const void* cubin, size_t size, const char* function,
+//                                          const uint64_t* pcs, size_t count)
+//           -> lines: [[file, line], ...], one per PC in order (file "" and line 0: not in the line
+//              table); from the cubin's line table (built with -lineinfo or -G), no GPU needed
 //   void  gpuscope_cupti_host_free(char* json)
 #include <cuda.h>
 #include <dlfcn.h>
@@ -40,7 +44,7 @@ using gpuscope::capture::MetricsHost;
 using gpuscope::capture::ProfilerKind;
 using json = nlohmann::json;
 
-constexpr int kAbiVersion = 2;
+constexpr int kAbiVersion = 3;
 
 #define GPUSCOPE_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -60,7 +64,7 @@ char* answer(Body body) noexcept {
   std::string error;
   try {
     const auto& cupti = gpuscope::capture::load_cupti("");
-    if (!cupti.ok) return to_c(failed("metrics need CUPTI: " + cupti.error));
+    if (!cupti.ok) return to_c(failed("CUPTI's host API needs libcupti: " + cupti.error));
     json doc = {{"ok", true}};
     if (error = body(cupti.api, doc); error.empty()) return to_c(doc);
   } catch (const std::exception& e) {
@@ -135,6 +139,34 @@ std::string local_chip(const CuptiApi& api, int& devices, std::string& reason, s
 }  // namespace
 
 GPUSCOPE_EXPORT int gpuscope_cupti_host_abi_version(void) { return kAbiVersion; }
+
+GPUSCOPE_EXPORT char* gpuscope_cupti_host_source_lines(const void* cubin, size_t size, const char* function,
+                                                       const uint64_t* pcs, size_t count) {
+  return answer([&](const CuptiApi& api, json& doc) -> std::string {
+    if (api.profiler.GetSassToSource == nullptr) return "this libcupti lacks cuptiGetSassToSourceCorrelation";
+    json lines = json::array();
+    for (size_t i = 0; i < count; ++i) {
+      CUpti_GetSassToSourceCorrelationParams params{};
+      params.size = CUpti_GetSassToSourceCorrelationParamsSize;
+      params.cubin = cubin;
+      params.cubinSize = size;
+      params.functionName = function;
+      params.pcOffset = pcs[i];
+      std::string file;
+      uint32_t line = 0;
+      if (api.profiler.GetSassToSource(&params) == CUPTI_SUCCESS) {
+        if (params.dirName && params.dirName[0]) file = std::string(params.dirName) + "/";
+        if (params.fileName) file += params.fileName;
+        line = params.lineNumber;
+      }
+      std::free(params.fileName);
+      std::free(params.dirName);
+      lines.push_back(json::array({file, line}));
+    }
+    doc["lines"] = std::move(lines);
+    return "";
+  });
+}
 
 GPUSCOPE_EXPORT char* gpuscope_cupti_host_chips(void) {
   return answer([](const CuptiApi& api, json& doc) {

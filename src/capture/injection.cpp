@@ -49,6 +49,7 @@
 #include "capture/kernel_profiler.h"
 #include "capture/log.h"
 #include "capture/nccl_calls.h"
+#include "capture/pc_sampler.h"
 #include "capture/periodic_flusher.h"
 #include "capture/preload_link.h"
 #include "capture/process_info.h"
@@ -84,6 +85,7 @@ struct Capture {
   TorchOpRecorder torch_ops;                        // PyTorch's ops (--pytorch=ops's observer) -> writer
   std::unique_ptr<KernelProfiler> kernel_profiler;  // only with metrics=
   std::unique_ptr<DeviceSampler> gpu_sampler;       // only with gpu_metrics_hz=
+  std::unique_ptr<PcSampler> pc_sampler;            // only with source=; set before the writer starts
   ApiFilter api_filter;                             // the lean trace (not with api=full)
   bool filter_api = false;                          // lean and its calls can be counted
   std::unique_ptr<ApiRecorder> recorder;            // the core trace (api=core), until the end
@@ -191,6 +193,7 @@ void on_exit() {
     if (capture->range) capture->range->finish();  // an open window ends at exit
     if (capture->kernel_profiler) capture->kernel_profiler->finish();
     if (capture->gpu_sampler) capture->gpu_sampler->stop();  // its last samples reach the outbox
+    if (capture->pc_sampler) capture->pc_sampler->finish();  // CUPTI flushes each context's last samples
     // Forced: also buffers with records still being filled in, so nothing stays behind.
     // Not after a takeover: the buffers are the other client's, which may have freed them.
     if (!capture->taken_over.load()) flush_all(capture->cupti.api, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -328,12 +331,14 @@ void subscribe(Capture& capture) {
   users.nccl = capture.config.options.nccl_calls ? &capture.nccl : nullptr;
   // With the core trace, whose call in flight names what made a node.
   users.graphs = users.recorder && capture.graphs.available() ? &capture.graphs : nullptr;
+  users.pc_sampler = capture.pc_sampler.get();
   users.driver_api = capture.config.options.driver_api;
   if (!users.any()) return;
   const std::string error = subscribe_callbacks(capture.cupti.api, users);
   if (error.empty()) return;
   if (users.kernels || users.sampler)
     log_line("metrics: %s; metrics are off, the trace is still captured", error.c_str());
+  if (users.pc_sampler) log_line("--source: %s; no PC samples, the trace is still captured", error.c_str());
   if (capture.kernel_profiler) capture.kernel_profiler->abandon(error);
   if (capture.gpu_sampler) capture.gpu_sampler->abandon(error);
   if (users.filter) {
@@ -491,6 +496,15 @@ void start_capture() {
   }
   spool->flush();
 
+  if (config.options.source) {
+    capture->pc_sampler = std::make_unique<PcSampler>(cupti.api, config.options);
+    if (!capture->pc_sampler->available()) {
+      log_line("--source: %s lacks CUPTI's PC sampling API; no PC samples, the trace is still captured",
+               cupti.path.c_str());
+      capture->pc_sampler.reset();
+    }
+  }
+
   WriterHooks hooks;
   hooks.next_record = cupti.api.ActivityGetNextRecord;
   hooks.api_name = api_name;
@@ -499,6 +513,7 @@ void start_capture() {
   hooks.outboxes.push_back([capture](SpoolWriter& out) { capture->nccl.drain(out); });
   hooks.outboxes.push_back([capture](SpoolWriter& out) { capture->graphs.drain(out); });
   hooks.outboxes.push_back([capture](SpoolWriter& out) { capture->torch_ops.drain(out); });
+  if (capture->pc_sampler) hooks.outboxes.push_back([capture](SpoolWriter& out) { capture->pc_sampler->drain(out); });
   // Often enough that a thread's ring (ApiRecorder's, TorchOpRecorder's) never fills between drains.
   if (capture->recorder || config.options.pytorch == "ops") hooks.idle_wait = std::chrono::milliseconds(10);
   if (capture->recorder) {

@@ -217,8 +217,18 @@ const std::vector<OptionSpec>& capture_option_table() {
         "Unlike the sets' metrics, which a non-Hopper chip may lack and then skips, a `--metric` the chip lacks "
         "stops collection with its name ([metrics.md](metrics.md#the-sets)).")
         .check = check_metric_name;
+    add("source", OptionType::Switch, &O::source, "",
+        "Sample warp PCs with their stall reasons (CUPTI PC sampling): the report's Source section names each "
+        "sampled kernel's hottest source lines and SASS instructions; build with -lineinfo for lines",
+        "Continuous sampling: kernels are not serialized or replayed. The cubins of the sampled modules are kept "
+        "in the capture; SASS and source lines are read from them when the report is made "
+        "([capture.md](capture.md#source-lines-and-stall-reasons---source)).");
+    OptionSpec& period = add("source_period", OptionType::Count, &O::source_period, "N",
+                             "PC sampling: one sample every 2^N cycles per SM sub-partition, N from 5 to 31 "
+                             "(default: CUPTI's choice for the GPU)");
+    period.min = 5, period.max = 31;
     add("kernel", OptionType::Text, &O::kernel, "REGEX",
-        "Metrics only for kernels whose name (mangled or demangled) matches this ECMAScript regex")
+        "Metrics or PC samples only for kernels whose name (mangled or demangled) matches this ECMAScript regex")
         .check = check_regex;
     OptionSpec& skip = add("launch_skip", OptionType::Count, &O::launch_skip, "N",
                            "Metrics: skip the first N matching kernel launches (as ncu's -s)");
@@ -312,8 +322,13 @@ bool is_default(const CaptureOptions& options, const OptionSpec& spec) {
 
 std::string check_combination(const CaptureOptions& o) {
   const bool metrics = !o.metric_sets.empty() || !o.metrics.empty();
-  if (!metrics && (!o.kernel.empty() || o.launch_skip > 0 || o.launch_count > 0))
-    return "--kernel, --launch-skip and --launch-count choose kernels for --metrics/--metric; give one of those";
+  if (!metrics && (o.launch_skip > 0 || o.launch_count > 0))
+    return "--launch-skip and --launch-count choose kernels for --metrics/--metric; give one of those";
+  if (!metrics && !o.source && !o.kernel.empty())
+    return "--kernel chooses kernels for --metrics/--metric or --source; give one of those";
+  if (o.source_period > 0 && !o.source) return "--source-period needs --source";
+  // CUPTI runs PC sampling and the range profiler in one process only one at a time.
+  if (metrics && o.source) return "--source and --metrics/--metric cannot be combined: profile twice";
   // Kernel replay serializes the GPU and replays each kernel many times: GPU-wide samples of
   // such a run would describe the replay, not the program.
   if (metrics && o.gpu_metrics_hz > 0)

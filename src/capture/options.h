@@ -34,7 +34,9 @@ struct CaptureOptions {
   uint64_t delay_ms = 0, duration_ms = 0;
   std::string metric_sets;           // --metrics sol,memory
   std::vector<std::string> metrics;  // --metric NAME, the user's raw metrics
-  std::string kernel;                // regex choosing the kernels that get metrics; empty: all
+  bool source = false;               // --source: PC sampling with stall reasons
+  uint64_t source_period = 0;        // PC sampling: a sample every 2^N cycles; 0: CUPTI's choice
+  std::string kernel;                // regex choosing the kernels that get metrics or PC samples; empty: all
   uint64_t launch_skip = 0;
   uint64_t launch_count = 0;    // 0: every launch
   uint64_t gpu_metrics_hz = 0;  // 0: no GPU-wide sampling

@@ -55,8 +55,8 @@ void SpoolWriter::append(spool::RecordKind kind, const void* body, uint32_t byte
   if (uint8_t* out = reserve(spool::kMaxPackedRecordBytes)) commit(packer_.pack(kind, *layout, body, out));
 }
 
-void SpoolWriter::append_text(spool::TextKey key, std::string_view text) {
-  if (text.size() > kMaxStringBytes) text = text.substr(0, kMaxStringBytes);
+void SpoolWriter::append_text(spool::TextKey key, std::string_view text, size_t max_bytes) {
+  if (text.size() > max_bytes) text = text.substr(0, max_bytes);
   append_string(spool::RecordKind::Text, static_cast<uint32_t>(key), text);
 }
 

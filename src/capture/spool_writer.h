@@ -50,7 +50,8 @@ class SpoolWriter final : public RecordSink {
   // `bytes` must be the size of the kind's struct (format.h); a record that is not (a bug of
   // the caller, never seen) is counted as lost rather than written damaged.
   void append(spool::RecordKind kind, const void* body, uint32_t bytes) override;
-  void append_text(spool::TextKey key, std::string_view text);
+  // Texts longer than `max_bytes` are cut (a cubin passes its own bound).
+  void append_text(spool::TextKey key, std::string_view text, size_t max_bytes = kMaxStringBytes);
 
   // Writes the pending chunk, if any. Returns false once any write has failed.
   bool flush();

@@ -3,17 +3,16 @@
 // chips CUPTI knows (--chips). Answers come from CUPTI's host API, which needs no GPU, through
 // libgpuscope_cupti_host.so (src/capture/host_library.cpp): the CLI stays CUDA-free and only
 // loads that library, next to its binary, when this command asks CUPTI something.
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstddef>
-#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/cupti_host.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "gpuscope/metric_sets.h"
@@ -37,87 +36,7 @@ struct MetricsOptions {
   std::string host_library;              // $GPUSCOPE_CUPTI_HOST_LIB, may be empty
 };
 
-namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-constexpr const char* kHostLibrary = "libgpuscope_cupti_host.so";
-constexpr int kHostAbiVersion = 2;  // host_library.cpp's kAbiVersion
-
-// The loaded host library. Never unloaded: libcupti, which it loads, does not like that.
-class CuptiHost {
- public:
-  explicit CuptiHost(const std::string& override_path) {
-    const std::string path = find(override_path);
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) throw Error("cannot load " + path + ": " + dlerror());
-    auto sym = [&](const char* name) {
-      void* fn = dlsym(handle, name);
-      if (fn == nullptr) throw Error(path + " lacks " + name + "; it is not from this gpuscope build");
-      return fn;
-    };
-    const auto abi = reinterpret_cast<int (*)()>(sym("gpuscope_cupti_host_abi_version"));
-    if (abi() != kHostAbiVersion)
-      throw Error(path + " is from another gpuscope version (ABI " + std::to_string(abi()) + ")");
-    chips_ = reinterpret_cast<char* (*)()>(sym("gpuscope_cupti_host_chips"));
-    metrics_ = reinterpret_cast<char* (*)(const char*, int, int)>(sym("gpuscope_cupti_host_metrics"));
-    check_ = reinterpret_cast<CheckFn>(sym("gpuscope_cupti_host_check"));
-    local_chip_ = reinterpret_cast<char* (*)()>(sym("gpuscope_cupti_host_local_chip"));
-    free_ = reinterpret_cast<void (*)(char*)>(sym("gpuscope_cupti_host_free"));
-  }
-
-  json chips() const { return take(chips_()); }
-  json metrics(const std::string& chip, bool sampling, bool submetrics) const {
-    return take(metrics_(chip.c_str(), sampling, submetrics));
-  }
-  // `required`: names a chip without them must not drop (the user's --metric), as in profile.
-  json check(const std::string& chip, bool sampling, const std::vector<std::string>& names,
-             const std::vector<std::string>& required) const {
-    const auto c_strings = [](const std::vector<std::string>& texts) {
-      std::vector<const char*> out;
-      for (const std::string& text : texts) out.push_back(text.c_str());
-      return out;
-    };
-    const auto n = c_strings(names), r = c_strings(required);
-    return take(check_(chip.c_str(), sampling, n.data(), n.size(), r.data(), r.size()));
-  }
-  json local_chip() const { return take(local_chip_()); }
-
- private:
-  // $GPUSCOPE_CUPTI_HOST_LIB, else next to the binary, else ../lib/gpuscope/ (as for the
-  // capture library, capture_files.cpp).
-  static std::string find(const std::string& override_path) {
-    std::error_code ec;
-    if (!override_path.empty()) {
-      if (!fs::is_regular_file(override_path, ec))
-        throw Error(std::string(kHostLibrary) + " not found at " + override_path + " (GPUSCOPE_CUPTI_HOST_LIB)");
-      return fs::absolute(override_path).string();
-    }
-    const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
-    for (const fs::path& candidate : {exe_dir / kHostLibrary, exe_dir / "../lib/gpuscope" / kHostLibrary}) {
-      if (fs::is_regular_file(candidate, ec)) return fs::canonical(candidate, ec).string();
-    }
-    throw Error(std::string(kHostLibrary) + " not found next to " + exe_dir.string() +
-                "; `gpuscope metrics` needs it (build gpuscope with the CUDA toolkit's CUPTI headers)");
-  }
-
-  // Parses and frees one answer; {"ok": false} becomes the error it carries.
-  json take(char* raw) const {
-    if (raw == nullptr) throw Error("out of memory in " + std::string(kHostLibrary));
-    json doc = json::parse(raw, nullptr, false);
-    free_(raw);
-    if (doc.is_discarded()) throw Error(std::string(kHostLibrary) + " answered something that is not JSON");
-    if (!doc.value("ok", false)) throw Error(doc.value("error", std::string("unknown error")));
-    doc.erase("ok");
-    return doc;
-  }
-
-  char* (*chips_)() = nullptr;
-  char* (*metrics_)(const char*, int, int) = nullptr;
-  using CheckFn = char* (*)(const char*, int, const char* const*, size_t, const char* const*, size_t);
-  CheckFn check_ = nullptr;
-  char* (*local_chip_)() = nullptr;
-  void (*free_)(char*) = nullptr;
-};
 
 std::string resolve_chip(const MetricsOptions& options, const CuptiHost& host) {
   if (!options.chip.empty()) return options.chip;

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/source_resolver.h"
 #include "common/error.h"
 #include "gpuscope/report.h"
 #include "importers/importer.h"
@@ -23,6 +24,7 @@ std::string render(const Trace& trace, const ReportSettings& settings) {
   gpuscope::ReportOptions options;
   options.top = settings.top;
   options.iteration_range = settings.iteration_range;
+  if (analysis::has_pc_samples(trace)) options.source = make_source_resolver();
   return render_report(trace, options, format);
 }
 

@@ -20,6 +20,7 @@ inline constexpr OlderReader kOlderReaders[] = {
     {"gpuscope 0.1.0 built from commit 7491957", 11, 11, 6, 6},
     {"gpuscope 0.1.0 built from commit 2a12258", 12, 12, 6, 6},
     {"gpuscope 0.1.0 built from commit 5fd2f68", 13, 13, 7, 7},
+    {"gpuscope 0.1.0 built from commit 7fad77a", 13, 13, 8, 8},
 };
 
 // "gpuscope 0.1.0 built from commit f998382, which reads schemas v1 to v10" for a capture of

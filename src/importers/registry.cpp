@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/names.h"
+#include "common/temp_file.h"
 #include "gpuscope/store.h"
 #include "importers/finalize.h"
 #include "importers/importer.h"
@@ -133,25 +134,14 @@ Trace import_spools(const std::vector<std::string>& spools) {
 std::string import_bytes(std::string_view bytes, Trace& trace) {
   // Every reader takes a path, so the bytes become a temporary file, removed afterwards. (A
   // memfd under /proc/self/fd would not do: SQLite resolves that link and cannot open it.)
-  std::string path = (std::filesystem::temp_directory_path() / "gpuscope-import-XXXXXX").string();
-  const int fd = mkstemp(path.data());
-  if (fd < 0) return "cannot create a temporary file";
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
+  const TempFile file(bytes, "gpuscope-import");
+  if (file.path().empty()) return "cannot write a temporary file";
+  std::string error;
+  try {
+    trace = load_trace(file.path());
+  } catch (const Error& e) {
+    error = e.what();
   }
-  close(fd);
-  std::string error = written < bytes.size() ? "cannot write the temporary file" : "";
-  if (error.empty()) {
-    try {
-      trace = load_trace(path);
-    } catch (const Error& e) {
-      error = e.what();
-    }
-  }
-  unlink(path.c_str());
   return error;
 }
 

@@ -54,6 +54,10 @@ void rename(HostOp& o, Renamer& to) {
   o.input_shapes = to(o.input_shapes);
 }
 void rename(ApiCount& c, Renamer& to) { c.name = to(c.name); }
+void rename(PcSample& p, Renamer& to) {
+  p.function = to(p.function);
+  p.stall_reason = to(p.stall_reason);
+}
 
 uint32_t mapped(const std::map<uint32_t, uint32_t>& pids, uint32_t pid) {
   const auto it = pids.find(pid);

@@ -9,6 +9,7 @@
 #include "gpuscope/analysis.h"
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/analysis_rules.h"
+#include "gpuscope/analysis_source.h"
 #include "gpuscope/analysis_steps.h"
 #include "gpuscope/model.h"
 #include "gpuscope/report.h"
@@ -67,6 +68,11 @@ std::optional<Section> build_modules_section(const Trace& trace, size_t top);
 // One row per CUDA graph, when the trace has graph work (build_graphs.cpp). `gpu_busy_ns`: the
 // run's GPU busy time (ExecutiveSummary::gpu_busy_ns), of which each graph's share is shown.
 std::optional<Section> build_graphs_section(const Trace& trace, size_t top, TimeNs gpu_busy_ns);
+// Each sampled kernel's hottest source lines and SASS instructions with their stall reasons
+// (build_source.cpp), from profile_source(trace, resolver, top, kSourceKernelsShown); `resolved`:
+// a resolver read the cubins (else the section says lines and SASS were not read).
+inline constexpr size_t kSourceKernelsShown = 5;  // kernels with their own line and instruction tables
+Section build_source_section(const analysis::SourceProfile& profile, size_t top, bool resolved);
 // Two or more GPU processes (the ranks of a job) side by side, with the straggler (build_ranks.cpp).
 std::optional<Section> build_ranks_section(const Trace& trace, size_t top);
 // The same from analyze_ranks(trace) (RuleInputs::ranks), so that a report computes it once.

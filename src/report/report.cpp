@@ -35,7 +35,7 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   // read; each section is placed below in report order, so the report is the same, byte for
   // byte). One thread, not one per analysis: each analysis's working arrays (a million
   // launches sorted) live while it runs, so every concurrent one adds to the peak memory.
-  const SectionInputs alone{trace, options.top, cut, nullptr};
+  const SectionInputs alone{trace, options.top, cut, nullptr, options.source.get()};
   auto trace_only = std::async(std::launch::async, build_rows, std::cref(alone), true);
   SharedAnalyses shared;
   shared.summary = analysis::summarize_executive(trace);
@@ -52,7 +52,11 @@ Report build_report(const Trace& trace, const ReportOptions& options, const anal
   }
   if (shared.steps) shared.steady = analysis::steady_state(trace, *shared.steps);
   shared.rule_inputs = analysis::rule_inputs(trace, shared.steady);
-  Built built = build_rows(SectionInputs{trace, options.top, cut, &shared}, false);
+  // PC samples with their lines and SASS: the Source section and hot_source_line read them.
+  if (analysis::has_pc_samples(trace))
+    shared.rule_inputs.source = std::make_shared<const analysis::SourceProfile>(
+        analysis::profile_source(trace, options.source.get(), options.top, kSourceKernelsShown));
+  Built built = build_rows(SectionInputs{trace, options.top, cut, &shared, options.source.get()}, false);
   Built alone_built = trace_only.get();
 
   Report r;

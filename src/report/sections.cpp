@@ -83,6 +83,10 @@ std::vector<Section> graphs(const SectionInputs& in) {
   return maybe(build_graphs_section(in.trace, in.top, in.shared->summary.gpu_busy_ns));
 }
 
+std::vector<Section> source(const SectionInputs& in) {
+  const auto& profile = in.shared->rule_inputs.source;
+  return profile ? one(build_source_section(*profile, in.top, in.source != nullptr)) : std::vector<Section>{};
+}
 std::vector<Section> kernel_metrics(const SectionInputs& in) { return build_kernel_metric_sections(in.trace, in.top); }
 std::vector<Section> gpu_utilization(const SectionInputs& in) { return maybe(build_gpu_utilization_section(in.trace)); }
 std::vector<Section> memory(const SectionInputs& in) { return one(build_memory_section(in.trace, in.top)); }
@@ -113,6 +117,7 @@ const std::vector<SectionSpec>& report_sections() {
       {"Kernels and launch configurations", true, kernels},
       {"CUDA graphs", false, graphs},
       {"Kernel metrics, one section per topic", true, kernel_metrics},
+      {"Source (PC samples)", false, source},
       {"GPU utilization", true, gpu_utilization},
       {"Memory", true, memory},
       {"CUDA API", true, api},

@@ -24,7 +24,8 @@ struct SectionInputs {
   const Trace& trace;
   size_t top;  // rows per table; 0: all
   const analysis::ProfilerTime& cut;
-  const SharedAnalyses* shared;  // null for the rows that read the trace alone
+  const SharedAnalyses* shared;                      // null for the rows that read the trace alone
+  const analysis::SourceResolver* source = nullptr;  // ReportOptions::source (SharedAnalyses has what it read)
 };
 
 struct SectionSpec {

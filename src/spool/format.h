@@ -32,7 +32,7 @@
 namespace gpuscope::spool {
 
 inline constexpr char kFileMagic[8] = {'G', 'S', 'S', 'P', 'O', 'O', 'L', '\0'};
-inline constexpr uint32_t kVersion = 8;
+inline constexpr uint32_t kVersion = 9;
 inline constexpr uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 inline constexpr uint32_t kMaxChunkPayload = 64u << 20;
 
@@ -76,9 +76,11 @@ enum class RecordKind : uint16_t {
   Stream = 21,            // StreamRecord
   GraphNode = 22,         // GraphNodeRecord
   TorchOp = 23,           // TorchOpRecord
+  PcSample = 24,          // PcSampleRecord
+  PcSampling = 25,        // PcSamplingRecord
 };
 // The highest kind: a new one is added above and named here (its layout then must exist, layouts.cpp).
-inline constexpr RecordKind kLastRecordKind = RecordKind::TorchOp;
+inline constexpr RecordKind kLastRecordKind = RecordKind::PcSampling;
 
 // The spool's own codes for what the model keeps as enums. They are written to disk, so each value
 // is pinned here and never reordered; the capture maps CUPTI's values to them and the importer
@@ -147,6 +149,7 @@ enum class TextKey : uint32_t {
   CaptureRange = 5,   // what limited recording to windows, e.g. "cudaProfilerStart/Stop"
   Distributed = 6,    // "RANK LOCAL_RANK WORLD_SIZE" from the launcher's environment (-1: unset)
   ApiTrace = 7,       // which CUDA API calls the Api records hold: "full", "lean" or "core" (last wins)
+  Cubin = 8,          // a loaded module PC samples point into: its CRC (8 bytes, little-endian), then the ELF
 };
 
 struct ProcessRecord {
@@ -358,6 +361,31 @@ struct TorchOpRecord {
   uint32_t name;  // string id: the op's name, e.g. "aten::add_"
 };
 
+// CUPTI's PC sampling (`profile --source`): the samples one PC of a kernel got with one stall
+// reason since the previous drain (a reader sums records of the same PC and reason).
+struct PcSampleRecord {
+  uint64_t cubin_crc;  // the module (TextKey::Cubin's CRC)
+  uint64_t pc_offset;  // bytes from the function's first instruction
+  uint64_t samples;
+  uint64_t not_issued;    // of `samples`, those where the warp issued nothing
+  uint32_t function;      // string id: the kernel's mangled name
+  uint32_t stall_reason;  // string id: ncu's short name, e.g. "long_scoreboard", "selected"
+  uint32_t device;
+  uint32_t pad;
+};
+
+// One device's PC sampling since the previous record of the device: counts to sum, and the
+// sampling period (the same in every record).
+struct PcSamplingRecord {
+  uint64_t total_samples;     // CUPTI's count: user kernels' PCs, other kernels' and dropped ones
+  uint64_t dropped_samples;   // dropped by the hardware (buffer backpressure)
+  uint64_t non_user_samples;  // in kernels CUPTI gives no PCs for
+  uint32_t device;
+  uint32_t period_log2;  // a sample every 2^N cycles
+  uint32_t buffer_full;  // drains that found the hardware buffer full
+  uint32_t pad;
+};
+
 // One range-profiler metric value of one kernel launch; correlation_id is the launch's
 // CUPTI correlation id, the same as in its KernelRecord.
 struct KernelMetricRecord {
@@ -414,6 +442,8 @@ static_assert(sizeof(StreamRecord) == 20);
 static_assert(sizeof(KernelMetricRecord) == 16);
 static_assert(sizeof(GraphNodeRecord) == 32);
 static_assert(sizeof(TorchOpRecord) == 32);
+static_assert(sizeof(PcSampleRecord) == 48);
+static_assert(sizeof(PcSamplingRecord) == 40);
 static_assert(sizeof(GpuSampleRecord) == 32);
 static_assert(sizeof(MetricCollectionRecord) == 48);
 

@@ -128,6 +128,14 @@ constexpr std::array<Layout, kKindSlots> make_layouts() {
   at(RecordKind::TorchOp) = layout(sizeof(TorchOpRecord),
                                    {F(TorchOpRecord, start_ns), R(TorchOpRecord, end_ns, 0),
                                     F(TorchOpRecord, sequence_number), F(TorchOpRecord, tid), F(TorchOpRecord, name)});
+  at(RecordKind::PcSample) = layout(
+      sizeof(PcSampleRecord), {F(PcSampleRecord, pc_offset), F(PcSampleRecord, samples), F(PcSampleRecord, not_issued),
+                               F(PcSampleRecord, stall_reason), F(PcSampleRecord, function),
+                               F(PcSampleRecord, cubin_crc), F(PcSampleRecord, device)});
+  at(RecordKind::PcSampling) = layout(sizeof(PcSamplingRecord),
+                                      {F(PcSamplingRecord, total_samples), F(PcSamplingRecord, dropped_samples),
+                                       F(PcSamplingRecord, non_user_samples), F(PcSamplingRecord, device),
+                                       F(PcSamplingRecord, period_log2), F(PcSamplingRecord, buffer_full)});
   return t;
 }
 

@@ -177,6 +177,12 @@ Statement& Statement::bind(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::bind_blob(int index, std::string_view bytes) {
+  int rc = sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) db_->fail("cannot bind value", rc);
+  return *this;
+}
+
 void Statement::run() {
   int rc = sqlite3_step(stmt_);
   if (rc != SQLITE_DONE) db_->fail("write failed", rc);
@@ -198,6 +204,11 @@ std::string Statement::text(int column) const {
   const auto* p = sqlite3_column_text(stmt_, column);
   return p ? std::string(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
            : std::string();
+}
+
+std::string Statement::blob(int column) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, column));
+  return p ? std::string(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, column))) : std::string();
 }
 
 int Statement::type(int column) const { return sqlite3_column_type(stmt_, column); }

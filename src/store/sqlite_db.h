@@ -61,6 +61,7 @@ class Statement {
   Statement& bind(int index, int64_t value);
   Statement& bind(int index, double value);  // NaN is stored as NULL (SQLite's rule)
   Statement& bind(int index, std::string_view value);
+  Statement& bind_blob(int index, std::string_view bytes);
   // Executes an INSERT/UPDATE fully and resets for the next bind. The bindings stay: every
   // caller binds each parameter before each run (clearing them cost ~6% of a capture's write).
   void run();
@@ -70,6 +71,7 @@ class Statement {
   int64_t integer(int column) const;
   double real(int column) const;
   std::string text(int column) const;
+  std::string blob(int column) const;  // the bytes of a BLOB (or TEXT) column
   // The column's storage class in the current row (SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT,
   // SQLITE_BLOB, SQLITE_NULL): readers of foreign files check it before trusting integer().
   int type(int column) const;

@@ -186,12 +186,47 @@ const TableSpec<GraphNode>& table_spec<GraphNode>() {
   return spec;
 }
 
+template <>
+const TableSpec<PcSample>& table_spec<PcSample>() {
+  static const TableSpec<PcSample> spec{
+      "pc_samples",
+      {integer_column("pid", &PcSample::pid), integer_column("device", &PcSample::device),
+       integer_column("cubin_crc", &PcSample::cubin_crc), integer_column("function_id", &PcSample::function),
+       integer_column("pc_offset", &PcSample::pc_offset), integer_column("stall_reason_id", &PcSample::stall_reason),
+       integer_column("samples", &PcSample::samples), integer_column("not_issued", &PcSample::not_issued),
+       run_id_column<PcSample>()}};
+  return spec;
+}
+
+template <>
+const TableSpec<Cubin>& table_spec<Cubin>() {
+  static const TableSpec<Cubin> spec{"cubins",
+                                     {integer_column("pid", &Cubin::pid), integer_column("crc", &Cubin::crc),
+                                      blob_column("image", &Cubin::image), run_id_column<Cubin>()}};
+  return spec;
+}
+
+template <>
+const TableSpec<PcSampling>& table_spec<PcSampling>() {
+  static const TableSpec<PcSampling> spec{
+      "pc_sampling",
+      {integer_column("pid", &PcSampling::pid), integer_column("device", &PcSampling::device),
+       integer_column("period_log2", &PcSampling::period_log2),
+       integer_column("total_samples", &PcSampling::total_samples),
+       integer_column("dropped_samples", &PcSampling::dropped_samples),
+       integer_column("non_user_samples", &PcSampling::non_user_samples),
+       integer_column("buffer_full", &PcSampling::buffer_full), run_id_column<PcSampling>()}};
+  return spec;
+}
+
 const std::vector<std::string>& view_statements() {
   static const std::vector<std::string> views{
       "CREATE VIEW kernels_named AS SELECT k.*, s.value AS name, m.value AS mangled_name "
       "FROM kernels k JOIN strings s ON s.id = k.name_id JOIN strings m ON m.id = k.mangled_name_id",
       "CREATE VIEW api_calls_named AS SELECT a.*, s.value AS name "
       "FROM api_calls a JOIN strings s ON s.id = a.name_id",
+      "CREATE VIEW pc_samples_named AS SELECT p.*, f.value AS function, r.value AS stall_reason "
+      "FROM pc_samples p JOIN strings f ON f.id = p.function_id JOIN strings r ON r.id = p.stall_reason_id",
       "CREATE VIEW api_call_counts_named AS SELECT c.*, s.value AS name "
       "FROM api_call_counts c JOIN strings s ON s.id = c.name_id",
       "CREATE VIEW nvtx_ranges_named AS SELECT r.*, n.value AS name, d.value AS domain "

@@ -67,6 +67,13 @@ Column<Row> text_column(std::string name, std::string Row::*field) {
           [field](Row& r, const Statement& s, int c, const RowCodec&) { r.*field = s.text(c); }};
 }
 
+// Bytes (a cubin), stored as a BLOB.
+template <class Row>
+Column<Row> blob_column(std::string name, std::string Row::*field) {
+  return {std::move(name), "BLOB", [field](const Row& r, Statement& s, int i, RowCodec&) { s.bind_blob(i, r.*field); },
+          [field](Row& r, const Statement& s, int c, const RowCodec&) { r.*field = s.blob(c); }};
+}
+
 template <class Row, class Enum>
 Column<Row> enum_column(std::string name, Enum Row::*field, int count) {
   return {std::move(name), "TEXT",
@@ -130,6 +137,12 @@ template <>
 const TableSpec<Stream>& table_spec<Stream>();
 template <>
 const TableSpec<GraphNode>& table_spec<GraphNode>();
+template <>
+const TableSpec<PcSample>& table_spec<PcSample>();
+template <>
+const TableSpec<Cubin>& table_spec<Cubin>();
+template <>
+const TableSpec<PcSampling>& table_spec<PcSampling>();
 
 // The high-volume event tables, packed (tables_packed.cpp).
 template <>

@@ -26,6 +26,8 @@ void every_record(testing::SpoolBuilder& b) {
       .string(9, "GH100")
       .string(10, "ok")
       .string(11, "aten::add_")
+      .string(12, "_Z7hotspotPf")
+      .string(13, "long_scoreboard")
       .string(static_cast<uint32_t>(spool::TextKey::CommandLine), "./bsr_spmm --iters 2", true)
       .string(static_cast<uint32_t>(spool::TextKey::CaptureStatus), "ok", true)
       .string(static_cast<uint32_t>(spool::TextKey::CuptiPath), "/usr/local/cuda/lib64/libcupti.so", true)
@@ -33,6 +35,12 @@ void every_record(testing::SpoolBuilder& b) {
       .string(static_cast<uint32_t>(spool::TextKey::CuptiShared), "1", true)
       .string(static_cast<uint32_t>(spool::TextKey::Distributed), "0 0 2", true)
       .string(static_cast<uint32_t>(spool::TextKey::ApiTrace), "core", true)
+      // A cubin: its CRC (8 bytes, little-endian), then the ELF's first bytes.
+      .string(static_cast<uint32_t>(spool::TextKey::Cubin),
+              std::string("\xa6\x47\x6d\xa1\0\0\0\0\x7f"
+                          "ELF",
+                          12),
+              true)
       .record(RecordKind::Process, spool::ProcessRecord{1500, 100, 99, 13000, 13000, 130001, 0})
       .record(RecordKind::Device,
               spool::DeviceRecord{
@@ -67,6 +75,8 @@ void every_record(testing::SpoolBuilder& b) {
       .record(RecordKind::GpuSample, spool::GpuSampleRecord{2000, 3000, 55.0, 0, 8})
       .record(RecordKind::MetricCollection, spool::MetricCollectionRecord{1, 0, 0, 10, 9, 3, 1, 0, {}})
       .record(RecordKind::ApiCount, spool::ApiCountRecord{40, 12'000, 2, 0, {}})
+      .record(RecordKind::PcSample, spool::PcSampleRecord{0xa16d47a6, 0x3f0, 120, 110, 12, 13, 0, 0})
+      .record(RecordKind::PcSampling, spool::PcSamplingRecord{200, 4, 10, 0, 11, 0, 0})
       .flush();
 }
 

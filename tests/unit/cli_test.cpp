@@ -103,7 +103,10 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
   const std::pair<std::string, std::string> cases[] = {
       {"--metrics bogus", "unknown metric set 'bogus'"},
       {"--metric 'a b'", "bad metric name 'a b'"},
-      {"--kernel gemm", "choose kernels for --metrics/--metric"},
+      {"--kernel gemm", "--kernel chooses kernels for --metrics/--metric or --source"},
+      {"--launch-skip 3", "--launch-skip and --launch-count choose kernels for --metrics/--metric"},
+      {"--source-period 9", "--source-period needs --source"},
+      {"--source --metrics sol", "--source and --metrics/--metric cannot be combined"},
       {"--metrics sol --kernel '('", "--kernel: expected a valid regular expression"},
       {"--gpu-metrics --metrics sol", "--gpu-metrics and --metrics/--metric cannot be combined"},
       {"--gpu-metrics=1000 --metric dram__bytes_read.sum", "--gpu-metrics and --metrics/--metric cannot be combined"},
@@ -113,6 +116,8 @@ TEST(Cli, ProfileMetricOptionErrorsComeBeforeTheProgramRuns) {
   EXPECT_EQ(gpuscope(dir, "profile --gpu-metrics=0 -- /bin/true").exit_code, 2);
   EXPECT_EQ(gpuscope(dir, "profile --gpu-metrics=20001 -- /bin/true").exit_code, 2);
   EXPECT_EQ(gpuscope(dir, "profile --metrics sol --launch-count 0 -- /bin/true").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "profile --source --source-period 4 -- /bin/true").exit_code, 2);
+  EXPECT_EQ(gpuscope(dir, "profile --source --source-period 32 -- /bin/true").exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(dir + "/ran.txt"));
 }
 

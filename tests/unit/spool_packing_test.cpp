@@ -40,7 +40,9 @@ const Pad kPads[] = {GS_PAD(ProcessRecord, Process),
                      GS_PAD(ApiCountRecord, ApiCount),
                      GS_PAD(MetricCollectionRecord, MetricCollection),
                      GS_PAD(CommCallRecord, CommCall),
-                     GS_PAD(StreamRecord, Stream)};
+                     GS_PAD(StreamRecord, Stream),
+                     GS_PAD(PcSampleRecord, PcSample),
+                     GS_PAD(PcSamplingRecord, PcSampling)};
 #undef GS_PAD
 
 std::vector<RecordKind> fixed_kinds() {

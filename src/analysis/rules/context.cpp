@@ -106,6 +106,9 @@ bool RepeatedPart::contains(TimeNs t) const {
 RuleContext make_context(const Trace& trace, const RuleInputs& inputs) {
   RuleContext ctx{trace, inputs};
   ctx.torch = std::make_shared<const TorchOps>(trace);
+  ctx.source = inputs.source;
+  if (!ctx.source && has_pc_samples(trace))
+    ctx.source = std::make_shared<const SourceProfile>(profile_source(trace, nullptr, kSourceRows, 0));
   ctx.kernel_groups = summarize_kernels(trace);
   ctx.top_occupancy = kernel_occupancy(trace, ctx.kernel_groups, 5);
   const Attribution& a = inputs.attribution;

@@ -37,6 +37,7 @@ namespace rules {
   X(shared_bank_conflicts)  \
   X(memory_bound_kernel)    \
   X(dominant_stall)         \
+  X(hot_source_line)        \
   X(achieved_occupancy_gap) \
   X(fp16_without_tensor_cores)
 
@@ -133,7 +134,7 @@ RuleInputs rule_inputs(const Trace& trace, std::optional<SteadyState> steady) {
   const bool several = std::any_of(trace.kernels.begin(), trace.kernels.end(),
                                    [&](const Kernel& k) { return k.pid != trace.kernels.front().pid; });
   return {std::move(steady), attribute_wall_time(trace, window), analyze_timeline(trace, all_gaps),
-          several ? analyze_ranks(trace) : std::nullopt};
+          several ? analyze_ranks(trace) : std::nullopt, nullptr};
 }
 
 std::vector<Finding> run_rules(const Trace& trace) { return run_rules(trace, rule_inputs(trace)); }

@@ -68,6 +68,8 @@ struct RuleContext {
   TimeNs saving(const Scenario& s) const { return retimer ? retimer->saving(s) : 0; }
   std::optional<Retimer> retimer;         // the main thread's replay, prepared once for every rule's saving()
   std::shared_ptr<const TorchOps> torch;  // framework ops and links; never null after make_context
+  // PC samples (RuleInputs::source, else profile_source without lines); null without PC samples.
+  std::shared_ptr<const SourceProfile> source;
   // Every main-thread interval of the repeated part's instances (for Finding::covers).
   std::vector<EvidenceSpan> repeated_spans() const;
   // A saving worth reporting: >= 50 us and >= 0.5 % of wall_ns (the judged part's time).

@@ -98,6 +98,7 @@ bool RecordDecoder::define_string(const char* body, uint32_t bytes, bool is_text
     case TextKey::CaptureRange: process_.capture_range = std::move(text); break;
     case TextKey::Distributed: parse_distributed(text, process_); break;
     case TextKey::ApiTrace: process_.api_trace = std::move(text); break;
+    case TextKey::Cubin: return pc_samples_.add_cubin(std::move(text));
   }
   return true;
 }
@@ -322,6 +323,18 @@ bool RecordDecoder::decode_record(RecordKind kind, const char* body, uint32_t by
       torch_ops_.push_back(op);
       return true;
     }
+    case RecordKind::PcSample: {
+      PcSampleRecord r;
+      if (!read_body(body, bytes, r)) return false;
+      pc_samples_.add(r, string(r.function), string(r.stall_reason));
+      return true;
+    }
+    case RecordKind::PcSampling: {
+      PcSamplingRecord r;
+      if (!read_body(body, bytes, r)) return false;
+      pc_samples_.add(r);
+      return true;
+    }
   }
   return false;  // unknown record kind: treat the chunk as damaged
 }
@@ -398,6 +411,7 @@ void RecordDecoder::finish(uint64_t bytes_discarded) {
   finish_metrics();
   link_comm_calls(trace_, pid, process_.world_size, comm_calls_);
   add_graph_nodes(trace_, pid, graph_nodes_);
+  pc_samples_.finish(trace_, pid);
   if (!torch_ops_.empty()) {
     // The process's CUDA calls are all decoded now: each goes to the innermost op open on its thread.
     for (const ExternalCorrelation& x : link_calls_to_ops(torch_ops_, trace_.api_calls))

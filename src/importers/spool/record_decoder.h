@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpuscope/model.h"
+#include "importers/spool/pc_samples.h"
 #include "spool/chunk_reader.h"
 #include "spool/format.h"
 
@@ -67,6 +68,7 @@ class RecordDecoder {
   std::vector<CommCallRecord> comm_calls_;    // linked to their kernels at the end (comm_calls.h)
   std::vector<GraphNodeRecord> graph_nodes_;  // resolved at the end (graph_nodes.h)
   std::vector<HostOp> torch_ops_;             // their CUDA calls are linked at the end
+  PcSampleCollector pc_samples_;              // summed and written at the end
   StringId cpu_op_ = 0;                       // "cpu_op", interned at the first op
   uint64_t records_ = 0;
   uint64_t unknown_string_refs_ = 0;

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""gpuscope's Source section against Nsight Compute's source page, kernel by kernel.
+
+    bench/source_vs_ncu.py GPUSCOPE_JSON NCU_SASS_CSV
+
+GPUSCOPE_JSON: `gpuscope report CAPTURE --format json --top 0` of a `profile --source` run.
+NCU_SASS_CSV: `ncu --import REPORT --page source --csv --print-source sass` of the same kernels
+(bench/source_cost.sh makes both). ncu's addresses become offsets from each kernel's first
+instruction; its samples are summed per source line through gpuscope's PC -> line mapping (the
+same cubin). For the 10 hottest lines and PCs of each kernel (by gpuscope's samples) it prints
+the share of the kernel's samples in each tool and, for the line's top stall reason in gpuscope,
+that reason's share of the line's samples in each tool; then the largest difference of each, in
+percentage points (a stall share only where both have 1,000 samples or more of the row). Exit 1
+when a difference is over 5 points.
+"""
+import csv
+import json
+import sys
+
+# ncu's source-page column -> the stall reason as gpuscope (and CUPTI's PC sampling) names it.
+NCU_REASONS = {
+    "stall_barrier": "barrier", "stall_branch_resolving": "branch_resolving", "stall_dispatch": "dispatch_stall",
+    "stall_drain": "drain", "stall_imc": "imc_miss", "stall_lg": "lg_throttle", "stall_long_sb": "long_scoreboard",
+    "stall_math": "math_pipe_throttle", "stall_membar": "membar", "stall_mio": "mio_throttle", "stall_misc": "misc",
+    "stall_no_inst": "no_instructions", "stall_not_selected": "not_selected", "stall_selected": "selected",
+    "stall_short_sb": "short_scoreboard", "stall_sleep": "sleeping", "stall_tex": "tex_throttle", "stall_wait": "wait",
+    "stall_warpgroup_arrive": "warpgroup_arrive",
+}
+LIMIT = 5.0  # percentage points
+# A stall reason's share of a line or PC is compared only where both tools have this many samples of
+# it: the share of 5 samples is noise in either tool.
+MIN_SAMPLES = 1000
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return 0.0
+
+
+def read_ncu(path):
+    """kernel name (before the parenthesis) -> {offset: (samples, {reason: samples})}."""
+    kernels, header, kernel, base = {}, None, None, None
+    for row in csv.reader(open(path)):
+        if row and row[0] == "Kernel Name":
+            kernel, header, base = row[1].split("(")[0], None, None
+        elif row and row[0] == "Address":
+            header = row
+        elif header and kernel and row:
+            address = int(row[0], 16)
+            base = address if base is None else base
+            cells = dict(zip(header, row))
+            reasons = {NCU_REASONS[c]: number(cells[c]) for c in NCU_REASONS if c in cells}
+            kernels.setdefault(kernel, {})[address - base] = (number(cells["Warp Stall Sampling (All Samples)"]), reasons)
+    return kernels
+
+
+def source_tables(report):
+    section = next(s for s in report["sections"] if s["key"] == "source")
+    by_kernel = {}
+    for table in section["tables"]:
+        for prefix, kind in (("Hottest lines of ", "lines"), ("Hottest instructions of ", "pcs")):
+            if table["title"].startswith(prefix):
+                name = table["title"][len(prefix):]
+                by_kernel.setdefault(name.split("(")[0], {})[kind] = table["rows"]
+    return by_kernel
+
+
+def main():
+    report, ncu = json.load(open(sys.argv[1])), read_ncu(sys.argv[2])
+    worst = 0.0
+    for kernel, tables in source_tables(report).items():
+        if kernel not in ncu:
+            print(f"{kernel}: not in ncu's report")
+            continue
+        pcs = ncu[kernel]
+        total = sum(samples for samples, _ in pcs.values()) or 1
+        line_of = {int(r["pc"], 16): r["line"] for r in tables.get("pcs", [])}
+        by_line = {}
+        for offset, (samples, reasons) in pcs.items():
+            line = by_line.setdefault(line_of.get(offset, "?"), [0.0, {}])
+            line[0] += samples
+            for reason, n in reasons.items():
+                line[1][reason] = line[1].get(reason, 0.0) + n
+        print(f"{kernel}: ncu {total:.0f} samples")
+        for kind, rows in (("line", tables.get("lines", [])), ("pc", tables.get("pcs", []))):
+            share_diff = stall_diff = 0.0
+            for r in rows[:10]:
+                if kind == "line":
+                    samples, reasons = by_line.get(r["line"], (0.0, {}))
+                    place = r["line"]
+                else:
+                    samples, reasons = pcs.get(int(r["pc"], 16), (0.0, {}))
+                    place = f'{r["pc"]} {r["line"]}'
+                share = 100 * samples / total
+                stall = 100 * reasons.get(r["top_stall"], 0.0) / samples if samples else 0.0
+                share_diff = max(share_diff, abs(share - r["share"]))
+                enough = min(samples, r["samples"]) >= MIN_SAMPLES
+                if enough:
+                    stall_diff = max(stall_diff, abs(stall - (r["top_stall_percent"] or 0.0)))
+                print(f"  {kind:4} {place:32} share {r['share']:6.2f}% ncu {share:6.2f}%   "
+                      f"{r['top_stall']} {r['top_stall_percent']:6.2f}% ncu {stall:6.2f}%"
+                      + ("" if enough else "   (few samples: stall share not compared)"))
+            print(f"  top {min(10, len(rows))} {kind}s: largest difference {share_diff:.2f} points in share, "
+                  f"{stall_diff:.2f} in the top stall's share")
+            worst = max(worst, share_diff, stall_diff)
+    print(f"largest difference: {worst:.2f} percentage points (limit {LIMIT})")
+    return 0 if worst <= LIMIT else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+// Inside the kernels: where CUPTI's PC samples (`profile --source`) fall, by source line and by
+// SASS instruction, with their stall reasons, for the report's "Source" section (docs/report.md).
+//
+// A sample is one warp of one SM sub-partition seen at one PC, every 2^N cycles: a PC's share of
+// its kernel's samples is its share of the kernel's warp time, and a reason's share says why
+// those warps were not issuing ("selected": they were). Samples are counts, not times; the
+// capture has no per-launch split (continuous sampling), so a kernel here is a function summed
+// over every launch.
+//
+// Lines and SASS come from the cubins in the capture, read at report time through a
+// SourceResolver: CUPTI's host-side line table (a cubin built with -lineinfo or -G has one) and
+// the CUDA toolkit's nvdisasm for the instructions. Without a resolver, or without either tool,
+// the section still ranks PCs and says what is missing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpuscope/model.h"
+
+namespace gpuscope::analysis {
+
+struct SourceLocation {
+  std::string file;   // as the line table names it (directory and file joined); empty: unknown
+  uint32_t line = 0;  // 0: unknown
+};
+
+// What maps a cubin's PCs to source lines and SASS. Implementations live outside the analysis
+// (the CLI's uses libcupti and nvdisasm); tests give their own.
+class SourceResolver {
+ public:
+  virtual ~SourceResolver() = default;
+  // The source location of each of `pcs` (offsets in `function`), in order; empty when the
+  // cubin has no line table or the resolver cannot read it.
+  virtual std::vector<SourceLocation> lines(const std::string& cubin, const std::string& function,
+                                            const std::vector<uint64_t>& pcs) const = 0;
+  // The SASS of `function`, by PC offset ("LDG.E R4, desc[UR4][R2.64]"); empty when unavailable.
+  virtual std::map<uint64_t, std::string> sass(const std::string& cubin, const std::string& function) const = 0;
+  // Why sass() gives nothing here, for the report ("nvdisasm not found ..."); empty when it can.
+  virtual std::string sass_unavailable() const { return ""; }
+};
+
+struct StallSamples {
+  std::string reason;  // ncu's short name: "long_scoreboard", "barrier", "selected", ...
+  uint64_t samples = 0;
+  uint64_t not_issued = 0;  // of `samples`
+};
+
+// Samples of one place in a kernel (a source line, or one instruction), reasons by samples.
+struct SourceHotspot {
+  uint64_t pc = 0;          // instructions: the PC offset; lines: the hottest PC on the line
+  std::string instruction;  // instructions: the SASS, empty when not disassembled
+  SourceLocation location;  // the line (instructions: the instruction's line)
+  uint64_t samples = 0;
+  double share_percent = 0;          // of the kernel's samples
+  std::vector<StallSamples> stalls;  // by samples, descending
+  // When most samples are barrier stalls and the SASS is known: the line of the barrier the warps
+  // wait at. The hardware samples a warp waiting at a barrier at an instruction after it (after
+  // BAR.SYNC.DEFER_BLOCKING, at the first one that must wait), so the sampled line is one after
+  // the __syncthreads(); this is the nearest BAR within 8 instructions before. Lines: their
+  // hottest PC's. Empty without SASS.
+  SourceLocation waits_at;
+  std::optional<uint64_t> barrier_pc;  // that barrier's PC (also for a cubin without a line table)
+};
+
+struct KernelSource {
+  uint32_t pid = 0;
+  uint32_t run_id = 0;
+  std::string name;     // demangled, as the kernel table names it; the mangled name if no kernel record has it
+  std::string mangled;  // as sampled
+  uint64_t samples = 0;
+  size_t pcs = 0;                           // distinct PCs sampled
+  std::vector<StallSamples> stalls;         // the kernel's, by samples, descending
+  std::vector<SourceHotspot> lines;         // by samples, descending; empty without a line table
+  std::vector<SourceHotspot> instructions;  // by samples, descending
+  bool has_cubin = false;                   // the capture kept the module's cubin
+  bool has_lines = false;                   // its line table gave a line for some PC
+  bool has_sass = false;                    // it was disassembled (only the first `disassembled` kernels)
+};
+
+struct SourceProfile {
+  std::vector<KernelSource> kernels;  // by samples, descending
+  uint64_t samples = 0;               // in the kernels above
+  uint64_t total_samples = 0;         // CUPTI's total, other kernels' and dropped ones included
+  uint64_t dropped_samples = 0;
+  uint32_t period_log2 = 0;      // the largest of the devices' (0: not recorded)
+  std::string sass_unavailable;  // the resolver's reason, when it could not disassemble
+};
+
+// Kernels with PC samples, each with its `top` hottest lines and instructions (0: all); the SASS
+// of the first `disassembled` kernels by samples only (disassembling a library's kernel takes a
+// second or so). `resolver` may be null: PCs are then ranked without lines or SASS.
+SourceProfile profile_source(const Trace& trace, const SourceResolver* resolver, size_t top,
+                             size_t disassembled = SIZE_MAX);
+
+// Rows per kernel the rules read when no report computed the profile for them.
+inline constexpr size_t kSourceRows = 10;
+
+// Whether the trace has PC samples.
+inline bool has_pc_samples(const Trace& trace) { return !trace.pc_samples.empty(); }
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,147 @@
+// The "Source" section: the sampled kernels (`profile --source`), then for each of the hottest
+// its source lines and SASS instructions by PC samples, with their stall reasons
+// (analysis_source.h). Only for traces with PC samples.
+#include <fmt/format.h>
+
+#include "gpuscope/analysis_source.h"
+#include "report/builder.h"
+#include "report/units.h"
+
+namespace gpuscope::report {
+namespace {
+
+constexpr size_t kStallsShown = 2;  // reasons per row in the Stalls column
+
+double share(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
+}
+
+// "long_scoreboard 62%, lg_throttle 30%, selected 4%".
+std::string stall_text(const std::vector<analysis::StallSamples>& stalls, uint64_t samples) {
+  std::string out;
+  for (size_t i = 0; i < stalls.size() && i < kStallsShown; ++i)
+    out += fmt::format("{}{} {}", i ? ", " : "", stalls[i].reason, format_percent(share(stalls[i].samples, samples)));
+  return out;
+}
+
+std::string place(const analysis::SourceLocation& at) {
+  if (at.line == 0) return "";
+  const size_t slash = at.file.rfind('/');
+  return fmt::format("{}:{}", slash == std::string::npos ? at.file : at.file.substr(slash + 1), at.line);
+}
+
+std::string pc_text(uint64_t pc) { return fmt::format("{:#06x}", pc); }
+
+// The top reason as two machine columns, so JSON readers need not parse the Stalls text.
+void add_top_stall(std::vector<Cell>& row, const std::vector<analysis::StallSamples>& stalls, uint64_t samples) {
+  row.push_back(text(stalls.empty() ? "" : stalls.front().reason));
+  row.push_back(stalls.empty() ? opt_num(std::nullopt, Unit::Percent)
+                               : num(share(stalls.front().samples, samples), Unit::Percent));
+}
+
+void add_stall_columns(Table& t) {
+  t.columns.push_back(text_column("stalls", "Stalls (share of its samples)"));
+  t.columns.push_back({"top_stall", "Top stall", std::nullopt, TextStyle::Plain, true});
+  t.columns.push_back(machine_column("top_stall_percent", "Top stall %", Unit::Percent));
+}
+
+Table kernels_table(const analysis::SourceProfile& profile, size_t top) {
+  Table t;
+  t.key = "sampled_kernels";
+  t.title = "Sampled kernels";
+  t.columns = {text_column("kernel", "Kernel", TextStyle::Identifier), num_column("samples", "Samples", Unit::Count),
+               num_column("share", "Share", Unit::Percent), num_column("pcs", "PCs", Unit::Count),
+               text_column("hottest_line", "Hottest line", TextStyle::Identifier)};
+  add_stall_columns(t);
+  for (const analysis::KernelSource& k : profile.kernels) {
+    std::vector<Cell> row{text(k.name), num(static_cast<double>(k.samples), Unit::Count),
+                          num(share(k.samples, profile.samples), Unit::Percent),
+                          num(static_cast<double>(k.pcs), Unit::Count),
+                          text(k.lines.empty() ? "" : place(k.lines.front().location))};
+    row.push_back(text(stall_text(k.stalls, k.samples)));
+    add_top_stall(row, k.stalls, k.samples);
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(
+      "A sample is one warp seen at one instruction; a kernel's samples are summed over all its launches. Stalls: why "
+      "the sampled warps were not issuing (ncu's names; `selected`: issuing).");
+  limit_rows(t, top);
+  return t;
+}
+
+Table hotspot_table(const analysis::KernelSource& k, bool lines, size_t top) {
+  Table t;
+  t.key = lines ? "source_lines" : "sass_instructions";
+  t.title = (lines ? "Hottest lines of " : "Hottest instructions of ") + k.name;
+  if (lines) {
+    t.columns = {text_column("line", "Line", TextStyle::Identifier), machine_column("pc", "Hottest PC", Unit::Plain)};
+  } else {
+    t.columns = {text_column("pc", "PC"), text_column("sass", "SASS", TextStyle::Identifier),
+                 text_column("line", "Line", TextStyle::Identifier)};
+  }
+  t.columns.push_back(num_column("samples", "Samples", Unit::Count));
+  t.columns.push_back(num_column("share", "Share", Unit::Percent));
+  add_stall_columns(t);
+  t.columns.push_back(text_column("waits_at", "Waits at", TextStyle::Identifier));
+  bool barrier = false;
+  for (const analysis::SourceHotspot& h : lines ? k.lines : k.instructions) {
+    std::vector<Cell> row;
+    if (lines) {
+      row = {text(place(h.location)), num(static_cast<double>(h.pc), Unit::Plain)};
+    } else {
+      row = {text(pc_text(h.pc)), text(h.instruction), text(place(h.location))};
+    }
+    row.push_back(num(static_cast<double>(h.samples), Unit::Count));
+    row.push_back(num(h.share_percent, Unit::Percent));
+    row.push_back(text(stall_text(h.stalls, h.samples)));
+    add_top_stall(row, h.stalls, h.samples);
+    // Lines: the barrier's line (its PC without a line table); instructions: its PC and line.
+    std::string waits = place(h.waits_at);
+    if (h.barrier_pc && (!lines || waits.empty()))
+      waits = pc_text(*h.barrier_pc) + (waits.empty() || lines ? "" : " " + waits);
+    row.push_back(text(waits));
+    barrier = barrier || h.barrier_pc.has_value();
+    t.rows.push_back(std::move(row));
+  }
+  // Columns with nothing to show stay in JSON only: no SASS without nvdisasm, no barrier-bound row.
+  for (Column& c : t.columns)
+    if ((c.key == "sass" && !k.has_sass) || (c.key == "waits_at" && !barrier)) c.for_machines = true;
+  if (barrier)
+    t.notes.push_back(
+        "Waits at: the barrier (BAR, a __syncthreads) the warps of a barrier-bound row wait at. The GPU samples a "
+        "warp waiting at a barrier at an instruction after it, so the row is one after the barrier.");
+  if (lines && k.lines.empty())
+    t.empty_text = k.has_cubin ? "no line table in its cubin (libraries such as cuBLAS ship without one; build "
+                                 "your own kernels with nvcc -lineinfo to see their lines)"
+                               : "the capture has no cubin for this kernel";
+  limit_rows(t, top);
+  return t;
+}
+
+}  // namespace
+
+Section build_source_section(const analysis::SourceProfile& profile, size_t top, bool resolved) {
+  Section s;
+  s.key = "source";
+  s.title = "Source: where the kernels' warps are";
+  s.lines.push_back({"pc_samples", "PC samples", num(static_cast<double>(profile.samples), Unit::Count),
+                     profile.period_log2
+                         ? fmt::format("one every 2^{} cycles per SM sub-partition", profile.period_log2)
+                         : std::string()});
+  if (profile.dropped_samples)
+    s.lines.push_back({"dropped_samples", "Dropped by the GPU",
+                       num(static_cast<double>(profile.dropped_samples), Unit::Count),
+                       "its sampling buffer was full; a larger --source-period drops fewer"});
+  s.tables.push_back(kernels_table(profile, top));
+  for (size_t i = 0; i < profile.kernels.size() && i < kSourceKernelsShown; ++i) {
+    const analysis::KernelSource& k = profile.kernels[i];
+    s.tables.push_back(hotspot_table(k, true, top));
+    s.tables.push_back(hotspot_table(k, false, top));
+  }
+  if (!resolved)
+    s.notes.push_back("Lines and SASS were not read from the capture's cubins (no resolver in this build).");
+  else if (!profile.sass_unavailable.empty()) s.notes.push_back("No SASS: " + profile.sass_unavailable + ".");
+  return s;
+}
+
+}  // namespace gpuscope::report
