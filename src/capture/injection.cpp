@@ -198,6 +198,7 @@ void on_exit() {
     // Not after a takeover: the buffers are the other client's, which may have freed them.
     if (!capture->taken_over.load()) flush_all(capture->cupti.api, CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     if (capture->writer) capture->writer->stop_and_join();  // drains, writes End, closes
+    if (capture->pc_sampler) capture->pc_sampler->remove_cubin_file();
   } catch (...) {
   }
 }
@@ -497,7 +498,7 @@ void start_capture() {
   spool->flush();
 
   if (config.options.source) {
-    capture->pc_sampler = std::make_unique<PcSampler>(cupti.api, config.options);
+    capture->pc_sampler = std::make_unique<PcSampler>(cupti.api, config.options, path + ".cubins");
     if (!capture->pc_sampler->available()) {
       log_line("--source: %s lacks CUPTI's PC sampling API; no PC samples, the trace is still captured",
                cupti.path.c_str());

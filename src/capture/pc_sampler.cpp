@@ -1,8 +1,12 @@
 // PcSampler (pc_sampler.h).
 #include "capture/pc_sampler.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -60,13 +64,23 @@ struct PcSampler::Context {
   SampleBuffer flushed;  // the configuration's: CUPTI flushes into it on its own
 };
 
-PcSampler::PcSampler(const CuptiApi& api, const CaptureOptions& options)
+PcSampler::PcSampler(const CuptiApi& api, const CaptureOptions& options, std::string cubin_file)
     : api_(api),
       filter_(options.kernel, 0, 0, filter_error_),
-      period_log2_(static_cast<uint32_t>(options.source_period)) {}
+      period_log2_(static_cast<uint32_t>(options.source_period)),
+      cubin_path_(std::move(cubin_file)) {}
 
 PcSampler::~PcSampler() {
   for (char* name : function_names_) std::free(name);
+  remove_cubin_file();
+}
+
+void PcSampler::remove_cubin_file() {
+  std::lock_guard lock(mutex_);
+  if (cubin_fd_ < 0) return;
+  ::close(cubin_fd_);
+  cubin_fd_ = -1;
+  ::unlink(cubin_path_.c_str());
 }
 
 void PcSampler::enable_callbacks(const CuptiApi& api, CUpti_SubscriberHandle subscriber) {
@@ -198,12 +212,24 @@ void PcSampler::keep_cubin(const CUpti_ModuleResourceData& module) {
   if (api_.profiler.GetCubinCrc(&crc) != CUPTI_SUCCESS) return;
   std::lock_guard lock(mutex_);
   if (cubins_.count(crc.cubinCrc)) return;
-  if (cubin_bytes_ + module.cubinSize > kMaxCubinBytes) {
+  if (cubin_fd_ < 0 && !cubin_path_.empty())
+    cubin_fd_ = ::open(cubin_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (cubin_fd_ < 0 || cubin_file_bytes_ + module.cubinSize > kMaxCubinFileBytes) {
     cubins_not_kept_.add();
     return;
   }
-  cubins_[crc.cubinCrc].image.assign(module.pCubin, module.cubinSize);
-  cubin_bytes_ += module.cubinSize;
+  for (size_t done = 0; done < module.cubinSize;) {
+    const ssize_t n = ::pwrite(cubin_fd_, module.pCubin + done, module.cubinSize - done,
+                               static_cast<off_t>(cubin_file_bytes_ + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      cubins_not_kept_.add();  // the disk is full: later bytes may still fit another module
+      return;
+    }
+    done += static_cast<size_t>(n);
+  }
+  cubins_[crc.cubinCrc] = {cubin_file_bytes_, module.cubinSize, false};
+  cubin_file_bytes_ += module.cubinSize;
 }
 
 void PcSampler::drain(SpoolWriter& out) {
@@ -296,19 +322,31 @@ void PcSampler::write_cubins(const std::set<uint64_t>& sampled_modules, SpoolWri
       const auto it = cubins_.find(crc);
       if (it == cubins_.end() || it->second.written) continue;
       it->second.written = true;
-      if (it->second.image.size() > kMaxSpoolCubinBytes) {
+      if (it->second.bytes > kMaxSpoolCubinBytes) {
         cubins_not_kept_.add();
         continue;
       }
-      text += it->second.image;
-      cubin_bytes_ -= it->second.image.size();
-      std::string().swap(it->second.image);  // written: its memory goes back
+      text.resize(sizeof crc + it->second.bytes);
+      size_t done = 0;
+      while (done < it->second.bytes) {
+        const ssize_t n = ::pread(cubin_fd_, text.data() + sizeof crc + done, it->second.bytes - done,
+                                  static_cast<off_t>(it->second.offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<size_t>(n);
+      }
+      if (done < it->second.bytes) {  // the side file could not be read back
+        cubins_not_kept_.add();
+        continue;
+      }
     }
     out.append_text(spool::TextKey::Cubin, text, kMaxSpoolCubinBytes + sizeof crc);
   }
-  cubins_not_kept_.write(out, "cubins_not_kept",
-                         "modules whose cubin gpuscope did not keep (over its memory bound): their sampled PCs have no "
-                         "SASS or source lines");
+  cubins_not_kept_.write(
+      out, "cubins_not_kept",
+      "modules whose cubin gpuscope did not keep (over its bound, or not written to the disk): their "
+      "sampled PCs have no "
+      "SASS or source lines");
 }
 
 }  // namespace gpuscope::capture

@@ -6,9 +6,10 @@
 // How:
 //   context created      enable sampling on it, collecting every stall reason, with a buffer
 //                        CUPTI flushes into when a module unloads or sampling is disabled
-//   module loaded        its cubin's CRC (which PC records carry) and a copy of the cubin, kept
-//                        until the end (bounded by kMaxCubinBytes) so the report can read SASS
-//                        and source lines from it; only cubins with sampled PCs reach the spool
+//   module loaded        its cubin's CRC (which PC records carry), and the cubin appended to a
+//                        file beside the spool (SPOOL.cubins, bounded by kMaxCubinFileBytes), not
+//                        kept in the program's memory; only cubins with sampled PCs are copied
+//                        from it into the spool, so the report can read SASS and source lines
 //   context destroying   sampling disabled (a drain of the context then in flight is CUPTI's to
 //                        order; ours never waits on it): CUPTI flushes what is left into the
 //                        context's buffer
@@ -47,12 +48,13 @@ namespace gpuscope::capture {
 
 class PcSampler {
  public:
-  static constexpr size_t kPcsPerDrain = 4096;              // PCs one cuptiPCSamplingGetData returns at most
-  static constexpr size_t kFlushBufferPcs = 16384;          // PCs CUPTI may flush at a module unload or disable
-  static constexpr size_t kMaxCubinBytes = 512u << 20;      // cubins kept in memory, in all
+  static constexpr size_t kPcsPerDrain = 4096;      // PCs one cuptiPCSamplingGetData returns at most
+  static constexpr size_t kFlushBufferPcs = 16384;  // PCs CUPTI may flush at a module unload or disable
+  static constexpr uint64_t kMaxCubinFileBytes = uint64_t{4} << 30;  // cubins in the side file, in all
   static constexpr size_t kMaxSpoolCubinBytes = 32u << 20;  // one larger cubin is not written (a chunk's bound)
 
-  PcSampler(const CuptiApi& api, const CaptureOptions& options);
+  // `cubin_file`: where loaded modules' cubins wait until sampled (created at the first load).
+  PcSampler(const CuptiApi& api, const CaptureOptions& options, std::string cubin_file);
   ~PcSampler();
   PcSampler(const PcSampler&) = delete;
   PcSampler& operator=(const PcSampler&) = delete;
@@ -66,6 +68,8 @@ class PcSampler {
   void drain(SpoolWriter& out);
   // At exit, before the writer's last drain.
   void finish();
+  // After the writer's last drain: the side file goes.
+  void remove_cubin_file();
 
   struct Context;
 
@@ -88,11 +92,13 @@ class PcSampler {
   std::map<CUcontext, std::shared_ptr<Context>> contexts_;
   std::vector<std::shared_ptr<Context>> stopped_;  // disabled; their flush buffers not yet drained
   struct KeptCubin {
-    std::string image;     // emptied once written
-    bool written = false;  // a PC record pointed into it and it went to the spool
+    uint64_t offset = 0, bytes = 0;  // in the side file
+    bool written = false;            // a PC record pointed into it and it went to the spool
   };
   std::map<uint64_t, KeptCubin> cubins_;  // CRC ->
-  size_t cubin_bytes_ = 0;
+  const std::string cubin_path_;
+  int cubin_fd_ = -1;
+  uint64_t cubin_file_bytes_ = 0;
   DropCount cubins_not_kept_;
   std::unordered_set<char*> function_names_;  // CUPTI's, ours to free() once no record can name them
 };

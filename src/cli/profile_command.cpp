@@ -68,6 +68,8 @@ void finish_capture(const Run& run, const std::string& output, const std::string
   write_trace(output, trace);
   if (!options.keep_spools)
     for (const auto& spool : spools) std::remove(spool.c_str());
+  // --source's side file of a process that died before removing it (capture.md).
+  for (const auto& spool : spools) std::remove((spool + ".cubins").c_str());
   const ExitStatus status{run.exit_code, run.term_signal};
   std::cerr << "gpuscope: program " << status.describe() << "; capture written to " << output << "\n";
   if (options.print_report) std::cerr << render(trace, options.report) << std::flush;
