@@ -43,6 +43,9 @@ class SourceResolver {
   virtual std::map<uint64_t, std::string> sass(const std::string& cubin, const std::string& function) const = 0;
   // Why sass() gives nothing here, for the report ("nvdisasm not found ..."); empty when it can.
   virtual std::string sass_unavailable() const { return ""; }
+  // The text of a source file the line table names, when it can be read here (the machine that
+  // built the program); empty otherwise.
+  virtual std::string source_file(const std::string& path) const { return ""; }
 };
 
 struct StallSamples {
@@ -68,6 +71,17 @@ struct SourceHotspot {
   std::optional<uint64_t> barrier_pc;  // that barrier's PC (also for a cubin without a line table)
 };
 
+inline constexpr uint32_t kExcerptLines = 6;  // lines shown before and after a kernel's hottest line
+
+// One line of a source file around a kernel's hottest line, with its samples (none: 0).
+struct SourceLineText {
+  uint32_t line = 0;
+  std::string code;
+  uint64_t samples = 0;
+  double share_percent = 0;          // of the kernel's samples
+  std::vector<StallSamples> stalls;  // by samples, descending
+};
+
 struct KernelSource {
   uint32_t pid = 0;
   uint32_t run_id = 0;
@@ -78,9 +92,13 @@ struct KernelSource {
   std::vector<StallSamples> stalls;         // the kernel's, by samples, descending
   std::vector<SourceHotspot> lines;         // by samples, descending; empty without a line table
   std::vector<SourceHotspot> instructions;  // by samples, descending
-  bool has_cubin = false;                   // the capture kept the module's cubin
-  bool has_lines = false;                   // its line table gave a line for some PC
-  bool has_sass = false;                    // it was disassembled (only the first `disassembled` kernels)
+  // The hottest line's file from kExcerptLines before it to as many after, when the resolver
+  // could read the file: the source beside its samples.
+  std::string excerpt_file;
+  std::vector<SourceLineText> excerpt;
+  bool has_cubin = false;  // the capture kept the module's cubin
+  bool has_lines = false;  // its line table gave a line for some PC
+  bool has_sass = false;   // it was disassembled (only the first `disassembled` kernels)
 };
 
 struct SourceProfile {
@@ -93,8 +111,9 @@ struct SourceProfile {
 };
 
 // Kernels with PC samples, each with its `top` hottest lines and instructions (0: all); the SASS
-// of the first `disassembled` kernels by samples only (disassembling a library's kernel takes a
-// second or so). `resolver` may be null: PCs are then ranked without lines or SASS.
+// and the source excerpt of the first `disassembled` kernels by samples only (disassembling a
+// library's kernel takes a second or so). `resolver` may be null: PCs are then ranked without
+// lines or SASS.
 SourceProfile profile_source(const Trace& trace, const SourceResolver* resolver, size_t top,
                              size_t disassembled = SIZE_MAX);
 

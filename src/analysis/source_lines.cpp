@@ -4,6 +4,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -71,6 +72,37 @@ bool mostly_barrier(const PcSamples& p) {
   for (const StallSamples& s : p.stalls)
     if (s.reason == "barrier") return 2 * s.samples > p.samples;
   return false;
+}
+
+// The hottest line's file around it (KernelSource::excerpt), from every line's samples: before
+// the lines are cut to the top ones.
+void add_excerpt(KernelSource& k, const SourceResolver& resolver) {
+  const auto hottest = std::max_element(k.lines.begin(), k.lines.end(),
+                                        [](const SourceHotspot& a, const SourceHotspot& b) {
+                                          return a.samples < b.samples;
+                                        });
+  if (hottest == k.lines.end()) return;
+  const std::string text = resolver.source_file(hottest->location.file);
+  if (text.empty()) return;
+  std::vector<std::string_view> file_lines;
+  for (std::string_view rest = text; !rest.empty();) {
+    const size_t newline = rest.find('\n');
+    file_lines.push_back(rest.substr(0, newline));
+    rest = newline == std::string_view::npos ? std::string_view() : rest.substr(newline + 1);
+  }
+  const uint32_t hot = hottest->location.line;
+  if (hot == 0 || hot > file_lines.size()) return;  // not this file as it was built
+  const uint32_t first = hot > kExcerptLines ? hot - kExcerptLines : 1;
+  const uint32_t last = std::min<uint32_t>(static_cast<uint32_t>(file_lines.size()), hot + kExcerptLines);
+  k.excerpt_file = hottest->location.file;
+  for (uint32_t n = first; n <= last; ++n) {
+    SourceLineText row{n, std::string(file_lines[n - 1]), 0, 0, {}};
+    for (const SourceHotspot& h : k.lines)
+      if (h.location.line == n && h.location.file == k.excerpt_file) row.samples = h.samples, row.stalls = h.stalls;
+    row.share_percent = k.samples ? 100.0 * static_cast<double>(row.samples) / static_cast<double>(k.samples) : 0;
+    sort_stalls(row.stalls);
+    k.excerpt.push_back(std::move(row));
+  }
 }
 
 // One kernel's PCs -> its profile. `pcs` are sorted by (crc, pc).
@@ -141,6 +173,7 @@ KernelSource profile_kernel(const Trace& trace, uint32_t run_id, uint32_t pid, c
     for (const StallSamples& s : p.stalls) add_stall(line.stalls, s.reason, s.samples, s.not_issued);
   }
   for (auto& [place, line] : by_line) k.lines.push_back(std::move(line));
+  if (disassemble && resolver != nullptr) add_excerpt(k, *resolver);
   sort_stalls(k.stalls);
   rank(k.lines, k.samples, top);
   rank(k.instructions, k.samples, top);

@@ -2,7 +2,10 @@
 #include "cli/source_resolver.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "cli/cupti_host.h"
@@ -51,6 +54,19 @@ class CliSourceResolver final : public analysis::SourceResolver {
     const auto symbol = info->functions.find(function);
     if (symbol == info->functions.end()) return {};
     return disassemble(*nvdisasm_, cubin, function, symbol->second);
+  }
+
+  // Only a regular file of at most 4 MiB: a line table's path is data from the capture.
+  std::string source_file(const std::string& path) const override {
+    constexpr uintmax_t kMaxSourceBytes = uintmax_t{4} << 20;
+    std::error_code ec;
+    if (path.empty() || !std::filesystem::is_regular_file(path, ec) ||
+        std::filesystem::file_size(path, ec) > kMaxSourceBytes || ec)
+      return "";
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return in ? text.str() : "";
   }
 
   std::string sass_unavailable() const override {

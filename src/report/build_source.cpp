@@ -118,6 +118,25 @@ Table hotspot_table(const analysis::KernelSource& k, bool lines, size_t top) {
   return t;
 }
 
+Table excerpt_table(const analysis::KernelSource& k) {
+  Table t;
+  t.key = "source_excerpt";
+  t.title = "Source around the hottest line of " + k.name;
+  t.columns = {num_column("line", "Line", Unit::Plain), text_column("code", "Code", TextStyle::Identifier),
+               num_column("samples", "Samples", Unit::Count), num_column("share", "Share", Unit::Percent)};
+  add_stall_columns(t);
+  for (const analysis::SourceLineText& l : k.excerpt) {
+    std::vector<Cell> row{num(l.line, Unit::Plain), text(l.code), num(static_cast<double>(l.samples), Unit::Count),
+                          num(l.share_percent, Unit::Percent), text(stall_text(l.stalls, l.samples))};
+    add_top_stall(row, l.stalls, l.samples);
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(k.excerpt_file +
+                    ", as it is on the machine that made this report: if it changed since the build, "
+                    "the lines may not match the samples.");
+  return t;
+}
+
 }  // namespace
 
 Section build_source_section(const analysis::SourceProfile& profile, size_t top, bool resolved) {
@@ -136,6 +155,7 @@ Section build_source_section(const analysis::SourceProfile& profile, size_t top,
   for (size_t i = 0; i < profile.kernels.size() && i < kSourceKernelsShown; ++i) {
     const analysis::KernelSource& k = profile.kernels[i];
     s.tables.push_back(hotspot_table(k, true, top));
+    if (!k.excerpt.empty()) s.tables.push_back(excerpt_table(k));
     s.tables.push_back(hotspot_table(k, false, top));
   }
   if (!resolved)

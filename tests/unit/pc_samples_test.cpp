@@ -138,6 +138,13 @@ class FakeResolver final : public analysis::SourceResolver {
   std::map<uint64_t, std::string> sass(const std::string&, const std::string&) const override {
     return {{0x10, "LDG.E R4, desc[UR4][R2.64]"}, {0x20, "BAR.SYNC.DEFER_BLOCKING 0x0"}};
   }
+  // /src/k.cu: 100 lines, "line N" each.
+  std::string source_file(const std::string& path) const override {
+    if (path != "/src/k.cu") return "";
+    std::string text;
+    for (int n = 1; n <= 100; ++n) text += "line " + std::to_string(n) + "\n";
+    return text;
+  }
 };
 
 Trace with_third_pc() {
@@ -244,6 +251,23 @@ TEST(PcSamples, TheHotLineRuleNamesTheLineAndItsStall) {
   Trace issuing = t;
   for (PcSample& p : issuing.pc_samples) p.stall_reason = issuing.strings.intern("selected");
   EXPECT_EQ(hot_line_finding(analysis::run_rules(issuing)), nullptr);
+}
+
+TEST(PcSamples, TheHottestLinesFileIsShownAroundIt) {
+  const FakeResolver resolver;
+  const analysis::SourceProfile p = analysis::profile_source(with_third_pc(), &resolver, 1);
+  const analysis::KernelSource& k = p.kernels.at(0);
+  EXPECT_EQ(k.excerpt_file, "/src/k.cu");
+  ASSERT_EQ(k.excerpt.size(), 2 * analysis::kExcerptLines + 1);  // lines 81 to 93
+  EXPECT_EQ(k.excerpt.front().line, 87 - analysis::kExcerptLines);
+  const analysis::SourceLineText& hot = k.excerpt[analysis::kExcerptLines];
+  EXPECT_EQ(hot.line, 87u);
+  EXPECT_EQ(hot.code, "line 87");
+  EXPECT_EQ(hot.samples, 165u);  // every line's samples, not only the top one's (top = 1)
+  EXPECT_EQ(hot.stalls.front().reason, "long_scoreboard");
+  EXPECT_EQ(k.excerpt.front().samples, 0u);
+  // Line 12 is the other sampled line, outside the window; not disassembled: no file read.
+  EXPECT_TRUE(analysis::profile_source(with_third_pc(), &resolver, 1, 0).kernels.at(0).excerpt.empty());
 }
 
 TEST(PcSamples, WithoutAResolverPcsAreRankedAlone) {

@@ -102,6 +102,8 @@ TEST(CaptureConfig, EveryOptionSurvivesTheRoundTrip) {
   timed.duration_ms = 86'400'000;
   timed.gpu_metrics_hz = 20000;
   timed.gpu_metrics_source = "pm";
+  timed.source = true;
+  timed.source_period = 31;
   for (const OptionSpec& spec : capture_option_table())
     EXPECT_FALSE(is_default(ranged, spec) && is_default(timed, spec)) << spec.name << " has no test value";
   for (const CaptureOptions* options : {&ranged, &timed}) {
