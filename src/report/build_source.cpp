@@ -45,7 +45,7 @@ void add_stall_columns(Table& t) {
   t.columns.push_back(machine_column("top_stall_percent", "Top stall %", Unit::Percent));
 }
 
-Table kernels_table(const analysis::SourceProfile& profile, size_t top) {
+Table sampled_kernels_table(const analysis::SourceProfile& profile, size_t top) {
   Table t;
   t.key = "sampled_kernels";
   t.title = "Sampled kernels";
@@ -151,7 +151,7 @@ Section build_source_section(const analysis::SourceProfile& profile, size_t top,
     s.lines.push_back({"dropped_samples", "Dropped by the GPU",
                        num(static_cast<double>(profile.dropped_samples), Unit::Count),
                        "its sampling buffer was full; a larger --source-period drops fewer"});
-  s.tables.push_back(kernels_table(profile, top));
+  s.tables.push_back(sampled_kernels_table(profile, top));
   for (size_t i = 0; i < profile.kernels.size() && i < kSourceKernelsShown; ++i) {
     const analysis::KernelSource& k = profile.kernels[i];
     s.tables.push_back(hotspot_table(k, true, top));
