@@ -216,8 +216,8 @@ TEST(PcSamples, ABarrierBoundLineNamesTheBarrierItsWarpsWaitAt) {
   EXPECT_EQ(p.kernels[0].instructions[0].waits_at.line, 32u);
   // Not barrier-bound: no barrier named.
   const FakeResolver other;
-  for (const auto& h : analysis::profile_source(with_third_pc(), &other, 10).kernels[0].lines)
-    EXPECT_EQ(h.waits_at.line, 0u);
+  const analysis::SourceProfile plain = analysis::profile_source(with_third_pc(), &other, 10);
+  for (const auto& h : plain.kernels.at(0).lines) EXPECT_EQ(h.waits_at.line, 0u);
 }
 
 const analysis::Finding* hot_line_finding(const std::vector<analysis::Finding>& findings) {
