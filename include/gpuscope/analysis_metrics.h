@@ -122,7 +122,8 @@ struct WarpStalls {
 };
 std::optional<WarpStalls> warp_stalls(const KernelMetricValues& k);
 
-// What a stall reason means and what usually helps: the table of docs/metrics.md.
+// What a stall reason means and what usually helps: the table of docs/metrics.md. Takes the
+// metrics' names and PC sampling's (which spell one "no_instructions").
 struct StallGuidance {
   const char* reason;
   const char* meaning;

@@ -29,6 +29,8 @@ struct SourceLocation {
   std::string file;   // as the line table names it (directory and file joined); empty: unknown
   uint32_t line = 0;  // 0: unknown
 };
+// "kernel.cu:87" (the file without its directory); empty for an unknown line.
+std::string short_place(const SourceLocation& at);
 
 // What maps a cubin's PCs to source lines and SASS. Implementations live outside the analysis
 // (the CLI's uses libcupti and nvdisasm); tests give their own.

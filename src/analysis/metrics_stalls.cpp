@@ -104,6 +104,7 @@ const std::vector<StallGuidance> kGuidance = {
 }  // namespace
 
 const StallGuidance* stall_guidance(std::string_view reason) {
+  if (reason == "no_instructions") reason = "no_instruction";  // PC sampling's spelling (profile --source)
   for (const StallGuidance& g : kGuidance)
     if (reason == g.reason) return &g;
   return nullptr;

@@ -105,9 +105,10 @@ void add_excerpt(KernelSource& k, const SourceResolver& resolver) {
   }
 }
 
-// One kernel's PCs -> its profile. `pcs` are sorted by (crc, pc).
+// One kernel's PCs -> its profile. `pcs` are sorted by (crc, pc). `detailed`: with SASS and the
+// source excerpt; `sass_unavailable` gets the resolver's reason when it could not disassemble.
 KernelSource profile_kernel(const Trace& trace, uint32_t run_id, uint32_t pid, const std::string& mangled,
-                            std::vector<PcSamples> pcs, const SourceResolver* resolver, size_t top, bool disassemble,
+                            std::vector<PcSamples> pcs, const SourceResolver* resolver, size_t top, bool detailed,
                             std::string& sass_unavailable) {
   KernelSource k;
   k.mangled = mangled;
@@ -129,9 +130,9 @@ KernelSource profile_kernel(const Trace& trace, uint32_t run_id, uint32_t pid, c
     if (cubin == trace.cubins.end()) {
       k.has_cubin = false;
     } else if (resolver != nullptr) {
-      const std::map<uint64_t, std::string> sass = disassemble ? resolver->sass(cubin->image, k.mangled)
-                                                               : std::map<uint64_t, std::string>{};
-      if (disassemble && sass.empty() && sass_unavailable.empty()) sass_unavailable = resolver->sass_unavailable();
+      const std::map<uint64_t, std::string> sass = detailed ? resolver->sass(cubin->image, k.mangled)
+                                                            : std::map<uint64_t, std::string>{};
+      if (detailed && sass.empty() && sass_unavailable.empty()) sass_unavailable = resolver->sass_unavailable();
       // Each PC's line, then the lines of the barriers that barrier-bound PCs wait at.
       std::vector<uint64_t> offsets;
       std::vector<size_t> waiting;  // PCs (indices) whose barrier is in `offsets` after the PCs
@@ -173,7 +174,7 @@ KernelSource profile_kernel(const Trace& trace, uint32_t run_id, uint32_t pid, c
     for (const StallSamples& s : p.stalls) add_stall(line.stalls, s.reason, s.samples, s.not_issued);
   }
   for (auto& [place, line] : by_line) k.lines.push_back(std::move(line));
-  if (disassemble && resolver != nullptr) add_excerpt(k, *resolver);
+  if (detailed && resolver != nullptr) add_excerpt(k, *resolver);
   sort_stalls(k.stalls);
   rank(k.lines, k.samples, top);
   rank(k.instructions, k.samples, top);
@@ -181,6 +182,12 @@ KernelSource profile_kernel(const Trace& trace, uint32_t run_id, uint32_t pid, c
 }
 
 }  // namespace
+
+std::string short_place(const SourceLocation& at) {
+  if (at.line == 0) return "";
+  const size_t slash = at.file.rfind('/');
+  return (slash == std::string::npos ? at.file : at.file.substr(slash + 1)) + ":" + std::to_string(at.line);
+}
 
 SourceProfile profile_source(const Trace& trace, const SourceResolver* resolver, size_t top, size_t disassembled) {
   SourceProfile out;
@@ -226,12 +233,10 @@ SourceProfile profile_source(const Trace& trace, const SourceResolver* resolver,
   std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.samples > b.samples; });
   for (size_t rank = 0; rank < groups.size(); ++rank) {
     Group& g = groups[rank];
-    std::string sass_unavailable;
     KernelSource profiled = profile_kernel(trace, g.head->run_id, g.head->pid, trace.strings.get(g.head->function),
-                                           std::move(g.pcs), resolver, top, rank < disassembled, sass_unavailable);
+                                           std::move(g.pcs), resolver, top, rank < disassembled, out.sass_unavailable);
     const auto it = demangled.find(g.head->function);
     profiled.name = it != demangled.end() ? trace.strings.get(it->second) : profiled.mangled;
-    if (out.sass_unavailable.empty()) out.sass_unavailable = sass_unavailable;
     out.samples += profiled.samples;
     out.kernels.push_back(std::move(profiled));
   }

@@ -500,8 +500,11 @@ void start_capture() {
   if (config.options.source) {
     capture->pc_sampler = std::make_unique<PcSampler>(cupti.api, config.options, path + ".cubins");
     if (!capture->pc_sampler->available()) {
-      log_line("--source: %s lacks CUPTI's PC sampling API; no PC samples, the trace is still captured",
-               cupti.path.c_str());
+      const std::string why = cupti.path + " lacks CUPTI's PC sampling API (or its callbacks): no PC samples";
+      log_line("--source: %s; the trace is still captured", why.c_str());
+      // In the capture too, so the report says why it has no Source section.
+      spool->add(spool::RecordKind::Loss,
+                 spool::LossRecord{1, spool->intern("pc_sampling_unavailable"), spool->intern(why)});
       capture->pc_sampler.reset();
     }
   }

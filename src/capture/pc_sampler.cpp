@@ -344,9 +344,8 @@ void PcSampler::write_cubins(const std::set<uint64_t>& sampled_modules, SpoolWri
   }
   cubins_not_kept_.write(
       out, "cubins_not_kept",
-      "modules whose cubin gpuscope did not keep (over its bound, or not written to the disk): their "
-      "sampled PCs have no "
-      "SASS or source lines");
+      "modules whose cubin gpuscope did not keep (over its bound, or not written to the disk): their sampled PCs "
+      "have no SASS or source lines");
 }
 
 }  // namespace gpuscope::capture

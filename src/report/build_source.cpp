@@ -16,18 +16,12 @@ double share(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
 }
 
-// "long_scoreboard 62%, lg_throttle 30%, selected 4%".
+// "long_scoreboard 62%, lg_throttle 30%".
 std::string stall_text(const std::vector<analysis::StallSamples>& stalls, uint64_t samples) {
   std::string out;
   for (size_t i = 0; i < stalls.size() && i < kStallsShown; ++i)
     out += fmt::format("{}{} {}", i ? ", " : "", stalls[i].reason, format_percent(share(stalls[i].samples, samples)));
   return out;
-}
-
-std::string place(const analysis::SourceLocation& at) {
-  if (at.line == 0) return "";
-  const size_t slash = at.file.rfind('/');
-  return fmt::format("{}:{}", slash == std::string::npos ? at.file : at.file.substr(slash + 1), at.line);
 }
 
 std::string pc_text(uint64_t pc) { return fmt::format("{:#06x}", pc); }
@@ -57,7 +51,7 @@ Table sampled_kernels_table(const analysis::SourceProfile& profile, size_t top) 
     std::vector<Cell> row{text(k.name), num(static_cast<double>(k.samples), Unit::Count),
                           num(share(k.samples, profile.samples), Unit::Percent),
                           num(static_cast<double>(k.pcs), Unit::Count),
-                          text(k.lines.empty() ? "" : place(k.lines.front().location))};
+                          text(k.lines.empty() ? "" : analysis::short_place(k.lines.front().location))};
     row.push_back(text(stall_text(k.stalls, k.samples)));
     add_top_stall(row, k.stalls, k.samples);
     t.rows.push_back(std::move(row));
@@ -87,16 +81,16 @@ Table hotspot_table(const analysis::KernelSource& k, bool lines, size_t top) {
   for (const analysis::SourceHotspot& h : lines ? k.lines : k.instructions) {
     std::vector<Cell> row;
     if (lines) {
-      row = {text(place(h.location)), num(static_cast<double>(h.pc), Unit::Plain)};
+      row = {text(analysis::short_place(h.location)), num(static_cast<double>(h.pc), Unit::Plain)};
     } else {
-      row = {text(pc_text(h.pc)), text(h.instruction), text(place(h.location))};
+      row = {text(pc_text(h.pc)), text(h.instruction), text(analysis::short_place(h.location))};
     }
     row.push_back(num(static_cast<double>(h.samples), Unit::Count));
     row.push_back(num(h.share_percent, Unit::Percent));
     row.push_back(text(stall_text(h.stalls, h.samples)));
     add_top_stall(row, h.stalls, h.samples);
     // Lines: the barrier's line (its PC without a line table); instructions: its PC and line.
-    std::string waits = place(h.waits_at);
+    std::string waits = analysis::short_place(h.waits_at);
     if (h.barrier_pc && (!lines || waits.empty()))
       waits = pc_text(*h.barrier_pc) + (waits.empty() || lines ? "" : " " + waits);
     row.push_back(text(waits));
@@ -126,8 +120,12 @@ Table excerpt_table(const analysis::KernelSource& k) {
                num_column("samples", "Samples", Unit::Count), num_column("share", "Share", Unit::Percent)};
   add_stall_columns(t);
   for (const analysis::SourceLineText& l : k.excerpt) {
-    std::vector<Cell> row{num(l.line, Unit::Plain), text(l.code), num(static_cast<double>(l.samples), Unit::Count),
-                          num(l.share_percent, Unit::Percent), text(stall_text(l.stalls, l.samples))};
+    // A line without samples shows its code alone, so the sampled ones stand out.
+    const bool sampled = l.samples > 0;
+    std::vector<Cell> row{num(l.line, Unit::Plain), text(l.code),
+                          sampled ? num(static_cast<double>(l.samples), Unit::Count) : Cell{},
+                          sampled ? num(l.share_percent, Unit::Percent) : Cell{},
+                          text(stall_text(l.stalls, l.samples))};
     add_top_stall(row, l.stalls, l.samples);
     t.rows.push_back(std::move(row));
   }

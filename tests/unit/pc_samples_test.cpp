@@ -17,6 +17,7 @@
 #include "gpuscope/store.h"
 #include "importers/sass/cubin_elf.h"
 #include "importers/sass/nvdisasm_text.h"
+#include "importers/spool/pc_samples.h"
 #include "importers/spool/spool_importer.h"
 #include "spool_builder.h"
 #include "test_files.h"
@@ -101,6 +102,25 @@ TEST(PcSamples, ACubinTextShorterThanItsCrcDamagesTheChunk) {
   EXPECT_TRUE(std::any_of(t.data_loss.begin(), t.data_loss.end(), [](const DataLoss& d) {
     return d.what == "spool_truncated" && d.detail.find("damaged bytes skipped") != std::string::npos;
   }));
+}
+
+// Cubins are held within a bound while a spool is read; the ones past it are counted.
+TEST(PcSamples, TheImportHoldsCubinsWithinItsBound) {
+  spool::PcSampleCollector collector(10);
+  EXPECT_TRUE(collector.add_cubin(cubin_text(1, "0123456")));  // 7 bytes: kept
+  EXPECT_TRUE(collector.add_cubin(cubin_text(2, "0123")));     // 11 in all: left out
+  EXPECT_TRUE(collector.add_cubin(cubin_text(1, "0123456")));  // again: no loss
+  EXPECT_TRUE(collector.add_cubin(cubin_text(3, "012")));      // 10 in all: kept
+  EXPECT_FALSE(collector.add_cubin("short"));
+  for (uint64_t crc : {1, 2, 3}) collector.add(pc(0x10, 1, 5, 0, crc), 1, 2);
+  Trace t;
+  collector.finish(t, 7);
+  ASSERT_EQ(t.cubins.size(), 2u);
+  EXPECT_EQ(t.cubins[0].crc, 1u);
+  EXPECT_EQ(t.cubins[1].crc, 3u);
+  ASSERT_EQ(t.data_loss.size(), 1u);
+  EXPECT_EQ(t.data_loss[0].what, "cubins_not_imported");
+  EXPECT_EQ(t.data_loss[0].count, 1u);
 }
 
 TEST(PcSamples, TheCaptureFileKeepsSamplesCubinsAndTotals) {

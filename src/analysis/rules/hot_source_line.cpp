@@ -8,6 +8,7 @@
 
 #include "analysis/rules/rule.h"
 #include "gpuscope/analysis_metrics.h"
+#include "gpuscope/analysis_source.h"
 
 namespace gpuscope::analysis::rules {
 namespace {
@@ -16,18 +17,6 @@ constexpr double kHotShare = 25.0;    // % of the kernel's samples on the line
 constexpr double kStallShare = 40.0;  // % of the line's samples with its top reason
 constexpr double kKernelShare = 5.0;  // % of all sampled kernels' samples
 constexpr size_t kKernelsNamed = 3;
-
-// CUPTI's PC sampling and the metrics name two reasons differently; the guidance uses the metrics'.
-std::string_view guidance_name(std::string_view reason) {
-  if (reason == "no_instructions") return "no_instruction";
-  if (reason == "warpgroup_arrive") return "gmma";
-  return reason;
-}
-
-std::string place(const SourceLocation& at) {
-  const size_t slash = at.file.rfind('/');
-  return fmt::format("{}:{}", slash == std::string::npos ? at.file : at.file.substr(slash + 1), at.line);
-}
 
 class HotSourceLineRule final : public Rule {
  public:
@@ -48,13 +37,13 @@ class HotSourceLineRule final : public Rule {
       const StallSamples& top = hot.stalls.front();
       const double stall_share = hot.samples ? 100.0 * top.samples / hot.samples : 0;
       if (hot.share_percent < kHotShare || stall_share < kStallShare || stall_is_benign(top.reason)) continue;
-      std::string where = k.lines.empty() ? fmt::format("{:#06x}", hot.pc) : place(hot.location);
+      std::string where = k.lines.empty() ? fmt::format("{:#06x}", hot.pc) : short_place(hot.location);
       const auto sass = std::find_if(k.instructions.begin(), k.instructions.end(),
                                      [&](const SourceHotspot& i) { return i.pc == hot.pc; });
       if (sass != k.instructions.end() && !sass->instruction.empty()) where += ", `" + sass->instruction + "`";
       std::string line = fmt::format("{}: `{}` holds {:.0f}% of the kernel's samples, {:.0f}% of them {} stalls",
                                      k.name, where, hot.share_percent, stall_share, top.reason);
-      if (hot.waits_at.line != 0) line += fmt::format(" (waiting at the barrier on {})", place(hot.waits_at));
+      if (hot.waits_at.line != 0) line += fmt::format(" (waiting at the barrier on {})", short_place(hot.waits_at));
       line += fmt::format("; the kernel has {:.1f}% of all samples", kernel_share);
       f.evidence.push_back(std::move(line));
       if (std::find(reasons.begin(), reasons.end(), top.reason) == reasons.end()) reasons.push_back(top.reason);
@@ -67,7 +56,7 @@ class HotSourceLineRule final : public Rule {
         "not estimated: samples say where the warps wait, not how much faster the kernel runs once they do not "
         "(other warps may hide a stall)";
     for (const std::string& r : reasons) {
-      const StallGuidance* g = stall_guidance(guidance_name(r));
+      const StallGuidance* g = stall_guidance(r);
       if (g) f.advice += fmt::format("{} means {}. Try: {}. ", r, g->meaning, g->advice);
       else f.advice += r + ": see Nsight Compute's warp-state documentation. ";
     }

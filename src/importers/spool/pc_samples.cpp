@@ -26,10 +26,15 @@ void PcSampleCollector::add(const PcSamplingRecord& r) {
 bool PcSampleCollector::add_cubin(std::string text) {
   uint64_t crc = 0;
   if (text.size() < sizeof crc) return false;
-  if (text.size() - sizeof crc > kMaxCubinBytes) return true;  // kept out, as if never written
   std::memcpy(&crc, text.data(), sizeof crc);
+  const uint64_t bytes = text.size() - sizeof crc;
+  if (cubins_.count(crc) || bytes > max_cubin_bytes_ - cubin_bytes_) {
+    cubins_left_out_ += cubins_.count(crc) == 0;  // a second copy of one is no loss
+    return true;
+  }
   text.erase(0, sizeof crc);
   cubins_[crc] = std::move(text);
+  cubin_bytes_ += bytes;
   return true;
 }
 
@@ -52,7 +57,12 @@ void PcSampleCollector::finish(Trace& trace, uint32_t pid) {
     trace.data_loss.push_back({pid, "pc_samples_dropped", dropped,
                                "PC samples the GPU dropped (its sampling buffer was full); lower the sampling rate "
                                "with --source-period"});
+  if (cubins_left_out_)
+    trace.data_loss.push_back(
+        {pid, "cubins_not_imported", cubins_left_out_,
+         "cubins past the import's memory bound: their sampled PCs have no SASS or source lines"});
   samples_.clear(), totals_.clear(), cubins_.clear();
+  cubin_bytes_ = cubins_left_out_ = 0;
 }
 
 }  // namespace gpuscope::spool

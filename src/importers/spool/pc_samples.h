@@ -16,14 +16,17 @@ namespace gpuscope::spool {
 
 class PcSampleCollector {
  public:
-  // Cubins larger than this are not kept (a hostile or damaged spool; real ones are a few MB).
-  static constexpr size_t kMaxCubinBytes = 256u << 20;
+  // The cubins held while a spool is read, in all (real ones are a few MB each, a capture's sampled
+  // ones tens of MB): past it, cubins are left out and counted (data loss cubins_not_imported).
+  static constexpr uint64_t kMaxCubinBytes = uint64_t{4} << 30;
+
+  explicit PcSampleCollector(uint64_t max_cubin_bytes = kMaxCubinBytes) : max_cubin_bytes_(max_cubin_bytes) {}
 
   void add(const PcSampleRecord& r, StringId function, StringId stall_reason);
   void add(const PcSamplingRecord& r);
   // A TextKey::Cubin text: the CRC (8 bytes, little-endian), then the ELF. False: too short.
   bool add_cubin(std::string text);
-  // Appends the process's rows (and a data_loss row for samples the hardware dropped).
+  // Appends the process's rows (and data_loss rows for samples the hardware dropped and cubins left out).
   void finish(Trace& trace, uint32_t pid);
 
  private:
@@ -31,6 +34,9 @@ class PcSampleCollector {
   std::map<Key, std::pair<uint64_t, uint64_t>> samples_;                     // -> samples, not issued
   std::map<uint32_t, PcSampling> totals_;                                    // device ->
   std::map<uint64_t, std::string> cubins_;                                   // crc -> ELF
+  const uint64_t max_cubin_bytes_;
+  uint64_t cubin_bytes_ = 0;  // held in cubins_
+  uint64_t cubins_left_out_ = 0;
 };
 
 }  // namespace gpuscope::spool

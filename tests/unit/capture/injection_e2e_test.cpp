@@ -341,6 +341,26 @@ TEST_F(InjectionE2E, SamplingWithoutCallbacksSaysWhy) {
   EXPECT_TRUE(run.spool.of(sp::RecordKind::GpuSample).empty());
 }
 
+// --source on a libcupti without the PC sampling API (the fake): the program runs and exits as it
+// would, tracing goes on, and the capture says why it has no PC samples.
+TEST_F(InjectionE2E, SourceWithoutPcSamplingFailsOpenAndSaysWhy) {
+  pid_t pid = 0;
+  const int status = run_child(
+      config(";source=1;source_period=9"),
+      [&](void* inject) {
+        if (sym<int (*)()>(inject, "InitializeInjection")() != 1) _exit(104);
+        exit(5);
+      },
+      &pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 5) << "wait status " << status;
+  const test::ReadSpool spool = spool_of(pid);
+  EXPECT_TRUE(spool.has_end);
+  EXPECT_EQ(spool.texts.at(static_cast<uint32_t>(sp::TextKey::CaptureStatus)), "ok");
+  EXPECT_EQ(loss_total(spool, "pc_sampling_unavailable"), 1u);
+  EXPECT_TRUE(spool.of(sp::RecordKind::PcSample).empty());
+  EXPECT_FALSE(fs::exists(dir_ / ("cap." + std::to_string(pid) + ".spool.cubins")));
+}
+
 // The program's own CUPTI client (torch.profiler's Kineto) registers its buffer callbacks
 // through libgpuscope_preload.so: gpuscope takes its buffers back first, never flushes again
 // (not periodically, not at exit), and records when it lost the records.
