@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
-# What a `--source` run costs beside Nsight Compute's source counters, on samples/source_hotspots
-# (three kernels with a planted hot line each): wall seconds of the whole run untraced, under
-# gpuscope's default capture, under `gpuscope profile --source`, and under
+# What a `--source` run costs beside Nsight Compute's source counters, on a program (by default
+# samples/source_hotspots, three kernels with a planted hot line each): wall seconds of the whole
+# run untraced, under gpuscope's default capture, under `gpuscope profile --source`, and under
 # `ncu --section SourceCounters` (the section whose warp-state sampling fills ncu's Source page)
-# for the same kernels. CPUs pinned, modes interleaved with their order rotated, medians and minima.
-# Then compares one gpuscope report (JSON, every line) with ncu's source page of the same kernels
-# (bench/source_vs_ncu.py), all kept in OUT.
+# for the same kernels, with `--clock-control none`: the GPU at the clocks it runs at without a
+# profiler, as under gpuscope (ncu's default locks base clocks, which changes how many cycles a
+# memory access takes, and with them the memory-latency stalls' share). CPUs pinned, modes
+# interleaved with their order rotated, medians and minima. Then compares one gpuscope report
+# (JSON, every line) with ncu's source page of the same kernels (bench/source_vs_ncu.py), all
+# kept in OUT.
 #
-#   bench/source_cost.sh BUILD OUT [--reps N] [--cpus LIST]
+#   bench/source_cost.sh BUILD OUT [--reps N] [--cpus LIST] [--kernel REGEX] [-- PROGRAM ARGS...]
+#
+# PROGRAM defaults to BUILD/samples/source_hotspots; ncu profiles the kernels REGEX matches
+# (default: hotspot).
 set -u
-BUILD=$(cd "${1:?usage: source_cost.sh BUILD OUT [--reps N] [--cpus LIST]}" && pwd)
-OUT=${2:?usage: source_cost.sh BUILD OUT [--reps N] [--cpus LIST]}
+usage="usage: source_cost.sh BUILD OUT [--reps N] [--cpus LIST] [--kernel REGEX] [-- PROGRAM ARGS...]"
+BUILD=$(cd "${1:?$usage}" && pwd)
+OUT=${2:?$usage}
 shift 2
-reps=7 cpus=2-5
+reps=7 cpus=2-5 kernel=hotspot
 while [ $# -gt 0 ]; do
   case $1 in
     --reps) reps=$2; shift 2 ;;
     --cpus) cpus=$2; shift 2 ;;
+    --kernel) kernel=$2; shift 2 ;;
+    --) shift; break ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$OUT"
-sample="$BUILD/samples/source_hotspots"
+if [ $# -gt 0 ]; then program=("$@"); else program=("$BUILD/samples/source_hotspots"); fi
 ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
 work=$(mktemp -d)
 modes=(untraced gpuscope source ncu)
@@ -29,12 +38,13 @@ run_mode() {  # MODE REP: prints the wall seconds, or "fail"
   local start end
   start=$(date +%s%N)
   case $1 in
-    untraced) taskset -c "$cpus" "$sample" >"$work/$1.$2.out" 2>&1 ;;
-    gpuscope) taskset -c "$cpus" "$BUILD/gpuscope" profile --no-report -f -o "$work/default" -- "$sample" \
+    untraced) taskset -c "$cpus" "${program[@]}" >"$work/$1.$2.out" 2>&1 ;;
+    gpuscope) taskset -c "$cpus" "$BUILD/gpuscope" profile --no-report -f -o "$work/default" -- "${program[@]}" \
                 >"$work/$1.$2.out" 2>&1 ;;
-    source) taskset -c "$cpus" "$BUILD/gpuscope" profile --no-report --source -f -o "$work/source" -- "$sample" \
+    source) taskset -c "$cpus" "$BUILD/gpuscope" profile --no-report --source -f -o "$work/source" -- "${program[@]}" \
               >"$work/$1.$2.out" 2>&1 ;;
-    ncu) taskset -c "$cpus" "$ncu" --section SourceCounters -k regex:hotspot -f -o "$work/ncu" "$sample" \
+    ncu) taskset -c "$cpus" "$ncu" --section SourceCounters --clock-control none -k "regex:$kernel" -f -o "$work/ncu" \
+           "${program[@]}" \
            >"$work/$1.$2.out" 2>&1 ;;
   esac
   local rc=$?

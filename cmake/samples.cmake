@@ -54,9 +54,11 @@ else()
   gpuscope_sample(rule_patterns ${GPUSCOPE_SAMPLES_DIR}/rule_patterns.cu ${GPUSCOPE_SAMPLES_DIR}/rule_patterns_extra.cuh)
   gpuscope_sample(critical_path ${GPUSCOPE_SAMPLES_DIR}/critical_path.cu)
   gpuscope_sample(source_hotspots ${GPUSCOPE_SAMPLES_DIR}/source_hotspots.cu)
+  gpuscope_sample(flash_attention ${GPUSCOPE_SAMPLES_DIR}/flash_attention.cu)
   # spawn execs launch_storm from its own directory.
   add_dependencies(sample_spawn sample_launch_storm)
 
   add_custom_target(samples DEPENDS sample_bsr_spmm sample_launch_storm sample_crash sample_spawn
-                    sample_rule_patterns sample_metrics_kernels sample_critical_path sample_source_hotspots)
+                    sample_rule_patterns sample_metrics_kernels sample_critical_path sample_source_hotspots
+                    sample_flash_attention)
 endif()

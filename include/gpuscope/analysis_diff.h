@@ -41,6 +41,7 @@
 #include "gpuscope/analysis_compare.h"
 #include "gpuscope/analysis_iterations.h"
 #include "gpuscope/analysis_ranks.h"
+#include "gpuscope/analysis_source.h"
 #include "gpuscope/model.h"
 
 namespace gpuscope::analysis {
@@ -122,6 +123,10 @@ struct DiffResult {
   // GPU utilization, only when both files have GPU-wide samples, in report order.
   std::vector<UtilizationDiffItem> utilization;
   bool base_has_samples = false, new_has_samples = false;
+  // Source lines, only when both captures have PC samples (`profile --source`): filled by the
+  // caller, which holds the SourceResolver (diff_source_lines).
+  std::vector<SourceLineDiff> source_lines;
+  bool base_has_pc_samples = false, new_has_pc_samples = false;
   // Ranks, only when both captures have several GPU processes.
   std::optional<RanksDiff> ranks;
   // Which CUDA API traces each file recorded (api_traces()): when they differ, API rows of calls

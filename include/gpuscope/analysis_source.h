@@ -75,6 +75,13 @@ struct SourceHotspot {
 
 inline constexpr uint32_t kExcerptLines = 6;  // lines shown before and after a kernel's hottest line
 
+// The source view's bounds, per kernel: what a person scrolls through beside the SASS, and what
+// keeps a report of a library kernel (thousands of instructions) small.
+inline constexpr size_t kViewFiles = 4;            // files with sampled lines, by samples
+inline constexpr uint32_t kViewContext = 6;        // lines shown around each sampled line
+inline constexpr size_t kViewLines = 600;          // lines per file
+inline constexpr size_t kViewInstructions = 3000;  // SASS instructions, around the hottest
+
 // One line of a source file around a kernel's hottest line, with its samples (none: 0).
 struct SourceLineText {
   uint32_t line = 0;
@@ -82,6 +89,13 @@ struct SourceLineText {
   uint64_t samples = 0;
   double share_percent = 0;          // of the kernel's samples
   std::vector<StallSamples> stalls;  // by samples, descending
+};
+
+// A source file as the view shows it: its sampled lines with kViewContext lines around each.
+struct SourceFileText {
+  std::string file;                   // as the line table names it
+  uint64_t samples = 0;               // the kernel's samples on its lines
+  std::vector<SourceLineText> lines;  // by line number, with gaps where nothing was sampled near
 };
 
 struct KernelSource {
@@ -98,6 +112,11 @@ struct KernelSource {
   // could read the file: the source beside its samples.
   std::string excerpt_file;
   std::vector<SourceLineText> excerpt;
+  // The source view: each file with sampled lines that the resolver could read (the hottest
+  // line's first, then by samples; at most kViewFiles), and the function's SASS by PC, every
+  // instruction with its line and samples (at most kViewInstructions, around the hottest PC).
+  std::vector<SourceFileText> files;
+  std::vector<SourceHotspot> listing;
   bool has_cubin = false;  // the capture kept the module's cubin
   bool has_lines = false;  // its line table gave a line for some PC
   bool has_sass = false;   // it was disassembled (only the first `disassembled` kernels)
@@ -113,11 +132,30 @@ struct SourceProfile {
 };
 
 // Kernels with PC samples, each with its `top` hottest lines and instructions (0: all); the SASS
-// and the source excerpt of the first `disassembled` kernels by samples only (disassembling a
+// and the source (excerpt, view) of the first `disassembled` kernels by samples only (disassembling a
 // library's kernel takes a second or so). `resolver` may be null: PCs are then ranked without
 // lines or SASS.
 SourceProfile profile_source(const Trace& trace, const SourceResolver* resolver, size_t top,
                              size_t disassembled = SIZE_MAX);
+
+// A kernel's traced time (ns): its launches with valid times in the sampled process.
+double traced_ns(const Trace& trace, const KernelSource& kernel);
+
+// One source line of a kernel in two captures with PC samples (`gpuscope diff`): the time its
+// warps spent there in each, the kernel's traced time x the line's share of its samples
+// (summed over the processes that ran the kernel). A line without samples in a capture has 0.
+struct SourceLineDiff {
+  std::string kernel;  // demangled, matched by name as the diff's kernels are
+  std::string place;   // short_place, "k.cu:87": matched by file name and line
+  double base_ns = 0, new_ns = 0;
+  double base_share = 0, new_share = 0;                  // % of the kernel's samples
+  std::string base_stall, new_stall;                     // the line's top stall reason; empty: no samples
+  double base_stall_percent = 0, new_stall_percent = 0;  // of the line's samples
+};
+
+// The lines of the kernels sampled in both captures (with line tables), by the size of their
+// change (new - base) descending, then kernel and place. `resolver` reads the lines (null: none).
+std::vector<SourceLineDiff> diff_source_lines(const Trace& base, const Trace& next, const SourceResolver* resolver);
 
 // Rows per kernel the rules read when no report computed the profile for them.
 inline constexpr size_t kSourceRows = 10;

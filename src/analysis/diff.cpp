@@ -374,6 +374,8 @@ DiffResult diff_traces(const Trace& base_capture, const Trace& new_capture, cons
   result.metrics = detail::diff_kernel_metrics(base, next, base.runs.size() >= 2 && next.runs.size() >= 2, options);
   result.base_has_samples = !base.gpu_metric_samples.empty();
   result.new_has_samples = !next.gpu_metric_samples.empty();
+  result.base_has_pc_samples = has_pc_samples(base);
+  result.new_has_pc_samples = has_pc_samples(next);
   result.utilization = detail::diff_utilization(base, next, options);
   result.ranks = diff_ranks(analyze_ranks(base), analyze_ranks(next));
   return result;

@@ -4,10 +4,10 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
+#include "analysis/source_view.h"
 #include "gpuscope/analysis_source.h"
 
 namespace gpuscope::analysis {
@@ -19,12 +19,6 @@ void add_stall(std::vector<StallSamples>& into, const std::string& reason, uint6
   if (it == into.end()) it = into.insert(into.end(), StallSamples{reason, 0, 0});
   it->samples += samples;
   it->not_issued += not_issued;
-}
-
-void sort_stalls(std::vector<StallSamples>& stalls) {
-  std::sort(stalls.begin(), stalls.end(), [](const StallSamples& a, const StallSamples& b) {
-    return a.samples != b.samples ? a.samples > b.samples : a.reason < b.reason;
-  });
 }
 
 // Hottest first, then by place, so that ties keep one order.
@@ -74,37 +68,6 @@ bool mostly_barrier(const PcSamples& p) {
   return false;
 }
 
-// The hottest line's file around it (KernelSource::excerpt), from every line's samples: before
-// the lines are cut to the top ones.
-void add_excerpt(KernelSource& k, const SourceResolver& resolver) {
-  const auto hottest = std::max_element(k.lines.begin(), k.lines.end(),
-                                        [](const SourceHotspot& a, const SourceHotspot& b) {
-                                          return a.samples < b.samples;
-                                        });
-  if (hottest == k.lines.end()) return;
-  const std::string text = resolver.source_file(hottest->location.file);
-  if (text.empty()) return;
-  std::vector<std::string_view> file_lines;
-  for (std::string_view rest = text; !rest.empty();) {
-    const size_t newline = rest.find('\n');
-    file_lines.push_back(rest.substr(0, newline));
-    rest = newline == std::string_view::npos ? std::string_view() : rest.substr(newline + 1);
-  }
-  const uint32_t hot = hottest->location.line;
-  if (hot == 0 || hot > file_lines.size()) return;  // not this file as it was built
-  const uint32_t first = hot > kExcerptLines ? hot - kExcerptLines : 1;
-  const uint32_t last = std::min<uint32_t>(static_cast<uint32_t>(file_lines.size()), hot + kExcerptLines);
-  k.excerpt_file = hottest->location.file;
-  for (uint32_t n = first; n <= last; ++n) {
-    SourceLineText row{n, std::string(file_lines[n - 1]), 0, 0, {}};
-    for (const SourceHotspot& h : k.lines)
-      if (h.location.line == n && h.location.file == k.excerpt_file) row.samples = h.samples, row.stalls = h.stalls;
-    row.share_percent = k.samples ? 100.0 * static_cast<double>(row.samples) / static_cast<double>(k.samples) : 0;
-    sort_stalls(row.stalls);
-    k.excerpt.push_back(std::move(row));
-  }
-}
-
 // One kernel's PCs -> its profile. `pcs` are sorted by (crc, pc). `detailed`: with SASS and the
 // source excerpt; `sass_unavailable` gets the resolver's reason when it could not disassemble.
 KernelSource profile_kernel(const Trace& trace, uint32_t run_id, uint32_t pid, const std::string& mangled,
@@ -146,10 +109,33 @@ KernelSource profile_kernel(const Trace& trace, uint32_t run_id, uint32_t pid, c
           barrier_pcs[i] = bar;
         }
       }
+      // The listing: the SASS of the kernel's first disassembled module, with the same call's lines.
+      const size_t listed_from = offsets.size();
+      std::vector<uint64_t> listed;
+      if (k.listing.empty() && !sass.empty()) {
+        const auto hottest = std::max_element(pcs.begin() + first, pcs.begin() + last,
+                                              [](const PcSamples& a, const PcSamples& b) {
+                                                return a.samples < b.samples;
+                                              });
+        listed = listing_pcs(sass, hottest->pc);
+        offsets.insert(offsets.end(), listed.begin(), listed.end());
+      }
       const std::vector<SourceLocation> found = resolver->lines(cubin->image, k.mangled, offsets);
-      if (found.size() == offsets.size()) {
+      const bool located = found.size() == offsets.size();
+      if (located) {
         for (size_t i = first; i < last; ++i) locations[i] = found[i - first];
         for (size_t w = 0; w < waiting.size(); ++w) barriers[waiting[w]] = found[(last - first) + w];
+      }
+      for (size_t j = 0; j < listed.size(); ++j) {
+        SourceHotspot row;
+        row.pc = listed[j];
+        row.instruction = sass.at(listed[j]);
+        if (located) row.location = found[listed_from + j];
+        const auto sampled = std::lower_bound(pcs.begin() + first, pcs.begin() + last, listed[j],
+                                              [](const PcSamples& p, uint64_t pc) { return p.pc < pc; });
+        if (sampled != pcs.begin() + last && sampled->pc == listed[j])
+          row.samples = sampled->samples, row.stalls = sampled->stalls;
+        k.listing.push_back(std::move(row));
       }
     }
     first = last;
@@ -174,7 +160,11 @@ KernelSource profile_kernel(const Trace& trace, uint32_t run_id, uint32_t pid, c
     for (const StallSamples& s : p.stalls) add_stall(line.stalls, s.reason, s.samples, s.not_issued);
   }
   for (auto& [place, line] : by_line) k.lines.push_back(std::move(line));
-  if (detailed && resolver != nullptr) add_excerpt(k, *resolver);
+  if (detailed && resolver != nullptr) add_file_views(k, *resolver);
+  for (SourceHotspot& row : k.listing) {
+    row.share_percent = k.samples ? 100.0 * static_cast<double>(row.samples) / static_cast<double>(k.samples) : 0;
+    sort_stalls(row.stalls);
+  }
   sort_stalls(k.stalls);
   rank(k.lines, k.samples, top);
   rank(k.instructions, k.samples, top);

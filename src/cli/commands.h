@@ -34,12 +34,13 @@ Command add_metrics_command(CLI::App& app);
 struct ReportSettings {
   std::string format = "text";  // a name from the format registry (gpuscope/report.h)
   size_t top = 15;
-  std::string iteration_range;  // --iteration-range: the steps' NVTX range; empty: detected
+  std::string iteration_range;           // --iteration-range: the steps' NVTX range; empty: detected
+  std::vector<std::string> source_dirs;  // --source-dir: where else the kernels' source files are
 };
 
 // Flags several commands take (flags.cpp).
 void add_format_flag(CLI::App& command, std::string& format, const std::string& what);
-void add_report_flags(CLI::App& command, ReportSettings& settings);  // --format, --top
+void add_report_flags(CLI::App& command, ReportSettings& settings);  // --format, --top, --source-dir
 // --iteration-range's check: an empty name (a shell variable left unset) matches no range.
 CLI::Validator range_name_check();
 void add_metrics_from_flag(CLI::App& command, std::vector<std::string>& files);

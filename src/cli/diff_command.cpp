@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/compare_commands.h"
+#include "cli/source_resolver.h"
 #include "common/error.h"
 #include "gpuscope/analysis_diff.h"
 #include "gpuscope/diff_report.h"
@@ -51,9 +52,11 @@ int run_diff(const DiffOptions& options) {
   analysis::CompareOptions compare;
   compare.alpha = options.stats.alpha;
   compare.min_change_percent = options.stats.min_change_percent;
-  const analysis::DiffResult diff = analysis::diff_traces(base, next, compare,
-                                                          iteration_spec(options.iterations, options.base),
-                                                          iteration_spec(options.iterations, options.next));
+  analysis::DiffResult diff = analysis::diff_traces(base, next, compare,
+                                                    iteration_spec(options.iterations, options.base),
+                                                    iteration_spec(options.iterations, options.next));
+  if (diff.base_has_pc_samples && diff.new_has_pc_samples)
+    diff.source_lines = analysis::diff_source_lines(base, next, make_source_resolver().get());
 
   DiffReportInfo info;
   info.base_label = options.base;

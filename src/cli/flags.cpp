@@ -20,6 +20,9 @@ void add_format_flag(CLI::App& command, std::string& format, const std::string& 
 void add_report_flags(CLI::App& command, ReportSettings& settings) {
   add_format_flag(command, settings.format, "Report format");
   command.add_option("--top", settings.top, "Rows per table (0 = all)");
+  command.add_option("--source-dir", settings.source_dirs,
+                     "Where to find the kernels' source files when they are not at the paths their line tables "
+                     "name (built elsewhere): DIR joined with the path's tail, longest first (repeatable)");
 }
 
 void add_metrics_from_flag(CLI::App& command, std::vector<std::string>& files) {

@@ -24,7 +24,7 @@ std::string render(const Trace& trace, const ReportSettings& settings) {
   gpuscope::ReportOptions options;
   options.top = settings.top;
   options.iteration_range = settings.iteration_range;
-  if (analysis::has_pc_samples(trace)) options.source = make_source_resolver();
+  if (analysis::has_pc_samples(trace)) options.source = make_source_resolver(settings.source_dirs);
   return render_report(trace, options, format);
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "cli/cupti_host.h"
 #include "cli/nvdisasm.h"
@@ -18,7 +19,8 @@ namespace {
 
 class CliSourceResolver final : public analysis::SourceResolver {
  public:
-  CliSourceResolver() : nvdisasm_(find_nvdisasm()) {
+  explicit CliSourceResolver(std::vector<std::string> source_dirs)
+      : nvdisasm_(find_nvdisasm()), source_dirs_(std::move(source_dirs)) {
     try {
       const char* override_path = std::getenv("GPUSCOPE_CUPTI_HOST_LIB");
       host_.emplace(override_path ? override_path : "");
@@ -56,17 +58,21 @@ class CliSourceResolver final : public analysis::SourceResolver {
     return disassemble(*nvdisasm_, cubin, function, symbol->second);
   }
 
-  // Only a regular file of at most 4 MiB: a line table's path is data from the capture.
+  // The path as the line table names it, else each source dir joined with the path's tail,
+  // longest first ("/build/app/src/k.cu" under DIR: DIR/build/app/src/k.cu, DIR/app/src/k.cu, ...).
   std::string source_file(const std::string& path) const override {
-    constexpr uintmax_t kMaxSourceBytes = uintmax_t{4} << 20;
-    std::error_code ec;
-    if (path.empty() || !std::filesystem::is_regular_file(path, ec) ||
-        std::filesystem::file_size(path, ec) > kMaxSourceBytes || ec)
-      return "";
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return in ? text.str() : "";
+    if (path.empty()) return "";
+    if (std::string text = read_source(path); !text.empty()) return text;
+    const std::filesystem::path named(path);
+    std::vector<std::filesystem::path> parts;
+    for (const auto& part : named.relative_path()) parts.push_back(part);
+    for (const std::string& dir : source_dirs_)
+      for (size_t from = 0; from < parts.size(); ++from) {
+        std::filesystem::path candidate(dir);
+        for (size_t i = from; i < parts.size(); ++i) candidate /= parts[i];
+        if (std::string text = read_source(candidate); !text.empty()) return text;
+      }
+    return "";
   }
 
   std::string sass_unavailable() const override {
@@ -76,14 +82,27 @@ class CliSourceResolver final : public analysis::SourceResolver {
   }
 
  private:
+  // Only a regular file of at most 4 MiB: a line table's path is data from the capture.
+  static std::string read_source(const std::filesystem::path& path) {
+    constexpr uintmax_t kMaxSourceBytes = uintmax_t{4} << 20;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) > kMaxSourceBytes || ec)
+      return "";
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return in ? text.str() : "";
+  }
+
   std::optional<std::string> nvdisasm_;
+  std::vector<std::string> source_dirs_;
   std::optional<CuptiHost> host_;
 };
 
 }  // namespace
 
-std::shared_ptr<const analysis::SourceResolver> make_source_resolver() {
-  return std::make_shared<const CliSourceResolver>();
+std::shared_ptr<const analysis::SourceResolver> make_source_resolver(std::vector<std::string> source_dirs) {
+  return std::make_shared<const CliSourceResolver>(std::move(source_dirs));
 }
 
 }  // namespace gpuscope::cli

@@ -3,6 +3,8 @@
 // (analysis_source.h). Only for traces with PC samples.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gpuscope/analysis_source.h"
 #include "report/builder.h"
 #include "report/units.h"
@@ -135,6 +137,84 @@ Table excerpt_table(const analysis::KernelSource& k) {
   return t;
 }
 
+// The source view's stall columns: every reason of the viewed kernels, by their samples.
+std::vector<std::string> view_reasons(const analysis::SourceProfile& profile, size_t viewed) {
+  std::vector<analysis::StallSamples> all;
+  for (size_t i = 0; i < profile.kernels.size() && i < viewed; ++i)
+    for (const analysis::StallSamples& s : profile.kernels[i].stalls) {
+      auto it = std::find_if(all.begin(), all.end(), [&](const auto& a) { return a.reason == s.reason; });
+      if (it == all.end()) it = all.insert(all.end(), {s.reason, 0, 0});
+      it->samples += s.samples;
+    }
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.samples > b.samples; });
+  std::vector<std::string> out;
+  for (const analysis::StallSamples& s : all) out.push_back(s.reason);
+  return out;
+}
+
+// A view table's columns: the kernel (its row in Sampled kernels), then `place`, then samples and
+// one column per stall reason (empty cells: no samples).
+Table view_table(std::string key, std::string title, std::vector<Column> place,
+                 const std::vector<std::string>& reasons) {
+  Table t;
+  t.key = std::move(key);
+  t.title = std::move(title);
+  t.for_machines = true;
+  t.columns = {num_column("kernel", "Kernel (its row in Sampled kernels)", Unit::Count)};
+  t.columns.insert(t.columns.end(), place.begin(), place.end());
+  t.columns.push_back(num_column("samples", "Samples", Unit::Count));
+  t.columns.push_back(num_column("share", "Share", Unit::Percent));
+  for (const std::string& r : reasons) t.columns.push_back(num_column("stall_" + r, r, Unit::Count));
+  return t;
+}
+
+void add_view_samples(std::vector<Cell>& row, uint64_t samples, double share_percent,
+                      const std::vector<analysis::StallSamples>& stalls, const std::vector<std::string>& reasons) {
+  const auto count = [](uint64_t n) { return n ? num(static_cast<double>(n), Unit::Count) : Cell{}; };
+  row.push_back(count(samples));
+  row.push_back(samples ? num(share_percent, Unit::Percent) : Cell{});
+  for (const std::string& r : reasons) {
+    const auto it = std::find_if(stalls.begin(), stalls.end(), [&](const auto& s) { return s.reason == r; });
+    row.push_back(count(it == stalls.end() ? 0 : it->samples));
+  }
+}
+
+// The HTML page's source view: each viewed kernel's files (its sampled lines with their
+// neighbours) and its SASS listing, every row with its samples by stall reason. The viewed
+// kernels: the first kSourceKernelsShown, within the rows Sampled kernels shows.
+std::vector<Table> source_view_tables(const analysis::SourceProfile& profile, size_t top) {
+  const size_t viewed = top ? std::min(top, kSourceKernelsShown) : kSourceKernelsShown;
+  const std::vector<std::string> reasons = view_reasons(profile, viewed);
+  Table lines = view_table("source_view", "Source view: the sampled lines with their neighbours",
+                           {text_column("file", "File", TextStyle::Identifier), num_column("line", "Line", Unit::Plain),
+                            text_column("code", "Code", TextStyle::Identifier)},
+                           reasons);
+  Table sass = view_table("sass_view", "Source view: the kernels' SASS",
+                          {num_column("pc", "PC", Unit::Plain), text_column("sass", "SASS", TextStyle::Identifier),
+                           text_column("file", "File", TextStyle::Identifier), num_column("line", "Line", Unit::Plain)},
+                          reasons);
+  for (size_t i = 0; i < profile.kernels.size() && i < viewed; ++i) {
+    const analysis::KernelSource& k = profile.kernels[i];
+    const Cell kernel = num(static_cast<double>(i + 1), Unit::Count);
+    for (const analysis::SourceFileText& f : k.files)
+      for (const analysis::SourceLineText& l : f.lines) {
+        std::vector<Cell> row{kernel, text(f.file), num(l.line, Unit::Plain), text(l.code)};
+        add_view_samples(row, l.samples, l.share_percent, l.stalls, reasons);
+        lines.rows.push_back(std::move(row));
+      }
+    for (const analysis::SourceHotspot& h : k.listing) {
+      std::vector<Cell> row{kernel, num(static_cast<double>(h.pc), Unit::Plain), text(h.instruction),
+                            text(h.location.file), h.location.line ? num(h.location.line, Unit::Plain) : Cell{}};
+      add_view_samples(row, h.samples, h.share_percent, h.stalls, reasons);
+      sass.rows.push_back(std::move(row));
+    }
+  }
+  std::vector<Table> out;
+  for (Table* t : {&lines, &sass})
+    if (!t->rows.empty()) out.push_back(std::move(*t));
+  return out;
+}
+
 }  // namespace
 
 Section build_source_section(const analysis::SourceProfile& profile, size_t top, bool resolved) {
@@ -156,6 +236,7 @@ Section build_source_section(const analysis::SourceProfile& profile, size_t top,
     if (!k.excerpt.empty()) s.tables.push_back(excerpt_table(k));
     s.tables.push_back(hotspot_table(k, false, top));
   }
+  for (Table& t : source_view_tables(profile, top)) s.tables.push_back(std::move(t));
   if (!resolved)
     s.notes.push_back("Lines and SASS were not read from the capture's cubins (no resolver in this build).");
   else if (!profile.sass_unavailable.empty()) s.notes.push_back("No SASS: " + profile.sass_unavailable + ".");

@@ -73,6 +73,9 @@ std::optional<Section> build_graphs_section(const Trace& trace, size_t top, Time
 // a resolver read the cubins (else the section says lines and SASS were not read).
 inline constexpr size_t kSourceKernelsShown = 5;  // kernels with their own line and instruction tables
 Section build_source_section(const analysis::SourceProfile& profile, size_t top, bool resolved);
+// `gpuscope diff` of two captures with PC samples: each line's time in both, the lines that
+// changed most first (build_source_diff.cpp); the empty text says why when there is none.
+Section build_source_diff_section(const std::vector<analysis::SourceLineDiff>& lines, size_t top);
 // Two or more GPU processes (the ranks of a job) side by side, with the straggler (build_ranks.cpp).
 std::optional<Section> build_ranks_section(const Trace& trace, size_t top);
 // The same from analyze_ranks(trace) (RuleInputs::ranks), so that a report computes it once.

@@ -10,6 +10,7 @@
 
 #include "gpuscope/analysis_stats.h"
 #include "gpuscope/metric_sets.h"
+#include "report/builder.h"
 #include "report/iteration_notes.h"
 #include "report/metric_units.h"
 #include "report/model.h"
@@ -408,6 +409,11 @@ void add_metrics_note(const analysis::DiffResult& diff, Section& s) {
         fmt::format("Kernel metrics are only in the {} capture: not compared (capture both with "
                     "'gpuscope profile --metrics ...').",
                     diff.base_has_metrics ? "base" : "new"));
+  if (diff.base_has_pc_samples != diff.new_has_pc_samples)
+    s.notes.push_back(
+        fmt::format("PC samples are only in the {} capture: source lines not compared (capture both with "
+                    "'gpuscope profile --source').",
+                    diff.base_has_pc_samples ? "base" : "new"));
   if (diff.base_has_samples != diff.new_has_samples)
     s.notes.push_back(
         fmt::format("GPU-wide samples are only in the {} capture: not compared (capture both with "
@@ -445,6 +451,8 @@ std::string render_diff(const analysis::DiffResult& diff, const DiffReportInfo& 
   }
   if (!diff.metrics.empty()) r.sections.push_back(metrics_section(diff, info.top));
   if (!diff.utilization.empty()) r.sections.push_back(utilization_section(diff));
+  if (diff.base_has_pc_samples && diff.new_has_pc_samples)
+    r.sections.push_back(build_source_diff_section(diff.source_lines, info.top));
   if (diff.ranks) r.sections.push_back(ranks_section(*diff.ranks));
   return render_as(r, format);
 }

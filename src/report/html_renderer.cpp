@@ -1,7 +1,7 @@
 // HTML renderer: one self-contained page that opens offline in any current browser. The report
 // model is laid out as static HTML (readable without scripts and when printed); the scripts
-// (src/report/html/, compiled in) add the interactive timeline, the charts and the links from
-// recommendations to their evidence, from the data in html_payload.h.
+// (src/report/html/, compiled in) add the interactive timeline, the charts, the source view and
+// the links from recommendations to their evidence, from the data in html_payload.h.
 //
 // Every text from the capture is data, never markup: it is HTML-escaped, with invalid UTF-8
 // and control characters replaced; the payload is base64 text in a non-executable script
@@ -28,6 +28,7 @@ extern const char* const kInteractJs;
 extern const char* const kChartsJs;
 extern const char* const kFiguresJs;
 extern const char* const kForestJs;
+extern const char* const kSourceJs;
 extern const char* const kAppJs;
 }  // namespace assets
 
@@ -122,7 +123,8 @@ void render_section(std::string& out, const Section& s) {
     }
     out += "</dl>\n";
   }
-  for (const Table& t : s.tables) render_table(out, s, t);
+  for (const Table& t : s.tables)
+    if (!t.for_machines) render_table(out, s, t);  // the page's scripts draw those
   for (const std::string& note : s.notes) out += "<p class=\"gs-note\">" + escape(note) + "</p>\n";
   out += "</section>\n";
 }
@@ -173,7 +175,7 @@ std::string render_html(const Report& report) {
   out += "<script nonce=\"" + n + "\">\n\"use strict\";\n";
   for (const char* script :
        {assets::kDataJs, assets::kLabelsJs, assets::kTimelineJs, assets::kLanesJs, assets::kInteractJs,
-        assets::kChartsJs, assets::kFiguresJs, assets::kForestJs, assets::kAppJs})
+        assets::kChartsJs, assets::kFiguresJs, assets::kForestJs, assets::kSourceJs, assets::kAppJs})
     out += script;
   out += "\n</script>\n</body>\n</html>\n";
   return out;

@@ -77,9 +77,12 @@ std::string render_markdown(const Report& report) {
       if (!l.note.empty()) out += " (" + markdown_escape(l.note) + ")";
       out += "\n";
     }
-    for (size_t i = 0; i < s.tables.size(); ++i) {
-      if (i > 0 || !s.lines.empty()) out += "\n";
-      render_markdown_table(out, without_machine_columns(s.tables[i]));
+    bool first = s.lines.empty();
+    for (const Table& t : s.tables) {
+      if (t.for_machines) continue;
+      if (!first) out += "\n";
+      first = false;
+      render_markdown_table(out, without_machine_columns(t));
     }
     for (const std::string& note : s.notes) out += "\n" + markdown_escape(note) + "\n";
   }

@@ -66,6 +66,9 @@ struct Table {
   std::string empty_text = "none captured";
   std::vector<std::string> notes;
   std::vector<EvidenceSpan> spans;  // where the evidence lies; the HTML report zooms there
+  // Data for machines and the HTML page's views only (JSON, the page's scripts): text, markdown
+  // and the page's static tables leave it out, e.g. a kernel's whole SASS listing.
+  bool for_machines = false;
 };
 
 // One "label: value" line, e.g. "Wall time: 228.3 ms (launcher start to exit)".

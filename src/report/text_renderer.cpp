@@ -147,9 +147,12 @@ std::string render_text(const Report& report) {
     heading(out, s.title, '-');
     if (s.lines.empty() && s.tables.empty()) out += one_line(s.empty_text) + "\n";
     if (!s.lines.empty()) render_lines(out, s.lines);
-    for (size_t i = 0; i < s.tables.size(); ++i) {
-      if (i > 0 || !s.lines.empty()) out += "\n";
-      render_text_table(out, without_machine_columns(s.tables[i]));
+    bool first = s.lines.empty();
+    for (const Table& t : s.tables) {
+      if (t.for_machines) continue;
+      if (!first) out += "\n";
+      first = false;
+      render_text_table(out, without_machine_columns(t));
     }
     if (!s.notes.empty()) out += "\n";
     for (const std::string& note : s.notes) out += note_lines(note);

@@ -1,10 +1,10 @@
-// app.js: starts the page: theme, payload, timeline, charts, search and evidence links, and
+// app.js: starts the page: theme, payload, source view, timeline, charts, search and evidence links, and
 // window.gpuscope, the interface the browser tests and people's own scripts use (docs/report.md).
 (function () {
   const root = document.documentElement;
   const dark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
   root.dataset.theme = dark ? "dark" : "light";
-  let timeline = null, data = null, firstPaintMs = null;
+  let timeline = null, data = null, firstPaintMs = null, sourceView = null;
 
   const status = (text) => {
     const s = document.getElementById("gs-timeline-status");
@@ -86,6 +86,8 @@
 
   const ready = (async () => {
     data = await GS.loadPayload();
+    const source = document.getElementById("sec-source");
+    if (source) sourceView = new GS.SourceView(data.report, source);
     startTimeline(data.timeline);
     startCharts(data.report, data.timeline);
     wireLinks();
@@ -126,5 +128,9 @@
     },
     evidence: (rule) => (data && data.timeline && data.timeline.evidence[rule] ? data.timeline.evidence[rule].map((s) => ({ start: s[0], end: s[1] })) : []),
     report: () => (data ? data.report : null),
+    // The source view: what it shows ({kernel, file, line, pc, lines, instructions, ...}), and
+    // showing kernel `rank` (its row in Sampled kernels) at {file, line} or {pc}.
+    source: () => (sourceView && sourceView.kernels.length ? sourceView.snapshot() : null),
+    showSource: (rank, at) => (sourceView.show(rank, at), sourceView.snapshot()),
   };
 })();

@@ -1,0 +1,109 @@
+// listing_pcs and add_file_views (source_view.h).
+#include "analysis/source_view.h"
+
+#include <algorithm>
+#include <set>
+#include <string_view>
+
+namespace gpuscope::analysis {
+namespace {
+
+std::vector<std::string_view> split_lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (std::string_view rest = text; !rest.empty();) {
+    const size_t newline = rest.find('\n');
+    out.push_back(rest.substr(0, newline));
+    rest = newline == std::string_view::npos ? std::string_view() : rest.substr(newline + 1);
+  }
+  return out;
+}
+
+// The line numbers a file's view shows: each sampled line (hottest first) with kViewContext
+// lines around it, while the total stays within kViewLines.
+std::set<uint32_t> shown_lines(const std::vector<const SourceHotspot*>& sampled, uint32_t file_lines) {
+  std::set<uint32_t> shown;
+  for (const SourceHotspot* h : sampled) {
+    const uint32_t line = h->location.line;
+    const uint32_t first = line > kViewContext ? line - kViewContext : 1;
+    const uint32_t last = std::min(file_lines, line + kViewContext);
+    size_t added = 0;
+    for (uint32_t n = first; n <= last; ++n) added += shown.count(n) ? 0 : 1;
+    if (!shown.empty() && shown.size() + added > kViewLines) continue;
+    for (uint32_t n = first; n <= last; ++n) shown.insert(n);
+  }
+  return shown;
+}
+
+double share(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
+}
+
+}  // namespace
+
+void sort_stalls(std::vector<StallSamples>& stalls) {
+  std::sort(stalls.begin(), stalls.end(), [](const StallSamples& a, const StallSamples& b) {
+    return a.samples != b.samples ? a.samples > b.samples : a.reason < b.reason;
+  });
+}
+
+std::vector<uint64_t> listing_pcs(const std::map<uint64_t, std::string>& sass, uint64_t hottest_pc) {
+  auto first = sass.begin();
+  if (sass.size() > kViewInstructions) {
+    const auto hottest = sass.lower_bound(hottest_pc);
+    const size_t before = static_cast<size_t>(std::distance(sass.begin(), hottest));
+    const size_t start = std::min(before > kViewInstructions / 2 ? before - kViewInstructions / 2 : 0,
+                                  sass.size() - kViewInstructions);
+    std::advance(first, static_cast<std::ptrdiff_t>(start));
+  }
+  std::vector<uint64_t> out;
+  for (auto it = first; it != sass.end() && out.size() < kViewInstructions; ++it) out.push_back(it->first);
+  return out;
+}
+
+void add_file_views(KernelSource& k, const SourceResolver& resolver) {
+  const auto hottest = std::max_element(k.lines.begin(), k.lines.end(),
+                                        [](const SourceHotspot& a, const SourceHotspot& b) {
+                                          return a.samples < b.samples;
+                                        });
+  if (hottest == k.lines.end()) return;
+  // Files by samples, the hottest line's first.
+  std::map<std::string, uint64_t> file_samples;
+  for (const SourceHotspot& h : k.lines) file_samples[h.location.file] += h.samples;
+  std::vector<std::pair<std::string, uint64_t>> files(file_samples.begin(), file_samples.end());
+  std::stable_sort(files.begin(), files.end(), [&](const auto& a, const auto& b) {
+    const bool a_hot = a.first == hottest->location.file, b_hot = b.first == hottest->location.file;
+    return a_hot != b_hot ? a_hot : a.second > b.second;
+  });
+  for (const auto& [file, samples] : files) {
+    if (k.files.size() >= kViewFiles) break;
+    const std::string text = resolver.source_file(file);
+    const std::vector<std::string_view> file_lines = split_lines(text);
+    std::vector<const SourceHotspot*> sampled;
+    for (const SourceHotspot& h : k.lines)
+      if (h.location.file == file) sampled.push_back(&h);
+    std::stable_sort(sampled.begin(), sampled.end(),
+                     [](const SourceHotspot* a, const SourceHotspot* b) { return a->samples > b->samples; });
+    // A sampled line past the end: not the file as it was built.
+    const bool as_built = std::all_of(sampled.begin(), sampled.end(),
+                                      [&](const SourceHotspot* h) { return h->location.line <= file_lines.size(); });
+    if (file_lines.empty() || !as_built) continue;
+    SourceFileText view{file, samples, {}};
+    for (const uint32_t n : shown_lines(sampled, static_cast<uint32_t>(file_lines.size()))) {
+      SourceLineText row{n, std::string(file_lines[n - 1]), 0, 0, {}};
+      for (const SourceHotspot* h : sampled)
+        if (h->location.line == n) row.samples = h->samples, row.stalls = h->stalls;
+      row.share_percent = share(row.samples, k.samples);
+      sort_stalls(row.stalls);
+      view.lines.push_back(std::move(row));
+    }
+    k.files.push_back(std::move(view));
+  }
+  // The excerpt: the hottest line's neighbours, from its file's view.
+  if (k.files.empty() || k.files.front().file != hottest->location.file) return;
+  k.excerpt_file = hottest->location.file;
+  const uint32_t hot = hottest->location.line;
+  for (const SourceLineText& row : k.files.front().lines)
+    if (row.line + kExcerptLines >= hot && row.line <= hot + kExcerptLines) k.excerpt.push_back(row);
+}
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,25 @@
+// The source view of one kernel (KernelSource::files, excerpt and listing in
+// gpuscope/analysis_source.h): which lines and instructions it shows, within its bounds.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpuscope/analysis_source.h"
+
+namespace gpuscope::analysis {
+
+// By samples, descending; ties by name, so that one order holds.
+void sort_stalls(std::vector<StallSamples>& stalls);
+
+// The PCs of a function's SASS the listing shows, in order: all of them, or kViewInstructions
+// around `hottest_pc` when the function is longer.
+std::vector<uint64_t> listing_pcs(const std::map<uint64_t, std::string>& sass, uint64_t hottest_pc);
+
+// k.files and k.excerpt from every sampled line of the kernel (k.lines before they are cut to
+// the top ones) and the files the resolver can read.
+void add_file_views(KernelSource& k, const SourceResolver& resolver);
+
+}  // namespace gpuscope::analysis
