@@ -98,6 +98,18 @@ struct SourceFileText {
   std::vector<SourceLineText> lines;  // by line number, with gaps where nothing was sampled near
 };
 
+// A loop of a kernel's SASS: a backward branch and the instructions from its target to it.
+// Nested loops are each a loop (an inner loop's samples count in its outer loop too).
+struct HotLoop {
+  uint64_t first_pc = 0, branch_pc = 0;    // the back edge's target and the branch
+  std::string file;                        // the branch's file; empty without a line table
+  uint32_t first_line = 0, last_line = 0;  // the lines of its instructions in that file
+  size_t instructions = 0;
+  uint64_t samples = 0;
+  double share_percent = 0;          // of the kernel's samples
+  std::vector<StallSamples> stalls;  // by samples, descending
+};
+
 struct KernelSource {
   uint32_t pid = 0;
   uint32_t run_id = 0;
@@ -117,6 +129,8 @@ struct KernelSource {
   // instruction with its line and samples (at most kViewInstructions, around the hottest PC).
   std::vector<SourceFileText> files;
   std::vector<SourceHotspot> listing;
+  // The listing's loops with samples, by samples, descending (needs SASS).
+  std::vector<HotLoop> loops;
   bool has_cubin = false;  // the capture kept the module's cubin
   bool has_lines = false;  // its line table gave a line for some PC
   bool has_sass = false;   // it was disassembled (only the first `disassembled` kernels)

@@ -165,6 +165,7 @@ KernelSource profile_kernel(const Trace& trace, uint32_t run_id, uint32_t pid, c
     row.share_percent = k.samples ? 100.0 * static_cast<double>(row.samples) / static_cast<double>(k.samples) : 0;
     sort_stalls(row.stalls);
   }
+  add_hot_loops(k, top);
   sort_stalls(k.stalls);
   rank(k.lines, k.samples, top);
   rank(k.instructions, k.samples, top);

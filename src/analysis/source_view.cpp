@@ -2,6 +2,8 @@
 #include "analysis/source_view.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -104,6 +106,66 @@ void add_file_views(KernelSource& k, const SourceResolver& resolver) {
   const uint32_t hot = hottest->location.line;
   for (const SourceLineText& row : k.files.front().lines)
     if (row.line + kExcerptLines >= hot && row.line <= hot + kExcerptLines) k.excerpt.push_back(row);
+}
+
+}  // namespace gpuscope::analysis
+
+namespace gpuscope::analysis {
+namespace {
+
+constexpr double kMinLoopShare = 1.0;  // % of the kernel's samples: fewer is not a hot loop
+
+// The target of a branch ("@!P0 BRA 0x0380", "BRA.U 0x0100"): nullopt for anything else.
+std::optional<uint64_t> branch_target(const std::string& sass) {
+  size_t opcode = sass.rfind('@', 0) == 0 ? sass.find(' ') : 0;
+  if (opcode == std::string::npos) return std::nullopt;
+  while (opcode < sass.size() && sass[opcode] == ' ') ++opcode;
+  if (sass.compare(opcode, 3, "BRA") != 0) return std::nullopt;
+  const size_t target = sass.rfind(" 0x");
+  if (target == std::string::npos || target < opcode) return std::nullopt;
+  uint64_t pc = 0;
+  size_t digits = 0;
+  for (size_t i = target + 3; i < sass.size() && std::isxdigit(static_cast<unsigned char>(sass[i])); ++i, ++digits)
+    pc = pc * 16 + static_cast<uint64_t>(
+                       std::isdigit(static_cast<unsigned char>(sass[i])) ? sass[i] - '0' : (sass[i] | 0x20) - 'a' + 10);
+  return digits > 0 && digits <= 16 ? std::optional<uint64_t>(pc) : std::nullopt;
+}
+
+}  // namespace
+
+void add_hot_loops(KernelSource& k, size_t top) {
+  for (size_t b = 0; b < k.listing.size(); ++b) {
+    const SourceHotspot& branch = k.listing[b];
+    const std::optional<uint64_t> target = branch_target(branch.instruction);
+    // Backward only; a branch to itself is the trap loop after a kernel's EXIT.
+    if (!target || *target >= branch.pc || *target < k.listing.front().pc) continue;
+    HotLoop loop;
+    loop.first_pc = *target;
+    loop.branch_pc = branch.pc;
+    loop.file = branch.location.file;
+    for (size_t i = b + 1; i-- > 0 && k.listing[i].pc >= *target;) {
+      const SourceHotspot& in = k.listing[i];
+      ++loop.instructions;
+      loop.samples += in.samples;
+      for (const StallSamples& s : in.stalls) {
+        auto it = std::find_if(loop.stalls.begin(), loop.stalls.end(),
+                               [&](const auto& l) { return l.reason == s.reason; });
+        if (it == loop.stalls.end()) it = loop.stalls.insert(loop.stalls.end(), {s.reason, 0, 0});
+        it->samples += s.samples;
+        it->not_issued += s.not_issued;
+      }
+      if (in.location.line == 0 || in.location.file != loop.file) continue;
+      loop.first_line = loop.first_line ? std::min(loop.first_line, in.location.line) : in.location.line;
+      loop.last_line = std::max(loop.last_line, in.location.line);
+    }
+    loop.share_percent = share(loop.samples, k.samples);
+    if (loop.share_percent < kMinLoopShare) continue;
+    sort_stalls(loop.stalls);
+    k.loops.push_back(std::move(loop));
+  }
+  std::stable_sort(k.loops.begin(), k.loops.end(),
+                   [](const HotLoop& a, const HotLoop& b) { return a.samples > b.samples; });
+  if (top > 0 && k.loops.size() > top) k.loops.resize(top);
 }
 
 }  // namespace gpuscope::analysis

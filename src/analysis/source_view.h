@@ -22,4 +22,8 @@ std::vector<uint64_t> listing_pcs(const std::map<uint64_t, std::string>& sass, u
 // the top ones) and the files the resolver can read.
 void add_file_views(KernelSource& k, const SourceResolver& resolver);
 
+// k.loops from k.listing (its samples and lines known): every backward branch ("BRA 0x0380" to a
+// PC before it) with >= 1 % of the kernel's samples inside, at most `top` (0: all).
+void add_hot_loops(KernelSource& k, size_t top);
+
 }  // namespace gpuscope::analysis

@@ -1,5 +1,5 @@
 // The "Source" section: the sampled kernels (`profile --source`), then for each of the hottest
-// its source lines and SASS instructions by PC samples, with their stall reasons
+// its source lines, loops and SASS instructions by PC samples, with their stall reasons
 // (analysis_source.h). Only for traces with PC samples.
 #include <fmt/format.h>
 
@@ -110,6 +110,38 @@ Table hotspot_table(const analysis::KernelSource& k, bool lines, size_t top) {
     t.empty_text = k.has_cubin ? "no line table in its cubin (libraries such as cuBLAS ship without one; build "
                                  "your own kernels with nvcc -lineinfo to see their lines)"
                                : "the capture has no cubin for this kernel";
+  limit_rows(t, top);
+  return t;
+}
+
+// "source_hotspots.cu:40-47" (one line: "source_hotspots.cu:53"); empty without a line table.
+std::string lines_text(const analysis::HotLoop& l) {
+  if (l.first_line == 0) return "";
+  const std::string place = analysis::short_place({l.file, l.first_line});
+  return l.last_line > l.first_line ? fmt::format("{}-{}", place, l.last_line) : place;
+}
+
+Table loops_table(const analysis::KernelSource& k, size_t top) {
+  Table t;
+  t.key = "hot_loops";
+  t.title = "Hot loops of " + k.name;
+  t.columns = {text_column("loop", "Loop (PCs)"), text_column("lines", "Lines", TextStyle::Identifier),
+               num_column("instructions", "Instructions", Unit::Count), num_column("samples", "Samples", Unit::Count),
+               num_column("share", "Share", Unit::Percent)};
+  add_stall_columns(t);
+  for (const analysis::HotLoop& l : k.loops) {
+    std::vector<Cell> row{text(pc_text(l.first_pc) + "-" + pc_text(l.branch_pc)),
+                          text(lines_text(l)),
+                          num(static_cast<double>(l.instructions), Unit::Count),
+                          num(static_cast<double>(l.samples), Unit::Count),
+                          num(l.share_percent, Unit::Percent),
+                          text(stall_text(l.stalls, l.samples))};
+    add_top_stall(row, l.stalls, l.samples);
+    t.rows.push_back(std::move(row));
+  }
+  t.notes.push_back(
+      "A loop: a backward branch in the SASS and the instructions from its target to it; a loop inside another "
+      "counts in both.");
   limit_rows(t, top);
   return t;
 }
@@ -233,6 +265,7 @@ Section build_source_section(const analysis::SourceProfile& profile, size_t top,
   for (size_t i = 0; i < profile.kernels.size() && i < kSourceKernelsShown; ++i) {
     const analysis::KernelSource& k = profile.kernels[i];
     s.tables.push_back(hotspot_table(k, true, top));
+    if (!k.loops.empty()) s.tables.push_back(loops_table(k, top));
     if (!k.excerpt.empty()) s.tables.push_back(excerpt_table(k));
     s.tables.push_back(hotspot_table(k, false, top));
   }

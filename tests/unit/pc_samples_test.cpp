@@ -338,6 +338,12 @@ TEST(PcSamples, NvdisasmTextGivesEachFunctionsInstructionsByPc) {
   EXPECT_TRUE(sass::parse_nvdisasm(std::string(100, '\0')).empty());
   EXPECT_TRUE(sass::parse_nvdisasm("/*").empty());
   EXPECT_TRUE(sass::parse_nvdisasm(".text.:").empty());
+  // A branch to a label of the function reads as the label's PC.
+  const auto loop = sass::parse_nvdisasm(
+      ".text._Z1kv:\n.L_x_4:\n        /*0380*/  IADD3 R1, R1, 0x1, RZ ;\n        /*0390*/  @P1 BRA `(.L_x_4) ;\n"
+      "        /*03a0*/  BRA `(.L_x_9) ;\n");
+  EXPECT_EQ(loop.at("_Z1kv").at(0x390), "@P1 BRA 0x0380");
+  EXPECT_EQ(loop.at("_Z1kv").at(0x3a0), "BRA `(.L_x_9)");  // an unknown label stays
 }
 
 // The cubin of samples/source_hotspots (sm_90, -lineinfo) as the H200 capture kept it.

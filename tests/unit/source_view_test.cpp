@@ -39,7 +39,7 @@ Trace sampled_trace() {
   return t;
 }
 
-// Six instructions 0x00..0x50; a.cu has 100 lines, b.cuh 10 ("a N" / "b N").
+// Six instructions 0x00..0x50, a loop back from 0x40 to 0x10; a.cu has 100 lines, b.cuh 10 ("a N" / "b N").
 class ViewResolver final : public analysis::SourceResolver {
  public:
   std::vector<analysis::SourceLocation> lines(const std::string&, const std::string&,
@@ -53,6 +53,7 @@ class ViewResolver final : public analysis::SourceResolver {
   std::map<uint64_t, std::string> sass(const std::string&, const std::string&) const override {
     std::map<uint64_t, std::string> out;
     for (uint64_t pc = 0; pc <= 0x50; pc += 0x10) out[pc] = "OP" + std::to_string(pc / 16);
+    out[0x40] = "@P0 BRA 0x0010";  // a loop over 0x10..0x40
     return out;
   }
   std::string source_file(const std::string& path) const override {
@@ -103,6 +104,22 @@ TEST(SourceView, TheListingIsEveryInstructionWithItsLineAndSamples) {
   const analysis::KernelSource plain = analysis::profile_source(sampled_trace(), &resolver, 1, 0).kernels.at(0);
   EXPECT_TRUE(plain.listing.empty());
   EXPECT_TRUE(plain.files.empty());
+}
+
+TEST(SourceView, ALoopIsABackwardBranchWithTheSamplesAndLinesUpToIt) {
+  const ViewResolver resolver;
+  const analysis::KernelSource k = analysis::profile_source(sampled_trace(), &resolver, 1).kernels.at(0);
+  ASSERT_EQ(k.loops.size(), 1u);
+  const analysis::HotLoop& loop = k.loops[0];
+  EXPECT_EQ(loop.first_pc, 0x10u);
+  EXPECT_EQ(loop.branch_pc, 0x40u);
+  EXPECT_EQ(loop.instructions, 4u);
+  EXPECT_EQ(loop.samples, 400u);  // 0x20 and 0x30
+  EXPECT_NEAR(loop.share_percent, 100.0 * 400 / 450, 1e-9);
+  EXPECT_EQ(loop.file, "/src/a.cu");
+  EXPECT_EQ(loop.first_line, 39u);
+  EXPECT_EQ(loop.last_line, 42u);
+  EXPECT_EQ(loop.stalls.at(0).reason, "short_scoreboard");
 }
 
 TEST(SourceView, ALongFunctionsListingIsCutAroundItsHottestInstruction) {

@@ -2,6 +2,9 @@
 #include "importers/sass/nvdisasm_text.h"
 
 #include <cctype>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 namespace gpuscope::sass {
 namespace {
@@ -14,12 +17,29 @@ std::string_view trimmed(std::string_view s) {
   return s;
 }
 
+// "`(.L_x_4)" in each instruction of `sass` becomes the label's PC, "0x0380", where the label is
+// one of `labels` (a branch target the listing can point at; labels are not instructions).
+void resolve_labels(FunctionSass& sass, const std::map<std::string, uint64_t>& labels) {
+  for (auto& [pc, text] : sass) {
+    const size_t open = text.find("`(");
+    const size_t close = open == std::string::npos ? std::string::npos : text.find(')', open);
+    if (close == std::string::npos) continue;
+    const auto target = labels.find(text.substr(open + 2, close - open - 2));
+    if (target == labels.end()) continue;
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "0x%04llx", static_cast<unsigned long long>(target->second));
+    text.replace(open, close + 1 - open, hex);
+  }
+}
+
 }  // namespace
 
 std::map<std::string, FunctionSass> parse_nvdisasm(std::string_view text) {
   constexpr std::string_view kSection = ".text.";
   std::map<std::string, FunctionSass> functions;
-  FunctionSass* sass = nullptr;  // the function being read
+  FunctionSass* sass = nullptr;                                     // the function being read
+  std::map<FunctionSass*, std::map<std::string, uint64_t>> labels;  // per function: label -> PC
+  std::vector<std::string> pending;  // labels read since the last instruction: they name the next
   while (!text.empty()) {
     const size_t newline = text.find('\n');
     std::string_view line = text.substr(0, newline);
@@ -27,6 +47,12 @@ std::map<std::string, FunctionSass> parse_nvdisasm(std::string_view text) {
     if (const std::string_view label = trimmed(line);
         label.size() > kSection.size() + 1 && label.substr(0, kSection.size()) == kSection && label.back() == ':') {
       sass = &functions[std::string(label.substr(kSection.size(), label.size() - kSection.size() - 1))];
+      pending.clear();
+      continue;
+    }
+    if (const std::string_view label = trimmed(line);
+        label.size() > 4 && label.substr(0, 3) == ".L_" && label.back() == ':' && pending.size() < 64) {
+      pending.emplace_back(label.substr(0, label.size() - 1));
       continue;
     }
     const size_t open = line.find("/*");
@@ -48,8 +74,12 @@ std::map<std::string, FunctionSass> parse_nvdisasm(std::string_view text) {
     rest = trimmed(rest.substr(0, end));
     // "{ IADD3 ..." opens a dual-issue pair in older output; keep the instruction.
     if (!rest.empty() && rest.front() == '{') rest = trimmed(rest.substr(1));
-    if (!rest.empty() && sass != nullptr) sass->emplace(pc, std::string(rest));
+    if (rest.empty() || sass == nullptr) continue;
+    sass->emplace(pc, std::string(rest));
+    for (std::string& label : pending) labels[sass].emplace(std::move(label), pc);
+    pending.clear();
   }
+  for (auto& [function, targets] : labels) resolve_labels(*function, targets);
   return functions;
 }
 

@@ -16,8 +16,9 @@ using FunctionSass = std::map<uint64_t, std::string>;
 
 // `nvdisasm -c CUBIN`'s output, per function (mangled name, from each section's ".text.NAME:"
 // label): each line "/*0a30*/  @P0 BRA `(.L_x_3) ;   /* 0x... */" gives 0xa30 -> "@P0 BRA
-// `(.L_x_3)". Other lines (headers, labels, line-info comments) are skipped; instructions before
-// any function label are left out.
+// `(.L_x_3)"; a branch to a label of the function reads as its PC ("@P0 BRA 0x0a30"). Other
+// lines (headers, labels, line-info comments) are skipped; instructions before any function label
+// are left out.
 std::map<std::string, FunctionSass> parse_nvdisasm(std::string_view text);
 
 }  // namespace gpuscope::sass
