@@ -92,6 +92,7 @@ Table segments_table(const analysis::StepSummary& summary, const analysis::Criti
       t.rows.push_back({text(step.name), num(s.pid, Unit::Plain), rank_cell(s.rank), text(analysis::to_string(s.kind)),
                         text(s.name), num(static_cast<double>(s.start - p.start), Unit::Ns),
                         num(static_cast<double>(s.length()), Unit::Ns), num(static_cast<double>(s.lost_ns), Unit::Ns)});
+      t.spans.push_back({s.pid, s.start, s.end});  // the HTML timeline outlines the path's work
     }
   }
   t.notes.push_back(

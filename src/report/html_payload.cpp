@@ -232,14 +232,14 @@ std::string base64(const std::string& in) {
   return out;
 }
 
-// Each linked table's spans, relative to the timeline's origin.
+// Each linked table's spans, relative to the timeline's origin, with their process: [start, end, pid].
 Json evidence(const Report& report, TimeNs origin) {
   Json j = Json::object();
   for (const Section& s : report.sections)
     for (const Table& t : s.tables) {
       if (t.spans.empty()) continue;
       Json spans = Json::array();
-      for (const EvidenceSpan& span : t.spans) spans.push_back({span.start - origin, span.end - origin});
+      for (const EvidenceSpan& span : t.spans) spans.push_back({span.start - origin, span.end - origin, span.pid});
       j[evidence_id(t)] = std::move(spans);
     }
   return j;

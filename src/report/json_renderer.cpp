@@ -52,7 +52,7 @@ Json table_json(const Table& t) {
   j["rows"] = std::move(rows);
   j["rows_omitted"] = t.omitted_rows;
   j["notes"] = t.notes;
-  // Only tables that point at the timeline (findings) carry spans: other output stays as it was.
+  // Only tables that point at the timeline (findings, the critical path's segments) carry spans.
   if (!t.spans.empty()) {
     Json spans = Json::array();
     for (const EvidenceSpan& s : t.spans) spans.push_back({{"pid", s.pid}, {"start", s.start}, {"end", s.end}});

@@ -10,7 +10,8 @@
 // ({ms, boxes, kernelBoxes, aggregated}: kernels >= 1 px are boxes, narrower ones per-pixel
 // columns), locate(kind, n) (page coordinates of the n-th box of a kind drawn last), selection()
 // ({kind, name, start, end} and `launch` for GPU work or `gpu` for a launch call), search(text)
-// (slices whose name contains it, any case), evidence(rule) ([{start, end}]), labels() (the
+// (slices whose name contains it, any case), evidence(rule) ([{start, end}]; also
+// evidence('critical_path_segments')), marked() (the slices the last evidence link outlined), labels() (the
 // box labels drawn last), lanes() and units() (several processes: each with its GPUs under one
 // header). Elements: canvas #gs-timeline (keys w/s zoom, a/d pan, 0 whole run, 1 back to the
 // opening view, wheel, drag to zoom, Escape clears), #gs-tooltip,
@@ -278,7 +279,9 @@ export function describeReportPage(label, captureOrFn, options = {}) {
 
     it('every finding links to its evidence, and clicking it zooms there', T, async () => {
       const rules = firedRules(ctx.capture);
-      const links = await page().$$eval('[data-evidence]', (els) => els.map((e) => e.dataset.evidence));
+      // Besides the findings, the critical path's segments link to the timeline (test below).
+      const links = (await page().$$eval('[data-evidence]', (els) => els.map((e) => e.dataset.evidence)))
+        .filter((l) => l !== 'critical_path_segments');
       assert.deepEqual([...new Set(links)].sort(), rules, 'rules with [data-evidence] links');
       for (const rule of rules) {
         assert.ok(links.filter((r) => r === rule).length >= 2, `${rule}: a link in the ranked table and in the finding's title`);
@@ -298,6 +301,19 @@ export function describeReportPage(label, captureOrFn, options = {}) {
         assert.ok(v.start <= lo && v.end >= hi, `${rule}: view ${JSON.stringify(v)} must cover [${lo}, ${hi}]`);
         if (hi > lo) assert.ok(width(v) <= 1.5 * (hi - lo), `${rule}: view ${JSON.stringify(v)} much wider than [${lo}, ${hi}]`);
       }
+    });
+
+    it('the critical path\'s segments link outlines the work on the path, nothing else', T, async () => {
+      const spans = await page().evaluate(() => gpuscope.evidence('critical_path_segments'));
+      const link = await page().$('h3[data-evidence="critical_path_segments"]');
+      assert.equal(Boolean(link), spans.length > 0, 'a link exactly when the report has a critical path');
+      if (!link) return;
+      await link.click();
+      const marked = await page().evaluate(() => gpuscope.marked());
+      assert.ok(marked.length > 0, 'some work on the path is outlined');
+      for (const m of marked)
+        assert.ok(spans.some((s) => Math.abs(s.start - m.start) <= 2 && Math.abs(s.end - m.end) <= 2),
+                  `${m.kind} ${m.name} at ${m.start} is not a segment of the path`);
     });
 
     it('has the charts this capture calls for, each with marks', T, async () => {

@@ -131,16 +131,25 @@ TEST(EvidenceSpans, BsrSpmmAllocationSpansAreTheLoopsAllocationCalls) {
   }
 }
 
-TEST(EvidenceSpans, JsonReportCarriesThemOnFindingTablesOnly) {
+// Findings carry their instances; the critical path's segments table its segments (the page
+// outlines the path's work), every step's, whatever --top leaves of its rows.
+TEST(EvidenceSpans, JsonReportCarriesThemOnFindingsAndTheCriticalPathOnly) {
   const Trace t = testing::read_test_capture("bsr_spmm_baseline.gpuscope");
   const auto fs = run_rules(t);
   const auto report = nlohmann::json::parse(render_report(t, {}, parse_report_format("json")));
   size_t with_spans = 0;
+  bool path = false;
   for (const auto& section : report["sections"])
     for (const auto& table : section["tables"]) {
       if (!table.contains("spans")) continue;
-      ++with_spans;
       const std::string key = table["key"];
+      if (key == "critical_path_segments") {
+        path = true;
+        EXPECT_GE(table["spans"].size(), table["rows"].size());
+        for (const auto& span : table["spans"]) EXPECT_GE(span["end"], span["start"]);
+        continue;
+      }
+      ++with_spans;
       ASSERT_EQ(key.rfind("finding_", 0), 0u) << key;
       const auto f = find(fs, key.substr(8));
       ASSERT_TRUE(f) << key;
@@ -150,6 +159,7 @@ TEST(EvidenceSpans, JsonReportCarriesThemOnFindingTablesOnly) {
       EXPECT_EQ(table["spans"][0]["end"], f->spans[0].end);
     }
   EXPECT_EQ(with_spans, fs.size());
+  EXPECT_TRUE(path);
 }
 
 }  // namespace

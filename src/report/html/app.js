@@ -126,6 +126,8 @@
       document.getElementById("gs-search").value = text;
       return timeline ? timeline.search(text) : 0;
     },
+    // The slices the last evidence link outlined (a finding's instances, the critical path's work).
+    marked: () => (timeline ? timeline.marked.map((s) => timeline.sliceInfo(s)) : []),
     evidence: (rule) => (data && data.timeline && data.timeline.evidence[rule] ? data.timeline.evidence[rule].map((s) => ({ start: s[0], end: s[1] })) : []),
     report: () => (data ? data.report : null),
     // The source view: what it shows ({kernel, file, line, pc, lines, instructions, ...}), and

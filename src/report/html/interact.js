@@ -157,14 +157,44 @@ Object.assign(GS.Timeline.prototype, {
     return count;
   },
 
-  // Shows a recommendation's evidence: the view covers all its spans with a short margin.
+  // Shows a recommendation's evidence (or the critical path's segments): the view covers all its
+  // spans with a short margin, the spans are shaded, and each slice of the span's process that
+  // is exactly a span (a kernel on the path, a launch the finding names) is outlined.
   showEvidence(spans) {
     if (!spans || !spans.length) return false;
     const start = Math.min(...spans.map((s) => s[0])), end = Math.max(...spans.map((s) => s[1]));
     const margin = Math.max((end - start) * 0.1, 5);  // the view stays within 1.2x of the evidence
     this.bands = spans;
+    this.marked = this.slicesOf(spans);
     this.setView(start - margin, end + margin);
     return true;
+  },
+
+  // The slices whose start and end are a span's ([start, end, pid]; times within 2 ns, as the
+  // payload's ns deltas round), in the span's process: one pass over each of its tracks.
+  slicesOf(spans) {
+    const byPid = new Map();
+    for (const [s, e, pid] of spans) {
+      if (!byPid.has(pid)) byPid.set(pid, []);
+      byPid.get(pid).push([s, e]);
+    }
+    const out = [];
+    for (const [pid, list] of byPid) {
+      list.sort((a, b) => a[0] - b[0]);
+      this.data.tracks.forEach((track, t) => {
+        if (this.data.groups[track.group].pid !== pid) return;
+        let k = 0;
+        for (let i = 0; i < track.count; i++) {
+          while (k < list.length && list[k][0] < track.start[i] - 2) k++;
+          for (let j = k; j < list.length && list[j][0] <= track.start[i] + 2; j++)
+            if (Math.abs(list[j][1] - track.end[i]) <= 2) {
+              out.push({ track: t, i });
+              break;
+            }
+        }
+      });
+    }
+    return out;
   },
 
   // A slice as the page's test interface shows it.

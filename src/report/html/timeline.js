@@ -15,7 +15,8 @@ GS.Timeline = class {
     this.selection = null;  // {track, i}
     this.linked = [];  // slices linked to the selection: [{track, i}]
     this.highlight = null;  // Uint8Array over names, while a search is active
-    this.bands = [];  // evidence spans shown: [[start, end]]
+    this.bands = [];  // evidence spans shown: [[start, end, pid]]
+    this.marked = [];  // slices that are evidence spans, outlined: [{track, i}]
     this.colours = new Map();
     const kernelNames = new Set();  // name ids of kernels: C++ signatures, which labels may trim
     for (const t of data.tracks) if (t.kind === "stream") for (let i = 0; i < t.count; i++) if (t.sliceKind[i] === 0) kernelNames.add(t.nameId[i]);
@@ -115,6 +116,7 @@ GS.Timeline = class {
       if (lane.type === "track") this.drawTrack(lane);
       else if (lane.type === "counter") this.drawCounter(lane);
     }
+    this.drawMarked();
     this.drawSelection();
     if (this.drag) this.drawBands([[this.time(this.drag.from), this.time(this.drag.to)].sort((a, b) => a - b)], this.theme.band);
     ctx.restore();
@@ -232,6 +234,18 @@ GS.Timeline = class {
       const x0 = this.x(s), x1 = this.x(e);
       ctx.fillRect(x0, 24, Math.max(x1 - x0, 2), this.height - 24);
     }
+  }
+
+  // The evidence's slices (showEvidence), outlined in the accent colour.
+  drawMarked() {
+    const ctx = this.ctx;
+    ctx.strokeStyle = this.theme.accent;
+    ctx.lineWidth = 2;
+    for (const s of this.marked) {
+      const b = this.sliceBox(s);
+      if (b && b.x + b.w >= this.labelWidth && b.x <= this.width) ctx.strokeRect(b.x, b.y, Math.max(b.w, 2), b.h);
+    }
+    ctx.lineWidth = 1;
   }
 
   // The selected slice, the slices linked to it, and an arrow from each launch call to its work.
