@@ -173,6 +173,50 @@ TEST(RuleUnstable, OneSlowInstanceOutOfTen) {
   EXPECT_EQ(f->spans[4].end - f->spans[4].start, 1000 * kUs);
 }
 
+// DDP overlaps gradient all-reduces with backward compute: a launch slower beside an NCCL
+// kernel on its GPU is sharing the SMs by design, not unstable.
+TEST(RuleUnstable, LaunchesBesideACollectiveAreLeftOut) {
+  TraceBuilder b;
+  b.run(1, 20 * kMs);
+  for (int i = 0; i < 10; ++i) {
+    const TimeNs t0 = 1 * kMs + i * 1500 * kUs, len = i == 4 ? 1000 * kUs : 100 * kUs;
+    b.kernel("k", t0 + 10 * kUs, t0 + 10 * kUs + len, b.api("cudaLaunchKernel", t0, t0 + 5 * kUs));
+    if (i == 4)
+      b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", t0, t0 + 1200 * kUs,
+               b.api("cudaLaunchKernel", t0 - 5 * kUs, t0 - 2 * kUs), 2);
+  }
+  EXPECT_FALSE(find(run_rules(b.trace()), "unstable_timings"));
+  // On another GPU the collective shares nothing with it: the slow launch is unstable again.
+  for (Kernel& k : b.trace().kernels)
+    if (b.trace().strings.get(k.name).rfind("nccl", 0) == 0) k.device = 1;
+  const auto f = find(run_rules(b.trace()), "unstable_timings");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(*f->saving_ns, 900 * kUs);
+}
+
+// One library GEMM kernel serving two layer sizes in each step: 100 us and 300 us, every step.
+// Judged against the same launch in the other steps it is stable; one slow launch is not.
+TEST(RuleUnstable, EachLaunchIsJudgedAgainstTheSameLaunchInTheOtherSteps) {
+  const auto trace = [](TimeNs slow_extra) {
+    TraceBuilder b;
+    b.run(1, 20 * kMs);
+    for (int i = 0; i < 8; ++i) {
+      const TimeNs t0 = 1 * kMs + i * 2 * kMs;
+      b.range("step", t0, t0 + 2 * kMs);
+      for (int j = 0; j < 2; ++j) {
+        const TimeNs at = t0 + j * 700 * kUs, len = (j == 0 ? 100 : 300) * kUs + (i == 5 && j == 1 ? slow_extra : 0);
+        b.kernel("gemm", at + 10 * kUs, at + 10 * kUs + len, b.api("cudaLaunchKernel", at, at + 5 * kUs));
+      }
+    }
+    return b.trace();
+  };
+  EXPECT_FALSE(find(run_rules(trace(0)), "unstable_timings"));  // shape CV ~52%, but each launch steady
+  const auto f = find(run_rules(trace(600 * kUs)), "unstable_timings");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(*f->saving_ns, 600 * kUs);  // steps 2..8: the slow launch against the other steps' 300 us
+  EXPECT_NE(f->evidence[0].find("against the same launch in the other steps"), std::string::npos) << f->evidence[0];
+}
+
 TEST(RuleIdleGaps, HostWorkWhileTheGpuIdlesButNotWhenAnotherStreamKeepsItBusy) {
   TraceBuilder b;
   b.run(1, 20 * kMs);
