@@ -365,9 +365,6 @@ TEST(PcSamples, ACubinsElfGivesItsFunctionsSymbolsAndLineTable) {
 // libcupti, no GPU needed: the planted lines of samples/source_hotspots.cu as it was then (bank
 // on line 46, the load on 53, the barrier on 32) with their stall reasons.
 TEST(PcSamples, TheReportOfARealCaptureNamesThePlantedLines) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "libcupti cannot load under AddressSanitizer (RTLD_DEEPBIND)";
-#endif
   const std::string dir = testing::scratch_dir("pc_samples_real");
   std::ofstream(dir + "/hot.gpuscope", std::ios::binary)
       << testing::gunzip(testing::read_text_file(std::string(GPUSCOPE_TEST_DATA_DIR) + "/source/hotspots.gpuscope.gz"));
