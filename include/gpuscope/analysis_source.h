@@ -56,6 +56,11 @@ struct StallSamples {
   uint64_t not_issued = 0;  // of `samples`
 };
 
+// A reason's samples, summed into `into` (kept small: a place has a few reasons).
+void add_stall(std::vector<StallSamples>& into, const std::string& reason, uint64_t samples, uint64_t not_issued);
+// By samples, descending; ties by name, so that one order holds.
+void sort_stalls(std::vector<StallSamples>& stalls);
+
 // Samples of one place in a kernel (a source line, or one instruction), reasons by samples.
 struct SourceHotspot {
   uint64_t pc = 0;          // instructions: the PC offset; lines: the hottest PC on the line

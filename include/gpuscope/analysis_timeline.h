@@ -41,6 +41,12 @@ std::optional<uint32_t> root_pid(const Trace& trace);
 // string id. A training loop's step range (`train_step`), a benchmark's iteration range.
 std::optional<StringId> repeating_range(const Trace& trace, const MainThread& thread, size_t min_instances);
 
+// The closed instances of the range `name` on `thread`, by start. With `to_next`, each runs to
+// the next one's start (the last keeps its own end): an iteration, with what the thread did
+// between two instances.
+std::vector<Interval> range_instances(const Trace& trace, const MainThread& thread, StringId name,
+                                      bool to_next = false);
+
 // Context creation hides in the first call that needs a context: that call is
 // far longer than later calls of the same name. Excess = its duration minus
 // the median of the later calls of that name; reported when >= 1 ms and at least

@@ -190,4 +190,15 @@ std::optional<StringId> repeating_range(const Trace& trace, const MainThread& th
   return best;
 }
 
+std::vector<Interval> range_instances(const Trace& trace, const MainThread& thread, StringId name, bool to_next) {
+  std::vector<Interval> out;
+  for (const NvtxRange& r : trace.nvtx_ranges)
+    if (r.pid == thread.pid && r.tid == thread.tid && r.name == name && r.end > r.start)
+      out.push_back({r.start, r.end});
+  std::sort(out.begin(), out.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  if (to_next)
+    for (size_t i = 0; i + 1 < out.size(); ++i) out[i].end = out[i + 1].start;
+  return out;
+}
+
 }  // namespace gpuscope::analysis

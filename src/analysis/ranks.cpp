@@ -78,9 +78,7 @@ std::vector<TimeNs> step_starts(const Trace& trace, uint32_t pid, std::string& r
   const auto name = thread ? repeating_range(trace, *thread, 3) : std::nullopt;
   if (!name) return starts;
   range = trace.strings.get(*name);
-  for (const NvtxRange& r : trace.nvtx_ranges)
-    if (r.pid == thread->pid && r.tid == thread->tid && r.name == *name && r.end > r.start) starts.push_back(r.start);
-  std::sort(starts.begin(), starts.end());
+  for (const Interval& step : range_instances(trace, *thread, *name)) starts.push_back(step.start);
   return starts;
 }
 

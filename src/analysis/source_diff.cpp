@@ -2,7 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <tuple>
+#include <set>
+#include <utility>
 
 #include "gpuscope/analysis_source.h"
 #include "gpuscope/analysis_stats.h"
@@ -10,14 +11,18 @@
 namespace gpuscope::analysis {
 namespace {
 
-// One line of one kernel in one capture: time, share, top stall.
+// One line of one kernel in one capture: time, samples, stalls.
 struct LineTime {
   double ns = 0;
-  uint64_t samples = 0, kernel_samples = 0;
+  uint64_t samples = 0;
   std::map<std::string, uint64_t> stalls;
 };
 
-using Lines = std::map<std::pair<std::string, std::string>, LineTime>;  // (kernel, place)
+// A capture's lines by (kernel, place), and each kernel's samples over every process that ran it.
+struct Lines {
+  std::map<std::pair<std::string, std::string>, LineTime> lines;
+  std::map<std::string, uint64_t> kernel_samples;
+};
 
 Lines line_times(const Trace& trace, const SourceResolver* resolver) {
   Lines out;
@@ -26,29 +31,32 @@ Lines line_times(const Trace& trace, const SourceResolver* resolver) {
   const SourceProfile profile = profile_source(trace, resolver, 0, 0);
   for (const KernelSource& k : profile.kernels) {
     if (k.samples == 0) continue;
+    out.kernel_samples[k.name] += k.samples;
     const double kernel_ns = traced_ns(trace, k);
     for (const SourceHotspot& line : k.lines) {
-      LineTime& t = out[{k.name, short_place(line.location)}];
+      LineTime& t = out.lines[{k.name, short_place(line.location)}];
       t.ns += kernel_ns * static_cast<double>(line.samples) / static_cast<double>(k.samples);
       t.samples += line.samples;
       for (const StallSamples& s : line.stalls) t.stalls[s.reason] += s.samples;
     }
-    // The kernel's samples, for the shares: also on its lines that were not sampled here.
-    for (auto& [key, t] : out)
-      if (key.first == k.name) t.kernel_samples += k.samples;
   }
   return out;
 }
 
-void fill(const LineTime* t, double& ns, double& share, std::string& stall, double& stall_percent) {
-  if (t == nullptr || t->samples == 0) return;
-  ns = t->ns;
-  share = t->kernel_samples ? 100.0 * static_cast<double>(t->samples) / static_cast<double>(t->kernel_samples) : 0;
-  const auto top = std::max_element(t->stalls.begin(), t->stalls.end(),
+// The row's side for one capture: nothing when the line had no samples there.
+void fill(const Lines& capture, const std::pair<std::string, std::string>& key, double& ns, double& share,
+          std::string& stall, double& stall_percent) {
+  const auto it = capture.lines.find(key);
+  if (it == capture.lines.end() || it->second.samples == 0) return;
+  const LineTime& t = it->second;
+  const uint64_t kernel_samples = capture.kernel_samples.at(key.first);
+  ns = t.ns;
+  share = 100.0 * static_cast<double>(t.samples) / static_cast<double>(kernel_samples);
+  const auto top = std::max_element(t.stalls.begin(), t.stalls.end(),
                                     [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (top == t->stalls.end()) return;
+  if (top == t.stalls.end()) return;
   stall = top->first;
-  stall_percent = 100.0 * static_cast<double>(top->second) / static_cast<double>(t->samples);
+  stall_percent = 100.0 * static_cast<double>(top->second) / static_cast<double>(t.samples);
 }
 
 }  // namespace
@@ -64,24 +72,19 @@ double traced_ns(const Trace& trace, const KernelSource& k) {
 
 std::vector<SourceLineDiff> diff_source_lines(const Trace& base, const Trace& next, const SourceResolver* resolver) {
   const Lines before = line_times(base, resolver), after = line_times(next, resolver);
-  std::map<std::string, bool> in_base, in_new;  // kernels with lines in each capture
-  for (const auto& [key, t] : before) in_base[key.first] = true;
-  for (const auto& [key, t] : after) in_new[key.first] = true;
-  std::map<std::pair<std::string, std::string>, SourceLineDiff> rows;
-  for (const Lines* lines : {&before, &after})
-    for (const auto& [key, t] : *lines)
-      if (in_base.count(key.first) && in_new.count(key.first) && !key.second.empty())
-        if (!rows.count(key)) {
-          SourceLineDiff row;
-          row.kernel = key.first;
-          row.place = key.second;
-          rows.emplace(key, std::move(row));
-        }
+  // The lines of kernels sampled in both, each once.
+  std::set<std::pair<std::string, std::string>> keys;
+  for (const Lines* capture : {&before, &after})
+    for (const auto& [key, t] : capture->lines)
+      if (!key.second.empty() && before.kernel_samples.count(key.first) && after.kernel_samples.count(key.first))
+        keys.insert(key);
   std::vector<SourceLineDiff> out;
-  for (auto& [key, row] : rows) {
-    const auto b = before.find(key), a = after.find(key);
-    fill(b == before.end() ? nullptr : &b->second, row.base_ns, row.base_share, row.base_stall, row.base_stall_percent);
-    fill(a == after.end() ? nullptr : &a->second, row.new_ns, row.new_share, row.new_stall, row.new_stall_percent);
+  for (const auto& key : keys) {
+    SourceLineDiff row;
+    row.kernel = key.first;
+    row.place = key.second;
+    fill(before, key, row.base_ns, row.base_share, row.base_stall, row.base_stall_percent);
+    fill(after, key, row.new_ns, row.new_share, row.new_stall, row.new_stall_percent);
     out.push_back(std::move(row));
   }
   std::stable_sort(out.begin(), out.end(), [](const SourceLineDiff& x, const SourceLineDiff& y) {

@@ -11,15 +11,21 @@
 #include "gpuscope/analysis_source.h"
 
 namespace gpuscope::analysis {
-namespace {
 
-// A reason's samples, summed into `into` (kept small: a PC has a few reasons).
 void add_stall(std::vector<StallSamples>& into, const std::string& reason, uint64_t samples, uint64_t not_issued) {
   auto it = std::find_if(into.begin(), into.end(), [&](const StallSamples& s) { return s.reason == reason; });
   if (it == into.end()) it = into.insert(into.end(), StallSamples{reason, 0, 0});
   it->samples += samples;
   it->not_issued += not_issued;
 }
+
+void sort_stalls(std::vector<StallSamples>& stalls) {
+  std::sort(stalls.begin(), stalls.end(), [](const StallSamples& a, const StallSamples& b) {
+    return a.samples != b.samples ? a.samples > b.samples : a.reason < b.reason;
+  });
+}
+
+namespace {
 
 // Hottest first, then by place, so that ties keep one order.
 void rank(std::vector<SourceHotspot>& spots, uint64_t kernel_samples, size_t top) {

@@ -1,4 +1,4 @@
-// listing_pcs and add_file_views (source_view.h).
+// listing_pcs, add_file_views and add_hot_loops (source_view.h).
 #include "analysis/source_view.h"
 
 #include <algorithm>
@@ -40,13 +40,25 @@ double share(uint64_t part, uint64_t whole) {
   return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
 }
 
-}  // namespace
+constexpr double kMinLoopShare = 1.0;  // % of the kernel's samples: fewer is not a hot loop
 
-void sort_stalls(std::vector<StallSamples>& stalls) {
-  std::sort(stalls.begin(), stalls.end(), [](const StallSamples& a, const StallSamples& b) {
-    return a.samples != b.samples ? a.samples > b.samples : a.reason < b.reason;
-  });
+// The target of a branch ("@!P0 BRA 0x0380", "BRA.U 0x0100"): nullopt for anything else.
+std::optional<uint64_t> branch_target(const std::string& sass) {
+  size_t opcode = sass.rfind('@', 0) == 0 ? sass.find(' ') : 0;
+  if (opcode == std::string::npos) return std::nullopt;
+  while (opcode < sass.size() && sass[opcode] == ' ') ++opcode;
+  if (sass.compare(opcode, 3, "BRA") != 0) return std::nullopt;
+  const size_t target = sass.rfind(" 0x");
+  if (target == std::string::npos || target < opcode) return std::nullopt;
+  uint64_t pc = 0;
+  size_t digits = 0;
+  for (size_t i = target + 3; i < sass.size() && std::isxdigit(static_cast<unsigned char>(sass[i])); ++i, ++digits)
+    pc = pc * 16 + static_cast<uint64_t>(
+                       std::isdigit(static_cast<unsigned char>(sass[i])) ? sass[i] - '0' : (sass[i] | 0x20) - 'a' + 10);
+  return digits > 0 && digits <= 16 ? std::optional<uint64_t>(pc) : std::nullopt;
 }
+
+}  // namespace
 
 std::vector<uint64_t> listing_pcs(const std::map<uint64_t, std::string>& sass, uint64_t hottest_pc) {
   auto first = sass.begin();
@@ -108,31 +120,6 @@ void add_file_views(KernelSource& k, const SourceResolver& resolver) {
     if (row.line + kExcerptLines >= hot && row.line <= hot + kExcerptLines) k.excerpt.push_back(row);
 }
 
-}  // namespace gpuscope::analysis
-
-namespace gpuscope::analysis {
-namespace {
-
-constexpr double kMinLoopShare = 1.0;  // % of the kernel's samples: fewer is not a hot loop
-
-// The target of a branch ("@!P0 BRA 0x0380", "BRA.U 0x0100"): nullopt for anything else.
-std::optional<uint64_t> branch_target(const std::string& sass) {
-  size_t opcode = sass.rfind('@', 0) == 0 ? sass.find(' ') : 0;
-  if (opcode == std::string::npos) return std::nullopt;
-  while (opcode < sass.size() && sass[opcode] == ' ') ++opcode;
-  if (sass.compare(opcode, 3, "BRA") != 0) return std::nullopt;
-  const size_t target = sass.rfind(" 0x");
-  if (target == std::string::npos || target < opcode) return std::nullopt;
-  uint64_t pc = 0;
-  size_t digits = 0;
-  for (size_t i = target + 3; i < sass.size() && std::isxdigit(static_cast<unsigned char>(sass[i])); ++i, ++digits)
-    pc = pc * 16 + static_cast<uint64_t>(
-                       std::isdigit(static_cast<unsigned char>(sass[i])) ? sass[i] - '0' : (sass[i] | 0x20) - 'a' + 10);
-  return digits > 0 && digits <= 16 ? std::optional<uint64_t>(pc) : std::nullopt;
-}
-
-}  // namespace
-
 void add_hot_loops(KernelSource& k, size_t top) {
   for (size_t b = 0; b < k.listing.size(); ++b) {
     const SourceHotspot& branch = k.listing[b];
@@ -147,13 +134,7 @@ void add_hot_loops(KernelSource& k, size_t top) {
       const SourceHotspot& in = k.listing[i];
       ++loop.instructions;
       loop.samples += in.samples;
-      for (const StallSamples& s : in.stalls) {
-        auto it = std::find_if(loop.stalls.begin(), loop.stalls.end(),
-                               [&](const auto& l) { return l.reason == s.reason; });
-        if (it == loop.stalls.end()) it = loop.stalls.insert(loop.stalls.end(), {s.reason, 0, 0});
-        it->samples += s.samples;
-        it->not_issued += s.not_issued;
-      }
+      for (const StallSamples& s : in.stalls) add_stall(loop.stalls, s.reason, s.samples, s.not_issued);
       if (in.location.line == 0 || in.location.file != loop.file) continue;
       loop.first_line = loop.first_line ? std::min(loop.first_line, in.location.line) : in.location.line;
       loop.last_line = std::max(loop.last_line, in.location.line);

@@ -1,4 +1,4 @@
-// The source view of one kernel (KernelSource::files, excerpt and listing in
+// The source view of one kernel (KernelSource::files, excerpt, listing and loops in
 // gpuscope/analysis_source.h): which lines and instructions it shows, within its bounds.
 #pragma once
 
@@ -10,9 +10,6 @@
 #include "gpuscope/analysis_source.h"
 
 namespace gpuscope::analysis {
-
-// By samples, descending; ties by name, so that one order holds.
-void sort_stalls(std::vector<StallSamples>& stalls);
 
 // The PCs of a function's SASS the listing shows, in order: all of them, or kViewInstructions
 // around `hottest_pc` when the function is longer.

@@ -24,15 +24,12 @@ namespace {
 // torch.profiler trace's `DistributedDataParallel.forward`), and what held the rank back may lie
 // outside it. Without any, one window over all its records.
 std::vector<Interval> windows_of(const Trace& trace, uint32_t pid, const std::string& range) {
-  std::vector<Interval> out;
-  if (!range.empty())
-    if (const auto thread = main_thread(trace, pid))
-      for (const NvtxRange& r : trace.nvtx_ranges)
-        if (r.pid == pid && r.tid == thread->tid && r.end > r.start && trace.strings.get(r.name) == range)
-          out.push_back({r.start, r.end});
-  std::sort(out.begin(), out.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  for (size_t i = 0; i + 1 < out.size(); ++i) out[i].end = out[i + 1].start;
-  return out;
+  const auto thread = range.empty() ? std::nullopt : main_thread(trace, pid);
+  if (thread)
+    for (const NvtxRange& r : trace.nvtx_ranges)
+      if (r.pid == pid && r.tid == thread->tid && trace.strings.get(r.name) == range)
+        return range_instances(trace, *thread, r.name, true);
+  return {};
 }
 
 // The window holding t (windows sorted, not overlapping), or nullopt.

@@ -173,12 +173,9 @@ Table excerpt_table(const analysis::KernelSource& k) {
 std::vector<std::string> view_reasons(const analysis::SourceProfile& profile, size_t viewed) {
   std::vector<analysis::StallSamples> all;
   for (size_t i = 0; i < profile.kernels.size() && i < viewed; ++i)
-    for (const analysis::StallSamples& s : profile.kernels[i].stalls) {
-      auto it = std::find_if(all.begin(), all.end(), [&](const auto& a) { return a.reason == s.reason; });
-      if (it == all.end()) it = all.insert(all.end(), {s.reason, 0, 0});
-      it->samples += s.samples;
-    }
-  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.samples > b.samples; });
+    for (const analysis::StallSamples& s : profile.kernels[i].stalls)
+      analysis::add_stall(all, s.reason, s.samples, s.not_issued);
+  analysis::sort_stalls(all);
   std::vector<std::string> out;
   for (const analysis::StallSamples& s : all) out.push_back(s.reason);
   return out;

@@ -227,6 +227,18 @@ TEST(SourceView, TheDiffGivesEachLinesTimeInBothCapturesLargestChangeFirst) {
   EXPECT_EQ(lines[0].base_stall, "short_scoreboard");
   EXPECT_DOUBLE_EQ(lines[0].base_stall_percent, 100);
   EXPECT_EQ(lines[1].place, "a.cu:41");  // 0.44 ms in both: no change; then b.cuh:7
+  // The same kernel in a second process, with 50 samples on a line (a.cu:38) only it sampled: a
+  // line's share is of the kernel's samples in every process.
+  Trace two = sampled_trace();
+  two.cubins.push_back({2, kCrc, "ELF", 0});
+  PcSample other = two.pc_samples.back();
+  other.pid = 2, other.pc_offset = 0x00;
+  two.pc_samples.push_back(other);
+  const std::vector<analysis::SourceLineDiff> both = analysis::diff_source_lines(launched(two, 1'000'000), next,
+                                                                                 &resolver);
+  const auto only = std::find_if(both.begin(), both.end(), [](const auto& l) { return l.place == "a.cu:38"; });
+  ASSERT_NE(only, both.end());
+  EXPECT_NEAR(only->base_share, 100.0 * 50 / 500, 1e-9);
   // Without a resolver, or a capture without samples: nothing to compare.
   EXPECT_TRUE(analysis::diff_source_lines(base, next, nullptr).empty());
   EXPECT_TRUE(analysis::diff_source_lines(base, launched(Trace{}, 1000), &resolver).empty());

@@ -12,19 +12,11 @@
 namespace gpuscope::analysis::rules {
 namespace {
 
-std::vector<Interval> ranges_of(const Trace& t, const MainThread& mt, StringId name) {
-  std::vector<Interval> out;
-  for (const NvtxRange& r : t.nvtx_ranges)
-    if (r.pid == mt.pid && r.tid == mt.tid && r.name == name && r.end > r.start) out.push_back({r.start, r.end});
-  std::sort(out.begin(), out.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-  return out;
-}
-
 RepeatedPart from_nvtx(const Trace& t, const MainThread& mt) {
   const std::optional<StringId> best = repeating_range(t, mt, 2);
   RepeatedPart p;
   if (!best) return p;
-  auto instances = ranges_of(t, mt, *best);
+  auto instances = range_instances(t, mt, *best);
   p.range_name = t.strings.get(*best);
   p.instances = instances.size();
   p.steady.assign(instances.begin() + 1, instances.end());

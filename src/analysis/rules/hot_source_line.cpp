@@ -14,6 +14,8 @@
 // waiters wait for other warps' work, which stays, and a load's latency may be the algorithm's.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "analysis/rules/rule.h"
 #include "gpuscope/analysis_metrics.h"
 #include "gpuscope/analysis_source.h"
@@ -45,7 +47,7 @@ class HotSourceLineRule final : public Rule {
       if (kernel_share < kKernelShare || k.samples == 0) continue;
       // Its hot lines, else (no line table) its hot instructions.
       const std::vector<SourceHotspot>& spots = k.lines.empty() ? k.instructions : k.lines;
-      const double kernel_ns = traced_ns(ctx.trace, k);
+      std::optional<double> kernel_ns;  // its traced time, read once an estimate needs it
       size_t lines = 0;
       for (const SourceHotspot& hot : spots) {
         if (lines >= kLinesNamed || hot.share_percent < kHotShare) break;
@@ -63,11 +65,12 @@ class HotSourceLineRule final : public Rule {
         std::string line = fmt::format("{}: `{}` holds {:.0f}% of the kernel's samples, {:.0f}% of them {} stalls",
                                        k.name, where, hot.share_percent, stall_share, top.reason);
         if (hot.waits_at.line != 0) line += fmt::format(" (waiting at the barrier on {})", short_place(hot.waits_at));
-        if (shared_pipe_stall(top.reason) && kernel_ns > 0) {
-          const double lost = kernel_ns * static_cast<double>(top.samples) / static_cast<double>(k.samples);
+        if (shared_pipe_stall(top.reason) && !kernel_ns) kernel_ns = traced_ns(ctx.trace, k);
+        if (shared_pipe_stall(top.reason) && *kernel_ns > 0) {
+          const double lost = *kernel_ns * static_cast<double>(top.samples) / static_cast<double>(k.samples);
           saving += lost;
           estimated = true;
-          line += fmt::format("; ~{} of the kernel's {}", ms(saturated_ns(lost)), ms(saturated_ns(kernel_ns)));
+          line += fmt::format("; ~{} of the kernel's {}", ms(saturated_ns(lost)), ms(saturated_ns(*kernel_ns)));
         } else {
           unestimated = true;
         }

@@ -72,13 +72,8 @@ StepWindows step_windows(const Trace& trace) {
     const std::optional<MainThread> thread = main_thread(trace, pid);
     const std::optional<StringId> range = thread ? repeating_range(trace, *thread, 3) : std::nullopt;
     if (!range) continue;
-    std::vector<Interval> steps;
-    for (const NvtxRange& r : trace.nvtx_ranges)
-      if (r.pid == pid && r.tid == thread->tid && r.name == *range && r.end > r.start)
-        steps.push_back({r.start, r.end});
-    std::sort(steps.begin(), steps.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
-    for (size_t i = 0; i + 1 < steps.size(); ++i) steps[i].end = steps[i + 1].start;
-    steps.erase(steps.begin());
+    std::vector<Interval> steps = range_instances(trace, *thread, *range, true);
+    steps.erase(steps.begin());  // repeating_range found 3 or more
     out.windows[pid] = std::move(steps);
   }
   for (const ApiCall& c : trace.api_calls)

@@ -129,26 +129,26 @@ GS.SourceView = class {
     this.state.file = file;
     this.fileSelect.value = file;
     const rows = this.kernelLines.filter((r) => r.file === file);
-    const table = this.table(["Line", "Samples", "Stalls", "Code"]);
+    const body = this.tableBody(["Line", "Samples", "Stalls", "Code"]);
     const max = Math.max(1, ...rows.map((r) => r.samples || 0));
     rows.forEach((r, i) => {
-      if (i > 0 && r.line > rows[i - 1].line + 1) GS.element("td", { colspan: 4 }, GS.element("tr", { class: "gs-gap" }, table), "⋯");
-      const tr = this.row(table, r, max, { "data-line": r.line }, `line ${r.line}`);
+      if (i > 0 && r.line > rows[i - 1].line + 1) GS.element("td", { colspan: 4 }, GS.element("tr", { class: "gs-gap" }, body), "⋯");
+      const tr = this.row(body, r, max, { "data-line": r.line }, `line ${r.line}`);
       tr.append(this.cell(r.line, "num"), this.cell(r.samples ? r.samples.toLocaleString() : "", "num"), this.bar(r, max), this.code(r.code));
     });
-    this.sourcePane.replaceChildren(table.parentNode);
+    this.sourcePane.replaceChildren(body.parentNode);
   }
 
   drawSass(rows) {
-    const table = this.table(["PC", "Samples", "Stalls", "SASS", "Line"]);
+    const body = this.tableBody(["PC", "Samples", "Stalls", "SASS", "Line"]);
     const max = Math.max(1, ...rows.map((r) => r.samples || 0));
     for (const r of rows) {
-      const tr = this.row(table, r, max, { "data-pc": r.pc, "data-line": r.line || 0, "data-file": r.file || "" },
+      const tr = this.row(body, r, max, { "data-pc": r.pc, "data-line": r.line || 0, "data-file": r.file || "" },
                           `${GS.hex(r.pc)}${r.line ? ` (line ${r.line})` : ""}`);
       tr.append(this.cell(GS.hex(r.pc)), this.cell(r.samples ? r.samples.toLocaleString() : "", "num"), this.bar(r, max),
                 this.code(r.sass), this.cell(r.line || ""));
     }
-    this.sassPane.replaceChildren(table.parentNode);
+    this.sassPane.replaceChildren(body.parentNode);
   }
 
   selectLine(line) {
@@ -178,7 +178,8 @@ GS.SourceView = class {
   }
 
   // ---- DOM helpers ----
-  table(headers) {
+  // A table with these headers; returns its body.
+  tableBody(headers) {
     const table = GS.element("table", { class: "gs-source-table" });
     const head = GS.element("tr", {}, GS.element("thead", {}, table));
     for (const h of headers) GS.element("th", {}, head, h);
@@ -188,10 +189,9 @@ GS.SourceView = class {
   row(body, r, max, attrs, place) {
     const samples = r.samples || 0;
     const stalls = this.reasons.filter((s) => r[`stall_${s}`]).sort((a, b) => r[`stall_${b}`] - r[`stall_${a}`]);
-    const tr = GS.element("tr", { ...attrs, class: samples ? "gs-heat" : "", style: samples ? `--heat:${(samples / max).toFixed(3)}` : "",
+    return GS.element("tr", { ...attrs, class: samples ? "gs-heat" : "", style: samples ? `--heat:${(samples / max).toFixed(3)}` : "",
                                   title: samples ? `${place}: ${samples.toLocaleString()} samples, ${(r.share || 0).toFixed(1)}% of the kernel's\n` +
                                                    stalls.map((s) => `${s} ${((100 * r[`stall_${s}`]) / samples).toFixed(0)}%`).join("\n") : place }, body);
-    return tr;
   }
 
   bar(r, max) {
