@@ -1,11 +1,13 @@
 // The trace laid out as a timeline viewer shows it: lane groups (a process with its CPU
 // threads, a GPU with its streams), tracks whose slices are packed into rows, flows from each
-// launch call to the GPU work it started, and counter tracks (memory in use, GPU-wide samples).
-// One layout feeds the HTML timeline and both exports (Chrome JSON, Perfetto protobuf), so every
-// viewer names and orders the lanes the same way.
+// launch call to the GPU work it started, CUDA graph replays as spans over their nodes, and
+// counter tracks (memory in use, GPU-wide samples). One layout feeds the HTML timeline and both
+// exports (Chrome JSON, Perfetto protobuf), so every viewer names and orders the lanes the same
+// way.
 //
 // The layout refers back to the trace instead of copying it: a Slice's `source` indexes the
-// trace vector of its kind, where a renderer finds every detail (grid, bytes, return code).
+// trace vector of its kind, where a renderer finds every detail (grid, bytes, return code); a
+// graph replay, which is no record of the trace, indexes Layout::graph_replays.
 // The layout is only valid while that trace lives.
 //
 // Records without times (start <= 0, or end < start) never enter the layout: they are counted
@@ -29,7 +31,8 @@ enum class SliceKind : uint8_t {
   RuntimeApi,  // source: trace.api_calls
   DriverApi,   // source: trace.api_calls
   Nvtx,        // source: trace.nvtx_ranges
-  Overhead     // source: trace.overheads (CUPTI's and gpuscope's own time)
+  Overhead,    // source: trace.overheads (CUPTI's and gpuscope's own time)
+  GraphReplay  // source: Layout::graph_replays (one replay of a CUDA graph on one stream)
 };
 const char* to_string(SliceKind kind);  // "kernel", "memcpy", "memset", "cuda_runtime", ...
 
@@ -51,7 +54,7 @@ struct Instant {
 
 enum class TrackKind : uint8_t {
   Thread,      // a CPU thread: CUDA API calls and NVTX push/pop ranges, nested
-  Stream,      // a GPU stream: kernels, copies, memsets
+  Stream,      // a GPU stream: kernels, copies, memsets; a graph replay's span above its nodes
   NvtxRanges,  // a process's NVTX start/end ranges (they may cross threads and overlap)
   Overhead     // a process's profiler overhead (CUPTI buffer flushes, metric replay)
 };
@@ -105,6 +108,21 @@ struct Group {
   std::vector<uint32_t> counters;  // indices into Layout::counters
 };
 
+// One replay (launch) of a CUDA graph: the nodes (kernels, copies, memsets with a graph id) of
+// one graph that carry one launch correlation id in one run and process (analysis_graphs.h).
+// Timed nodes only. A replay gets one GraphReplay slice on each stream its nodes ran on, from
+// that stream's first node start to its last node end, so the slice holds those nodes one row
+// below it.
+struct GraphReplay {
+  uint32_t run_id = 0, pid = 0;
+  uint32_t graph_id = 0;
+  uint32_t correlation_id = 0;  // the launch call's (cudaGraphLaunch, cuGraphLaunch)
+  uint32_t replay = 0;          // 1-based, by first node start among its graph's replays
+  uint32_t replays = 0;         // of its graph in this run and process
+  uint32_t nodes = 0;           // timed nodes, all streams
+  TimeNs start = 0, end = 0;    // first node start to last node end, all streams
+};
+
 struct SliceRef {
   uint32_t track = 0;
   uint32_t slice = 0;  // index into that track's slices
@@ -126,9 +144,10 @@ struct Layout {
   std::vector<Group> groups;
   std::vector<Track> tracks;
   std::vector<Counter> counters;
-  std::vector<Flow> flows;  // sorted by `to`
-  size_t slices = 0;        // all slices of all tracks
-  size_t untimed = 0;       // records left out because they have no valid time
+  std::vector<Flow> flows;                 // sorted by `to`; GPU work only (a graph replay's flows go to its nodes)
+  std::vector<GraphReplay> graph_replays;  // by run, pid, graph id, replay
+  size_t slices = 0;                       // all slices of all tracks
+  size_t untimed = 0;                      // records left out because they have no valid time
 };
 
 struct LayoutOptions {
@@ -137,7 +156,8 @@ struct LayoutOptions {
 
 Layout layout_tracks(const Trace& trace, const LayoutOptions& options = {});
 
-// The CUPTI correlation id of a slice's record (GPU work and API calls), 0 for other kinds.
-uint32_t correlation_of(const Trace& trace, const Slice& slice);
+// The CUPTI correlation id of a slice's record (GPU work, API calls, a graph replay's launch),
+// 0 for other kinds.
+uint32_t correlation_of(const Trace& trace, const Layout& layout, const Slice& slice);
 
 }  // namespace gpuscope::tracks

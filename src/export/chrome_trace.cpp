@@ -194,6 +194,13 @@ class ChromeWriter {
         }
         break;
       }
+      case SliceKind::GraphReplay: {
+        // No "stream" argument: HTA takes events with one for GPU work, and the nodes are that.
+        const tracks::GraphReplay& r = layout_.graph_replays[s.source];
+        out_ << "\"graph id\": " << r.graph_id << ", \"replay\": " << r.replay << ", \"replays\": " << r.replays
+             << ", \"nodes\": " << r.nodes << ", \"correlation\": " << r.correlation_id;
+        break;
+      }
       case SliceKind::Overhead: break;
     }
     out_ << "}";

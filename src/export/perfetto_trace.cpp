@@ -186,6 +186,14 @@ class PerfettoWriter {
         annotate(seq, "bytes", pf::kAnnotationUint, trace_.memsets[s.source].bytes);
         correlation = trace_.memsets[s.source].correlation_id;
         break;
+      case SliceKind::GraphReplay: {
+        const tracks::GraphReplay& r = layout_.graph_replays[s.source];
+        annotate(seq, "graph id", pf::kAnnotationUint, r.graph_id);
+        annotate(seq, "replay", pf::kAnnotationUint, r.replay);
+        annotate(seq, "nodes", pf::kAnnotationUint, r.nodes);
+        annotate(seq, "correlation", pf::kAnnotationUint, r.correlation_id);  // no flow leads to a replay
+        return;
+      }
       default: return;  // CPU slices: the flow leads to the GPU work and its details
     }
     if (!has_flow) annotate(seq, "correlation", pf::kAnnotationUint, correlation);

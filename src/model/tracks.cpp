@@ -1,5 +1,6 @@
 // layout_tracks(): groups, tracks, rows, flows and counters from a trace (tracks.h).
 #include "gpuscope/tracks.h"
+#include "model/tracks_graphs.h"
 #include "model/tracks_order.h"
 
 #include <algorithm>
@@ -25,6 +26,7 @@ class Builder {
       if (wanted(p.run_id)) process_group(p.pid, p.run_id);
     add_api_calls();
     add_gpu_work();
+    add_graph_replays();
     add_nvtx();
     add_overheads();
     add_memory_counters();
@@ -188,6 +190,18 @@ class Builder {
     add_gpu(trace_.memsets, SliceKind::Memset, intern("memset"));
   }
 
+  // Graph replays from their nodes (GraphReplay in tracks.h); their slices are named "graph 8".
+  void add_graph_replays() {
+    for (const ReplayPlaces& r : graph_replays(trace_, options_.run_id)) {
+      const size_t index = layout_.graph_replays.size();
+      layout_.graph_replays.push_back(r.replay);
+      const uint32_t name = intern("graph " + std::to_string(r.replay.graph_id));
+      for (const ReplayOnStream& s : r.streams)
+        add(track(device_group(r.replay.pid, s.device, r.replay.run_id), TrackKind::Stream, s.stream), s.start, s.end,
+            index, name, SliceKind::GraphReplay);
+    }
+  }
+
   void add_nvtx() {
     for (size_t i = 0; i < trace_.nvtx_ranges.size(); ++i) {
       const NvtxRange& r = trace_.nvtx_ranges[i];
@@ -330,19 +344,21 @@ const char* to_string(SliceKind kind) {
     case SliceKind::DriverApi: return "cuda_driver";
     case SliceKind::Nvtx: return "user_annotation";
     case SliceKind::Overhead: return "overhead";
+    case SliceKind::GraphReplay: return "cuda_graph";
   }
   return "?";
 }
 
 Layout layout_tracks(const Trace& trace, const LayoutOptions& options) { return Builder(trace, options).build(); }
 
-uint32_t correlation_of(const Trace& trace, const Slice& s) {
+uint32_t correlation_of(const Trace& trace, const Layout& layout, const Slice& s) {
   switch (s.kind) {
     case SliceKind::Kernel: return trace.kernels[s.source].correlation_id;
     case SliceKind::Memcpy: return trace.memcpys[s.source].correlation_id;
     case SliceKind::Memset: return trace.memsets[s.source].correlation_id;
     case SliceKind::RuntimeApi:
     case SliceKind::DriverApi: return trace.api_calls[s.source].correlation_id;
+    case SliceKind::GraphReplay: return layout.graph_replays[s.source].correlation_id;
     case SliceKind::Nvtx:
     case SliceKind::Overhead: break;
   }

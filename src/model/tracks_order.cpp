@@ -10,8 +10,11 @@
 namespace gpuscope::tracks {
 
 void pack_rows(Track& t) {
-  std::sort(t.slices.begin(), t.slices.end(), [](const Slice& a, const Slice& b) {
-    return std::tie(a.start, b.end, a.kind, a.source) < std::tie(b.start, a.end, b.kind, b.source);
+  // A graph replay first among slices of the same times: it holds its nodes (a replay of one node).
+  const auto holder = [](SliceKind kind) { return kind == SliceKind::GraphReplay ? 0 : 1; };
+  std::sort(t.slices.begin(), t.slices.end(), [&](const Slice& a, const Slice& b) {
+    return std::tuple(a.start, b.end, holder(a.kind), a.kind, a.source) <
+           std::tuple(b.start, a.end, holder(b.kind), b.kind, b.source);
   });
   std::sort(t.marks.begin(), t.marks.end(), [](const Instant& a, const Instant& b) { return a.time < b.time; });
   std::vector<TimeNs> row_end;  // end of the last slice in each row
@@ -88,7 +91,7 @@ void add_flows(const Trace& trace, Layout& layout) {
     for (uint32_t si = 0; si < t.slices.size(); ++si) {
       const Slice& s = t.slices[si];
       const bool api = s.kind == SliceKind::RuntimeApi || s.kind == SliceKind::DriverApi;
-      if (const uint32_t correlation = api ? correlation_of(trace, s) : 0)
+      if (const uint32_t correlation = api ? correlation_of(trace, layout, s) : 0)
         calls.try_emplace(key(process_of(t), correlation), SliceRef{ti, si});
     }
   }
@@ -96,7 +99,8 @@ void add_flows(const Trace& trace, Layout& layout) {
     const Track& t = layout.tracks[ti];
     if (t.kind != TrackKind::Stream) continue;
     for (uint32_t si = 0; si < t.slices.size(); ++si) {
-      const uint32_t correlation = correlation_of(trace, t.slices[si]);
+      if (t.slices[si].kind == SliceKind::GraphReplay) continue;  // its nodes have the flows
+      const uint32_t correlation = correlation_of(trace, layout, t.slices[si]);
       const auto it = correlation ? calls.find(key(process_of(t), correlation)) : calls.end();
       if (it != calls.end()) layout.flows.push_back({it->second, {ti, si}, correlation});
     }

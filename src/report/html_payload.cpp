@@ -122,7 +122,7 @@ class TimelineEncoder {
       name[i] = s.name;
       kind[i] = double(s.kind);
       row[i] = s.row;
-      corr[i] = tracks::correlation_of(trace_, s);
+      corr[i] = tracks::correlation_of(trace_, layout_, s);
     }
     Json cols;
     cols["s"] = columns_.add(start);
@@ -159,10 +159,12 @@ class TimelineEncoder {
   }
 
   // Kernels: their launch configuration (an index into "configs"); copies and memsets: bytes
-  // and memory kinds (source << 4 | destination; a memset's kind alone).
+  // and memory kinds (source << 4 | destination; a memset's kind alone); graph replays: their
+  // ordinal, their graph's replays and their nodes on all streams.
   void add_gpu_details(const tracks::Track& t, Json& cols) {
     const size_t n = t.slices.size();
-    std::vector<double> config(n), bytes(n), memory(n);
+    std::vector<double> config(n), bytes(n), memory(n), replay(n), replays(n), nodes(n);
+    bool graphs = false;
     for (size_t i = 0; i < n; ++i) {
       const tracks::Slice& s = t.slices[i];
       if (s.kind == tracks::SliceKind::Kernel) {
@@ -179,11 +181,19 @@ class TimelineEncoder {
         const Memset& m = trace_.memsets[s.source];
         bytes[i] = double(m.bytes);
         memory[i] = double(m.memory_kind);
+      } else if (s.kind == tracks::SliceKind::GraphReplay) {
+        const tracks::GraphReplay& r = layout_.graph_replays[s.source];
+        replay[i] = r.replay, replays[i] = r.replays, nodes[i] = r.nodes;
+        graphs = true;
       }
     }
     cols["g"] = columns_.add(config);
     cols["b"] = columns_.add(bytes);
     cols["m"] = columns_.add(memory);
+    if (!graphs) return;
+    cols["q"] = columns_.add(replay);
+    cols["qn"] = columns_.add(replays);
+    cols["o"] = columns_.add(nodes);
   }
 
   Json counter(const tracks::Counter& c) {

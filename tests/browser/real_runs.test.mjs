@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
-  PAGE_TIMEOUT_MS, gpuscope, htmlReport, launchBrowser, openPage, outDir, query, repo, screenshot, setView, view,
+  PAGE_TIMEOUT_MS, gpuscope, htmlReport, launchBrowser, locate, openPage, outDir, query, repo, screenshot, setView, view,
 } from './lib.mjs';
 
 const T = { timeout: PAGE_TIMEOUT_MS };
@@ -194,3 +194,47 @@ describeRanks('ddp_kineto_merged', () => {
   gpuscope('merge', '-f', '-o', out, ...[0, 1].map((r) => path.join(repo, `tests/data/ddp/kineto_rank${r}.json.gz`)));
   return out;
 }, { ranked: true });
+
+// torch.compile(mode="reduce-overhead"): each replay of a CUDA graph is a "graph N" slice over
+// its nodes in their stream's lane, linked to its cudaGraphLaunch, with its replay number and
+// nodes on hover (tests/data/graphs).
+describe('real run: torch.compile reduce-overhead (CUDA graph replays)', () => {
+  const ctx = {};
+  withPage(ctx, () => gunzipped(path.join(repo, 'tests/data/graphs/compiled_reduce_overhead.gpuscope.gz'),
+                                'compiled_reduce_overhead.gpuscope'), 'compiled_reduce_overhead');
+  const page = () => ctx.page;
+  const rel = (column) => `(${column} - ${ctx.origin})`;
+
+  it('a replay spans its nodes on its stream and links to its launch call', T, async () => {
+    // The first replay of the steady state: its nodes on the stream of its first node, from the capture.
+    const home = await view(page());
+    const [[graph, corr, stream]] = query(ctx.capture, `SELECT graph_id, correlation_id, stream FROM kernels
+      WHERE graph_id != 0 AND ${rel('start_ns')} >= ${Math.round(home.start)} ORDER BY start_ns LIMIT 1`);
+    const [[first, last, nodes]] = query(ctx.capture, `SELECT min(${rel('start_ns')}), max(${rel('end_ns')}), count(*)
+      FROM kernels WHERE graph_id = ${graph} AND correlation_id = ${corr} AND stream = ${stream}`).map((r) => r.map(Number));
+    const [[all]] = query(ctx.capture, `SELECT count(*) FROM (SELECT correlation_id FROM kernels WHERE graph_id = ${graph}
+      GROUP BY correlation_id)`).map((r) => r.map(Number));
+    const [[total]] = query(ctx.capture, `SELECT count(*) FROM kernels WHERE graph_id = ${graph} AND correlation_id = ${corr}`)
+      .map((r) => r.map(Number));
+    assert.ok(nodes >= 10, `graph ${graph}'s replay ${corr}: ${nodes} nodes on stream ${stream}`);
+    await setView(page(), first - (last - first) * 0.1, last + (last - first) * 0.1);
+    const at = await locate(page(), 'cuda_graph', 0);
+    assert.ok(at, 'a replay is drawn');
+    await page().mouse.click(at.x, at.y);
+    const s = await page().evaluate(() => gpuscope.selection());
+    assert.equal(s.kind, 'cuda_graph');
+    assert.equal(s.name, `graph ${graph}`);
+    assert.ok(Math.abs(s.start - first) <= 2 && Math.abs(s.end - last) <= 2,
+      `the replay [${s.start}, ${s.end}] spans its nodes [${first}, ${last}]`);
+    assert.equal(s.launch && s.launch.name, 'cudaGraphLaunch', JSON.stringify(s.launch));
+    await page().mouse.move(at.x, at.y);
+    await page().waitForFunction(() => !document.querySelector('#gs-tooltip').hidden, { timeout: 10_000 });
+    const tip = await page().$eval('#gs-tooltip', (t) => t.textContent);
+    assert.match(tip, new RegExp(`replay \\d+ of ${all} · ${total} nodes on all streams`), tip);
+    await screenshot(page(), 'compiled_reduce_overhead-replay', '#gs-timeline');
+  });
+
+  it('no console errors, exceptions, dialogs or network requests', T, () => {
+    assert.deepEqual(ctx.problems, { errors: [], dialogs: [], requests: [] });
+  });
+});

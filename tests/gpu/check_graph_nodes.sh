@@ -25,12 +25,15 @@ echo "logs: $logs"
 failed=0
 "$gpuscope" profile -o launch -- "$build/samples/rule_patterns" --pattern launch --fixed >"$logs/launch.out" 2>&1 ||
   { echo "FAIL launch: profile exited non-zero (see $logs/launch.out)"; failed=1; }
+"$gpuscope" export launch.gpuscope --format chrome -o launch.json >>"$logs/launch.out" 2>&1 ||
+  { echo "FAIL launch: export exited non-zero"; failed=1; }
 torch_ok=0
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   if "$gpuscope" profile --pytorch=ops -o compiled -- python3 "$repo/bench/diagnosis/compiled.py" --fixed --steps 60 \
       >"$logs/compiled.out" 2>&1; then
     grep -q '"skipped"' "$logs/compiled.out" || torch_ok=1
     "$gpuscope" report compiled.gpuscope --format json --top 0 >"$logs/compiled.json" 2>/dev/null || failed=1
+    "$gpuscope" export compiled.gpuscope --format chrome -o compiled.trace.json >>"$logs/compiled.out" 2>&1 || failed=1
   else
     echo "FAIL compiled: profile exited non-zero (see $logs/compiled.out)"
     failed=1
@@ -57,6 +60,25 @@ kernels, with_node, by_launch, replays = db.execute(SITES).fetchone()
 check("launch: the graph's kernels were replayed", kernels >= 1000 and replays >= 2, f"{kernels} kernels, {replays} replays")
 check("launch: every replayed kernel has its node", with_node == kernels, f"{with_node} of {kernels}")
 check("launch: made by a captured cudaLaunchKernel", by_launch == kernels, f"{by_launch or 0} of {kernels}")
+# Each replay is a "cuda_graph" span in the Chrome export, one per stream its nodes ran on, from
+# that stream's first node start to its last node end, with its nodes' correlation id.
+NODES = """SELECT graph_id, correlation_id, stream, min(start_ns), max(end_ns), count(*) FROM (
+             SELECT graph_id, correlation_id, stream, start_ns, end_ns FROM kernels WHERE graph_id != 0
+             UNION ALL SELECT graph_id, correlation_id, stream, start_ns, end_ns FROM memcpys WHERE graph_id != 0
+             UNION ALL SELECT graph_id, correlation_id, stream, start_ns, end_ns FROM memsets WHERE graph_id != 0)
+           WHERE correlation_id != 0 AND start_ns > 0 AND end_ns >= start_ns GROUP BY 1, 2, 3"""
+def check_spans(name, db, export):
+    trace = json.load(open(export))
+    base = trace["baseTimeNanoseconds"]
+    spans = {(e["args"]["graph id"], e["args"]["correlation"], e["tid"]): e for e in trace["traceEvents"]
+             if e.get("ph") == "X" and e.get("cat") == "cuda_graph"}
+    expected = db.execute(NODES).fetchall()
+    exact = sum(1 for g, c, stream, first, last, n in expected
+                if (g, c, stream) in spans and abs(round(spans[(g, c, stream)]["ts"] * 1000) + base - first) <= 1
+                and abs(round((spans[(g, c, stream)]["ts"] + spans[(g, c, stream)]["dur"]) * 1000) + base - last) <= 1)
+    check(f"{name}: each replay is a span over its nodes on each stream", expected and exact == len(expected) == len(spans),
+          f"{exact} of {len(expected)} replay-streams exact, {len(spans)} spans")
+check_spans("launch", db, "launch.json")
 if torch_ok:
     db = sqlite3.connect("compiled.gpuscope")
     kernels, with_node, by_launch, replays = db.execute(SITES).fetchone()
@@ -67,6 +89,7 @@ if torch_ok:
     lines = {l["key"]: l for l in ops[0]["lines"]} if ops else {}
     share = lines.get("linked_gpu_percent", {}).get("value")
     check("compiled: GPU work linked to the ops that captured it", share is not None and share >= 90, f"{share} %")
+    check_spans("compiled", db, "compiled.trace.json")
 sys.exit(1 if bad else 0)
 PY
 exit $failed

@@ -135,6 +135,33 @@ TEST(ExportChrome, SingleProcessUsesKinetoPidsAndArgs) {
   EXPECT_EQ(device["computeMajor"], 9);
 }
 
+// A graph replay is an X event over its nodes in their lane, written before them (a viewer
+// nests by time and order), with what it is in its args and no "stream" (HTA's mark of GPU work).
+TEST(ExportChrome, GraphReplaysAreSpansOverTheirNodes) {
+  const Trace trace = testing::graph_replays();
+  const Json doc = export_chrome(trace);
+  expect_valid_chrome_trace(trace, doc, "graph replays");
+  std::vector<const Json*> events;
+  for (const Json& e : doc["traceEvents"])
+    if (e["ph"] == "X" && (e["cat"] == "cuda_graph" || e["cat"] == "kernel" || e["cat"] == "gpu_memcpy"))
+      events.push_back(&e);
+  size_t replays = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const Json& e = *events[i];
+    if (e["cat"] != "cuda_graph") continue;
+    ++replays;
+    EXPECT_FALSE(e["args"].contains("stream"));
+    EXPECT_EQ(e["args"]["replays"], e["args"]["graph id"] == 3 ? 2 : 1);
+    EXPECT_EQ(e["name"], "graph " + std::to_string(e["args"]["graph id"].get<int>()));
+    ASSERT_LT(i + 1, events.size());
+    const Json& node = *events[i + 1];  // its first node follows it, in its lane
+    EXPECT_EQ(lane_of(node), lane_of(e));
+    EXPECT_EQ(ns(node["ts"]), ns(e["ts"]));
+    EXPECT_EQ(node["args"]["correlation"], e["args"]["correlation"]);
+  }
+  EXPECT_EQ(replays, 5u);  // graph 3: 2 replays on 2 streams; graph 4: 1
+}
+
 TEST(ExportChrome, ProcessesSharingAGpuGetTheirOwnPids) {
   const Trace trace = testing::load_for_export("spawn.gpuscope");
   const tracks::Layout layout = tracks::layout_tracks(trace);

@@ -128,6 +128,17 @@ TEST(ExportPerfetto, HostileNamesAndOverlappingRanges) {
   expect_complete(b.trace(), "overlapping start/end ranges");
 }
 
+// Replays are slices over their nodes with their graph, ordinal, nodes and correlation id.
+TEST(ExportPerfetto, GraphReplaysAreAnnotatedSlices) {
+  const Trace trace = testing::graph_replays();
+  expect_complete(trace, "graph replays");
+  const tracks::Layout layout = tracks::layout_tracks(trace);
+  const std::string bytes = export_perfetto(trace, layout);
+  auto slices = testing::expected_slices(trace);
+  EXPECT_EQ(decode_trace(bytes).annotated, slices["kernel"] + slices["gpu_memcpy"] + slices["cuda_graph"]);
+  EXPECT_NE(bytes.find("graph id"), std::string::npos);
+}
+
 TEST(ExportPerfetto, KernelsCarryLaunchDetails) {
   const Trace trace = testing::load_for_export("bsr_spmm_fixed.gpuscope");
   const tracks::Layout layout = tracks::layout_tracks(trace);

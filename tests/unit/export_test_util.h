@@ -6,8 +6,10 @@
 #include <zlib.h>
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "gpuscope/analysis_profiler_time.h"
 #include "gpuscope/store.h"
@@ -56,6 +58,16 @@ inline std::map<std::string, size_t> expected_slices(const Trace& t) {
     n[c.domain == ApiDomain::Driver ? "cuda_driver" : "cuda_runtime"] += timed(c.start, c.end);
   for (const NvtxRange& r : t.nvtx_ranges) n["user_annotation"] += timed(r.start, r.end);
   for (const CuptiOverhead& o : t.overheads) n["overhead"] += timed(o.start, o.end);
+  // A graph replay: one slice per stream its timed nodes ran on.
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>> replays;
+  const auto replay = [&](const auto& r) {
+    if (r.graph_id && r.correlation_id && timed(r.start, r.end))
+      replays.insert({r.run_id, r.pid, r.graph_id, r.correlation_id, r.device, r.stream});
+  };
+  for (const Kernel& k : t.kernels) replay(k);
+  for (const Memcpy& m : t.memcpys) replay(m);
+  for (const Memset& m : t.memsets) replay(m);
+  n["cuda_graph"] = replays.size();
   for (auto it = n.begin(); it != n.end();) it = it->second ? std::next(it) : n.erase(it);
   return n;
 }
@@ -87,6 +99,38 @@ inline Trace launch_storm(size_t launches) {
     cpu = call_end + next(200, 800);
   }
   b.run(origin, std::max(cpu, gpu));
+  return b.trace();
+}
+
+// CUDA graph replays, each launched by a cudaGraphLaunch: two replays of graph 3 (kernels `a`
+// and `b` on stream 7, a copy on stream 9), a plain kernel between them, and one replay of
+// graph 4 whose single kernel spans the whole replay; one node of graph 3 without times.
+inline Trace graph_replays() {
+  TraceBuilder b;
+  const TimeNs t0 = 1'700'000'000'000'000'000;
+  const auto node = [&](uint32_t graph, uint32_t id) -> auto& {
+    Kernel& k = b.trace().kernels.back();
+    k.graph_id = graph, k.graph_node_id = id;
+    return k;
+  };
+  for (int i = 0; i < 2; ++i) {
+    const TimeNs at = t0 + 10'000 * i;
+    const uint32_t corr = b.api("cudaGraphLaunch", at, at + 800);
+    b.kernel("a", at + 1000, at + 2000, corr);
+    node(3, 1);
+    b.kernel("b", at + 2100, at + 3000, corr);
+    node(3, 2);
+    b.copy(CopyKind::DtoD, MemoryKind::Device, 4096, at + 1200, at + 1500, corr, 9);
+    b.trace().memcpys.back().graph_id = 3;
+  }
+  b.kernel("b", 0, 0, 1);  // an untimed node of the first replay
+  node(3, 2);
+  const uint32_t plain = b.api("cudaLaunchKernel", t0 + 5000, t0 + 5100);
+  b.kernel("plain", t0 + 6000, t0 + 7000, plain);
+  const uint32_t single = b.api("cudaGraphLaunch", t0 + 30'000, t0 + 30'500);
+  b.kernel("c", t0 + 31'000, t0 + 32'000, single);
+  node(4, 1);
+  b.run(t0, t0 + 40'000);
   return b.trace();
 }
 

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
+#include "export_test_util.h"
 #include "gpuscope/store.h"
 #include "gpuscope/tracks.h"
 #include "trace_builder.h"
@@ -199,6 +202,52 @@ TEST(Tracks, RanksAreGroupedSideBySideInRankOrder) {
                                              "process 3: app", "GPU 1: NVIDIA H200 (process 3)"}));
   EXPECT_EQ(l.groups[0].rank, 0);
   EXPECT_EQ(l.groups[4].rank, -1);
+}
+
+// A replay is a span over its nodes on each stream they ran on, one row above them; the
+// launch call's flows go to the nodes, not to the span.
+TEST(Tracks, GraphReplaysSpanTheirNodesOnEachStream) {
+  const Trace trace = testing::graph_replays();
+  const TimeNs t0 = trace.run.start;
+  const Layout l = tracks::layout_tracks(trace);
+  ASSERT_EQ(l.graph_replays.size(), 3u);
+  const tracks::GraphReplay& first = l.graph_replays[0];
+  EXPECT_EQ(std::tuple(first.graph_id, first.replay, first.replays, first.nodes), std::tuple(3u, 1u, 2u, 3u));
+  EXPECT_EQ(std::pair(first.start - t0, first.end - t0), std::pair(TimeNs{1000}, TimeNs{3000}));
+  EXPECT_EQ(first.correlation_id, trace.api_calls[0].correlation_id);
+  EXPECT_EQ(std::tuple(l.graph_replays[1].graph_id, l.graph_replays[1].replay), std::tuple(3u, 2u));
+  EXPECT_EQ(std::tuple(l.graph_replays[2].graph_id, l.graph_replays[2].replay, l.graph_replays[2].replays,
+                       l.graph_replays[2].nodes),
+            std::tuple(4u, 1u, 1u, 1u));
+  std::map<uint32_t, std::vector<std::tuple<std::string, TimeNs, uint32_t>>> rows;  // stream -> (name, start, row)
+  for (const tracks::Track& t : l.tracks) {
+    if (t.kind != TrackKind::Stream) continue;
+    EXPECT_TRUE(t.nests) << t.name;
+    EXPECT_EQ(t.rows, 2u) << t.name;
+    for (const tracks::Slice& s : t.slices) {
+      rows[t.stream].emplace_back(l.names[s.name], s.start - t0, s.row);
+      if (s.kind == SliceKind::GraphReplay) {
+        EXPECT_EQ(tracks::correlation_of(trace, l, s), l.graph_replays[s.source].correlation_id);
+        EXPECT_STREQ(tracks::to_string(s.kind), "cuda_graph");
+      }
+    }
+  }
+  using Row = std::tuple<std::string, TimeNs, uint32_t>;
+  EXPECT_EQ(rows[7], (std::vector<Row>{{"graph 3", 1000, 0},
+                                       {"a", 1000, 1},
+                                       {"b", 2100, 1},
+                                       {"plain", 6000, 0},
+                                       {"graph 3", 11000, 0},
+                                       {"a", 11000, 1},
+                                       {"b", 12100, 1},
+                                       {"graph 4", 31000, 0},  // first though its one kernel has its times
+                                       {"c", 31000, 1}}));
+  EXPECT_EQ(rows[9],
+            (std::vector<Row>{
+                {"graph 3", 1200, 0}, {"memcpy DtoD", 1200, 1}, {"graph 3", 11200, 0}, {"memcpy DtoD", 11200, 1}}));
+  EXPECT_EQ(l.flows.size(), 8u);  // 6 nodes, the plain kernel, graph 4's kernel
+  for (const tracks::Flow& f : l.flows) EXPECT_NE(l.tracks[f.to.track].slices[f.to.slice].kind, SliceKind::GraphReplay);
+  EXPECT_EQ(l.untimed, 1u);
 }
 
 TEST(Tracks, RealCapturesPlaceEveryTimedRecord) {

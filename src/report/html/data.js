@@ -4,7 +4,8 @@
 const GS = (window.GS = {});
 
 // SliceKind in include/gpuscope/tracks.h, by value.
-GS.KINDS = ["kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "user_annotation", "overhead"];
+GS.KINDS = ["kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver", "user_annotation", "overhead",
+            "cuda_graph"];
 
 GS.loadPayload = async function () {
   const text = document.getElementById("gs-payload").textContent.trim();
@@ -57,6 +58,7 @@ function decodeTrack(track, index, column) {
     index, group: track.group, kind: track.kind, name: track.name, count: track.count, nests: track.nests,
     start, end, nameId: column(c.n), sliceKind: column(c.k), row: column(c.r), corr: column(c.c),
     config: c.g && column(c.g), bytes: c.b && column(c.b), memory: c.m && column(c.m), result: c.e && column(c.e),
+    replay: c.q && column(c.q), replays: c.qn && column(c.qn), nodes: c.o && column(c.o),
   };
   out.rows = splitRows(out, Math.max(track.rows, 1));
   const markTimes = prefixTimes(column(track.marks.t), new Float64Array(track.marks.count));

@@ -75,6 +75,8 @@ Object.assign(GS.Timeline.prototype, {
       const where = kind === 1 ? `${kinds[m >> 4]} → ${kinds[m & 15]}` : kinds[m];
       lines.push(`${GS.bytes(bytes)} bytes · ${where}` + (seconds > 0 ? ` · ${GS.bytes(bytes / seconds)}/s` : ""));
     }
+    if (kind === 7 && track.replay)
+      lines.push(`replay ${track.replay[i]} of ${track.replays[i]} · ${track.nodes[i]} nodes on all streams`);
     if (track.result && (kind === 3 || kind === 4) && track.result[i]) lines.push(`returned error ${track.result[i]}`);
     if (track.corr[i]) lines.push(`correlation id ${track.corr[i]}`);
     lines.push(this.data.groups[track.group].name + " · " + track.name);

@@ -90,7 +90,7 @@ GS.Timeline = class {
     const name = this.data.names[nameId];
     const base = { 0: [GS.hue(name), 62, 52], 1: [name.includes("HtoD") ? 130 : name.includes("DtoH") ? 0 : 280, 55, 48],
                    2: [40, 10, 55], 3: [205 + (GS.hue(name) % 30), 45, 62], 4: [175, 35, 55], 5: [GS.hue(name), 45, 72],
-                   6: [0, 0, 65] }[kind];
+                   6: [0, 0, 65], 7: [265, 30, 78] }[kind];
     c = `hsl(${base[0]} ${base[1]}% ${base[2]}%)`;
     this.colours.set(key, c);
     return c;
