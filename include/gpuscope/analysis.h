@@ -185,7 +185,10 @@ struct CaptureProblem {
 // before it ended: the program's own CUPTI client (torch.profiler) may have taken them.
 struct SharedCuptiSilence {
   uint32_t pid = 0;
-  TimeNs silent_ns = 0;  // from its last captured record to its end
+  // From its last captured record to its end; with `calls_went_on`, from its last GPU record to
+  // its last call (the core API trace records calls without CUPTI's activity buffers).
+  TimeNs silent_ns = 0;
+  bool calls_went_on = false;
 };
 
 // Records that lie (partly) outside the run's window, when the launcher recorded one: the

@@ -144,6 +144,17 @@ def _observer_library(torch):
     return path
 
 
+def _module_root(module):
+    """The name of a module called with no module around it, and the module whose children it
+    names. torch.compile(model) returns an OptimizedModule wrapping the model in `_orig_mod`:
+    only the wrapper's hooks run (the compiled graph holds the rest), so it is named after the
+    model ("Net (compiled)"), and children it runs eagerly after a graph break are the model's."""
+    inner = getattr(module, "_orig_mod", None)
+    if inner is not None and type(module).__name__ == "OptimizedModule":
+        return type(inner).__name__ + " (compiled)", inner
+    return type(module).__name__, module
+
+
 def _hook_modules(torch):
     import threading
     import weakref
@@ -175,10 +186,10 @@ def _hook_modules(torch):
             # Not a child of an already named root (built on the fly): under its caller.
             path = stack[-1][1] + "." + type(module).__name__
         else:
-            root = type(module).__name__
-            for name, child in module.named_modules():
+            root, named = _module_root(module)
+            for name, child in named.named_modules():
                 paths.setdefault(child, root + "." + name if name else root)
-            path = paths[module]
+            path = paths.setdefault(module, root)
         return path
 
     def before(module, args):

@@ -17,17 +17,42 @@ namespace {
 // still delivered records would not go quiet for this long.
 constexpr TimeNs kSuspiciousSilenceNs = 2'000'000'000;
 
-constexpr const char* kCuptiTakenOver = "cupti_taken_over";  // the capture library's Loss record
+// The capture library's Loss records when another client took CUPTI's activity buffers or its
+// callbacks: the capture then knows what it lost, and the guesses below are not repeated.
+constexpr const char* kTakeovers[] = {"cupti_taken_over", "cupti_callbacks_taken_over"};
 
-std::map<uint32_t, TimeNs> last_record_by_pid(const Trace& trace) {
-  std::map<uint32_t, TimeNs> last;
-  auto see = [&](uint32_t pid, TimeNs t) { last[pid] = std::max(last[pid], t); };
-  for (const ApiCall& e : trace.api_calls) see(e.pid, e.end);
-  for (const Kernel& e : trace.kernels) see(e.pid, e.end);
-  for (const Memcpy& e : trace.memcpys) see(e.pid, e.end);
-  for (const Memset& e : trace.memsets) see(e.pid, e.end);
-  for (const Synchronization& e : trace.synchronizations) see(e.pid, e.end);
+// Per pid, the start of its first call and the end of its last (API calls, synchronizations), and
+// the end of its last GPU work (0: none).
+struct LastRecords {
+  TimeNs first_call = 0, call = 0, gpu = 0;
+};
+std::map<uint32_t, LastRecords> last_records_by_pid(const Trace& trace) {
+  std::map<uint32_t, LastRecords> last;
+  auto call = [&](uint32_t pid, TimeNs start, TimeNs end) {
+    LastRecords& r = last[pid];
+    if (start > 0 && (r.first_call == 0 || start < r.first_call)) r.first_call = start;
+    r.call = std::max(r.call, end);
+  };
+  auto gpu = [&](uint32_t pid, TimeNs t) { last[pid].gpu = std::max(last[pid].gpu, t); };
+  for (const ApiCall& e : trace.api_calls) call(e.pid, e.start, e.end);
+  for (const Synchronization& e : trace.synchronizations) call(e.pid, e.start, e.end);
+  for (const Kernel& e : trace.kernels) gpu(e.pid, e.end);
+  for (const Memcpy& e : trace.memcpys) gpu(e.pid, e.end);
+  for (const Memset& e : trace.memsets) gpu(e.pid, e.end);
   return last;
+}
+
+// A possible loss in a process that loaded CUPTI itself (`silent_ns` 0: none). The core API trace
+// records calls from gpuscope's own callbacks, which go on when another client takes CUPTI's
+// activity buffers, so there its GPU records stopping while its calls go on is the sign, and quiet
+// after its last call is a program done with CUDA (torch.compile's exit takes seconds). Other
+// traces take both from the activity buffers: silence from its last record to its end is the sign.
+SharedCuptiSilence silence_of(const Process& p, const LastRecords& last) {
+  if (p.api_trace == "core" && last.call > 0) {
+    const TimeNs since = last.gpu > 0 ? last.gpu : last.first_call;  // no GPU record: its calls' span
+    return {p.pid, last.call > since ? last.call - since : 0, true};
+  }
+  return {p.pid, p.end - std::max(last.call, last.gpu), false};
 }
 
 // Processes that ran no GPU work while a process they started (directly or not) did: torchrun,
@@ -105,19 +130,21 @@ DataQuality assess_data_quality(const Trace& trace) {
     if (!p.capture_status.empty() && p.capture_status != "ok") q.capture_problems.push_back({p.pid, p.capture_status});
   }
   std::sort(q.truncated_pids.begin(), q.truncated_pids.end());
-  // Where the preload library saw the takeover itself (a cupti_taken_over loss), the
-  // losses table says exactly when; the silence heuristic is for captures without it.
+  // Where the preload library saw the takeover itself, the losses table says exactly when; the
+  // silence heuristic is for captures without it.
   std::set<uint32_t> takeover_known;
   for (const DataLoss& loss : trace.data_loss)
-    if (loss.what == kCuptiTakenOver) takeover_known.insert(loss.pid);
-  const auto last_record = last_record_by_pid(trace);
+    if (std::find(std::begin(kTakeovers), std::end(kTakeovers), loss.what) != std::end(kTakeovers))
+      takeover_known.insert(loss.pid);
+  const auto last_records = last_records_by_pid(trace);
   const std::set<uint32_t> launchers = launchers_of_gpu_work(trace);
   for (const Process& p : trace.processes) {
-    auto it = last_record.find(p.pid);
-    if (!p.cupti_shared || !p.clean_shutdown || it == last_record.end() || takeover_known.count(p.pid) ||
+    auto it = last_records.find(p.pid);
+    if (!p.cupti_shared || !p.clean_shutdown || it == last_records.end() || takeover_known.count(p.pid) ||
         launchers.count(p.pid))
       continue;
-    if (p.end - it->second > kSuspiciousSilenceNs) q.shared_cupti_silences.push_back({p.pid, p.end - it->second});
+    const SharedCuptiSilence silence = silence_of(p, it->second);
+    if (silence.silent_ns > kSuspiciousSilenceNs) q.shared_cupti_silences.push_back(silence);
   }
   std::sort(q.capture_problems.begin(), q.capture_problems.end(), [](const CaptureProblem& a, const CaptureProblem& b) {
     return std::tie(a.pid, a.status) < std::tie(b.pid, b.status);

@@ -35,12 +35,17 @@ Section build_quality_section(const analysis::DataQuality& q, TimeNs wall_ns, si
   s.lines.push_back({"capture_problems", "Capture problems",
                      num(static_cast<double>(q.capture_problems.size()), Unit::Count), problems});
 
-  for (const auto& silence : q.shared_cupti_silences)
+  for (const auto& silence : q.shared_cupti_silences) {
+    const std::string duration = format_duration(static_cast<double>(silence.silent_ns));
+    const std::string what =
+        silence.calls_went_on
+            ? fmt::format("its CUDA calls went on for {} after its last GPU record reached gpuscope", duration)
+            : fmt::format("no CUDA activity reached gpuscope in the last {} before it ended", duration);
     s.lines.push_back({"shared_cupti_silence", "Possible loss", num(static_cast<double>(silence.silent_ns), Unit::Ns),
-                       fmt::format("pid {} loaded CUPTI itself and no CUDA activity reached gpuscope in the last {} "
-                                   "before it ended: if it ran torch.profiler (or another CUPTI tool) then, that tool "
-                                   "took the activity records and this capture misses them",
-                                   silence.pid, format_duration(static_cast<double>(silence.silent_ns)))});
+                       fmt::format("pid {} loaded CUPTI itself and {}: if it ran torch.profiler (or another CUPTI "
+                                   "tool) then, that tool took the activity records and this capture misses them",
+                                   silence.pid, what)});
+  }
 
   if (q.outside_run.records > 0)
     s.lines.push_back({"outside_run", "Outside the run", num(static_cast<double>(q.outside_run.records), Unit::Count),

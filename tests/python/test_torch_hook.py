@@ -70,5 +70,33 @@ class TorchHookTest(unittest.TestCase):
             self.assertEqual(cached, [])
 
 
+class ModuleRootTest(unittest.TestCase):
+    """A module called with no module around it names its path's root."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.abspath(HOOK))
+        import gpuscope_torch
+        self.root = gpuscope_torch._module_root
+
+    def tearDown(self):
+        sys.path.remove(os.path.abspath(HOOK))
+
+    def test_a_model_by_its_class(self):
+        class Net:
+            pass
+        net = Net()
+        self.assertEqual(self.root(net), ("Net", net))
+
+    def test_torch_compile_names_the_wrapped_model(self):
+        class Net:
+            pass
+
+        class OptimizedModule:  # torch._dynamo.eval_frame.OptimizedModule holds the model in _orig_mod
+            def __init__(self, inner):
+                self._orig_mod = inner
+        net = Net()
+        self.assertEqual(self.root(OptimizedModule(net)), ("Net (compiled)", net))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -83,6 +83,35 @@ TEST(DataQuality, AKnownTakeoverReplacesTheGuess) {
   EXPECT_NE(text.find("took them at 1.000 s"), std::string::npos);
 }
 
+// The core API trace records calls from gpuscope's own callbacks: a process quiet after its last
+// call is done with CUDA (torch.compile's exit takes seconds), while calls going on after its GPU
+// records stopped is what a client taking CUPTI's activity buffers leaves.
+TEST(DataQuality, InTheCoreTraceOnlyCallsWithoutGpuRecordsAreAPossibleLoss) {
+  Trace t = shared_cupti_trace(true, 12'000'000'000);
+  t.processes[0].api_trace = "core";
+  ApiCall launch;
+  launch.pid = 666;
+  launch.start = 800'000'000, launch.end = 810'000'000;
+  t.api_calls.push_back(launch);
+  EXPECT_TRUE(analysis::assess_data_quality(t).complete()) << "11 s quiet after its last call and kernel";
+  launch.start = 9'990'000'000, launch.end = 10'000'000'000;  // calls 9 s past its last kernel
+  t.api_calls.push_back(launch);
+  const auto q = analysis::assess_data_quality(t);
+  ASSERT_EQ(q.shared_cupti_silences.size(), 1u);
+  EXPECT_EQ(q.shared_cupti_silences[0].silent_ns, 9'000'000'000);
+  EXPECT_TRUE(q.shared_cupti_silences[0].calls_went_on);
+  const std::string text = render_report(t, {}, parse_report_format("text"));
+  EXPECT_NE(text.find("its CUDA calls went on for 9.00 s after its last GPU record"), std::string::npos) << text;
+  Trace no_gpu = t;  // a process with calls and no GPU record: the span of its calls
+  no_gpu.kernels.clear();
+  ASSERT_EQ(analysis::assess_data_quality(no_gpu).shared_cupti_silences.size(), 1u);
+  EXPECT_EQ(analysis::assess_data_quality(no_gpu).shared_cupti_silences[0].silent_ns, 9'200'000'000);
+  no_gpu.api_calls.pop_back();  // one call (torch.compile's worker counting the GPUs): nothing to say
+  EXPECT_TRUE(analysis::assess_data_quality(no_gpu).complete());
+  t.data_loss.push_back({666, "cupti_callbacks_taken_over", 1, "at 1.000 s"});
+  EXPECT_TRUE(analysis::assess_data_quality(t).shared_cupti_silences.empty()) << "the loss is known";
+}
+
 // The launcher's start and exit bracket every process: a record past them has bad times (a
 // synthetic fixture once had 229.4 ms of API calls on one thread of a 228.3 ms run).
 TEST(DataQuality, RecordsOutsideTheRunAreFlagged) {
