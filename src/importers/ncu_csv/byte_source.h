@@ -1,7 +1,7 @@
-// Where the ncu CSV reader (csv_reader.h) takes its bytes from, a chunk at a time: a file (plain
-// or gzip, inflated as it is read) or text already in memory (tests, the fuzz targets' bytes).
-// One interface for both, so that what a test or fuzzer feeds goes through the same reader that
-// imports files, and a test can count what the reader asked for.
+// Where the ncu CSV reader (csv_reader.h; csv_reader.cpp implements these too) takes its bytes
+// from, a chunk at a time: a file (plain or gzip, inflated as it is read) or text already in
+// memory (tests, the fuzz targets' bytes). One interface for both, so that what a test or fuzzer
+// feeds goes through the same reader that imports files, and a test can count what it asked for.
 #pragma once
 
 #include <zlib.h>
