@@ -1,35 +1,101 @@
 #include "importers/ncu_csv/csv_reader.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
 #include "common/error.h"
 
 namespace gpuscope::ncu {
 
+// The sources (byte_source.h).
+
+GzipFileSource::GzipFileSource(const std::string& path) : file_(gzopen(path.c_str(), "rb")) {
+  if (!file_) throw Error("cannot read the file");
+}
+
+GzipFileSource::~GzipFileSource() { gzclose(file_); }
+
+size_t GzipFileSource::read(char* into, size_t capacity) {
+  // gzread takes an unsigned count; the reader asks for a few MiB at most.
+  const auto want = static_cast<unsigned>(std::min<size_t>(capacity, UINT_MAX));
+  const int got = gzread(file_, into, want);
+  if (got < 0) throw Error("cannot read the file (corrupt gzip data)");
+  return static_cast<size_t>(got);
+}
+
+size_t MemorySource::read(char* into, size_t capacity) {
+  const size_t n = std::min(capacity, text_.size());
+  if (n > 0) std::memcpy(into, text_.data(), n);  // never from the null data of an empty view
+  text_.remove_prefix(n);
+  return n;
+}
+
+// The reader.
+
 namespace {
 
-bool starts_with_at(std::string_view text, size_t pos, std::string_view prefix) {
-  return text.size() - pos >= prefix.size() && text.compare(pos, prefix.size(), prefix) == 0;
+[[noreturn]] void too_long(size_t line) {
+  throw Error("line " + std::to_string(line) +
+              ": a CSV record or line of more than 16 MiB (not an ncu CSV, or a damaged one)");
 }
 
 }  // namespace
 
+// Drops what was parsed (before pos_) and appends the next chunk; false when the source had no
+// more. The bytes kept are the start of the record or line being read.
+bool CsvReader::fill() {
+  if (at_end_) return false;
+  buffer_.erase(0, pos_);
+  pos_ = 0;
+  const size_t kept = buffer_.size();
+  if (kept > kMaxRecordBytes) too_long(line_);
+  // A record longer than a chunk reads as much again as it has (so re-parsing it from its start
+  // after each read costs linear time in its size, not quadratic), up to the record limit: the
+  // buffer stays within kMaxRecordBytes + kChunkBytes.
+  const size_t want = std::max(kChunkBytes, std::min(kept, kMaxRecordBytes - kept));
+  buffer_.resize(kept + want);
+  const size_t got = source_->read(buffer_.data() + kept, want);
+  buffer_.resize(kept + got);
+  peak_buffer_bytes_ = std::max(peak_buffer_bytes_, buffer_.capacity());
+  total_bytes_ += got;
+  if (total_bytes_ > kMaxTotalBytes)
+    throw Error("an ncu CSV of more than 256 MiB (uncompressed); profile fewer launches per file");
+  at_end_ = got == 0;
+  return !at_end_;
+}
+
 bool CsvReader::next_line(std::string_view& line) {
-  if (pos_ >= text_.size()) return false;
-  size_t end = text_.find('\n', pos_);
-  if (end == std::string_view::npos) end = text_.size();
-  line = text_.substr(pos_, end - pos_);
+  size_t searched = 0;  // bytes past pos_ known to hold no line end
+  size_t end = std::string::npos;
+  while ((end = buffer_.find('\n', pos_ + searched)) == std::string::npos) {
+    searched = buffer_.size() - pos_;
+    if (!fill()) break;
+  }
+  if (pos_ >= buffer_.size()) return false;
+  if (end == std::string::npos) end = buffer_.size();  // the last line, without a line end
+  if (end - pos_ > kMaxRecordBytes) too_long(line_);
+  line = std::string_view(buffer_).substr(pos_, end - pos_);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  pos_ = end + 1;
+  pos_ = std::min(end + 1, buffer_.size());
   ++line_;
   return true;
 }
 
 void CsvReader::skip_tool_lines() {
-  while (pos_ < text_.size()) {
-    const bool blank = text_[pos_] == '\n' || starts_with_at(text_, pos_, "\r\n");
-    if (!blank && !starts_with_at(text_, pos_, "==")) return;
+  while (true) {
+    // Two bytes tell a tool line ("==") or a blank one ("\r\n"); fewer only at the end.
+    while (buffer_.size() - pos_ < 2 && fill()) {
+    }
+    if (pos_ >= buffer_.size()) return;
+    const std::string_view rest = std::string_view(buffer_).substr(pos_);
+    const bool blank = rest.front() == '\n' || rest.starts_with("\r\n");
+    if (!blank && !rest.starts_with("==")) return;
     std::string_view line;
     next_line(line);
-    if (!blank) tool_lines_.push_back(line);
+    if (blank) continue;
+    if (tool_line_handler_) tool_line_handler_(line);
+    else tool_lines_.emplace_back(line);
   }
 }
 
@@ -43,23 +109,47 @@ bool CsvReader::next(std::vector<std::string>& fields) {
 
 bool CsvReader::read_record(std::vector<std::string>& fields) {
   skip_tool_lines();
-  fields.clear();
-  if (pos_ >= text_.size()) return false;
   record_line_ = line_;
+  while (true) {
+    const size_t start = pos_;
+    const Parse parsed = parse_record(fields);
+    if (parsed == Parse::End) return false;
+    if (parsed == Parse::Record) {
+      if (pos_ - start > kMaxRecordBytes) too_long(record_line_);
+      return true;
+    }
+    // The record goes past the bytes read: read more and parse it again from its start.
+    pos_ = start;
+    line_ = record_line_;
+    fill();
+  }
+}
+
+// One record from pos_. NeedMore where the bytes read end before the record does (never once the
+// source is at its end, where the end of the bytes ends the record).
+CsvReader::Parse CsvReader::parse_record(std::vector<std::string>& fields) {
+  const std::string_view text(buffer_);
+  const bool more = !at_end_;
+  fields.clear();
+  if (pos_ >= text.size()) return more ? Parse::NeedMore : Parse::End;
   std::string field;
   while (true) {
-    if (pos_ < text_.size() && text_[pos_] == '"') {
+    if (pos_ >= text.size() && more) return Parse::NeedMore;
+    if (pos_ < text.size() && text[pos_] == '"') {
       // Quoted: up to the closing quote; "" is a quote; commas and line breaks are text.
       ++pos_;
       while (true) {
-        const size_t quote = text_.find('"', pos_);
-        if (quote == std::string_view::npos)
+        const size_t quote = text.find('"', pos_);
+        if (quote == std::string_view::npos) {
+          if (more) return Parse::NeedMore;
           throw Error("line " + std::to_string(record_line_) +
                       ": a quoted field is not closed (the file is cut short?)");
-        for (size_t i = pos_; i < quote; ++i) line_ += text_[i] == '\n';
-        field.append(text_.substr(pos_, quote - pos_));
+        }
+        line_ += static_cast<size_t>(std::count(text.begin() + pos_, text.begin() + quote, '\n'));
+        field.append(text.substr(pos_, quote - pos_));
         pos_ = quote + 1;
-        if (pos_ < text_.size() && text_[pos_] == '"') {
+        if (pos_ >= text.size() && more) return Parse::NeedMore;  // a "" may be split by the chunk
+        if (pos_ < text.size() && text[pos_] == '"') {
           field += '"';
           ++pos_;
           continue;
@@ -68,22 +158,27 @@ bool CsvReader::read_record(std::vector<std::string>& fields) {
       }
     }
     // Unquoted text (or stray text after a closing quote, kept as ncu never writes it).
-    const size_t stop = text_.find_first_of(",\r\n", pos_);
-    const size_t end = stop == std::string_view::npos ? text_.size() : stop;
-    field.append(text_.substr(pos_, end - pos_));
+    const size_t stop = text.find_first_of(",\r\n", pos_);
+    if (stop == std::string_view::npos && more) return Parse::NeedMore;
+    const size_t end = stop == std::string_view::npos ? text.size() : stop;
+    field.append(text.substr(pos_, end - pos_));
     pos_ = end;
+    if (fields.size() == kMaxFields)
+      throw Error("line " + std::to_string(record_line_) +
+                  ": a CSV record of more than 1,048,576 fields (not an ncu CSV, or a damaged one)");
     fields.push_back(std::move(field));
     field.clear();
-    if (pos_ >= text_.size()) return true;
-    const char c = text_[pos_];
+    if (pos_ >= text.size()) return Parse::Record;
+    const char c = text[pos_];
     if (c == ',') {
       ++pos_;
       continue;
     }
     // End of the record: LF or CRLF (a lone CR ends it too).
-    pos_ += (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') ? 2 : 1;
+    if (c == '\r' && pos_ + 1 >= text.size() && more) return Parse::NeedMore;
+    pos_ += (c == '\r' && pos_ + 1 < text.size() && text[pos_ + 1] == '\n') ? 2 : 1;
     ++line_;
-    return true;
+    return Parse::Record;
   }
 }
 

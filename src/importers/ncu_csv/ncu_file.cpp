@@ -1,9 +1,9 @@
 // read_file(): finds the header past ncu's own lines and the program's output, tells the page
-// by its columns and hands the rest to that page's reader (raw_page.cpp, details_page.cpp).
-#include <zlib.h>
-
+// by its columns and hands the rest to that page's reader (raw_page.cpp, details_page.cpp), the
+// file streamed through CsvReader a chunk at a time.
 #include <algorithm>
 #include <charconv>
+#include <memory>
 
 #include "common/error.h"
 #include "importers/ncu_csv/page_readers.h"
@@ -61,9 +61,8 @@ bool is_ncu_header(std::string_view line) {
   return has(fields, "ID") && has(fields, "Kernel Name") && (has(fields, "Process ID") || has(fields, "Metric Name"));
 }
 
-File parse_text(std::string_view text) {
+File read_stream(CsvReader& reader) {
   File file;
-  CsvReader reader(text);
   std::string_view line;
   bool found = false;
   while (reader.next_line(line)) {
@@ -80,40 +79,28 @@ File parse_text(std::string_view text) {
   std::vector<std::string> header;
   CsvReader(line).next(header);  // throws when the header itself is cut inside a quote
   reader.refuse_repeats_of(header);
+  // ncu's lines between the rows, taken as they are met (in file order, as those above).
+  reader.on_tool_line([&file](std::string_view tool_line) { read_tool_line(tool_line, file); });
 
   const bool details = has(header, "Metric Name") && has(header, "Metric Value");
   file.page = details ? "details" : "raw";
   if (details) read_details_page(header, reader, file);
   else read_raw_page(header, reader, file);
-  for (std::string_view tool_line : reader.tool_lines()) read_tool_line(tool_line, file);
   if (file.launches.empty()) throw Error("an ncu CSV without any profiled kernel launch");
   return file;
 }
 
-// The largest CSV read, bytes: it is held whole while parsed, so a small .gz that inflates to
-// gigabytes (a gzip bomb) ends here. The raw page of the full set is 16.4 KB per launch (2238
-// metrics, tests/data/ncu/bsr_spmm_full_raw.csv): 256 MiB holds 16,000 such launches, hours of
-// ncu replay at its pace of a second or more per launch.
-constexpr size_t kMaxCsvBytes = size_t{256} << 20;
+File parse_text(std::string_view text) {
+  CsvReader reader(text);
+  return read_stream(reader);
+}
 
 File read_file(const std::string& path) {
-  // gzread reads a plain file as it is and a gzip file decompressed.
-  gzFile in = gzopen(path.c_str(), "rb");
-  if (!in) throw Error(path + ": cannot read the file");
-  std::string text;
-  char buffer[1 << 16];
-  int got = 0;
-  while ((got = gzread(in, buffer, sizeof buffer)) > 0) {
-    if (text.size() + static_cast<size_t>(got) > kMaxCsvBytes) {
-      gzclose(in);
-      throw Error(path + ": an ncu CSV of more than 256 MiB (uncompressed); profile fewer launches per file");
-    }
-    text.append(buffer, static_cast<size_t>(got));
-  }
-  gzclose(in);
-  if (got < 0) throw Error(path + ": cannot read the file (corrupt gzip data)");
+  // Streamed: the reader holds a chunk and a record, never the (inflated) file; its bounds,
+  // 256 MiB in all among them, are in csv_reader.h.
   try {
-    return parse_text(text);
+    CsvReader reader(std::make_unique<GzipFileSource>(path));
+    return read_stream(reader);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "importers/ncu_csv/csv_reader.h"
+
 namespace gpuscope::ncu {
 
 // One profiled kernel launch (one "ID" of ncu's).
@@ -67,5 +69,8 @@ File read_file(const std::string& path);
 
 // The same from text already in memory (tests, benchmarks).
 File parse_text(std::string_view text);
+
+// The same from a reader over any source (both above come here; tests count what it reads).
+File read_stream(CsvReader& reader);
 
 }  // namespace gpuscope::ncu
