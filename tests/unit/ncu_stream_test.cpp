@@ -4,8 +4,11 @@
 // counts come from sources instrumented here, not from timing or RSS.
 #include <gtest/gtest.h>
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,7 @@
 #include "importers/ncu_csv/byte_source.h"
 #include "importers/ncu_csv/csv_reader.h"
 #include "importers/ncu_csv/ncu_file.h"
+#include "importers/ncu_csv/ncu_importer.h"
 #include "test_files.h"
 
 namespace gpuscope {
@@ -128,6 +132,47 @@ TEST(NcuCsvStream, FileReaderStreamsToo) {
   EXPECT_EQ(file.launches.back().id, 7999u);
   EXPECT_EQ(file.command_lines.at(7), "/bin/app");
   EXPECT_LE(reader.peak_buffer_bytes(), 2 * (CsvReader::kChunkBytes + page.row_bytes));
+  EXPECT_EQ(file.counts.most_held, 8000u);  // no sink: the File holds them all
+}
+
+TEST(NcuCsvStream, MetricsOnlyImportHoldsOneLaunchAtATime) {
+  // The raw page's launches go into the capture as they are read (capture_builder.h): the
+  // import never holds them beside the capture's rows. Plain and gzip, whose size hint is ISIZE.
+  const size_t rows = 3000;  // ~4 MB, 201 values each
+  const RawPage page = raw_page(rows);
+  for (const bool gzip : {false, true}) {
+    const std::string path = ::testing::TempDir() + (gzip ? "ncu_stream_raw.csv.gz" : "ncu_stream_raw.csv");
+    if (gzip) {
+      gzFile out = gzopen(path.c_str(), "wb");
+      ASSERT_TRUE(out);
+      ASSERT_EQ(gzwrite(out, page.text.data(), static_cast<unsigned>(page.text.size())),
+                static_cast<int>(page.text.size()));
+      gzclose(out);
+    } else {
+      std::ofstream(path, std::ios::binary) << page.text;
+    }
+    Trace trace;
+    ncu::LaunchCounts counts;
+    read_ncu_csv(path, trace, &counts);
+    std::remove(path.c_str());
+    EXPECT_EQ(counts.read, rows);
+    EXPECT_EQ(counts.most_held, 1u) << "the import held parsed launches beside the capture";
+    ASSERT_EQ(trace.kernels.size(), rows);
+    ASSERT_EQ(trace.kernel_metrics.size(), rows * 201);
+    // The rows sized once from the input's size (a quarter over), not by doubling (which
+    // would leave 2^20 here).
+    EXPECT_LE(trace.kernel_metrics.capacity(), trace.kernel_metrics.size() * 3 / 2) << (gzip ? "gzip" : "plain");
+  }
+}
+
+TEST(NcuCsvStream, DetailsPageLaunchesAreHeldUntilTheEnd) {
+  // A details-page launch's rows need not be together, so its launches are all read first.
+  Trace trace;
+  ncu::LaunchCounts counts;
+  read_ncu_csv(testing::test_data("ncu/bsr_spmm_full_details.csv"), trace, &counts);
+  EXPECT_GT(counts.read, 1u);
+  EXPECT_EQ(counts.most_held, counts.read);
+  EXPECT_EQ(trace.kernels.size(), counts.read);
 }
 
 TEST(NcuCsvStream, RecordsSplitAnywhereReadAsWhole) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <fstream>
 
 #include "common/error.h"
 
@@ -10,7 +11,30 @@ namespace gpuscope::ncu {
 
 // The sources (byte_source.h).
 
-GzipFileSource::GzipFileSource(const std::string& path) : file_(gzopen(path.c_str(), "rb")) {
+namespace {
+
+// What GzipFileSource will give in all: a plain file's size, or a gzip file's last four bytes
+// (ISIZE, little-endian: the last member's inflated size mod 4 GiB). 0 when it cannot tell.
+size_t inflated_size_hint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return 0;
+  const std::streamoff size = in.tellg();
+  if (size < 0) return 0;
+  unsigned char magic[2] = {0, 0};
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(magic), 2);
+  if (!in || magic[0] != 0x1f || magic[1] != 0x8b || size < 18) return static_cast<size_t>(size);
+  unsigned char trailer[4] = {0, 0, 0, 0};
+  in.seekg(size - 4);
+  in.read(reinterpret_cast<char*>(trailer), 4);
+  if (!in) return 0;
+  return size_t{trailer[0]} | size_t{trailer[1]} << 8 | size_t{trailer[2]} << 16 | size_t{trailer[3]} << 24;
+}
+
+}  // namespace
+
+GzipFileSource::GzipFileSource(const std::string& path)
+    : file_(gzopen(path.c_str(), "rb")), size_hint_(file_ ? inflated_size_hint(path) : 0) {
   if (!file_) throw Error("cannot read the file");
 }
 
@@ -116,6 +140,7 @@ bool CsvReader::read_record(std::vector<std::string>& fields) {
     if (parsed == Parse::End) return false;
     if (parsed == Parse::Record) {
       if (pos_ - start > kMaxRecordBytes) too_long(record_line_);
+      record_bytes_ = pos_ - start;
       return true;
     }
     // The record goes past the bytes read: read more and parse it again from its start.

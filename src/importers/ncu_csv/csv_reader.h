@@ -54,6 +54,10 @@ class CsvReader {
 
   // 1-based line of the record next() returned last.
   size_t line() const { return record_line_; }
+  // Bytes of the record next() returned last, its line end included.
+  size_t record_bytes() const { return record_bytes_; }
+  // The source's bytes in all, where it can tell cheaply (ByteSource::size_hint); else 0.
+  size_t input_size_hint() const { return source_->size_hint(); }
 
   // The "==" lines next() skipped (ncu's messages, for the processes and passes): handed to
   // `handler` as they are met from now on; without one they are kept, in tool_lines().
@@ -79,6 +83,7 @@ class CsvReader {
   size_t peak_buffer_bytes_ = 0;
   size_t line_ = 1;         // line of pos_
   size_t record_line_ = 0;  // line where the last record started
+  size_t record_bytes_ = 0;
   std::function<void(std::string_view)> tool_line_handler_;
   std::vector<std::string> tool_lines_;  // without a handler
   std::vector<std::string> header_;      // refuse_repeats_of's

@@ -55,13 +55,24 @@ uint32_t File::metric_index(const std::string& name) {
   return index;
 }
 
+void File::add_launch(Launch&& launch) {
+  ++counts.read;
+  if (sink) {
+    counts.most_held = std::max<uint64_t>(counts.most_held, 1);  // the one in hand
+    sink->take(std::move(launch), *this);
+    return;
+  }
+  launches.push_back(std::move(launch));
+  counts.most_held = std::max<uint64_t>(counts.most_held, launches.size());
+}
+
 bool is_ncu_header(std::string_view line) {
   if (line.empty() || line.front() != '"') return false;  // ncu quotes every header field
   const std::vector<std::string> fields = split_line_lenient(line);
   return has(fields, "ID") && has(fields, "Kernel Name") && (has(fields, "Process ID") || has(fields, "Metric Name"));
 }
 
-File read_stream(CsvReader& reader) {
+File read_stream(CsvReader& reader, LaunchSink* sink) {
   File file;
   std::string_view line;
   bool found = false;
@@ -84,23 +95,37 @@ File read_stream(CsvReader& reader) {
 
   const bool details = has(header, "Metric Name") && has(header, "Metric Value");
   file.page = details ? "details" : "raw";
-  if (details) read_details_page(header, reader, file);
-  else read_raw_page(header, reader, file);
-  if (file.launches.empty()) throw Error("an ncu CSV without any profiled kernel launch");
+  if (details) {
+    read_details_page(header, reader, file);  // into file.launches: a launch's rows may be apart
+    file.counts.read = file.launches.size();
+    file.counts.most_held = file.launches.size();
+  } else {
+    file.sink = sink;
+    read_raw_page(header, reader, file);
+    file.sink = nullptr;
+  }
+  if (file.counts.read == 0) throw Error("an ncu CSV without any profiled kernel launch");
+  if (details && sink) {
+    size_t values = 0;
+    for (const Launch& launch : file.launches) values += launch.metrics.size();
+    sink->expect_values(values);
+    for (Launch& launch : file.launches) sink->take(std::move(launch), file);
+    file.launches.clear();
+  }
   return file;
 }
 
-File parse_text(std::string_view text) {
+File parse_text(std::string_view text, LaunchSink* sink) {
   CsvReader reader(text);
-  return read_stream(reader);
+  return read_stream(reader, sink);
 }
 
-File read_file(const std::string& path) {
+File read_file(const std::string& path, LaunchSink* sink) {
   // Streamed: the reader holds a chunk and a record, never the (inflated) file; its bounds,
   // 256 MiB in all among them, are in csv_reader.h.
   try {
     CsvReader reader(std::make_unique<GzipFileSource>(path));
-    return read_stream(reader);
+    return read_stream(reader, sink);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
   }

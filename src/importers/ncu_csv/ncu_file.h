@@ -41,10 +41,35 @@ struct Skipped {
   std::set<std::string> unmapped_labels;
 };
 
+struct File;
+
+// Takes launches as they are read, so that a caller building from them (metrics_only.cpp) never
+// holds them all: a --set full raw launch is ~2,000 values of 16 bytes each.
+class LaunchSink {
+ public:
+  virtual ~LaunchSink() = default;
+  // Before the first launch: about how many values the launches will hold in all (raw page:
+  // estimated from the input's size, see raw_page.cpp; details page: counted), to size storage
+  // once rather than by doubling. A hint: more or fewer may come.
+  virtual void expect_values(size_t values) = 0;
+  // Each launch in file order. `file` has every metric name the launch uses; what comes from
+  // the rest of the file (device attributes, command lines, skipped counts) is complete only
+  // once read_file returns.
+  virtual void take(Launch&& launch, const File& file) = 0;
+};
+
+// Launches counted as read, for the tests that hold the importer to streaming.
+struct LaunchCounts {
+  uint64_t read = 0;
+  uint64_t most_held = 0;  // the most in File::launches at once
+};
+
 struct File {
   std::string page;  // "raw" or "details"
   std::vector<std::string> metric_names;
-  std::vector<Launch> launches;  // in file order
+  // In file order; empty where a LaunchSink took them (raw page), else all of them.
+  std::vector<Launch> launches;
+  LaunchCounts counts;
   // Per device: device__attribute_* values (numbers in gpuscope's units) and its display name.
   std::map<uint32_t, std::map<std::string, double>> device_attributes;
   std::map<uint32_t, std::string> device_names;
@@ -55,6 +80,11 @@ struct File {
   // The index of `name` in metric_names, added when new.
   uint32_t metric_index(const std::string& name);
 
+  // A launch read whole: to the sink where there is one, else into `launches`.
+  void add_launch(Launch&& launch);
+
+  LaunchSink* sink = nullptr;
+
  private:
   std::map<std::string, uint32_t, std::less<>> index_;
 };
@@ -64,13 +94,15 @@ struct File {
 bool is_ncu_header(std::string_view line);
 
 // Reads an ncu CSV (plain or gzip). Throws Error with a one-line message, prefixed with `path`,
-// for anything that is not one or is cut short.
-File read_file(const std::string& path);
+// for anything that is not one or is cut short. With a `sink`, the launches go to it: the raw
+// page's each as its row is read; the details page's, whose rows of one launch need not be
+// together, all at the end (so held all at once).
+File read_file(const std::string& path, LaunchSink* sink = nullptr);
 
 // The same from text already in memory (tests, benchmarks).
-File parse_text(std::string_view text);
+File parse_text(std::string_view text, LaunchSink* sink = nullptr);
 
 // The same from a reader over any source (both above come here; tests count what it reads).
-File read_stream(CsvReader& reader);
+File read_stream(CsvReader& reader, LaunchSink* sink = nullptr);
 
 }  // namespace gpuscope::ncu

@@ -1,5 +1,7 @@
 // --page raw: a header of column names, a units row (the "ID" cell empty), then a row per
 // launch with a column per metric. Each metric column has one unit for all its rows.
+#include <algorithm>
+
 #include "common/error.h"
 #include "gpuscope/metric_sets.h"
 #include "importers/ncu_csv/page_readers.h"
@@ -20,6 +22,16 @@ struct MetricColumn {
   // the device's display name: it has a unit, or gpuscope knows it as a number.
   bool numeric = false;
 };
+
+// About how many values the whole page holds: its bytes times the first row's values per byte,
+// a quarter over. Rows differ by their kernel name and numbers' digits (and n/a cells); a
+// reservation is never written past its rows, so too much costs address space, not memory
+// (RSS), while too little lets the vector double (briefly its rows twice over).
+size_t estimated_values(const CsvReader& reader, size_t first_row_values) {
+  const size_t input_bytes = std::min(reader.input_size_hint(), CsvReader::kMaxTotalBytes);
+  const double values_per_byte = static_cast<double>(first_row_values) / std::max<size_t>(reader.record_bytes(), 1);
+  return static_cast<size_t>(static_cast<double>(input_bytes) * values_per_byte * 1.25);
+}
 
 }  // namespace
 
@@ -79,7 +91,8 @@ void read_raw_page(const std::vector<std::string>& header, CsvReader& reader, Fi
                                              std::to_string(reader.line()) + ")";
       }
     }
-    file.launches.push_back(std::move(launch));
+    if (file.sink && file.counts.read == 0) file.sink->expect_values(estimated_values(reader, launch.metrics.size()));
+    file.add_launch(std::move(launch));  // to the sink, if any: launches are not held
   }
 }
 

@@ -30,20 +30,26 @@ double launch_value(const File& file, const Launch& launch, std::string_view met
   return fallback;
 }
 
-MetricCollection collection_row(const File& file, const std::string& path, uint32_t pid, uint64_t launches) {
+MetricCollection collection_row(const File& file, const std::string& path, uint32_t pid, uint64_t launches,
+                                const std::string& first_compute_capability, uint32_t metrics) {
   MetricCollection c;
   c.pid = pid;
   c.kind = "kernel";
   c.status = "ok";
-  c.chip = file.launches.empty() ? "" : chip_of(file.launches.front().compute_capability);
+  c.chip = chip_of(first_compute_capability);
   c.passes = file.passes;
-  std::set<uint32_t> metrics;
-  for (const Launch& l : file.launches)
-    for (const auto& [index, value] : l.metrics) metrics.insert(index);
-  c.metrics = static_cast<uint32_t>(metrics.size());
+  c.metrics = metrics;
   c.kernels_profiled = launches;
   c.source = "ncu CSV " + path;
   return c;
+}
+
+MetricCollection collection_row(const File& file, const std::string& path, uint32_t pid, uint64_t launches) {
+  std::set<uint32_t> metrics;
+  for (const Launch& l : file.launches)
+    for (const auto& [index, value] : l.metrics) metrics.insert(index);
+  const std::string first_cc = file.launches.empty() ? "" : file.launches.front().compute_capability;
+  return collection_row(file, path, pid, launches, first_cc, static_cast<uint32_t>(metrics.size()));
 }
 
 void record_skipped(const File& file, uint32_t pid, Trace& trace) {

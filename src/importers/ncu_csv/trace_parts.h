@@ -21,7 +21,12 @@ std::vector<StringId> intern_metrics(const File& file, Trace& trace);
 // The value of `metric` in `launch`, or `fallback`.
 double launch_value(const File& file, const Launch& launch, std::string_view metric, double fallback = 0);
 
-// The MetricCollection row: kind "kernel", status "ok", source "ncu CSV <path>".
+// The MetricCollection row: kind "kernel", status "ok", source "ncu CSV <path>"; its chip from
+// the first launch's compute capability, its metric count the metrics with a value in any launch.
+MetricCollection collection_row(const File& file, const std::string& path, uint32_t pid, uint64_t launches,
+                                const std::string& first_compute_capability, uint32_t metrics);
+
+// The same, counted over file.launches (the attach path, which holds them all).
 MetricCollection collection_row(const File& file, const std::string& path, uint32_t pid, uint64_t launches);
 
 // Data loss rows for n/a values, text in numeric metrics and unmapped details labels.
