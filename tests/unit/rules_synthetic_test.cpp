@@ -158,13 +158,20 @@ TEST(RuleExcessiveSync, SyncAfterEveryLaunchButTheLastIsRemovable) {
   EXPECT_EQ(span_times(*f), syncs);
 }
 
-TEST(RuleUnstable, OneSlowInstanceOutOfTen) {
-  TraceBuilder b;
+// Ten launches of kernel `k`, 1.5 ms apart, each running 100 us but the fifth (at kSlowLaunch),
+// 1000 us.
+constexpr TimeNs kSlowLaunch = 1 * kMs + 4 * 1500 * kUs;
+void ten_launches_one_slow(TraceBuilder& b) {
   b.run(1, 20 * kMs);
   for (int i = 0; i < 10; ++i) {
-    const TimeNs t0 = 1 * kMs + i * 1500 * kUs, len = i == 4 ? 1000 * kUs : 100 * kUs;
+    const TimeNs t0 = 1 * kMs + i * 1500 * kUs, len = t0 == kSlowLaunch ? 1000 * kUs : 100 * kUs;
     b.kernel("k", t0 + 10 * kUs, t0 + 10 * kUs + len, b.api("cudaLaunchKernel", t0, t0 + 5 * kUs));
   }
+}
+
+TEST(RuleUnstable, OneSlowInstanceOutOfTen) {
+  TraceBuilder b;
+  ten_launches_one_slow(b);
   const auto f = find(run_rules(b.trace()), "unstable_timings");
   ASSERT_TRUE(f);
   EXPECT_EQ(*f->saving_ns, 900 * kUs);
@@ -177,14 +184,9 @@ TEST(RuleUnstable, OneSlowInstanceOutOfTen) {
 // kernel on its GPU is sharing the SMs by design, not unstable.
 TEST(RuleUnstable, LaunchesBesideACollectiveAreLeftOut) {
   TraceBuilder b;
-  b.run(1, 20 * kMs);
-  for (int i = 0; i < 10; ++i) {
-    const TimeNs t0 = 1 * kMs + i * 1500 * kUs, len = i == 4 ? 1000 * kUs : 100 * kUs;
-    b.kernel("k", t0 + 10 * kUs, t0 + 10 * kUs + len, b.api("cudaLaunchKernel", t0, t0 + 5 * kUs));
-    if (i == 4)
-      b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", t0, t0 + 1200 * kUs,
-               b.api("cudaLaunchKernel", t0 - 5 * kUs, t0 - 2 * kUs), 2);
-  }
+  ten_launches_one_slow(b);
+  b.kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL", kSlowLaunch, kSlowLaunch + 1200 * kUs,
+           b.api("cudaLaunchKernel", kSlowLaunch - 5 * kUs, kSlowLaunch - 2 * kUs), 2);
   EXPECT_FALSE(find(run_rules(b.trace()), "unstable_timings"));
   // On another GPU the collective shares nothing with it: the slow launch is unstable again.
   for (Kernel& k : b.trace().kernels)
